@@ -1,0 +1,506 @@
+/*
+** psoc.h: build, parse, check, resolve, hash and dump Direct3D 12
+** pipeline state streams (D3D12_PIPELINE_STATE_STREAM_DESC).
+**
+** The library never prints, never aborts and never reads outside the
+** buffer it is given. Every function that can fail returns a psoc_status.
+** Memory comes from an optional psoc_allocator (NULL: realloc/free).
+*/
+#ifndef PSOC_H
+#define PSOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef _WIN32
+#include <d3d12.h>
+#else
+#include <wsl/winadapter.h>
+#include <directx/d3d12.h>
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSOC_VERSION_MAJOR 0
+#define PSOC_VERSION_MINOR 1
+#define PSOC_VERSION_PATCH 0
+#define PSOC_VERSION_STRING "0.1.0"
+
+/* ------------------------------------------------------------------ */
+/* Status codes                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef enum psoc_status {
+  PSOC_OK = 0,
+  PSOC_ERR_ARG,       /* NULL pointer or invalid argument */
+  PSOC_ERR_NOMEM,     /* the allocator failed */
+  PSOC_ERR_TYPE,      /* unknown subobject type */
+  PSOC_ERR_SIZE,      /* zero, mismatched or overflowing size */
+  PSOC_ERR_DUPLICATE, /* a subobject of that class is already present */
+  PSOC_ERR_INVALID,   /* the stream has errors (see the diagnostics) */
+  PSOC_ERR_LOSSY,     /* the target format cannot hold every value */
+  PSOC_ERR_IO         /* a write callback failed */
+} psoc_status;
+
+const char *psoc_status_name(psoc_status status);
+
+/* ------------------------------------------------------------------ */
+/* Allocator (same contract as lua_Alloc: nsize 0 frees)               */
+/* ------------------------------------------------------------------ */
+
+typedef void *(*psoc_alloc_fn)(void *ud, void *ptr, size_t osize, size_t nsize);
+
+typedef struct psoc_allocator {
+  psoc_alloc_fn fn;
+  void *ud;
+} psoc_allocator;
+
+/* ------------------------------------------------------------------ */
+/* Subobject types: all 30 of the current SDK, whatever the header has */
+/* ------------------------------------------------------------------ */
+
+typedef enum psoc_subobject_type {
+  PSOC_SO_ROOT_SIGNATURE = 0,
+  PSOC_SO_VS = 1,
+  PSOC_SO_PS = 2,
+  PSOC_SO_DS = 3,
+  PSOC_SO_HS = 4,
+  PSOC_SO_GS = 5,
+  PSOC_SO_CS = 6,
+  PSOC_SO_STREAM_OUTPUT = 7,
+  PSOC_SO_BLEND = 8,
+  PSOC_SO_SAMPLE_MASK = 9,
+  PSOC_SO_RASTERIZER = 10,
+  PSOC_SO_DEPTH_STENCIL = 11,
+  PSOC_SO_INPUT_LAYOUT = 12,
+  PSOC_SO_IB_STRIP_CUT_VALUE = 13,
+  PSOC_SO_PRIMITIVE_TOPOLOGY = 14,
+  PSOC_SO_RENDER_TARGET_FORMATS = 15,
+  PSOC_SO_DEPTH_STENCIL_FORMAT = 16,
+  PSOC_SO_SAMPLE_DESC = 17,
+  PSOC_SO_NODE_MASK = 18,
+  PSOC_SO_CACHED_PSO = 19,
+  PSOC_SO_FLAGS = 20,
+  PSOC_SO_DEPTH_STENCIL1 = 21,
+  PSOC_SO_VIEW_INSTANCING = 22,
+  /* 23 is unused by the SDK */
+  PSOC_SO_AS = 24,
+  PSOC_SO_MS = 25,
+  PSOC_SO_DEPTH_STENCIL2 = 26,
+  PSOC_SO_RASTERIZER1 = 27,
+  PSOC_SO_RASTERIZER2 = 28,
+  PSOC_SO_SERIALIZED_ROOT_SIGNATURE = 29,
+  PSOC_SO_TYPE_COUNT = 30
+} psoc_subobject_type;
+
+/* Payload structs newer than Debian's d3d12.h (1.606). Layouts follow the
+** D3D12 documentation; the names are psoc's so they never clash. */
+typedef enum psoc_line_rasterization_mode {
+  PSOC_LINE_RASTERIZATION_MODE_ALIASED = 0,
+  PSOC_LINE_RASTERIZATION_MODE_ALPHA_ANTIALIASED = 1,
+  PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE = 2,
+  PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW = 3
+} psoc_line_rasterization_mode;
+
+typedef struct psoc_rasterizer_desc1 { /* D3D12_RASTERIZER_DESC1 */
+  D3D12_FILL_MODE FillMode;
+  D3D12_CULL_MODE CullMode;
+  BOOL FrontCounterClockwise;
+  FLOAT DepthBias;
+  FLOAT DepthBiasClamp;
+  FLOAT SlopeScaledDepthBias;
+  BOOL DepthClipEnable;
+  BOOL MultisampleEnable;
+  BOOL AntialiasedLineEnable;
+  UINT ForcedSampleCount;
+  D3D12_CONSERVATIVE_RASTERIZATION_MODE ConservativeRaster;
+} psoc_rasterizer_desc1;
+
+typedef struct psoc_rasterizer_desc2 { /* D3D12_RASTERIZER_DESC2 */
+  D3D12_FILL_MODE FillMode;
+  D3D12_CULL_MODE CullMode;
+  BOOL FrontCounterClockwise;
+  FLOAT DepthBias;
+  FLOAT DepthBiasClamp;
+  FLOAT SlopeScaledDepthBias;
+  BOOL DepthClipEnable;
+  psoc_line_rasterization_mode LineRasterizationMode;
+  UINT ForcedSampleCount;
+  D3D12_CONSERVATIVE_RASTERIZATION_MODE ConservativeRaster;
+} psoc_rasterizer_desc2;
+
+typedef struct psoc_serialized_root_signature_desc { /* D3D12_SERIALIZED_ROOT_SIGNATURE_DESC */
+  const void *pSerializedBlob;
+  SIZE_T SerializedBlobSizeInBytes;
+} psoc_serialized_root_signature_desc;
+
+/* Pipeline state flags newer than the installed header. */
+#define PSOC_PIPELINE_STATE_FLAG_DYNAMIC_DEPTH_BIAS 0x4u
+#define PSOC_PIPELINE_STATE_FLAG_DYNAMIC_INDEX_BUFFER_STRIP_CUT 0x8u
+
+/* ------------------------------------------------------------------ */
+/* Registry: one table describes every subobject type                  */
+/* ------------------------------------------------------------------ */
+
+typedef enum psoc_kind {
+  PSOC_KIND_NONE = 0,
+  PSOC_KIND_GRAPHICS = 1,
+  PSOC_KIND_COMPUTE = 2,
+  PSOC_KIND_MESH = 3
+} psoc_kind;
+
+#define PSOC_KIND_BIT(k) (1u << (k))
+#define PSOC_KINDS_ALL \
+  (PSOC_KIND_BIT(PSOC_KIND_GRAPHICS) | PSOC_KIND_BIT(PSOC_KIND_COMPUTE) | PSOC_KIND_BIT(PSOC_KIND_MESH))
+
+const char *psoc_kind_name(psoc_kind kind); /* "graphics", "compute", "mesh", "none" */
+
+typedef enum psoc_field_kind {
+  PSOC_FIELD_UINT,    /* unsigned integer of 'size' bytes (1, 4 or 8) */
+  PSOC_FIELD_INT,     /* signed integer of 'size' bytes */
+  PSOC_FIELD_BOOL,    /* BOOL (4 bytes) */
+  PSOC_FIELD_FLOAT,   /* FLOAT */
+  PSOC_FIELD_ENUM,    /* enum of 'size' bytes; values in 'enumeration' */
+  PSOC_FIELD_FLAGS,   /* bit set of 'size' bytes; bits in 'enumeration' */
+  PSOC_FIELD_COUNT,   /* unsigned of 'size' bytes: the element count (or
+                         byte size) of the ARRAY or BLOB field whose
+                         count_offset equals this field's offset */
+  PSOC_FIELD_STRUCT,  /* nested struct 'element' */
+  PSOC_FIELD_FIXED,   /* inline array of 'count' elements, 'stride' apart */
+  PSOC_FIELD_ARRAY,   /* pointer to elements; count at 'count_offset' */
+  PSOC_FIELD_BLOB,    /* pointer to bytes; SIZE_T size at 'count_offset' */
+  PSOC_FIELD_STRING,  /* const char * (NUL-terminated) */
+  PSOC_FIELD_OBJECT   /* opaque COM pointer (never followed) */
+} psoc_field_kind;
+
+typedef struct psoc_enum_value {
+  const char *name;  /* full name, e.g. "D3D12_CULL_MODE_BACK" */
+  const char *key;   /* short lowercase name, e.g. "back" */
+  uint32_t value;
+} psoc_enum_value;
+
+typedef struct psoc_enum {
+  const char *name;  /* e.g. "D3D12_CULL_MODE" */
+  const char *key;   /* e.g. "cull_mode" */
+  const psoc_enum_value *values;
+  uint32_t count;
+} psoc_enum;
+
+struct psoc_struct;
+
+typedef struct psoc_field {
+  const char *name;            /* D3D12 member name, e.g. "CullMode" */
+  const char *key;             /* material-language key, e.g. "cull" */
+  uint8_t kind;                /* psoc_field_kind */
+  uint8_t size;                /* bytes of one scalar (1, 4 or 8) */
+  uint16_t offset;             /* from the start of the enclosing struct */
+  uint16_t count_offset;       /* ARRAY/BLOB: where the count/size lives */
+  uint16_t count;              /* FIXED: element count */
+  uint16_t stride;             /* FIXED/ARRAY: bytes between elements */
+  uint8_t element_kind;        /* FIXED/ARRAY of scalars: psoc_field_kind */
+  const psoc_enum *enumeration;        /* ENUM, FLAGS (also for elements) */
+  const struct psoc_struct *element;   /* STRUCT, or FIXED/ARRAY of structs */
+} psoc_field;
+
+typedef struct psoc_struct {
+  const char *name;            /* e.g. "D3D12_RASTERIZER_DESC" */
+  uint32_t size;
+  uint32_t align;
+  const psoc_field *fields;
+  uint32_t field_count;
+} psoc_struct;
+
+typedef struct psoc_subobject_info {
+  uint32_t type;               /* psoc_subobject_type */
+  const char *name;            /* "RASTERIZER1" (the SDK suffix) */
+  const char *key;             /* material-language key, "rasterizer1" */
+  uint32_t dup_class;          /* base type of its duplicate class */
+  uint32_t kinds;              /* PSOC_KIND_BIT()s of pipelines using it */
+  uint32_t payload_offset;     /* 4 or 8 */
+  uint32_t stride;             /* bytes it occupies in a stream */
+  const psoc_struct *payload;  /* payload layout */
+  const void *default_payload; /* the runtime's value when absent */
+} psoc_subobject_info;
+
+/* NULL for 23, >= 30 or any other unknown value. */
+const psoc_subobject_info *psoc_subobject_info_get(uint32_t type);
+/* Look up by SDK suffix ("DEPTH_STENCIL1", "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VS")
+** or by key ("depth_stencil1"); NULL when unknown. */
+const psoc_subobject_info *psoc_subobject_info_find(const char *name);
+
+/* Enum tables (generated from the installed headers plus newer values). */
+const psoc_enum *psoc_enum_find(const char *name); /* by full or key name */
+const psoc_enum_value *psoc_enum_value_by_value(const psoc_enum *e, uint32_t value);
+/* Accepts the full name, the key, or the full name without the enum's
+** prefix, case-insensitively. NULL when unknown. */
+const psoc_enum_value *psoc_enum_value_by_name(const psoc_enum *e, const char *name);
+extern const psoc_enum psoc_enum_dxgi_format;
+
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                         */
+/* ------------------------------------------------------------------ */
+
+typedef enum psoc_severity {
+  PSOC_SEVERITY_NOTE = 0,
+  PSOC_SEVERITY_WARNING = 1,
+  PSOC_SEVERITY_ERROR = 2
+} psoc_severity;
+
+/* Stable diagnostic codes; never renumbered, only appended. */
+typedef enum psoc_code {
+  PSOC_CODE_NULL_STREAM = 1,         /* NULL pointer with a non-zero size */
+  PSOC_CODE_ZERO_SIZE_STREAM = 2,
+  PSOC_CODE_TRUNCATED = 3,           /* a subobject runs past the end */
+  PSOC_CODE_TRAILING_BYTES = 4,      /* bytes too few to hold a type */
+  PSOC_CODE_UNKNOWN_SUBOBJECT = 5,
+  PSOC_CODE_DUPLICATE_SUBOBJECT = 6,
+  PSOC_CODE_NO_SHADER = 7,           /* none of VS, CS, MS non-null */
+  PSOC_CODE_AMBIGUOUS_KIND = 8,      /* several of VS, CS, MS non-null */
+  PSOC_CODE_IRRELEVANT_SUBOBJECT = 9,/* ignored for the deduced kind */
+  PSOC_CODE_UNALIGNED_STREAM = 10,   /* stream pointer not 8-aligned */
+  PSOC_CODE_COUNT_
+} psoc_code;
+
+const char *psoc_code_name(psoc_code code); /* e.g. "PSOC_DUPLICATE_SUBOBJECT" */
+
+#define PSOC_DIAG_FIELD_MAX 64
+#define PSOC_DIAG_MESSAGE_MAX 224
+
+typedef struct psoc_diag {
+  psoc_severity severity;
+  psoc_code code;
+  const char *message_id;   /* D3D12 debug-layer name without the
+                               D3D12_MESSAGE_ID_ prefix, or NULL */
+  int32_t subobject;        /* index in the stream, or -1 */
+  int64_t offset;           /* byte offset in the stream, or -1 */
+  char field[PSOC_DIAG_FIELD_MAX];     /* e.g. "RASTERIZER.CullMode", or "" */
+  char message[PSOC_DIAG_MESSAGE_MAX];
+} psoc_diag;
+
+typedef struct psoc_diags {
+  psoc_diag *items;
+  size_t count;
+  size_t capacity;
+  size_t errors, warnings, notes;
+  size_t dropped;           /* diagnostics lost to an allocation failure */
+  psoc_allocator alloc;
+} psoc_diags;
+
+void psoc_diags_init(psoc_diags *diags, const psoc_allocator *alloc);
+void psoc_diags_clear(psoc_diags *diags);
+void psoc_diags_free(psoc_diags *diags);
+/* Append one diagnostic; printf-style message. Returns PSOC_ERR_NOMEM
+** (and counts it in 'dropped') if the list cannot grow. */
+psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 8, 9)))
+#endif
+    ;
+const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "error" */
+
+/* ------------------------------------------------------------------ */
+/* Builder and self-contained streams                                  */
+/* ------------------------------------------------------------------ */
+
+typedef struct psoc_builder psoc_builder;
+typedef struct psoc_stream psoc_stream;
+
+psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out);
+void psoc_builder_free(psoc_builder *builder);
+void psoc_builder_reset(psoc_builder *builder);
+
+/* Append a subobject. 'payload' points to the payload struct of that type
+** (e.g. D3D12_RASTERIZER_DESC) and 'payload_size' must be its size. Every
+** out-of-line array, string and blob it points to is deep-copied.
+** PSOC_ERR_DUPLICATE when a subobject of the same class is present. */
+psoc_status psoc_builder_add(psoc_builder *builder, uint32_t type, const void *payload,
+                             size_t payload_size);
+/* Like add, but replaces a present subobject of the same class in place. */
+psoc_status psoc_builder_set(psoc_builder *builder, uint32_t type, const void *payload,
+                             size_t payload_size);
+size_t psoc_builder_count(const psoc_builder *builder);
+
+/* One allocation holding the stream bytes followed by every out-of-line
+** array it points to. The builder stays usable. */
+psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **out);
+
+D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
+const void *psoc_stream_data(const psoc_stream *stream);
+size_t psoc_stream_size(const psoc_stream *stream);
+/* Deep copy with pointers relocated into the new block. */
+psoc_status psoc_stream_copy(const psoc_stream *stream, const psoc_allocator *alloc,
+                             psoc_stream **out);
+void psoc_stream_free(psoc_stream *stream);
+
+/* ------------------------------------------------------------------ */
+/* Parsing (structure only) and checking (structure plus rules)        */
+/* ------------------------------------------------------------------ */
+
+typedef struct psoc_view {
+  uint32_t type;                     /* psoc_subobject_type */
+  uint32_t index;                    /* position in the stream */
+  size_t offset;                     /* byte offset of the type field */
+  const unsigned char *payload;      /* may be unaligned: read with memcpy */
+  const psoc_subobject_info *info;
+} psoc_view;
+
+/* A bounds-checked walk. psoc_walk_next returns 1 and fills 'view' for
+** each well-formed subobject, 0 at the end or at the first structural
+** problem, which it reports to 'diags' (may be NULL). */
+typedef struct psoc_walker {
+  const unsigned char *data;
+  size_t size;
+  size_t offset;
+  uint32_t index;
+  int done;
+} psoc_walker;
+
+void psoc_walk_init(psoc_walker *walker, const void *data, size_t size);
+int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags);
+
+/* Result of a full parse: the first subobject of each duplicate class is
+** kept, under the type that appeared. */
+typedef struct psoc_parsed {
+  psoc_kind kind;                    /* deduced, or PSOC_KIND_NONE */
+  uint32_t count;                    /* subobjects walked */
+  uint32_t present;                  /* number of distinct classes present */
+  int8_t has[PSOC_SO_TYPE_COUNT];    /* 1 when this exact type was kept */
+  psoc_view views[PSOC_SO_TYPE_COUNT]; /* by type, valid where has[] */
+  int structural_errors;             /* walk stopped early or duplicates */
+} psoc_parsed;
+
+/* Walks the whole stream, records views, reports structural problems
+** (zero size, truncation, trailing bytes, unknown types, duplicates) and
+** deduces the kind. Never follows pointers. PSOC_OK when there is no
+** error, PSOC_ERR_INVALID otherwise, PSOC_ERR_ARG on NULL out. */
+psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags);
+
+/* The view of a class present in the stream (e.g. the DEPTH_STENCIL1 view
+** when asked for PSOC_SO_DEPTH_STENCIL), or NULL. */
+const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class);
+
+typedef struct psoc_check_options {
+  uint32_t flags;   /* reserved, 0 */
+} psoc_check_options;
+
+/* Parse, then run the rules: kind deduction, irrelevant subobjects.
+** PSOC_OK when no error was reported, PSOC_ERR_INVALID otherwise. */
+psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
+                       psoc_diags *diags);
+
+/* ------------------------------------------------------------------ */
+/* Resolve: the effective pipeline with the runtime's defaults         */
+/* ------------------------------------------------------------------ */
+
+typedef enum psoc_origin {
+  PSOC_ORIGIN_DEFAULT = 0,        /* the runtime's documented default */
+  PSOC_ORIGIN_EXPLICIT = 1,       /* given in the stream */
+  PSOC_ORIGIN_HIDDEN_DEFAULT = 2, /* a default that depends on other state */
+  PSOC_ORIGIN_UNUSED = 3          /* irrelevant for the pipeline kind */
+} psoc_origin;
+
+const char *psoc_origin_name(psoc_origin origin); /* "default", "explicit", ... */
+
+/* Superset of RASTERIZER, RASTERIZER1 and RASTERIZER2. */
+typedef struct psoc_rasterizer_state {
+  D3D12_FILL_MODE FillMode;
+  D3D12_CULL_MODE CullMode;
+  BOOL FrontCounterClockwise;
+  FLOAT DepthBias;
+  FLOAT DepthBiasClamp;
+  FLOAT SlopeScaledDepthBias;
+  BOOL DepthClipEnable;
+  BOOL MultisampleEnable;
+  BOOL AntialiasedLineEnable;
+  psoc_line_rasterization_mode LineRasterizationMode;
+  UINT ForcedSampleCount;
+  D3D12_CONSERVATIVE_RASTERIZATION_MODE ConservativeRaster;
+} psoc_rasterizer_state;
+
+typedef struct psoc_resolved {
+  psoc_kind kind;
+  ID3D12RootSignature *root_signature;
+  psoc_serialized_root_signature_desc serialized_root_signature;
+  D3D12_SHADER_BYTECODE vs, ps, ds, hs, gs, cs, as, ms;
+  D3D12_STREAM_OUTPUT_DESC stream_output;
+  D3D12_BLEND_DESC blend;
+  UINT sample_mask;
+  psoc_rasterizer_state rasterizer;
+  D3D12_DEPTH_STENCIL_DESC2 depth_stencil; /* superset of DS, DS1, DS2 */
+  D3D12_INPUT_LAYOUT_DESC input_layout;
+  D3D12_INDEX_BUFFER_STRIP_CUT_VALUE ib_strip_cut_value;
+  D3D12_PRIMITIVE_TOPOLOGY_TYPE primitive_topology;
+  D3D12_RT_FORMAT_ARRAY render_targets;
+  DXGI_FORMAT depth_stencil_format;
+  DXGI_SAMPLE_DESC sample_desc;
+  UINT node_mask;
+  D3D12_CACHED_PIPELINE_STATE cached_pso;
+  D3D12_PIPELINE_STATE_FLAGS flags;
+  D3D12_VIEW_INSTANCING_DESC view_instancing;
+  /* Per duplicate class (indexed by its base type): where it came from,
+  ** and which exact type supplied it (e.g. PSOC_SO_DEPTH_STENCIL1). */
+  uint8_t origin[PSOC_SO_TYPE_COUNT];
+  uint8_t source_type[PSOC_SO_TYPE_COUNT];
+  /* Fields whose value is a hidden default. */
+  uint8_t depth_enable_origin;       /* psoc_origin of DepthEnable */
+  uint8_t topology_origin;           /* psoc_origin of the topology */
+} psoc_resolved;
+
+/* Resolve a parsed stream. Pointer fields are copied, never followed. */
+psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out);
+
+/* Conversions to and from the classic descs. */
+psoc_status psoc_resolved_to_graphics_desc(const psoc_resolved *resolved,
+                                           D3D12_GRAPHICS_PIPELINE_STATE_DESC *out);
+psoc_status psoc_resolved_to_compute_desc(const psoc_resolved *resolved,
+                                          D3D12_COMPUTE_PIPELINE_STATE_DESC *out);
+/* Append every subobject the desc holds to a builder (all explicit). */
+psoc_status psoc_builder_add_graphics_desc(psoc_builder *builder,
+                                           const D3D12_GRAPHICS_PIPELINE_STATE_DESC *desc);
+psoc_status psoc_builder_add_compute_desc(psoc_builder *builder,
+                                          const D3D12_COMPUTE_PIPELINE_STATE_DESC *desc);
+
+/* ------------------------------------------------------------------ */
+/* Hash and dump                                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct psoc_hash128 {
+  uint64_t lo, hi;
+} psoc_hash128;
+
+enum {
+  PSOC_FOLLOW_POINTERS = 1u << 0 /* the stream's pointers are valid: read
+                                    arrays, strings and blobs they point to */
+};
+
+/* Canonical content hash: subobjects in type order, each field by value,
+** blobs by content and strings by value when PSOC_FOLLOW_POINTERS is set
+** (otherwise pointers hash as null/non-null), padding never. Independent of
+** subobject order. 'root_signature_name', when not NULL, replaces the
+** root-signature pointer in the hash. */
+psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
+                      const char *root_signature_name, psoc_hash128 *out);
+/* 32 lowercase hex digits plus NUL */
+void psoc_hash_hex(psoc_hash128 hash, char out[33]);
+
+typedef int (*psoc_write_fn)(void *ud, const char *text, size_t length); /* 0 = ok */
+
+/* Readable text, one subobject per block, generic over the registry. */
+psoc_status psoc_dump(const void *data, size_t size, uint32_t flags, psoc_write_fn write,
+                      void *ud);
+
+/* Format one scalar value of a field kind (UINT, INT, BOOL, FLOAT, ENUM,
+** FLAGS, COUNT): enum names, flags joined with '|'.
+** Returns the length written (truncated to n-1). */
+size_t psoc_format_scalar(uint8_t kind, unsigned size, const psoc_enum *enumeration,
+                          const unsigned char *src, char *out, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
