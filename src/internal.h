@@ -4,6 +4,7 @@
 #ifndef PSOC_INTERNAL_H
 #define PSOC_INTERNAL_H
 
+#include <stdio.h>
 #include <string.h>
 
 #include "psoc.h"

@@ -19,6 +19,12 @@
 #include <directx/d3d12.h>
 #endif
 
+#ifndef __cplusplus
+/* d3d12.h declares this one as a bare struct in C (C11 allows repeating
+** the typedef should a newer header add it). */
+typedef struct D3D12_RT_FORMAT_ARRAY D3D12_RT_FORMAT_ARRAY;
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -370,7 +376,10 @@ typedef struct psoc_parsed {
   uint32_t present;                  /* number of distinct classes present */
   int8_t has[PSOC_SO_TYPE_COUNT];    /* 1 when this exact type was kept */
   psoc_view views[PSOC_SO_TYPE_COUNT]; /* by type, valid where has[] */
-  int structural_errors;             /* walk stopped early or duplicates */
+  int8_t class_type[PSOC_SO_TYPE_COUNT]; /* per class base type: the type
+                                            that supplied it, or -1 */
+  int complete;                      /* the walk reached the end */
+  int structural_errors;             /* errors found while walking */
 } psoc_parsed;
 
 /* Walks the whole stream, records views, reports structural problems

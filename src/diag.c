@@ -1,0 +1,96 @@
+/*
+** diag.c: the diagnostics list. Diagnostics are data; the library never
+** prints them.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+static const char *const code_names[PSOC_CODE_COUNT_] = {
+  [PSOC_CODE_NULL_STREAM] = "PSOC_NULL_STREAM",
+  [PSOC_CODE_ZERO_SIZE_STREAM] = "PSOC_ZERO_SIZE_STREAM",
+  [PSOC_CODE_TRUNCATED] = "PSOC_TRUNCATED",
+  [PSOC_CODE_TRAILING_BYTES] = "PSOC_TRAILING_BYTES",
+  [PSOC_CODE_UNKNOWN_SUBOBJECT] = "PSOC_UNKNOWN_SUBOBJECT",
+  [PSOC_CODE_DUPLICATE_SUBOBJECT] = "PSOC_DUPLICATE_SUBOBJECT",
+  [PSOC_CODE_NO_SHADER] = "PSOC_NO_SHADER",
+  [PSOC_CODE_AMBIGUOUS_KIND] = "PSOC_AMBIGUOUS_KIND",
+  [PSOC_CODE_IRRELEVANT_SUBOBJECT] = "PSOC_IRRELEVANT_SUBOBJECT",
+  [PSOC_CODE_UNALIGNED_STREAM] = "PSOC_UNALIGNED_STREAM",
+};
+
+const char *psoc_code_name(psoc_code code) {
+  if ((unsigned)code < PSOC_CODE_COUNT_ && code_names[code]) return code_names[code];
+  return "PSOC_UNKNOWN_CODE";
+}
+
+const char *psoc_severity_name(psoc_severity severity) {
+  switch (severity) {
+  case PSOC_SEVERITY_NOTE: return "note";
+  case PSOC_SEVERITY_WARNING: return "warning";
+  case PSOC_SEVERITY_ERROR: return "error";
+  }
+  return "unknown";
+}
+
+void psoc_diags_init(psoc_diags *diags, const psoc_allocator *alloc) {
+  if (!diags) return;
+  memset(diags, 0, sizeof *diags);
+  diags->alloc = psoc_alloc_or_default(alloc);
+}
+
+void psoc_diags_clear(psoc_diags *diags) {
+  if (!diags) return;
+  diags->count = 0;
+  diags->errors = diags->warnings = diags->notes = diags->dropped = 0;
+}
+
+void psoc_diags_free(psoc_diags *diags) {
+  if (!diags) return;
+  if (diags->items) psoc_mem(&diags->alloc, diags->items, diags->capacity * sizeof(psoc_diag), 0);
+  diags->items = NULL;
+  diags->capacity = 0;
+  psoc_diags_clear(diags);
+}
+
+psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field, const char *fmt, ...) {
+  psoc_diag *d;
+  va_list ap;
+  if (!diags || !fmt) return PSOC_ERR_ARG;
+  switch (severity) {
+  case PSOC_SEVERITY_ERROR: diags->errors++; break;
+  case PSOC_SEVERITY_WARNING: diags->warnings++; break;
+  default: diags->notes++; break;
+  }
+  if (diags->count == diags->capacity) {
+    size_t cap = diags->capacity ? diags->capacity * 2 : 8;
+    psoc_diag *items;
+    if (cap > SIZE_MAX / sizeof(psoc_diag)) {
+      diags->dropped++;
+      return PSOC_ERR_NOMEM;
+    }
+    if (!diags->alloc.fn) diags->alloc = psoc_alloc_or_default(NULL);
+    items = psoc_mem(&diags->alloc, diags->items, diags->capacity * sizeof(psoc_diag),
+                     cap * sizeof(psoc_diag));
+    if (!items) {
+      diags->dropped++;
+      return PSOC_ERR_NOMEM;
+    }
+    diags->items = items;
+    diags->capacity = cap;
+  }
+  d = &diags->items[diags->count++];
+  d->severity = severity;
+  d->code = code;
+  d->message_id = message_id;
+  d->subobject = subobject;
+  d->offset = offset;
+  snprintf(d->field, sizeof d->field, "%s", field ? field : "");
+  va_start(ap, fmt);
+  vsnprintf(d->message, sizeof d->message, fmt, ap);
+  va_end(ap);
+  return PSOC_OK;
+}
