@@ -1,0 +1,324 @@
+-- psoc build description.
+--
+-- Works with Debian 12's premake 4.3 AND stays a valid premake5 script:
+--
+--     premake4 --file=premake5.lua gmake      # makefiles go to build/
+--     make -C build config=release             # or debug / sanitize
+--
+--     premake5 gmake                           # same layout with premake5
+--
+-- Only APIs common to premake 4.3 and premake5 are used.  premake5 still
+-- accepts `solution` (alias of `workspace`) and `configuration` (deprecated
+-- alias of `filter`), so this file deliberately uses the premake4 spelling.
+-- Everything premake4-specific is inside an `if IS_PREMAKE4 then` block.
+--
+-- Options:
+--   --lua=5.4|5.3|5.1|luajit   Lua to build the CLI/module/tests against
+--                              (default 5.4)
+--   --builddir=DIR             top build folder; default "build" for Lua 5.4
+--                              and "build/lua5.3", "build/lua5.1",
+--                              "build/luajit" for the others, so builds for
+--                              different Luas coexist.  Makefiles go there too.
+--
+-- Output layout (BUILD = the build folder):
+--   release:  BUILD/bin/{psoc,psoc_tests,psoc_conformance,psoc_bench}
+--             BUILD/lib/{libpsoc.a,libpsoc.so,libpsolua.a,pso.so}
+--   debug:    BUILD/debug/bin/...     BUILD/debug/lib/...
+--   sanitize: BUILD/sanitize/bin/...  BUILD/sanitize/lib/...
+--   objects:  BUILD/obj/CONFIG/PROJECT/
+--
+-- A project whose source folder is still empty is left out (with a note),
+-- so the build works while the sources are being written.
+
+local IS_PREMAKE4 = tostring(_PREMAKE_VERSION or ""):sub(1, 2) == "4."
+
+---------------------------------------------------------------------------
+-- Options
+---------------------------------------------------------------------------
+
+newoption {
+    trigger     = "lua",
+    value       = "VERSION",
+    description = "Lua to build against (default 5.4)",
+    allowed     = {
+        { "5.4",    "Lua 5.4 (default)" },
+        { "5.3",    "Lua 5.3" },
+        { "5.1",    "Lua 5.1" },
+        { "luajit", "LuaJIT 2.1" },
+    },
+}
+
+newoption {
+    trigger     = "builddir",
+    value       = "DIR",
+    description = "Top build folder (default: build, or build/<lua> for a non-default Lua)",
+}
+
+local LUAS = {
+    ["5.4"]    = { inc = "/usr/include/lua5.4",     lib = "lua5.4",     tag = "lua5.4" },
+    ["5.3"]    = { inc = "/usr/include/lua5.3",     lib = "lua5.3",     tag = "lua5.3" },
+    ["5.1"]    = { inc = "/usr/include/lua5.1",     lib = "lua5.1",     tag = "lua5.1" },
+    ["luajit"] = { inc = "/usr/include/luajit-2.1", lib = "luajit-5.1", tag = "luajit" },
+}
+
+local LUA_VERSION = _OPTIONS["lua"] or "5.4"
+local LUA = LUAS[LUA_VERSION]
+if not LUA then
+    error("unknown --lua=" .. tostring(LUA_VERSION) .. " (use 5.4, 5.3, 5.1 or luajit)")
+end
+
+-- Keep in sync with psoc_builddir in scripts/lib.sh.
+local BUILD = _OPTIONS["builddir"]
+if not BUILD or BUILD == "" then
+    BUILD = (LUA_VERSION == "5.4") and "build" or ("build/" .. LUA.tag)
+end
+BUILD = BUILD:gsub("/+$", "")
+
+local CONFIGS = { "release", "debug", "sanitize" }
+local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize" }
+
+---------------------------------------------------------------------------
+-- Flags
+---------------------------------------------------------------------------
+
+local C_FLAGS   = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC" }
+local C_DEFINES = { "_POSIX_C_SOURCE=200809L" }
+local CXX_FLAGS = { "-std=c++17", "-Wall", "-Wextra", "-Werror" }
+
+local SANITIZE_FLAGS = {
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+}
+
+-- pkg-config output, split into link libraries (-lfoo -> "foo") and the
+-- remaining options (-pthread, -L...).  premake 4.3 has no os.outputof.
+local function pkgconfig(args)
+    local p = io.popen("pkg-config " .. args .. " 2>/dev/null")
+    if not p then return "" end
+    local out = p:read("*a") or ""
+    p:close()
+    return out
+end
+
+local function split_libs(flags)
+    local libs, opts = {}, {}
+    for tok in flags:gmatch("%S+") do
+        local lib = tok:match("^%-l(.+)$")
+        if lib then table.insert(libs, lib) else table.insert(opts, tok) end
+    end
+    return libs, opts
+end
+
+local CHECK_LIBS, CHECK_LDOPTS = split_libs(pkgconfig("--libs check"))
+local CHECK_CFLAGS = {}
+for tok in pkgconfig("--cflags check"):gmatch("%S+") do table.insert(CHECK_CFLAGS, tok) end
+if #CHECK_LIBS == 0 then
+    -- Debian 12's answer, used when pkg-config or check.pc is missing
+    -- (e.g. `premake4 --help` before the dependencies are installed).
+    CHECK_LIBS, CHECK_LDOPTS, CHECK_CFLAGS = { "check_pic", "rt", "m", "subunit" }, { "-pthread" }, { "-pthread" }
+end
+
+-- Lists joined in order: join({a,b},{c}) -> {a,b,c}
+local function join(...)
+    local out = {}
+    for _, list in ipairs({ ... }) do
+        for _, v in ipairs(list) do table.insert(out, v) end
+    end
+    return out
+end
+
+---------------------------------------------------------------------------
+-- premake 4.3 workarounds (premake5 already behaves this way)
+---------------------------------------------------------------------------
+
+if IS_PREMAKE4 and premake and premake.gcc then
+    -- 1. premake 4.3 links sibling libraries as "-L<dir> -l<name>".  Both
+    --    libpsoc.a and libpsoc.so live in <BUILD>/lib, and ld prefers the
+    --    .so, so everything would silently link the shared libpsoc.  Link
+    --    sibling libraries by full path (what premake5 does), followed by
+    --    system libraries, each group in `links` order.
+    premake.gcc.getlinkflags = function(cfg)
+        local result = {}
+        for _, file in ipairs(premake.getlinks(cfg, "siblings", "fullpath")) do
+            table.insert(result, _MAKE.esc(file))
+        end
+        for _, name in ipairs(premake.getlinks(cfg, "system", "basename")) do
+            table.insert(result, "-l" .. _MAKE.esc(name))
+        end
+        return result
+    end
+
+    -- 2. premake 4.3 adds "-s" (strip) to the link of every configuration
+    --    without flags{"Symbols"}; premake5 does not.  Debug information is
+    --    controlled by our own -g, so drop the -s.
+    local gcc_getldflags = premake.gcc.getldflags
+    premake.gcc.getldflags = function(cfg)
+        local result = {}
+        for _, flag in ipairs(gcc_getldflags(cfg)) do
+            if flag ~= "-s" then table.insert(result, flag) end
+        end
+        return result
+    end
+end
+
+---------------------------------------------------------------------------
+-- Helpers
+---------------------------------------------------------------------------
+
+local function have_sources(...)
+    for _, pattern in ipairs({ ... }) do
+        if #os.matchfiles(pattern) > 0 then return true end
+    end
+    return false
+end
+
+local skipped = {}
+local function wanted(name, ...)
+    if have_sources(...) then return true end
+    table.insert(skipped, name .. " (no " .. table.concat({ ... }, ", ") .. ")")
+    return false
+end
+
+-- Per-configuration output and object folders for the current project.
+-- `sub` is "bin" or "lib"; `internal` puts the target in BUILD/obj/CONFIG/lib
+-- instead (helper libraries that are not part of the product).
+local function outputs(name, sub, internal)
+    for _, c in ipairs(CONFIGS) do
+        configuration(c)
+            if internal then
+                targetdir(BUILD .. "/obj/" .. c .. "/lib")
+            else
+                targetdir(BUILD .. CONFIG_SUBDIR[c] .. "/" .. sub)
+            end
+            objdir(BUILD .. "/obj/" .. c .. "/" .. name)
+    end
+    configuration "*"
+end
+
+local function c_project(name, projkind, sub, internal)
+    project(name)
+        kind(projkind)
+        language "C"
+        buildoptions(C_FLAGS)
+        defines(C_DEFINES)
+        outputs(name, sub, internal)
+end
+
+local function cxx_project(name, projkind, sub)
+    project(name)
+        kind(projkind)
+        language "C++"
+        buildoptions(CXX_FLAGS)
+        outputs(name, sub)
+end
+
+---------------------------------------------------------------------------
+-- Solution
+---------------------------------------------------------------------------
+
+solution "psoc"
+    configurations(CONFIGS)     -- the first one is make's default
+    location(BUILD)
+    includedirs { "src", "bindings/lua", "/usr/include/wsl/stubs", LUA.inc }
+
+    configuration "release"
+        buildoptions { "-O2" }
+        defines { "NDEBUG" }
+
+    configuration "debug"
+        buildoptions { "-g", "-O0" }
+
+    configuration "sanitize"
+        buildoptions(join({ "-g", "-O1" }, SANITIZE_FLAGS))
+        linkoptions(SANITIZE_FLAGS)
+
+    configuration "*"
+
+-- The library ------------------------------------------------------------
+
+if wanted("psoc_static/psoc_shared", "src/*.c") then
+    c_project("psoc_static", "StaticLib", "lib")
+        targetname "psoc"
+        files { "src/*.c" }
+        excludes { "src/cli/**" }
+
+    c_project("psoc_shared", "SharedLib", "lib")
+        targetname "psoc"
+        files { "src/*.c" }
+        excludes { "src/cli/**" }
+        links { "m" }
+end
+
+-- Lua binding: embedding library and loadable module ----------------------
+
+if wanted("psolua/pso", "bindings/lua/*.c") then
+    c_project("psolua", "StaticLib", "lib")
+        files { "bindings/lua/*.c" }
+
+    -- Lua module: BUILD/lib/pso.so.  It does not link liblua: the Lua
+    -- symbols stay undefined and are resolved from the host interpreter.
+    c_project("pso", "SharedLib", "lib")
+        targetname "pso"
+        targetprefix ""
+        files { "bindings/lua/*.c" }
+        links { "psoc_static", "m" }
+end
+
+-- CLI --------------------------------------------------------------------
+
+if wanted("psoc", "src/cli/*.c") then
+    c_project("psoc", "ConsoleApp", "bin")
+        files { "src/cli/*.c" }
+        links { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+end
+
+-- Tests --------------------------------------------------------------------
+
+if wanted("psoc_tests", "tests/unit/*.c") then
+    c_project("psoc_tests", "ConsoleApp", "bin")
+        files { "tests/unit/*.c" }
+        buildoptions(CHECK_CFLAGS)
+        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl" }))
+        linkoptions(CHECK_LDOPTS)
+end
+
+if wanted("psoc_conformance", "tests/conformance/*.cpp") then
+    cxx_project("psoc_conformance", "ConsoleApp", "bin")
+        files { "tests/conformance/*.cpp" }
+        buildoptions(CHECK_CFLAGS)
+        links(join({ "psoc_static" }, CHECK_LIBS, { "m" }))
+        linkoptions(CHECK_LDOPTS)
+end
+
+-- Benchmark: always -O2 (added after the configuration's -O, so it wins).
+-- When it mixes C++ and C, its C files go into an internal static library
+-- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build
+-- options to its C files too, and gcc rejects -std=c++17 on C with -Werror.
+if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
+    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+
+    if not have_sources("tests/bench/*.cpp") then
+        -- C-only benchmark: a plain C program.
+        c_project("psoc_bench", "ConsoleApp", "bin")
+            files { "tests/bench/*.c" }
+            buildoptions { "-O2" }
+            links(bench_links)
+    else
+        if have_sources("tests/bench/*.c") then
+            c_project("psoc_bench_c", "StaticLib", nil, true)
+                files { "tests/bench/*.c" }
+                buildoptions { "-O2" }
+            bench_links = join({ "psoc_bench_c" }, bench_links)
+        end
+
+        cxx_project("psoc_bench", "ConsoleApp", "bin")
+            files { "tests/bench/*.cpp" }
+            buildoptions { "-O2" }
+            links(bench_links)
+    end
+end
+
+if #skipped > 0 and _ACTION then
+    print("psoc: skipped (sources not written yet): " .. table.concat(skipped, "; "))
+end

@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Build and run the libFuzzer targets tests/fuzz/fuzz_*.c.
+#
+#   scripts/fuzz.sh [--seconds N] [--target NAME] [-- LIBFUZZER ARGS...]
+#
+#   --seconds N    total fuzzing time, split evenly across the targets that
+#                  run (default 60; at least 1 s per target)
+#   --target NAME  run only NAME (fuzz_foo or foo, for tests/fuzz/fuzz_foo.c)
+#   -- ARGS        extra libFuzzer flags, e.g. -- -jobs=2 -timeout=10
+#
+# Each target is built with clang, libFuzzer, ASan and UBSan together with
+# src/*.c into build/fuzz/NAME, and runs over build/fuzz/corpus-NAME, a
+# writable copy of the committed seeds in tests/fuzz/corpus/NAME (or
+# tests/fuzz/corpus/<NAME without fuzz_>): the seed corpus stays clean, and
+# what the fuzzer finds accumulates in build/.  Crash inputs are written to
+# build/fuzz/artifacts-NAME/.  Logs: build/fuzz/NAME.log.
+#
+# Exit status: non-zero if a target fails to build or the fuzzer finds a
+# crash, leak, timeout or undefined behaviour.
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+seconds=60
+only=""
+extra=()
+
+usage() {
+    sed -n '2,/^set -euo/p' "$0" | sed -e '$d' -e 's/^# \{0,1\}//'
+}
+
+while (($# > 0)); do
+    case $1 in
+        --seconds) seconds=${2:?--seconds needs a value}; shift 2 ;;
+        --seconds=*) seconds=${1#--seconds=}; shift ;;
+        --target) only=${2:?--target needs a value}; shift 2 ;;
+        --target=*) only=${1#--target=}; shift ;;
+        --) shift; extra=("$@"); break ;;
+        -h | --help) usage; exit 0 ;;
+        *) echo "fuzz.sh: unknown argument '$1'" >&2; usage >&2; exit 2 ;;
+    esac
+done
+
+if ! [[ $seconds =~ ^[0-9]+$ ]] || ((seconds < 1)); then
+    echo "fuzz.sh: --seconds wants a positive integer, got '$seconds'" >&2
+    exit 2
+fi
+
+shopt -s nullglob
+
+targets=()
+for src in tests/fuzz/fuzz_*.c; do
+    name=$(basename "$src" .c)
+    if [[ -z $only || $only == "$name" || "fuzz_$only" == "$name" ]]; then
+        targets+=("$name")
+    fi
+done
+
+if ((${#targets[@]} == 0)); then
+    if [[ -n $only ]]; then
+        echo "fuzz.sh: no target '$only' (tests/fuzz/fuzz_*.c)" >&2
+        exit 2
+    fi
+    echo "fuzz.sh: no tests/fuzz/fuzz_*.c yet, nothing to do"
+    exit 0
+fi
+
+lib_sources=(src/*.c)
+if ((${#lib_sources[@]} == 0)); then
+    echo "fuzz.sh: no src/*.c to fuzz" >&2
+    exit 1
+fi
+
+FUZZ_CC=${PSOC_FUZZ_CC:-clang}
+# shellcheck disable=SC2054  # the commas belong to -fsanitize=
+FUZZ_CFLAGS=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+    -fno-omit-frame-pointer
+    -I src -I /usr/include/wsl/stubs)
+
+per_target=$((seconds / ${#targets[@]}))
+((per_target >= 1)) || per_target=1
+
+mkdir -p build/fuzz
+
+declare -A status execs
+failed=0
+
+for name in "${targets[@]}"; do
+    echo
+    echo "======== fuzz $name (${per_target}s) ========"
+    bin=build/fuzz/$name
+    log=build/fuzz/$name.log
+    work=build/fuzz/corpus-$name
+    artifacts=build/fuzz/artifacts-$name/
+    execs[$name]="-"
+
+    if ! "$FUZZ_CC" "${FUZZ_CFLAGS[@]}" "${lib_sources[@]}" "tests/fuzz/$name.c" -o "$bin"; then
+        echo ">>> $name: build failed"
+        status[$name]="FAIL (build)"
+        failed=1
+        continue
+    fi
+
+    mkdir -p "$work" "$artifacts"
+    seeds=""
+    for dir in "tests/fuzz/corpus/$name" "tests/fuzz/corpus/${name#fuzz_}"; do
+        if [[ -d $dir ]]; then
+            seeds=$dir
+            break
+        fi
+    done
+    if [[ -n $seeds ]]; then
+        cp -R "$seeds/." "$work/"
+        chmod -R u+w "$work"
+        echo "seeds: $seeds ($(find "$seeds" -type f | wc -l) files) -> $work"
+    else
+        echo "seeds: none (no tests/fuzz/corpus/$name)"
+    fi
+
+    rc=0
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+        "$bin" -max_total_time="$per_target" -print_final_stats=1 \
+        -artifact_prefix="$artifacts" "${extra[@]}" "$work" >"$log" 2>&1 || rc=$?
+
+    n=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    execs[$name]=${n:--}
+    if ((rc == 0)); then
+        status[$name]="PASS"
+        tail -n 12 "$log"
+    else
+        status[$name]="FAIL (exit $rc)"
+        failed=1
+        echo ">>> $name: fuzzer exited with $rc; last lines of $log:"
+        tail -n 80 "$log"
+        echo ">>> crash inputs:"
+        find "$artifacts" -type f -print
+    fi
+done
+
+echo
+echo "======== fuzz summary ========"
+printf '%-32s %-16s %14s\n' "TARGET" "RESULT" "EXECUTIONS"
+for name in "${targets[@]}"; do
+    printf '%-32s %-16s %14s\n' "$name" "${status[$name]}" "${execs[$name]}"
+done
+
+exit "$failed"

@@ -1,0 +1,149 @@
+#!/usr/bin/env bash
+# Build and run every psoc test suite that exists, then print a summary.
+#
+#   scripts/test.sh
+#
+# Steps (each one is recorded; a failure does not stop the others):
+#   deps              scripts/lib.sh psoc_install_deps
+#   build release     all projects, release      (build/bin, build/lib)
+#   build sanitize    all projects, ASan+UBSan   (build/sanitize/...)
+#   unit, conformance Check suites, release and sanitize builds
+#   fuzz              scripts/fuzz.sh --seconds $PSOC_FUZZ_SECONDS (if tests/fuzz)
+#   lua               scripts/test_lua.sh (if it exists)
+#
+# A suite whose sources do not exist yet is SKIPped with a note; once they
+# exist, failing to build it is a FAIL.  Exit status: 0 only if nothing
+# failed.
+#
+# Environment:
+#   PSOC_FUZZ_SECONDS   total fuzzing time (default 60)
+#   PSOC_TEST_TIMEOUT   seconds allowed to one suite (default 1200)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib.sh
+. scripts/lib.sh
+
+: "${PSOC_FUZZ_SECONDS:=60}"
+: "${PSOC_TEST_TIMEOUT:=1200}"
+
+RESULT_NAMES=()
+RESULT_STATUS=()
+RESULT_NOTES=()
+RESULT_SECONDS=()
+
+record() { # NAME STATUS [NOTE] [SECONDS]
+    RESULT_NAMES+=("$1")
+    RESULT_STATUS+=("$2")
+    RESULT_NOTES+=("${3:-}")
+    RESULT_SECONDS+=("${4:-}")
+}
+
+banner() {
+    printf '\n======== %s ========\n' "$*"
+}
+
+# step NAME CMD...: run CMD, record PASS or FAIL.
+step() {
+    local name=$1 rc=0 start=$SECONDS
+    shift
+    banner "$name"
+    "$@" || rc=$?
+    if ((rc == 0)); then
+        record "$name" PASS "" $((SECONDS - start))
+    else
+        record "$name" FAIL "exit status $rc" $((SECONDS - start))
+        printf '>>> %s: FAILED (exit status %d)\n' "$name" "$rc"
+    fi
+}
+
+# run_suite CONFIG PROJECT: make sure PROJECT is built for CONFIG (so a stale
+# binary never runs), then run it from the repo root.
+run_suite() {
+    local config=$1 project=$2 bin
+    bin=$(psoc_outdir "$config")/bin/$project
+    if ! psoc_make "$config" -- "$project"; then
+        echo ">>> $project ($config) does not build"
+        return 1
+    fi
+    if [[ ! -x $bin ]]; then
+        echo ">>> $bin was not produced"
+        return 1
+    fi
+    if [[ $config == sanitize ]]; then
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+            UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            timeout -k 10 "$PSOC_TEST_TIMEOUT" "$bin"
+    else
+        timeout -k 10 "$PSOC_TEST_TIMEOUT" "$bin"
+    fi
+}
+
+# suite NAME CONFIG PROJECT DIR PATTERN: run PROJECT if DIR/PATTERN matches.
+suite() {
+    local name=$1 config=$2 project=$3 dir=$4 pattern=$5
+    local -a sources
+    # shellcheck disable=SC2206  # the glob is meant to expand here
+    sources=($dir/$pattern)
+    if ((${#sources[@]} > 0)); then
+        step "$name" run_suite "$config" "$project"
+    else
+        record "$name" SKIP "no $dir/$pattern yet"
+    fi
+}
+
+print_summary() {
+    local i pass=0 fail=0 skip=0 secs
+    banner "summary"
+    printf '%-28s %-6s %6s  %s\n' "STEP" "RESULT" "TIME" "NOTE"
+    printf '%-28s %-6s %6s  %s\n' "----" "------" "----" "----"
+    for i in "${!RESULT_NAMES[@]}"; do
+        secs=${RESULT_SECONDS[$i]}
+        [[ -n $secs ]] && secs="${secs}s"
+        printf '%-28s %-6s %6s  %s\n' "${RESULT_NAMES[$i]}" "${RESULT_STATUS[$i]}" \
+            "$secs" "${RESULT_NOTES[$i]}"
+        case ${RESULT_STATUS[$i]} in
+            PASS) pass=$((pass + 1)) ;;
+            FAIL) fail=$((fail + 1)) ;;
+            *) skip=$((skip + 1)) ;;
+        esac
+    done
+    echo
+    if ((fail > 0)); then
+        echo "RESULT: FAIL"
+    else
+        echo "RESULT: PASS"
+    fi
+    echo "steps: $pass passed, $fail failed, $skip skipped"
+    ((fail == 0))
+}
+
+main() {
+    shopt -s nullglob
+
+    step "deps" psoc_install_deps
+    step "build release" psoc_build release
+    step "build sanitize" psoc_build sanitize
+
+    suite "unit (release)" release psoc_tests tests/unit '*.c'
+    suite "conformance (release)" release psoc_conformance tests/conformance '*.cpp'
+    suite "unit (sanitize)" sanitize psoc_tests tests/unit '*.c'
+    suite "conformance (sanitize)" sanitize psoc_conformance tests/conformance '*.cpp'
+
+    if [[ -d tests/fuzz ]]; then
+        step "fuzz" bash scripts/fuzz.sh --seconds "$PSOC_FUZZ_SECONDS"
+    else
+        record "fuzz" SKIP "no tests/fuzz"
+    fi
+
+    # Hook for the Lua suites, owned by whoever writes them.
+    if [[ -f scripts/test_lua.sh ]]; then
+        step "lua" bash scripts/test_lua.sh
+    else
+        record "lua" SKIP "no scripts/test_lua.sh"
+    fi
+
+    print_summary
+}
+
+main "$@"
