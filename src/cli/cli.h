@@ -1,0 +1,86 @@
+/*
+** cli.h: the psoc command-line tool's internal interface.
+**
+** Every subcommand is a cli_command_fn. It gets its own argv with argv[0]
+** set to the command name ("check") and argv[argc] == NULL, and returns the
+** process exit status (CLI_EXIT_*). Commands print to stdout/stderr; the
+** library under them never prints.
+*/
+#ifndef PSOC_CLI_H
+#define PSOC_CLI_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Exit statuses, shared by every command. */
+enum {
+  CLI_EXIT_OK = 0,     /* nothing wrong (notes and warnings allowed) */
+  CLI_EXIT_ERRORS = 1, /* at least one error diagnostic */
+  CLI_EXIT_USAGE = 2   /* usage error or I/O error */
+};
+
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+typedef struct cli_command {
+  const char *name;    /* "check" */
+  const char *summary; /* one line for 'psoc --help' */
+  cli_command_fn fn;
+} cli_command;
+
+/* ---- raw.c: 'check --raw' and 'dump --raw' -------------------------- */
+
+/* Run 'command' ("check" or "dump") on raw stream files. argv is the
+** command's own argv; it must contain "--raw" (checked by the caller). */
+int cli_raw_main(const char *command, int argc, char **argv);
+
+/* The help text of the raw form of 'command' ("check" or "dump"). A
+** script-mode help may print it too, so that one page covers both forms. */
+void cli_raw_help(FILE *out, const char *command);
+
+/* ---- script.c: material-script commands ----------------------------- */
+
+/* Implemented by src/cli/script.c and only called when the tool is built
+** with PSOC_CLI_HAVE_SCRIPTS. 'command' is the subcommand ("check",
+** "dump", ...), argv its own argv (argv[0] == command), passed unparsed:
+** the hook owns every option of the script form, including --help.
+** Returns a CLI_EXIT_* status. */
+int cli_script_main(const char *command, int argc, char **argv);
+
+/* ---- util.c: files, arguments and output helpers -------------------- */
+
+/* Raw files larger than this are refused. */
+#define CLI_MAX_FILE_SIZE ((size_t)64 * 1024 * 1024)
+
+/* A whole file in memory. 'data' is 8-byte aligned (as a stream must be)
+** and never NULL after a successful read, even for an empty file. */
+typedef struct cli_file {
+  unsigned char *data;
+  size_t size;
+} cli_file;
+
+/* Read 'path' ("-" is standard input) into 'out'. Returns 0, or -1 with a
+** one-line reason ("cannot open: No such file or directory") in 'err'. */
+int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size_t err_size);
+void cli_file_free(cli_file *file);
+/* The name to show for 'path' ("<stdin>" for "-"). */
+const char *cli_display_name(const char *path);
+
+int cli_is_help(const char *arg); /* "-h" or "--help" */
+/* Is 'flag' one of argv[1..] before a "--"? */
+int cli_has_arg(int argc, char **argv, const char *flag);
+
+/* "psoc COMMAND: MESSAGE" plus "try 'psoc COMMAND --help'" on stderr
+** (COMMAND NULL: the global form). Returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *command, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* psoc_write_fn writing to the FILE * in 'ud'. */
+int cli_write_file(void *ud, const char *text, size_t length);
+
+/* Print 's' as a JSON string literal (with the quotes). */
+void cli_json_string(FILE *out, const char *s);
+
+#endif

@@ -1,0 +1,386 @@
+/*
+** raw.c: 'psoc check --raw FILE...' and 'psoc dump --raw FILE...'.
+**
+** A raw FILE holds the bytes of a pipeline state stream as they lie in
+** memory on x86-64 (pPipelineStateSubobjectStream, SizeInBytes = the file
+** size). Pointers in it are never followed; a non-zero one is non-null.
+*/
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "psoc.h"
+
+typedef struct raw_options {
+  const char *command; /* "check" or "dump" */
+  int quiet;           /* check: errors only, no ok lines or summary */
+  int json;            /* check: one JSON document on stdout */
+  char **files;
+  int file_count;
+} raw_options;
+
+typedef struct raw_totals {
+  size_t files, errors, warnings, notes, unreadable;
+  int json_items; /* file objects printed so far */
+} raw_totals;
+
+/* Subobject types by index, from one walk over the file, so diagnostics
+** can name the subobject they point at. */
+typedef struct type_map {
+  uint32_t *types;
+  size_t count;       /* subobjects walked */
+  int stop_readable;  /* the walk stopped at a readable type value */
+  uint32_t stop_type; /* ... which is this (unknown or truncated) */
+} type_map;
+
+static int worse(int a, int b) { return a > b ? a : b; }
+
+/* ---- help ------------------------------------------------------------- */
+
+static const char check_help[] =
+  "usage: psoc check --raw [-q] [--format=text|json] FILE...\n"
+  "\n"
+  "Check D3D12 pipeline state streams the way ID3D12Device2::CreatePipelineState\n"
+  "would, and report every problem found. Each FILE holds a stream's bytes as they\n"
+  "lie in memory on x86-64 (pPipelineStateSubobjectStream; SizeInBytes is the file\n"
+  "size): subobjects 8-byte aligned, pointers 8 bytes. Pointers are never followed;\n"
+  "a non-zero pointer counts as non-null. '-' reads standard input. Files above\n"
+  "64 MiB are refused.\n"
+  "\n"
+  "options:\n"
+  "  --raw              FILEs are raw stream bytes\n"
+  "  -q, --quiet        print error diagnostics only (no notes, warnings, ok lines\n"
+  "                     or summary)\n"
+  "  --format=FORMAT    'text' (default) or 'json'\n"
+  "  -h, --help         show this help\n"
+  "\n"
+  "text output, on stdout: one line per diagnostic,\n"
+  "  FILE[:@OFFSET]: SEVERITY: [LOCATION: ]MESSAGE [CODE[ / MESSAGE_ID]]\n"
+  "where OFFSET is the byte offset in the stream, SEVERITY is error, warning or\n"
+  "note, LOCATION is 'subobject INDEX (TYPE)', 'field FIELD' or both joined by\n"
+  "', ', CODE is psoc's stable code (PSOC_...) and MESSAGE_ID the equivalent\n"
+  "D3D12 debug-layer message ID (D3D12_MESSAGE_ID_...) when there is one:\n"
+  "  a.bin:@96: error: subobject 3 (DEPTH_STENCIL1): DEPTH_STENCIL1 duplicates ...\n"
+  "    [PSOC_DUPLICATE_SUBOBJECT / D3D12_MESSAGE_ID_CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT]\n"
+  "  (one line in the real output)\n"
+  "then, for a file without errors,\n"
+  "  FILE: ok (KIND, N subobjects, N bytes)\n"
+  "and last, one summary line:\n"
+  "  N file(s): N error(s), N warning(s), N note(s)[, N unreadable]\n"
+  "Usage and I/O errors go to stderr as 'psoc: FILE: REASON'.\n"
+  "\n"
+  "json output, on stdout: one document,\n"
+  "  {\"command\":\"check\",\"files\":[{\"file\",\"bytes\",\"kind\",\"subobjects\",\"errors\",\n"
+  "   \"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
+  "   \"subobject\",\"type\",\"offset\",\"field\",\"message\"}]} or {\"file\",\"error\"}],\n"
+  "   \"summary\":{\"files\",\"errors\",\"warnings\",\"notes\",\"unreadable\"}}\n"
+  "(absent subobject, offset or message_id are null).\n"
+  "\n"
+  "exit status: 0 no errors (notes and warnings allowed), 1 a stream has errors,\n"
+  "2 usage or I/O error (every readable FILE is still checked).\n";
+
+static const char dump_help[] =
+  "usage: psoc dump --raw FILE...\n"
+  "\n"
+  "Print D3D12 pipeline state streams subobject by subobject: type, offset and\n"
+  "every payload field by name. Each FILE holds a stream's bytes as they lie in\n"
+  "memory on x86-64; pointers are never followed (arrays, strings and blobs show\n"
+  "as null or non-null). '-' reads standard input. Files above 64 MiB are refused.\n"
+  "With several FILEs each listing starts with a '==> FILE <==' line.\n"
+  "A stream that cannot be walked to its end is listed up to the problem.\n"
+  "\n"
+  "options:\n"
+  "  --raw              FILEs are raw stream bytes\n"
+  "  -h, --help         show this help\n"
+  "\n"
+  "exit status: 0 ok, 1 a stream could not be walked to its end ('psoc check\n"
+  "--raw' tells why), 2 usage or I/O error.\n";
+
+void cli_raw_help(FILE *out, const char *command) {
+  fputs(strcmp(command, "dump") == 0 ? dump_help : check_help, out);
+}
+
+/* ---- arguments -------------------------------------------------------- */
+
+static int set_format(raw_options *o, const char *value) {
+  if (strcmp(value, "text") == 0) o->json = 0;
+  else if (strcmp(value, "json") == 0) o->json = 1;
+  else return cli_usage_error(o->command, "unknown format '%s' (use text or json)", value);
+  return 0;
+}
+
+/* One option at argv[*i]; may consume a value. Returns 0 or an exit status. */
+static int parse_option(raw_options *o, int argc, char **argv, int *i) {
+  const char *arg = argv[*i];
+  int is_check = strcmp(o->command, "check") == 0;
+  if (strcmp(arg, "--raw") == 0) return 0;
+  if (is_check && (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)) {
+    o->quiet = 1;
+    return 0;
+  }
+  if (is_check && strncmp(arg, "--format=", 9) == 0) return set_format(o, arg + 9);
+  if (is_check && strcmp(arg, "--format") == 0) {
+    if (*i + 1 >= argc) return cli_usage_error(o->command, "--format needs a value (text or json)");
+    return set_format(o, argv[++*i]);
+  }
+  return cli_usage_error(o->command, "unknown option '%s'", arg);
+}
+
+/* Fills 'o' (o->files must hold argc pointers). Returns -1 when the options
+** are fine, otherwise the exit status to end with (0 after --help). */
+static int parse_args(raw_options *o, int argc, char **argv) {
+  int i, options_done = 0, rc;
+  for (i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--") == 0) break;
+    else if (cli_is_help(argv[i])) {
+      cli_raw_help(stdout, o->command);
+      return CLI_EXIT_OK;
+    }
+  for (i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (!options_done && strcmp(arg, "--") == 0) options_done = 1;
+    else if (!options_done && arg[0] == '-' && arg[1] != '\0') {
+      if ((rc = parse_option(o, argc, argv, &i)) != 0) return rc;
+    } else {
+      o->files[o->file_count++] = argv[i];
+    }
+  }
+  if (o->file_count == 0) return cli_usage_error(o->command, "no FILE given");
+  return -1;
+}
+
+/* ---- naming subobjects -------------------------------------------------- */
+
+static void type_map_build(type_map *m, const cli_file *file) {
+  psoc_walker walker;
+  psoc_view view;
+  memset(m, 0, sizeof *m);
+  m->types = malloc((file->size / 8 + 1) * sizeof *m->types);
+  if (!m->types) return;
+  psoc_walk_init(&walker, file->data, file->size);
+  while (psoc_walk_next(&walker, &view, NULL)) m->types[m->count++] = view.type;
+  if (walker.done == 2 && file->size - walker.offset >= 4) {
+    memcpy(&m->stop_type, file->data + walker.offset, sizeof m->stop_type);
+    m->stop_readable = 1;
+  }
+}
+
+/* "DEPTH_STENCIL1", "type 23", or "" when subobject 'index' has no type. */
+static void type_label(const type_map *m, int32_t index, char *buf, size_t n) {
+  const psoc_subobject_info *info = NULL;
+  uint32_t type;
+  buf[0] = '\0';
+  if (index < 0 || !m->types) return;
+  if ((size_t)index < m->count) type = m->types[index];
+  else if ((size_t)index == m->count && m->stop_readable) type = m->stop_type;
+  else return;
+  info = psoc_subobject_info_get(type);
+  if (info) snprintf(buf, n, "%s", info->name);
+  else snprintf(buf, n, "type %u", type);
+}
+
+/* "subobject 3 (DEPTH_STENCIL1), field RASTERIZER.CullMode" or parts of
+** it; the field is left out when it only repeats the type name. */
+static void location(const type_map *m, const psoc_diag *d, char *buf, size_t n) {
+  char type[32];
+  int len = 0;
+  type_label(m, d->subobject, type, sizeof type);
+  if (type[0]) len = snprintf(buf, n, "subobject %d (%s)", (int)d->subobject, type);
+  else buf[0] = '\0';
+  if (d->field[0] && strcmp(d->field, type) != 0)
+    snprintf(buf + len, n - (size_t)len, "%sfield %s", len ? ", " : "", d->field);
+}
+
+/* ---- check: text and json output --------------------------------------- */
+
+static void print_diag_text(const char *name, const type_map *m, const psoc_diag *d) {
+  char where[PSOC_DIAG_FIELD_MAX + 64];
+  location(m, d, where, sizeof where);
+  fputs(name, stdout);
+  if (d->offset >= 0) printf(":@%lld", (long long)d->offset);
+  printf(": %s: %s%s%s [%s", psoc_severity_name(d->severity), where, where[0] ? ": " : "",
+         d->message, psoc_code_name(d->code));
+  if (d->message_id) printf(" / D3D12_MESSAGE_ID_%s", d->message_id);
+  fputs("]\n", stdout);
+}
+
+static void json_int_or_null(const char *key, long long v) {
+  if (v >= 0) printf(",\"%s\":%lld", key, v);
+  else printf(",\"%s\":null", key);
+}
+
+static void print_diag_json(const type_map *m, const psoc_diag *d, int first) {
+  char type[32];
+  type_label(m, d->subobject, type, sizeof type);
+  printf("%s{\"severity\":\"%s\",\"code\":\"%s\",\"message_id\":", first ? "" : ",",
+         psoc_severity_name(d->severity), psoc_code_name(d->code));
+  if (d->message_id) printf("\"D3D12_MESSAGE_ID_%s\"", d->message_id);
+  else fputs("null", stdout);
+  json_int_or_null("subobject", d->subobject);
+  fputs(",\"type\":", stdout);
+  if (type[0]) cli_json_string(stdout, type);
+  else fputs("null", stdout);
+  json_int_or_null("offset", d->offset);
+  fputs(",\"field\":", stdout);
+  cli_json_string(stdout, d->field);
+  fputs(",\"message\":", stdout);
+  cli_json_string(stdout, d->message);
+  fputs("}", stdout);
+}
+
+static void print_ok_line(const char *name, const psoc_parsed *parsed, size_t size) {
+  printf("%s: ok (%s, %u subobject%s, %zu byte%s)\n", name, psoc_kind_name(parsed->kind),
+         parsed->count, parsed->count == 1 ? "" : "s", size, size == 1 ? "" : "s");
+}
+
+static void json_file_open(raw_totals *t, const char *name) {
+  printf("%s{\"file\":", t->json_items++ ? "," : "");
+  cli_json_string(stdout, name);
+}
+
+static void report_json(const raw_options *o, const char *name, const cli_file *file,
+                        const psoc_diags *diags, raw_totals *t) {
+  psoc_parsed parsed;
+  type_map m;
+  size_t i;
+  int first = 1;
+  psoc_parse(file->data, file->size, &parsed, NULL);
+  type_map_build(&m, file);
+  json_file_open(t, name);
+  printf(",\"bytes\":%zu,\"kind\":\"%s\",\"subobjects\":%u", file->size,
+         psoc_kind_name(parsed.kind), parsed.count);
+  printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", diags->errors,
+         diags->warnings, diags->notes);
+  for (i = 0; i < diags->count; i++) {
+    if (o->quiet && diags->items[i].severity != PSOC_SEVERITY_ERROR) continue;
+    print_diag_json(&m, &diags->items[i], first);
+    first = 0;
+  }
+  fputs("]}", stdout);
+  free(m.types);
+}
+
+static void report_text(const raw_options *o, const char *name, const cli_file *file,
+                        const psoc_diags *diags) {
+  type_map m;
+  size_t i;
+  type_map_build(&m, file);
+  for (i = 0; i < diags->count; i++)
+    if (!o->quiet || diags->items[i].severity == PSOC_SEVERITY_ERROR)
+      print_diag_text(name, &m, &diags->items[i]);
+  free(m.types);
+  if (diags->errors == 0 && !o->quiet) {
+    psoc_parsed parsed;
+    psoc_parse(file->data, file->size, &parsed, NULL);
+    print_ok_line(name, &parsed, file->size);
+  }
+}
+
+/* ---- check and dump, file by file ------------------------------------- */
+
+/* Reads 'path'; on failure reports it (stderr, and the JSON document). */
+static int load(const raw_options *o, const char *path, cli_file *file, raw_totals *t) {
+  char err[256];
+  const char *name = cli_display_name(path);
+  if (cli_read_file(path, CLI_MAX_FILE_SIZE, file, err, sizeof err) == 0) return 0;
+  fprintf(stderr, "psoc: %s: %s\n", name, err);
+  t->unreadable++;
+  if (o->json) {
+    json_file_open(t, name);
+    fputs(",\"error\":", stdout);
+    cli_json_string(stdout, err);
+    fputs("}", stdout);
+  }
+  return CLI_EXIT_USAGE;
+}
+
+static int check_file(const raw_options *o, const char *path, raw_totals *t) {
+  const char *name = cli_display_name(path);
+  cli_file file;
+  psoc_diags diags;
+  int rc;
+  t->files++;
+  if ((rc = load(o, path, &file, t)) != 0) return rc;
+  psoc_diags_init(&diags, NULL);
+  psoc_check(file.data, file.size, NULL, &diags);
+  if (o->json) report_json(o, name, &file, &diags, t);
+  else report_text(o, name, &file, &diags);
+  if (diags.dropped)
+    fprintf(stderr, "psoc: %s: %zu diagnostic(s) not shown (out of memory)\n", name,
+            diags.dropped);
+  t->errors += diags.errors;
+  t->warnings += diags.warnings;
+  t->notes += diags.notes;
+  rc = diags.errors ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
+  psoc_diags_free(&diags);
+  cli_file_free(&file);
+  return rc;
+}
+
+static void print_summary(const raw_options *o, const raw_totals *t) {
+  if (o->json) {
+    printf("],\"summary\":{\"files\":%zu,\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,"
+           "\"unreadable\":%zu}}\n", t->files, t->errors, t->warnings, t->notes, t->unreadable);
+    return;
+  }
+  if (o->quiet) return;
+  printf("%zu file(s): %zu error(s), %zu warning(s), %zu note(s)", t->files, t->errors,
+         t->warnings, t->notes);
+  if (t->unreadable) printf(", %zu unreadable", t->unreadable);
+  fputs("\n", stdout);
+}
+
+static int run_check(const raw_options *o) {
+  raw_totals t;
+  int i, rc = CLI_EXIT_OK;
+  memset(&t, 0, sizeof t);
+  if (o->json) fputs("{\"command\":\"check\",\"files\":[", stdout);
+  for (i = 0; i < o->file_count; i++) rc = worse(rc, check_file(o, o->files[i], &t));
+  print_summary(o, &t);
+  return rc;
+}
+
+static int dump_file(const raw_options *o, const char *path, int index, raw_totals *t) {
+  cli_file file;
+  psoc_status status;
+  int rc;
+  if ((rc = load(o, path, &file, t)) != 0) return rc;
+  if (o->file_count > 1) printf("%s==> %s <==\n", index ? "\n" : "", cli_display_name(path));
+  status = psoc_dump(file.data, file.size, 0, cli_write_file, stdout);
+  cli_file_free(&file);
+  if (status == PSOC_OK) return CLI_EXIT_OK;
+  if (status == PSOC_ERR_INVALID) return CLI_EXIT_ERRORS;
+  fprintf(stderr, "psoc: %s: dump failed: %s\n", cli_display_name(path),
+          psoc_status_name(status));
+  return CLI_EXIT_USAGE;
+}
+
+static int run_dump(const raw_options *o) {
+  raw_totals t;
+  int i, rc = CLI_EXIT_OK;
+  memset(&t, 0, sizeof t);
+  for (i = 0; i < o->file_count; i++) rc = worse(rc, dump_file(o, o->files[i], i, &t));
+  return rc;
+}
+
+int cli_raw_main(const char *command, int argc, char **argv) {
+  raw_options o;
+  int rc;
+  memset(&o, 0, sizeof o);
+  o.command = command;
+  if (sizeof(void *) != 8) {
+    fprintf(stderr, "psoc %s: raw streams use the x86-64 layout; this psoc is not 64-bit\n",
+            command);
+    return CLI_EXIT_USAGE;
+  }
+  o.files = malloc((size_t)argc * sizeof *o.files);
+  if (!o.files) {
+    fprintf(stderr, "psoc %s: out of memory\n", command);
+    return CLI_EXIT_USAGE;
+  }
+  rc = parse_args(&o, argc, argv);
+  if (rc < 0) rc = strcmp(command, "dump") == 0 ? run_dump(&o) : run_check(&o);
+  free(o.files);
+  return rc;
+}

@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# Tests of the psoc command-line tool over the raw-stream fixtures.
+#
+#   tests/cli/test_cli.sh PSOC_BINARY
+#
+# Runs from any directory (it changes to the repository root, so PSOC_BINARY
+# may be relative to the caller's directory). First regenerates the
+# fixtures with tests/data/gen_raw.c into a temporary folder and compares
+# them with the committed tests/data/*.bin, then checks exit statuses,
+# message IDs and output formats. Prints one line per failure and a
+# summary; exits 0 only if every check passed.
+#
+# Environment: CC (default cc) builds the generator.
+set -u
+
+if [[ $# -ne 1 || $1 == -h || $1 == --help ]]; then
+    echo "usage: $0 PSOC_BINARY" >&2
+    exit 2
+fi
+PSOC=$1
+[[ $PSOC == */* ]] || PSOC=$(command -v -- "$PSOC" || echo "$PSOC")
+[[ $PSOC == /* ]] || PSOC=$PWD/$PSOC
+if [[ ! -x $PSOC ]]; then
+    echo "test_cli: $1 is not an executable" >&2
+    exit 2
+fi
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+DATA=tests/data
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/psoc_cli.XXXXXX") || exit 2
+trap 'rm -rf "$TMP"' EXIT
+
+PASSED=0
+FAILED=0
+OUT=$TMP/stdout
+ERR=$TMP/stderr
+RC=0
+LAST_ARGS=""
+
+pass() { PASSED=$((PASSED + 1)); }
+fail() {
+    FAILED=$((FAILED + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+# run ARGS...: run psoc, keep stdout, stderr and the exit status.
+# A sanitizer report is a failure whatever the exit status.
+run() {
+    "$PSOC" "$@" >"$OUT" 2>"$ERR"
+    RC=$?
+    if grep -Eq "(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$ERR"; then
+        fail "psoc $* hit a sanitizer error"
+        head -20 "$ERR" | sed 's/^/    /'
+    fi
+}
+
+# expect STATUS ARGS...: run psoc and check its exit status.
+expect() {
+    local want=$1
+    shift
+    run "$@"
+    if [[ $RC -eq $want ]]; then
+        pass
+    else
+        fail "psoc $* exited $RC, expected $want"
+        sed 's/^/    stderr: /' "$ERR" | head -5
+    fi
+}
+
+# has FILE REGEX [WHAT]: the last run's FILE (OUT or ERR) matches REGEX.
+has() {
+    if grep -Eq -- "$2" "$1"; then
+        pass
+    else
+        fail "${3:-output} lacks /$2/ (psoc $LAST_ARGS)"
+        sed 's/^/    got: /' "$1" | head -5
+    fi
+}
+lacks() {
+    if grep -Eq -- "$2" "$1"; then
+        fail "${3:-output} has /$2/ (psoc $LAST_ARGS)"
+    else
+        pass
+    fi
+}
+
+# check_raw STATUS FIXTURE [REGEX...]: 'check --raw' on one fixture; every
+# REGEX must match stdout.
+check_raw() {
+    local want=$1 fixture=$DATA/$2.bin re
+    shift 2
+    LAST_ARGS="check --raw $fixture"
+    expect "$want" check --raw "$fixture"
+    for re in "$@"; do has "$OUT" "$re" stdout; done
+}
+
+# ---- fixtures are current ------------------------------------------------
+
+test_fixtures() {
+    local f name
+    mkdir -p "$TMP/data"
+    if ! "${CC:-cc}" -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -I src \
+        -I /usr/include/wsl/stubs "$DATA/gen_raw.c" -o "$TMP/gen_raw"; then
+        fail "tests/data/gen_raw.c does not build"
+        return
+    fi
+    if ! "$TMP/gen_raw" "$TMP/data"; then
+        fail "gen_raw failed"
+        return
+    fi
+    for f in "$TMP"/data/*.bin; do
+        name=${f##*/}
+        if [[ ! -f $DATA/$name ]]; then
+            fail "$DATA/$name is not committed (gen_raw makes it)"
+        elif cmp -s "$f" "$DATA/$name"; then
+            pass
+        else
+            fail "$DATA/$name is stale: rerun gen_raw $DATA"
+        fi
+    done
+    for f in "$DATA"/*.bin; do
+        [[ -f $TMP/data/${f##*/} ]] || fail "$f is not made by gen_raw.c"
+    done
+}
+
+# ---- global options and usage errors ---------------------------------------
+
+test_global() {
+    local version
+    version=$(sed -n 's/^#define PSOC_VERSION_STRING "\(.*\)"/\1/p' src/psoc.h)
+    LAST_ARGS="--version"
+    expect 0 --version
+    has "$OUT" "^psoc ${version//./\\.}\$" "--version"
+    for a in --help -h help; do
+        LAST_ARGS=$a
+        expect 0 "$a"
+        has "$OUT" "^usage: psoc" "$a"
+    done
+    LAST_ARGS="(no arguments)"
+    expect 2
+    has "$ERR" "^usage: psoc" stderr
+    LAST_ARGS="frobnicate"
+    expect 2 frobnicate
+    has "$ERR" "unknown command 'frobnicate'" stderr
+    has "$ERR" "try 'psoc --help'" stderr
+    LAST_ARGS="--bogus"
+    expect 2 --bogus
+    has "$ERR" "try 'psoc --help'" stderr
+    LAST_ARGS="help frobnicate"
+    expect 2 help frobnicate
+}
+
+# Every command listed by 'psoc --help' answers --help and -h.
+test_command_help() {
+    local cmd commands
+    commands=$("$PSOC" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1; next} on {exit}')
+    if [[ -z $commands ]]; then
+        fail "'psoc --help' lists no commands"
+        return
+    fi
+    for cmd in $commands; do
+        for h in --help -h; do
+            LAST_ARGS="$cmd $h"
+            expect 0 "$cmd" "$h"
+            [[ -s $OUT ]] && pass || fail "psoc $cmd $h printed nothing"
+        done
+        LAST_ARGS="help $cmd"
+        expect 0 help "$cmd"
+    done
+    for cmd in check dump; do
+        LAST_ARGS="$cmd --raw --help"
+        expect 0 "$cmd" --raw --help
+        has "$OUT" "^usage: psoc $cmd --raw" "$cmd --raw --help"
+    done
+}
+
+test_usage_errors() {
+    LAST_ARGS="check --raw"
+    expect 2 check --raw
+    has "$ERR" "no FILE" stderr
+    LAST_ARGS="dump --raw"
+    expect 2 dump --raw
+    LAST_ARGS="check --raw --bogus"
+    expect 2 check --raw --bogus "$DATA/valid_graphics.bin"
+    has "$ERR" "unknown option '--bogus'" stderr
+    has "$ERR" "try 'psoc check --help'" stderr
+    LAST_ARGS="check --raw --format=xml"
+    expect 2 check --raw --format=xml "$DATA/valid_graphics.bin"
+    LAST_ARGS="dump --raw --quiet"
+    expect 2 dump --raw --quiet "$DATA/valid_graphics.bin"
+    # Without --raw: the script form, or a refusal when it is not built.
+    # Either way a script that does not exist is exit status 2.
+    LAST_ARGS="check $TMP/missing.lua"
+    expect 2 check "$TMP/missing.lua"
+    if grep -q "script support not built" "$ERR"; then
+        has "$ERR" "use --raw" stderr
+    fi
+}
+
+# ---- check --raw over the fixtures ---------------------------------------
+
+ID=D3D12_MESSAGE_ID_CREATEPIPELINESTATE
+
+test_check_valid() {
+    check_raw 0 valid_graphics "^$DATA/valid_graphics\.bin: ok \(graphics, 11 subobjects, 600 bytes\)\$" \
+        "^1 file\(s\): 0 error\(s\), 0 warning\(s\), 0 note\(s\)\$"
+    check_raw 0 valid_compute "^$DATA/valid_compute\.bin: ok \(compute, 4 subobjects, 56 bytes\)\$"
+    check_raw 0 valid_mesh "^$DATA/valid_mesh\.bin: ok \(mesh, 8 subobjects, 248 bytes\)\$"
+    check_raw 0 valid_graphics_null_cs \
+        "^$DATA/valid_graphics_null_cs\.bin:@48: note: subobject 2 \(CS\): .* \[PSOC_IRRELEVANT_SUBOBJECT\]\$" \
+        ": ok \(graphics, 4 subobjects, 112 bytes\)\$" "1 note\(s\)"
+    check_raw 0 valid_d3dx12_stream2 ": ok \(graphics, 24 subobjects, 880 bytes\)\$" \
+        "note: subobject 12 \(AS\)" "note: subobject 13 \(MS\)" "note: subobject 14 \(CS\)"
+    lacks "$OUT" ": error: " stdout
+}
+
+test_check_bad() {
+    check_raw 1 bad_empty "^$DATA/bad_empty\.bin: error: .*\[PSOC_ZERO_SIZE_STREAM / ${ID}_ZERO_SIZE_STREAM\]\$"
+    lacks "$OUT" ": ok " stdout
+    check_raw 1 bad_truncated \
+        "^$DATA/bad_truncated\.bin:@88: error: subobject 4 \(BLEND\): .*\[PSOC_TRUNCATED / ${ID}_INVALID_STREAM\]\$"
+    check_raw 1 bad_trailing_bytes "^$DATA/bad_trailing_bytes\.bin:@56: error: .*\[PSOC_TRAILING_BYTES / ${ID}_INVALID_STREAM\]\$"
+    check_raw 1 bad_unknown_type_23 \
+        ":@24: error: subobject 1 \(type 23\).*\[PSOC_UNKNOWN_SUBOBJECT / ${ID}_UNKNOWN_SUBOBJECT\]\$"
+    check_raw 1 bad_unknown_type_99 \
+        ":@24: error: subobject 1 \(type 99\).*\[PSOC_UNKNOWN_SUBOBJECT / ${ID}_UNKNOWN_SUBOBJECT\]\$"
+    check_raw 1 bad_duplicate_ds_ds1 \
+        "^$DATA/bad_duplicate_ds_ds1\.bin:@80: error: subobject 2 \(DEPTH_STENCIL1\): .*\[PSOC_DUPLICATE_SUBOBJECT / ${ID}_DUPLICATE_SUBOBJECT\]\$"
+    check_raw 1 bad_duplicate_ds1_ds \
+        ":@88: error: subobject 2 \(DEPTH_STENCIL\): .*\[PSOC_DUPLICATE_SUBOBJECT / ${ID}_DUPLICATE_SUBOBJECT\]\$"
+    check_raw 1 bad_duplicate_rasterizer2_rasterizer \
+        ":@72: error: subobject 2 \(RASTERIZER\): .*\[PSOC_DUPLICATE_SUBOBJECT / ${ID}_DUPLICATE_SUBOBJECT\]\$"
+    check_raw 1 bad_duplicate_vs_vs "error: subobject 2 \(VS\): .*${ID}_DUPLICATE_SUBOBJECT\]\$"
+    check_raw 1 bad_no_shader "error: .*\[PSOC_NO_SHADER / ${ID}_CANNOT_DEDUCE_TYPE\]\$"
+    check_raw 1 bad_ambiguous_vs_cs "error: .*\[PSOC_AMBIGUOUS_KIND / ${ID}_CANNOT_DEDUCE_TYPE\]\$"
+    has "$OUT" "^1 file\(s\): 1 error\(s\), 0 warning\(s\), 0 note\(s\)\$" stdout
+}
+
+test_check_many() {
+    local f
+    LAST_ARGS="check --raw (all fixtures)"
+    expect 1 check --raw "$DATA"/*.bin
+    has "$OUT" "^16 file\(s\): 11 error\(s\), 0 warning\(s\), 4 note\(s\)\$" summary
+    LAST_ARGS="check --raw (valid fixtures)"
+    expect 0 check --raw "$DATA"/valid_*.bin
+    # -q: errors only, no notes, ok lines or summary.
+    LAST_ARGS="check -q --raw (all fixtures)"
+    expect 1 check -q --raw "$DATA"/*.bin
+    lacks "$OUT" "(note|warning):|: ok |file\(s\)" "quiet stdout"
+    [[ $(grep -c ": error: " "$OUT") -eq 11 ]] && pass || fail "-q did not print the 11 errors"
+    LAST_ARGS="check --raw --quiet valid"
+    expect 0 check --raw --quiet "$DATA/valid_graphics_null_cs.bin"
+    [[ ! -s $OUT ]] && pass || fail "--quiet on a valid stream printed something"
+    # Options after files and '--' work; '-' is standard input.
+    LAST_ARGS="check FILE --raw -- FILE"
+    expect 0 check "$DATA/valid_mesh.bin" --raw -- "$DATA/valid_compute.bin"
+    has "$OUT" "^2 file\(s\)" stdout
+    LAST_ARGS="check --raw - (stdin)"
+    "$PSOC" check --raw - <"$DATA/valid_mesh.bin" >"$OUT" 2>"$ERR"
+    [[ $? -eq 0 ]] && pass || fail "check --raw - <valid_mesh.bin did not exit 0"
+    has "$OUT" "^<stdin>: ok \(mesh, 8 subobjects, 248 bytes\)\$" stdout
+}
+
+test_check_io() {
+    LAST_ARGS="check --raw missing"
+    expect 2 check --raw "$TMP/missing.bin"
+    has "$ERR" "^psoc: $TMP/missing\.bin: cannot open: No such file or directory\$" stderr
+    # An I/O error wins over stream errors, and the other files still run.
+    LAST_ARGS="check --raw missing valid bad"
+    expect 2 check --raw "$TMP/missing.bin" "$DATA/valid_graphics.bin" "$DATA/bad_no_shader.bin"
+    has "$OUT" "valid_graphics\.bin: ok" stdout
+    has "$OUT" "PSOC_NO_SHADER" stdout
+    has "$OUT" "^3 file\(s\): 1 error\(s\), 0 warning\(s\), 0 note\(s\), 1 unreadable\$" summary
+    LAST_ARGS="check --raw DIRECTORY"
+    expect 2 check --raw "$DATA"
+    has "$ERR" "is a directory" stderr
+    truncate -s $((64 * 1024 * 1024 + 1)) "$TMP/big.bin"
+    LAST_ARGS="check --raw big.bin"
+    expect 2 check --raw "$TMP/big.bin"
+    has "$ERR" "too large" stderr
+    LAST_ARGS="dump --raw big.bin"
+    expect 2 dump --raw "$TMP/big.bin"
+    rm -f "$TMP/big.bin"
+    if [[ $EUID -ne 0 ]]; then
+        cp "$DATA/valid_graphics.bin" "$TMP/unreadable.bin"
+        chmod 000 "$TMP/unreadable.bin"
+        LAST_ARGS="check --raw unreadable"
+        expect 2 check --raw "$TMP/unreadable.bin"
+        has "$ERR" "Permission denied" stderr
+    fi
+}
+
+test_check_json() {
+    LAST_ARGS="check --raw --format=json"
+    expect 2 check --raw --format=json "$DATA/valid_graphics_null_cs.bin" \
+        "$DATA/bad_duplicate_ds1_ds.bin" "$TMP/missing.bin"
+    has "$OUT" "\"code\":\"PSOC_DUPLICATE_SUBOBJECT\",\"message_id\":\"${ID}_DUPLICATE_SUBOBJECT\"" json
+    has "$OUT" "\"type\":\"DEPTH_STENCIL\"" json
+    has "$OUT" "\"summary\":\{\"files\":3,\"errors\":1,\"warnings\":0,\"notes\":1,\"unreadable\":1\}" json
+    if command -v python3 >/dev/null 2>&1; then
+        python3 -m json.tool "$OUT" >/dev/null && pass || fail "--format=json is not valid JSON"
+    fi
+    LAST_ARGS="check --raw --format json -q"
+    expect 1 check --raw --format json -q "$DATA/bad_duplicate_ds_ds1.bin" "$DATA/valid_graphics_null_cs.bin"
+    lacks "$OUT" "\"severity\":\"note\"" "quiet json"
+}
+
+# ---- dump --raw ------------------------------------------------------------
+
+test_dump() {
+    LAST_ARGS="dump --raw valid_graphics"
+    expect 0 dump --raw "$DATA/valid_graphics.bin"
+    has "$OUT" "^stream: 11 subobjects, 600 bytes" stdout
+    has "$OUT" "^\[2\] @40 VS \(D3D12_SHADER_BYTECODE\)" stdout
+    lacks "$OUT" "^==> " "single-file dump"
+    LAST_ARGS="dump --raw (two files)"
+    expect 0 dump --raw "$DATA/valid_compute.bin" "$DATA/valid_mesh.bin"
+    has "$OUT" "^==> $DATA/valid_mesh\.bin <==\$" stdout
+    LAST_ARGS="dump --raw bad_truncated"
+    expect 1 dump --raw "$DATA/bad_truncated.bin"
+    has "$OUT" "^error at offset 88" stdout
+    LAST_ARGS="dump --raw bad_empty"
+    expect 1 dump --raw "$DATA/bad_empty.bin"
+    LAST_ARGS="dump --raw missing"
+    expect 2 dump --raw "$TMP/missing.bin"
+    has "$ERR" "cannot open" stderr
+}
+
+test_fixtures
+test_global
+test_command_help
+test_usage_errors
+test_check_valid
+test_check_bad
+test_check_many
+test_check_io
+test_check_json
+test_dump
+
+echo "test_cli: $PASSED passed, $FAILED failed"
+[[ $FAILED -eq 0 ]]
