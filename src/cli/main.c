@@ -64,6 +64,8 @@ static int stream_command(const char *name, int argc, char **argv) {
 #else
   if (cli_has_arg(argc, argv, "-h") || cli_has_arg(argc, argv, "--help")) {
     cli_raw_help(stdout, name);
+    printf("\nThe material-script form ('psoc %s SCRIPT...') is not built into this psoc.\n",
+           name);
     return CLI_EXIT_OK;
   }
   fprintf(stderr, "psoc %s: script support not built; use --raw\n", name);
