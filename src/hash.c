@@ -1,0 +1,240 @@
+/*
+** hash.c: canonical 128-bit content hash of a pipeline state stream.
+**
+** The hash covers values, never bytes as laid out: subobjects are hashed
+** in type order (stable), each field by value as the registry describes
+** it (padding never), NaNs as one canonical NaN, and pointers as a
+** null/non-null marker unless PSOC_FOLLOW_POINTERS asks for the content
+** (blobs by bytes, strings by value, arrays element by element). Values
+** are fed as little-endian 64-bit words, so the result is the same on
+** every machine and in every process.
+*/
+#include <stdint.h>
+#include <stdio.h>
+
+#include "internal.h"
+
+/* ---- the hash function ------------------------------------------- */
+
+/* Two 64-bit lanes. Each word is pre-mixed, then folded into both lanes
+** by a step that is a bijection of the state for a fixed word (no state
+** is ever lost); the finalizer avalanches both lanes and cross-links them
+** with the word count. */
+
+#define K_PRE1 0x9fb21c651e98df25ull
+#define K_PRE2 0xc4ceb9fe1a85ec53ull
+#define K_A 0xe7037ed1a0b428dbull
+#define K_B 0x8ebc6af09c88c6e3ull
+#define K_F1 0xbf58476d1ce4e5b9ull
+#define K_F2 0x94d049bb133111ebull
+#define K_F3 0xd6e8feb86659fd93ull
+#define SEED_A 0x243f6a8885a308d3ull /* digits of pi */
+#define SEED_B 0x13198a2e03707344ull
+
+typedef struct hasher {
+  uint64_t a, b, words;
+} hasher;
+
+static uint64_t rotl(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
+
+static void h_init(hasher *h) {
+  h->a = SEED_A;
+  h->b = SEED_B;
+  h->words = 0;
+}
+
+static void h_word(hasher *h, uint64_t w) {
+  uint64_t k = w * K_PRE1;
+  k ^= k >> 32;
+  k *= K_PRE2;
+  h->a = rotl(h->a ^ k, 29) * K_A + h->b;
+  h->b = (rotl(h->b + k, 37) * K_B) ^ h->a;
+  h->words++;
+}
+
+/* Length, then the bytes as little-endian words (the tail zero-filled). */
+static void h_bytes(hasher *h, const unsigned char *p, size_t n) {
+  size_t i;
+  h_word(h, (uint64_t)n);
+  while (n >= 8) {
+    uint64_t w = 0;
+    for (i = 0; i < 8; i++) w |= (uint64_t)p[i] << (8 * i);
+    h_word(h, w);
+    p += 8;
+    n -= 8;
+  }
+  if (n) {
+    uint64_t w = 0;
+    for (i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
+    h_word(h, w);
+  }
+}
+
+static uint64_t avalanche(uint64_t x, uint64_t m1, uint64_t m2) {
+  x ^= x >> 31;
+  x *= m1;
+  x ^= x >> 29;
+  x *= m2;
+  x ^= x >> 32;
+  return x;
+}
+
+static psoc_hash128 h_final(const hasher *h) {
+  psoc_hash128 r;
+  uint64_t a = h->a ^ (h->words * K_F3), b = h->b ^ rotl(h->words, 32);
+  a += b;
+  b ^= rotl(a, 23);
+  a = avalanche(a, K_F1, K_F2);
+  b = avalanche(b, K_F2, K_F3);
+  a += b;
+  b += rotl(a, 41);
+  r.lo = a;
+  r.hi = b;
+  return r;
+}
+
+/* Content hash of a byte range (shared with dump.c for blob hashes). */
+psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
+psoc_hash128 psoc_hash_bytes(const void *data, size_t size) {
+  hasher h;
+  h_init(&h);
+  h_bytes(&h, data ? (const unsigned char *)data : (const unsigned char *)"", data ? size : 0);
+  return h_final(&h);
+}
+
+void psoc_hash_hex(psoc_hash128 hash, char out[33]) {
+  if (!out) return;
+  snprintf(out, 33, "%016llx%016llx", (unsigned long long)hash.hi, (unsigned long long)hash.lo);
+}
+
+/* ---- hashing payloads by their descriptors ----------------------- */
+
+enum { PTR_NULL = 0, PTR_SET = 1, PTR_FOLLOWED = 2, OBJECT_NAMED = 3 };
+
+typedef struct hash_ctx {
+  hasher h;
+  uint32_t flags;
+  const char *root_signature_name; /* for the current subobject, or NULL */
+} hash_ctx;
+
+static uint64_t scalar_value(uint8_t kind, unsigned size, const unsigned char *p) {
+  uint64_t v = psoc_read_scalar(p, size);
+  if (kind == PSOC_FIELD_FLOAT) {
+    if (size == 4 && (v & 0x7f800000u) == 0x7f800000u && (v & 0x007fffffu))
+      v = 0x7fc00000u;
+    else if (size == 8 && (v & 0x7ff0000000000000ull) == 0x7ff0000000000000ull &&
+             (v & 0x000fffffffffffffull))
+      v = 0x7ff8000000000000ull;
+  }
+  return v;
+}
+
+static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
+  unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) {
+      size = s->fields[i].size;
+      break;
+    }
+  return (size_t)psoc_read_scalar(base + f->count_offset, size);
+}
+
+static const unsigned char *get_ptr(const unsigned char *p) {
+  const unsigned char *v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static void hash_struct(hash_ctx *c, const psoc_struct *s, const unsigned char *p);
+
+static void hash_elements(hash_ctx *c, const psoc_field *f, const unsigned char *p, size_t count,
+                          unsigned scalar_size) {
+  size_t i;
+  for (i = 0; i < count; i++) {
+    const unsigned char *e = p + i * f->stride;
+    if (f->element)
+      hash_struct(c, f->element, e);
+    else
+      h_word(&c->h, scalar_value(f->element_kind, scalar_size, e));
+  }
+}
+
+static void hash_pointer(hash_ctx *c, const psoc_struct *s, const psoc_field *f,
+                         const unsigned char *base) {
+  const unsigned char *p = get_ptr(base + f->offset);
+  size_t count;
+  if (!p || !(c->flags & PSOC_FOLLOW_POINTERS)) {
+    h_word(&c->h, p ? PTR_SET : PTR_NULL);
+    return;
+  }
+  h_word(&c->h, PTR_FOLLOWED);
+  switch (f->kind) {
+  case PSOC_FIELD_ARRAY:
+    count = count_of(s, f, base);
+    h_word(&c->h, (uint64_t)count);
+    hash_elements(c, f, p, count, f->stride);
+    break;
+  case PSOC_FIELD_BLOB: h_bytes(&c->h, p, count_of(s, f, base)); break;
+  default: h_bytes(&c->h, p, strlen((const char *)p)); break;
+  }
+}
+
+static void hash_struct(hash_ctx *c, const psoc_struct *s, const unsigned char *p) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT:
+      if (f->element) hash_struct(c, f->element, p + f->offset);
+      break;
+    case PSOC_FIELD_FIXED: hash_elements(c, f, p + f->offset, f->count, f->size); break;
+    case PSOC_FIELD_ARRAY:
+    case PSOC_FIELD_BLOB:
+    case PSOC_FIELD_STRING: hash_pointer(c, s, f, p); break;
+    case PSOC_FIELD_OBJECT:
+      if (c->root_signature_name) {
+        h_word(&c->h, OBJECT_NAMED);
+        h_bytes(&c->h, (const unsigned char *)c->root_signature_name,
+                strlen(c->root_signature_name));
+      } else {
+        h_word(&c->h, psoc_rdptr(p + f->offset));
+      }
+      break;
+    default: h_word(&c->h, scalar_value(f->kind, f->size, p + f->offset)); break;
+    }
+  }
+}
+
+psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
+                      const char *root_signature_name, psoc_hash128 *out) {
+  psoc_walker walker;
+  psoc_view view;
+  hash_ctx c;
+  uint32_t present = 0, type;
+  if (!out) return PSOC_ERR_ARG;
+  memset(out, 0, sizeof *out);
+  if (!data || size == 0) return PSOC_ERR_INVALID;
+  /* First pass: structure, and which types occur. */
+  psoc_walk_init(&walker, data, size);
+  while (psoc_walk_next(&walker, &view, NULL)) {
+    if (view.type >= 32) return PSOC_ERR_INVALID; /* the registry grew: widen 'present' */
+    present |= 1u << view.type;
+  }
+  if (walker.done != 1) return PSOC_ERR_INVALID;
+  /* Then the subobjects of each type, in type order and stream order. */
+  h_init(&c.h);
+  c.flags = flags;
+  for (type = 0; type < 32; type++) {
+    if (!(present & (1u << type))) continue;
+    psoc_walk_init(&walker, data, size);
+    while (psoc_walk_next(&walker, &view, NULL)) {
+      if (view.type != type) continue;
+      c.root_signature_name = type == PSOC_SO_ROOT_SIGNATURE ? root_signature_name : NULL;
+      h_word(&c.h, type);
+      hash_struct(&c, view.info->payload, view.payload);
+    }
+  }
+  *out = h_final(&c.h);
+  return PSOC_OK;
+}

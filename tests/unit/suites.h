@@ -1,0 +1,15 @@
+/*
+** suites.h: the Check suites the unit-test runner (main.c) runs.
+*/
+#ifndef PSOC_TEST_SUITES_H
+#define PSOC_TEST_SUITES_H
+
+#include <check.h>
+
+Suite *suite_builder(void);
+Suite *suite_hash_dump(void);
+Suite *suite_parse(void);
+Suite *suite_rules(void);
+Suite *suite_resolve(void);
+
+#endif
