@@ -266,6 +266,32 @@ typedef enum psoc_code {
   PSOC_CODE_AMBIGUOUS_KIND = 8,      /* several of VS, CS, MS non-null */
   PSOC_CODE_IRRELEVANT_SUBOBJECT = 9,/* ignored for the deduced kind */
   PSOC_CODE_UNALIGNED_STREAM = 10,   /* stream pointer not 8-aligned */
+  /* validation depth (rules_*.c); the message_id names the debug-layer ID */
+  PSOC_CODE_INVALID_ENUM = 11,       /* a field outside its enum's values */
+  PSOC_CODE_INVALID_FLAGS = 12,      /* unknown flag bits */
+  PSOC_CODE_BLEND_STATE = 13,        /* write mask, logic op with blend, factors */
+  PSOC_CODE_FORMAT_UNSUPPORTED = 14, /* a format cannot do what is asked of it */
+  PSOC_CODE_RENDER_TARGETS = 15,     /* count, formats beyond the count */
+  PSOC_CODE_DEPTH_STENCIL = 16,      /* depth/stencil state against the DSV */
+  PSOC_CODE_SAMPLE_DESC = 17,        /* sample count/quality, forced count */
+  PSOC_CODE_RASTERIZER = 18,         /* NaN biases, forced sample count */
+  PSOC_CODE_TOPOLOGY = 19,
+  PSOC_CODE_TESSELLATION = 20,       /* HS/DS pairing, PATCH topology */
+  PSOC_CODE_STREAM_OUTPUT = 21,
+  PSOC_CODE_STRIP_CUT = 22,
+  PSOC_CODE_INPUT_LAYOUT = 23,
+  PSOC_CODE_VIEW_INSTANCING = 24,
+  PSOC_CODE_NODE_MASK = 25,
+  PSOC_CODE_UNSUPPORTED = 26,        /* the capability profile lacks it */
+  PSOC_CODE_SHADER_CONTAINER = 27,   /* corrupt DXBC/DXIL container */
+  PSOC_CODE_SHADER_STAGE = 28,       /* a blob in the wrong stage slot */
+  PSOC_CODE_SHADER_MODEL = 29,
+  PSOC_CODE_INPUT_SIGNATURE = 30,    /* input layout against the VS inputs */
+  PSOC_CODE_PS_OUTPUT = 31,          /* PS outputs against the render targets */
+  PSOC_CODE_SHADER_LINKAGE = 32,     /* one stage's outputs, the next's inputs */
+  PSOC_CODE_ROOT_SIGNATURE = 33,
+  PSOC_CODE_CACHED_PSO = 34,
+  PSOC_CODE_MISSING_SHADER = 35,     /* VS not set, HS without DS, AS without MS */
   PSOC_CODE_COUNT_
 } psoc_code;
 
@@ -392,11 +418,49 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 ** when asked for PSOC_SO_DEPTH_STENCIL), or NULL. */
 const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class);
 
+/* Capability profile: what the target device supports. Checks that depend
+** on a capability read it from psoc_check_options.profile (NULL: the
+** conservative default, psoc_profile_default()). */
+typedef struct psoc_profile {
+  const char *name;                  /* e.g. "desktop_fl12_0" */
+  const char *description;
+  uint32_t feature_level;            /* D3D_FEATURE_LEVEL, e.g. 0xc000 */
+  uint32_t shader_model;             /* D3D_SHADER_MODEL, e.g. 0x60 = 6.0 */
+  uint32_t conservative_raster_tier; /* 0 = not supported .. 3 */
+  uint32_t view_instancing_tier;     /* 0 = not supported .. 3 */
+  uint32_t mesh_shader_tier;         /* 0 = not supported, 1 */
+  uint32_t max_sample_count;         /* largest MSAA count for every RT format */
+  uint32_t node_count;               /* GPU nodes (1 on a single adapter) */
+  uint8_t logic_op;                  /* OutputMergerLogicOp */
+  uint8_t depth_bounds_test;         /* DepthBoundsTestSupported */
+  uint8_t independent_stencil_masks; /* IndependentFrontAndBackStencilRefMaskSupported */
+  uint8_t dynamic_depth_bias;        /* DynamicDepthBiasSupported */
+  uint8_t dynamic_ib_strip_cut;      /* DynamicIndexBufferStripCutSupported */
+  uint8_t narrow_quad_lines;         /* NarrowQuadrilateralLinesSupported */
+  uint8_t forced_sample_count_16;    /* ForcedSampleCount 16 is allowed */
+} psoc_profile;
+
+const psoc_profile *psoc_profile_default(void);          /* "desktop_fl12_0" */
+const psoc_profile *psoc_profile_find(const char *name); /* NULL when unknown */
+size_t psoc_profile_count(void);
+const psoc_profile *psoc_profile_at(size_t index);       /* NULL past the end */
+
+enum {
+  /* The stream's pointers are valid: checks may read input elements and
+  ** their semantic names, stream-output declarations, view-instance
+  ** locations and shader bytecode. Without it (raw files from disk) only
+  ** the stream bytes are read. */
+  PSOC_CHECK_FOLLOW_POINTERS = 1u << 0
+};
+
 typedef struct psoc_check_options {
-  uint32_t flags;   /* reserved, 0 */
+  uint32_t flags;                /* PSOC_CHECK_* */
+  const psoc_profile *profile;   /* NULL: psoc_profile_default() */
 } psoc_check_options;
 
-/* Parse, then run the rules: kind deduction, irrelevant subobjects.
+/* Parse, then run the rules: kind deduction, irrelevant subobjects, field
+** and cross-field rules, capability checks against the profile and (with
+** PSOC_CHECK_FOLLOW_POINTERS) input layout and shader container checks.
 ** PSOC_OK when no error was reported, PSOC_ERR_INVALID otherwise. */
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags);

@@ -2,15 +2,9 @@
 ** rules.c: the checks that run over a parsed stream. One function per
 ** rule, listed in one table; each names what to change.
 */
-#include "internal.h"
+#include <stdarg.h>
 
-typedef struct rule_ctx {
-  const psoc_parsed *parsed;
-  const psoc_check_options *options;
-  psoc_diags *diags;
-} rule_ctx;
-
-typedef void (*rule_fn)(const rule_ctx *ctx);
+#include "rules_internal.h"
 
 typedef struct rule {
   const char *name;
@@ -71,13 +65,51 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 static const rule rules[] = {
   { "kind", 1, rule_kind },
   { "irrelevant", 1, rule_irrelevant },
+  { "stages", 1, psoc_rules_stages },
+  { "topology", 1, psoc_rules_topology },
+  { "stream_output", 1, psoc_rules_stream_output },
+  { "blend", 1, psoc_rules_blend },
+  { "render_targets", 1, psoc_rules_render_targets },
+  { "rasterizer", 1, psoc_rules_rasterizer },
+  { "depth_stencil", 1, psoc_rules_depth_stencil },
+  { "sample", 1, psoc_rules_sample },
+  { "misc", 1, psoc_rules_misc },
+  { "input_layout", 1, psoc_rules_input_layout },
+  { "shaders", 1, psoc_rules_shaders },
 };
+
+/* ---- helpers shared by the rule modules ----------------------------- */
+
+void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                    const char *message_id, uint32_t cls, const char *field, const char *fmt, ...) {
+  char message[PSOC_DIAG_MESSAGE_MAX];
+  const psoc_view *view = cls < PSOC_SO_TYPE_COUNT ? psoc_parsed_class(ctx->parsed, cls) : NULL;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(message, sizeof message, fmt, ap);
+  va_end(ap);
+  psoc_diags_add(ctx->diags, severity, code, message_id, view ? (int32_t)view->index : -1,
+                 view ? (int64_t)view->offset : -1, field, "%s", message);
+}
+
+int psoc_rule_has(const rule_ctx *ctx, uint32_t cls) {
+  return ctx->resolved.origin[cls] == PSOC_ORIGIN_EXPLICIT;
+}
+
+const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value) {
+  const psoc_enum_value *v = psoc_enum_value_by_value(e, value);
+  return v ? v->name : "an invalid value";
+}
+
+int psoc_rule_is_draw(const rule_ctx *ctx) {
+  return ctx->parsed->kind == PSOC_KIND_GRAPHICS || ctx->parsed->kind == PSOC_KIND_MESH;
+}
 
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags) {
   psoc_parsed parsed;
   psoc_diags local;
-  rule_ctx ctx;
+  rule_ctx ctx_storage, *ctx;
   size_t i, errors_before;
   psoc_status status;
   if (!diags) { /* still count errors when the caller wants only a verdict */
@@ -90,12 +122,18 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   status = psoc_parse(data, size, &parsed, diags);
   if (status == PSOC_ERR_ARG) return status;
   if (size == 0 || !data) return PSOC_ERR_INVALID;
-  ctx.parsed = &parsed;
-  ctx.options = options;
-  ctx.diags = diags;
+  ctx = &ctx_storage; /* a few KB: the resolved pipeline and 8 containers */
+  memset(ctx, 0, sizeof *ctx);
+  ctx->parsed = &parsed;
+  ctx->options = options;
+  ctx->profile = options && options->profile ? options->profile : psoc_profile_default();
+  ctx->follow = options && (options->flags & PSOC_CHECK_FOLLOW_POINTERS);
+  ctx->diags = diags;
+  psoc_resolve(&parsed, &ctx->resolved);
+  if (parsed.complete) psoc_rules_load_shaders(ctx);
   for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     if (rules[i].needs_complete_walk && !parsed.complete) continue;
-    rules[i].fn(&ctx);
+    rules[i].fn(ctx);
   }
   return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
 }

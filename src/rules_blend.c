@@ -1,0 +1,238 @@
+/*
+** rules_blend.c: blend state, render-target formats and the DSV format.
+*/
+#include "rules_internal.h"
+
+#define BS "CREATEBLENDSTATE_"
+#define GPS "CREATEGRAPHICSPIPELINESTATE_"
+
+static int is_color_factor(uint32_t b) {
+  return b == D3D12_BLEND_SRC_COLOR || b == D3D12_BLEND_INV_SRC_COLOR ||
+         b == D3D12_BLEND_DEST_COLOR || b == D3D12_BLEND_INV_DEST_COLOR ||
+         b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR;
+}
+
+static int is_dual_source(uint32_t b) {
+  return b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR ||
+         b == D3D12_BLEND_SRC1_ALPHA || b == D3D12_BLEND_INV_SRC1_ALPHA;
+}
+
+static int uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  return rt->BlendEnable && (is_dual_source(rt->SrcBlend) || is_dual_source(rt->DestBlend) ||
+                             is_dual_source(rt->SrcBlendAlpha) || is_dual_source(rt->DestBlendAlpha));
+}
+
+typedef struct factor_field {
+  const char *name;
+  const char *id;
+  int alpha;
+} factor_field;
+
+static void check_factor(const rule_ctx *ctx, unsigned i, uint32_t value, const factor_field *f) {
+  char field[PSOC_DIAG_FIELD_MAX];
+  snprintf(field, sizeof field, "BLEND.RenderTarget[%u].%s", i, f->name);
+  if (!psoc_enum_value_by_value(&psoc_enum_blend, value)) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, f->id, PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].%s is %u, not a D3D12_BLEND value; use one of ZERO, ONE, "
+                   "SRC_ALPHA, INV_SRC_ALPHA, ... (1-11, 14-19)", i, f->name, value);
+  } else if (f->alpha && is_color_factor(value)) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, f->id, PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].%s is %s, a _COLOR factor, which alpha blending cannot use; "
+                   "use the matching _ALPHA factor", i, f->name, psoc_rule_enum_name(&psoc_enum_blend, value));
+  } else if (value == 20 || value == 21) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_UNSUPPORTED, f->id, PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].%s is %s, which needs AlphaBlendFactorSupported "
+                   "(D3D12_OPTIONS13); use BLEND_FACTOR on devices without it", i, f->name,
+                   psoc_rule_enum_name(&psoc_enum_blend, value));
+  }
+}
+
+static void check_op(const rule_ctx *ctx, unsigned i, uint32_t op, uint32_t src, uint32_t dst,
+                     int alpha) {
+  char field[PSOC_DIAG_FIELD_MAX];
+  const char *name = alpha ? "BlendOpAlpha" : "BlendOp";
+  snprintf(field, sizeof field, "BLEND.RenderTarget[%u].%s", i, name);
+  if (!psoc_enum_value_by_value(&psoc_enum_blend_op, op)) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM,
+                   alpha ? BS "INVALIDBLENDOPALPHA" : BS "INVALIDBLENDOP", PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].%s is %u, not a D3D12_BLEND_OP; use ADD, SUBTRACT, "
+                   "REV_SUBTRACT, MIN or MAX (1-5)", i, name, op);
+  } else if ((op == D3D12_BLEND_OP_MIN || op == D3D12_BLEND_OP_MAX) &&
+             (src != D3D12_BLEND_ONE || dst != D3D12_BLEND_ONE)) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_BLEND_STATE,
+                   alpha ? BS "BLENDOPALPHA_WARNING" : BS "BLENDOP_WARNING", PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].%s is %s, which ignores the source and destination factors; "
+                   "set both %s factors to ONE to say so", i, name,
+                   psoc_rule_enum_name(&psoc_enum_blend_op, op), alpha ? "alpha" : "color");
+  }
+}
+
+static void check_target(const rule_ctx *ctx, unsigned i, const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  static const factor_field src = { "SrcBlend", BS "INVALIDSRCBLEND", 0 };
+  static const factor_field dst = { "DestBlend", BS "INVALIDDESTBLEND", 0 };
+  static const factor_field srca = { "SrcBlendAlpha", BS "INVALIDSRCBLENDALPHA", 1 };
+  static const factor_field dsta = { "DestBlendAlpha", BS "INVALIDDESTBLENDALPHA", 1 };
+  char field[PSOC_DIAG_FIELD_MAX];
+  if (rt->RenderTargetWriteMask > 0xf) {
+    snprintf(field, sizeof field, "BLEND.RenderTarget[%u].RenderTargetWriteMask", i);
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
+                   BS "INVALIDRENDERTARGETWRITEMASK", PSOC_SO_BLEND, field,
+                   "RenderTarget[%u].RenderTargetWriteMask is 0x%x; only the bits RED|GREEN|BLUE|"
+                   "ALPHA (0xF) exist, clear 0x%x", i, (unsigned)rt->RenderTargetWriteMask,
+                   (unsigned)rt->RenderTargetWriteMask & ~0xfu);
+  }
+  if (rt->LogicOpEnable) {
+    snprintf(field, sizeof field, "BLEND.RenderTarget[%u].LogicOpEnable", i);
+    if (rt->BlendEnable)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, BS "INVALIDLOGICOPS",
+                     PSOC_SO_BLEND, field,
+                     "RenderTarget[%u] enables both BlendEnable and LogicOpEnable; a render "
+                     "target either blends or applies a logic op: clear one of them", i);
+    if (!psoc_enum_value_by_value(&psoc_enum_logic_op, rt->LogicOp)) {
+      snprintf(field, sizeof field, "BLEND.RenderTarget[%u].LogicOp", i);
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, BS "INVALIDLOGICOPS",
+                     PSOC_SO_BLEND, field,
+                     "RenderTarget[%u].LogicOp is %u, not a D3D12_LOGIC_OP; use CLEAR..OR_INVERTED "
+                     "(0-15), e.g. COPY", i, (unsigned)rt->LogicOp);
+    }
+    if (!ctx->profile->logic_op)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, BS "INVALIDLOGICOPS",
+                     PSOC_SO_BLEND, field,
+                     "RenderTarget[%u] enables a logic op but profile '%s' lacks "
+                     "OutputMergerLogicOp; clear LogicOpEnable or target feature level 11_1+",
+                     i, ctx->profile->name);
+  }
+  if (!rt->BlendEnable) return; /* the factors and ops are ignored */
+  check_factor(ctx, i, rt->SrcBlend, &src);
+  check_factor(ctx, i, rt->DestBlend, &dst);
+  check_factor(ctx, i, rt->SrcBlendAlpha, &srca);
+  check_factor(ctx, i, rt->DestBlendAlpha, &dsta);
+  check_op(ctx, i, rt->BlendOp, rt->SrcBlend, rt->DestBlend, 0);
+  check_op(ctx, i, rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha, 1);
+}
+
+void psoc_rules_blend(const rule_ctx *ctx) {
+  const D3D12_BLEND_DESC *b = &ctx->resolved.blend;
+  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
+  unsigned i, n, targets;
+  if (!psoc_rule_is_draw(ctx)) return;
+  if (psoc_rule_has(ctx, PSOC_SO_BLEND)) {
+    n = b->IndependentBlendEnable ? 8 : 1;
+    for (i = 0; i < n; i++) check_target(ctx, i, &b->RenderTarget[i]);
+    /* Dual-source blending feeds render target 0 from two PS outputs. */
+    for (i = 0; i < n; i++) {
+      if (!uses_dual_source(&b->RenderTarget[i])) continue;
+      if (i > 0)
+        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
+                       GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
+                       "BLEND.RenderTarget", "RenderTarget[%u] uses a SRC1 blend factor; dual-source "
+                       "blending works only on render target 0: move it to RenderTarget[0]", i);
+      else if (rts->NumRenderTargets > 1 && rts->NumRenderTargets <= 8)
+        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
+                       GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
+                       "BLEND.RenderTarget[0]", "RenderTarget[0] uses a SRC1 blend factor (dual-source "
+                       "blending) with NumRenderTargets %u; dual-source blending allows one render "
+                       "target: set NumRenderTargets to 1 or use non-SRC1 factors",
+                       (unsigned)rts->NumRenderTargets);
+    }
+  }
+  /* Each bound format must support what its blend desc asks for. */
+  targets = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
+  for (i = 0; i < targets; i++) {
+    const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[b->IndependentBlendEnable ? i : 0];
+    const psoc_format_info *f = psoc_format_get(rts->RTFormats[i]);
+    char field[PSOC_DIAG_FIELD_MAX];
+    if (!f) continue;
+    snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
+    if (rt->BlendEnable && !rt->LogicOpEnable && !(f->flags & PSOC_FMT_BLEND) &&
+        (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
+                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING", PSOC_SO_BLEND, field,
+                     "render target %u is %s, which cannot blend (integer formats never do); clear "
+                     "RenderTarget[%u].BlendEnable%s or use a float/UNORM format", i,
+                     psoc_format_name(rts->RTFormats[i]), b->IndependentBlendEnable ? i : 0,
+                     b->IndependentBlendEnable ? "" : " (it applies to every target while "
+                                                      "IndependentBlendEnable is FALSE)");
+    if (rt->LogicOpEnable && !(f->flags & PSOC_FMT_LOGIC_OP) &&
+        (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
+                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS", PSOC_SO_BLEND, field,
+                     "render target %u is %s but logic ops need a UINT format; use e.g. "
+                     "R8G8B8A8_UINT or clear LogicOpEnable", i, psoc_format_name(rts->RTFormats[i]));
+  }
+}
+
+void psoc_rules_render_targets(const rule_ctx *ctx) {
+  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
+  uint32_t dsv = ctx->resolved.depth_stencil_format;
+  unsigned i, n, unknown = 0;
+  if (!psoc_rule_is_draw(ctx)) return;
+  if (psoc_rule_has(ctx, PSOC_SO_RENDER_TARGET_FORMATS)) {
+    n = rts->NumRenderTargets;
+    if (n > 8) {
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RENDER_TARGETS,
+                     GPS "INVALID_RENDER_TARGET_COUNT", PSOC_SO_RENDER_TARGET_FORMATS,
+                     "RENDER_TARGET_FORMATS.NumRenderTargets",
+                     "NumRenderTargets is %u; at most 8 render targets exist: set it to the number "
+                     "of formats you bind (0-8)", n);
+      n = 8;
+    }
+    for (i = n; i < 8; i++) {
+      char field[PSOC_DIAG_FIELD_MAX];
+      if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;
+      snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RENDER_TARGETS,
+                     GPS "RTV_FORMAT_NOT_UNKNOWN", PSOC_SO_RENDER_TARGET_FORMATS, field,
+                     "RTFormats[%u] is %s but NumRenderTargets is %u; formats past the count must "
+                     "be UNKNOWN: raise NumRenderTargets to %u or clear the format", i,
+                     psoc_format_name(rts->RTFormats[i]), n, i + 1);
+    }
+    for (i = 0; i < n; i++) {
+      char field[PSOC_DIAG_FIELD_MAX];
+      uint32_t fmt = rts->RTFormats[i];
+      const psoc_format_info *f = psoc_format_get(fmt);
+      snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
+      if (fmt == DXGI_FORMAT_UNKNOWN) {
+        unknown++;
+      } else if (!f) {
+        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, NULL,
+                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       "RTFormats[%u] is %u, not a DXGI_FORMAT; use a render-target format such "
+                       "as R8G8B8A8_UNORM", i, fmt);
+      } else if (f->flags & PSOC_FMT_RT_OPTIONAL) {
+        psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
+                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       "RTFormats[%u] is %s, whose render-target support is optional; check "
+                       "D3D12_FORMAT_SUPPORT1_RENDER_TARGET or use the 4-component format", i,
+                       psoc_format_name(fmt));
+      } else if (!(f->flags & PSOC_FMT_RT)) {
+        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
+                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       "RTFormats[%u] is %s, which cannot be a render target%s; use a typed "
+                       "color format", i, psoc_format_name(fmt),
+                       (f->flags & PSOC_FMT_DEPTH) ? " (depth formats go in DEPTH_STENCIL_FORMAT)"
+                       : (f->flags & PSOC_FMT_TYPELESS) ? " (it is TYPELESS)" : "");
+      }
+    }
+    if (n > 0 && unknown == n)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_RENDER_TARGETS,
+                     GPS "ALL_RENDER_TARGETS_HAVE_UNKNOWN_FORMAT", PSOC_SO_RENDER_TARGET_FORMATS,
+                     "RENDER_TARGET_FORMATS.RTFormats",
+                     "NumRenderTargets is %u but every format is UNKNOWN; give the formats of the "
+                     "render targets you bind, or set NumRenderTargets to 0", n);
+  }
+  if (dsv != DXGI_FORMAT_UNKNOWN) {
+    const psoc_format_info *f = psoc_format_get(dsv);
+    if (!f)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, NULL,
+                     PSOC_SO_DEPTH_STENCIL_FORMAT, "DEPTH_STENCIL_FORMAT",
+                     "DSVFormat is %u, not a DXGI_FORMAT; use D32_FLOAT, D24_UNORM_S8_UINT, "
+                     "D16_UNORM, D32_FLOAT_S8X24_UINT or UNKNOWN", dsv);
+    else if (!(f->flags & PSOC_FMT_DEPTH))
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
+                     PSOC_SO_DEPTH_STENCIL_FORMAT, "DEPTH_STENCIL_FORMAT",
+                     "DSVFormat is %s, not a depth format; use D32_FLOAT, D24_UNORM_S8_UINT, "
+                     "D16_UNORM or D32_FLOAT_S8X24_UINT (the typed depth view of the resource)",
+                     psoc_format_name(dsv));
+  }
+}

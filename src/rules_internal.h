@@ -1,0 +1,99 @@
+/*
+** rules_internal.h: what the rule modules (rules*.c) share: the rule
+** context, the diagnostic helper and the DXGI format table (internal).
+*/
+#ifndef PSOC_RULES_INTERNAL_H
+#define PSOC_RULES_INTERNAL_H
+
+#include "internal.h"
+#include "dxbc.h"
+
+/* ---- DXGI format properties (formats.c) ----------------------------- */
+
+enum { /* D3D_REGISTER_COMPONENT_TYPE */
+  PSOC_COMP_UNKNOWN = 0, PSOC_COMP_UINT = 1, PSOC_COMP_SINT = 2, PSOC_COMP_FLOAT = 3
+};
+
+enum {
+  PSOC_FMT_RT = 1u << 0,          /* required render-target support */
+  PSOC_FMT_BLEND = 1u << 1,       /* required blend support */
+  PSOC_FMT_VERTEX = 1u << 2,      /* required IA vertex-buffer support */
+  PSOC_FMT_DEPTH = 1u << 3,       /* a depth-stencil (DSV) format */
+  PSOC_FMT_STENCIL = 1u << 4,     /* has a stencil plane */
+  PSOC_FMT_TYPELESS = 1u << 5,
+  PSOC_FMT_LOGIC_OP = 1u << 6,    /* a UINT render target: logic ops allowed */
+  PSOC_FMT_RT_OPTIONAL = 1u << 7, /* render target support is optional */
+  PSOC_FMT_COMPRESSED = 1u << 8,  /* block-compressed */
+  PSOC_FMT_VIDEO = 1u << 9        /* planar/video/palette formats */
+};
+
+typedef struct psoc_format_info {
+  uint8_t components;
+  uint8_t bytes;            /* per element; 0 for compressed and video */
+  uint8_t component_bytes;  /* vertex-input alignment: 1, 2 or 4 */
+  uint8_t type;             /* PSOC_COMP_* as a shader sees it */
+  uint16_t flags;           /* PSOC_FMT_* */
+  uint8_t known;
+} psoc_format_info;
+
+/* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. */
+const psoc_format_info *psoc_format_get(uint32_t format);
+const char *psoc_format_name(uint32_t format);
+const char *psoc_comp_type_name(uint32_t type);
+
+/* ---- rule context --------------------------------------------------- */
+
+typedef struct psoc_shader {
+  int present;          /* the stream has non-null bytecode for the stage */
+  int parsed;           /* the container was read (FOLLOW_POINTERS) */
+  uint32_t slot;        /* PSOC_SO_VS, ... */
+  psoc_dxbc dxbc;       /* valid when parsed; dxbc.error says if it is whole */
+} psoc_shader;
+
+/* Stages in pipeline order. */
+enum { PSOC_STAGE_AS, PSOC_STAGE_MS, PSOC_STAGE_VS, PSOC_STAGE_HS, PSOC_STAGE_DS,
+       PSOC_STAGE_GS, PSOC_STAGE_PS, PSOC_STAGE_CS, PSOC_STAGE_COUNT };
+
+typedef struct rule_ctx {
+  const psoc_parsed *parsed;
+  const psoc_check_options *options;
+  const psoc_profile *profile;  /* never NULL */
+  int follow;                   /* PSOC_CHECK_FOLLOW_POINTERS */
+  psoc_diags *diags;
+  psoc_resolved resolved;       /* the effective pipeline */
+  psoc_shader shaders[PSOC_STAGE_COUNT];
+} rule_ctx;
+
+typedef void (*rule_fn)(const rule_ctx *ctx);
+
+/* Add a diagnostic located at the subobject of class 'cls' (or -1/-1 when
+** the class is absent or cls >= PSOC_SO_TYPE_COUNT). 'field' is printf-free. */
+void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                    const char *message_id, uint32_t cls, const char *field, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+
+/* Is the class explicitly present in the stream? */
+int psoc_rule_has(const rule_ctx *ctx, uint32_t cls);
+/* Name of a value in an enum table, or "an invalid value". */
+const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
+/* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
+int psoc_rule_is_draw(const rule_ctx *ctx);
+
+/* Rule modules. */
+void psoc_rules_blend(const rule_ctx *ctx);           /* rules_blend.c */
+void psoc_rules_render_targets(const rule_ctx *ctx);
+void psoc_rules_rasterizer(const rule_ctx *ctx);      /* rules_raster.c */
+void psoc_rules_depth_stencil(const rule_ctx *ctx);
+void psoc_rules_sample(const rule_ctx *ctx);
+void psoc_rules_topology(const rule_ctx *ctx);        /* rules_pipeline.c */
+void psoc_rules_stages(const rule_ctx *ctx);
+void psoc_rules_stream_output(const rule_ctx *ctx);
+void psoc_rules_misc(const rule_ctx *ctx);            /* flags, node mask, view instancing, cached PSO */
+void psoc_rules_input_layout(const rule_ctx *ctx);    /* rules_input.c */
+void psoc_rules_shaders(const rule_ctx *ctx);         /* rules_shader.c */
+void psoc_rules_load_shaders(rule_ctx *ctx);
+
+#endif
