@@ -17,10 +17,19 @@
 static int cmd_check(int argc, char **argv);
 static int cmd_dump(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
+#ifdef PSOC_CLI_HAVE_SCRIPTS
+static int cmd_explain(int argc, char **argv) { return cli_script_main("explain", argc, argv); }
+static int cmd_diff(int argc, char **argv) { return cli_script_main("diff", argc, argv); }
+#endif
 
 static const cli_command commands[] = {
   { "check", "check pipeline state streams for errors", cmd_check },
   { "dump", "print pipeline state streams subobject by subobject", cmd_dump },
+#ifdef PSOC_CLI_HAVE_SCRIPTS
+  { "explain", "show every field of a material's pipelines and where it comes from",
+    cmd_explain },
+  { "diff", "compare two material pipelines field by field", cmd_diff },
+#endif
   { "help", "show the help of psoc or of a command", cmd_help },
 };
 
