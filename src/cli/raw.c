@@ -16,6 +16,7 @@ typedef struct raw_options {
   const char *command; /* "check" or "dump" */
   int quiet;           /* check: errors only, no ok lines or summary */
   int json;            /* check: one JSON document on stdout */
+  const psoc_profile *profile; /* check: the target device's capabilities */
   char **files;
   int file_count;
 } raw_options;
@@ -39,7 +40,7 @@ static int worse(int a, int b) { return a > b ? a : b; }
 /* ---- help ------------------------------------------------------------- */
 
 static const char check_help[] =
-  "usage: psoc check --raw [-q] [--format=text|json] FILE...\n"
+  "usage: psoc check --raw [-q] [--format=text|json] [--profile=NAME] FILE...\n"
   "\n"
   "Check D3D12 pipeline state streams the way ID3D12Device2::CreatePipelineState\n"
   "would, and report every problem found. Each FILE holds a stream's bytes as they\n"
@@ -53,6 +54,8 @@ static const char check_help[] =
   "  -q, --quiet        print error diagnostics only (no notes, warnings, ok lines\n"
   "                     or summary)\n"
   "  --format=FORMAT    'text' (default) or 'json'\n"
+  "  --profile=NAME     check capabilities (mesh shaders, depth bounds, ...)\n"
+  "                     against device profile NAME (see below)\n"
   "  -h, --help         show this help\n"
   "\n"
   "text output, on stdout: one line per diagnostic,\n"
@@ -71,7 +74,7 @@ static const char check_help[] =
   "Usage and I/O errors go to stderr as 'psoc: FILE: REASON'.\n"
   "\n"
   "json output, on stdout: one document,\n"
-  "  {\"command\":\"check\",\"files\":[{\"file\",\"bytes\",\"kind\",\"subobjects\",\"errors\",\n"
+  "  {\"command\":\"check\",\"profile\",\"files\":[{\"file\",\"bytes\",\"kind\",\"subobjects\",\"errors\",\n"
   "   \"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
   "   \"subobject\",\"type\",\"offset\",\"field\",\"message\"}]} or {\"file\",\"error\"}],\n"
   "   \"summary\":{\"files\",\"errors\",\"warnings\",\"notes\",\"unreadable\"}}\n"
@@ -97,8 +100,21 @@ static const char dump_help[] =
   "exit status: 0 ok, 1 a stream could not be walked to its end ('psoc check\n"
   "--raw' tells why), 2 usage or I/O error.\n";
 
+static void list_profiles(FILE *out) {
+  const psoc_profile *p;
+  size_t i;
+  fprintf(out, "\nprofiles (default %s):\n", psoc_profile_default()->name);
+  for (i = 0; (p = psoc_profile_at(i)) != NULL; i++)
+    fprintf(out, "  %-18s %s\n", p->name, p->description);
+}
+
 void cli_raw_help(FILE *out, const char *command) {
-  fputs(strcmp(command, "dump") == 0 ? dump_help : check_help, out);
+  if (strcmp(command, "dump") == 0) {
+    fputs(dump_help, out);
+    return;
+  }
+  fputs(check_help, out);
+  list_profiles(out);
 }
 
 /* ---- arguments -------------------------------------------------------- */
@@ -110,21 +126,55 @@ static int set_format(raw_options *o, const char *value) {
   return 0;
 }
 
-/* One option at argv[*i]; may consume a value. Returns 0 or an exit status. */
-static int parse_option(raw_options *o, int argc, char **argv, int *i) {
+static int set_profile(raw_options *o, const char *value) {
+  o->profile = psoc_profile_find(value);
+  if (!o->profile)
+    return cli_usage_error(o->command, "unknown profile '%s' (the list is in 'psoc check --help')",
+                           value);
+  return 0;
+}
+
+/* "--name=value" or "--name value" at argv[*i]: the value, or NULL when
+** argv[*i] is another option. Sets *missing when the value is absent. */
+static const char *option_value(const char *name, int argc, char **argv, int *i, int *missing) {
+  size_t n = strlen(name);
   const char *arg = argv[*i];
-  int is_check = strcmp(o->command, "check") == 0;
-  if (strcmp(arg, "--raw") == 0) return 0;
-  if (is_check && (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)) {
+  *missing = 0;
+  if (strncmp(arg, name, n) != 0) return NULL;
+  if (arg[n] == '=') return arg + n + 1;
+  if (arg[n] != '\0') return NULL;
+  if (*i + 1 >= argc) {
+    *missing = 1;
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+/* One check option at argv[*i]; may consume a value. Returns 0 or an exit
+** status; -1 when argv[*i] is not a check option. */
+static int parse_check_option(raw_options *o, int argc, char **argv, int *i) {
+  const char *arg = argv[*i], *value;
+  int missing;
+  if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0) {
     o->quiet = 1;
     return 0;
   }
-  if (is_check && strncmp(arg, "--format=", 9) == 0) return set_format(o, arg + 9);
-  if (is_check && strcmp(arg, "--format") == 0) {
-    if (*i + 1 >= argc) return cli_usage_error(o->command, "--format needs a value (text or json)");
-    return set_format(o, argv[++*i]);
-  }
-  return cli_usage_error(o->command, "unknown option '%s'", arg);
+  if ((value = option_value("--format", argc, argv, i, &missing)) != NULL)
+    return set_format(o, value);
+  if (missing) return cli_usage_error(o->command, "--format needs a value (text or json)");
+  if ((value = option_value("--profile", argc, argv, i, &missing)) != NULL)
+    return set_profile(o, value);
+  if (missing) return cli_usage_error(o->command, "--profile needs a profile name");
+  return -1;
+}
+
+/* One option at argv[*i]. Returns 0 or an exit status. */
+static int parse_option(raw_options *o, int argc, char **argv, int *i) {
+  int rc;
+  if (strcmp(argv[*i], "--raw") == 0) return 0;
+  if (strcmp(o->command, "check") == 0 && (rc = parse_check_option(o, argc, argv, i)) >= 0)
+    return rc;
+  return cli_usage_error(o->command, "unknown option '%s'", argv[*i]);
 }
 
 /* Fills 'o' (o->files must hold argc pointers). Returns -1 when the options
@@ -299,11 +349,14 @@ static int check_file(const raw_options *o, const char *path, raw_totals *t) {
   const char *name = cli_display_name(path);
   cli_file file;
   psoc_diags diags;
+  psoc_check_options options;
   int rc;
   t->files++;
   if ((rc = load(o, path, &file, t)) != 0) return rc;
+  memset(&options, 0, sizeof options); /* never PSOC_CHECK_FOLLOW_POINTERS */
+  options.profile = o->profile;
   psoc_diags_init(&diags, NULL);
-  psoc_check(file.data, file.size, NULL, &diags);
+  psoc_check(file.data, file.size, &options, &diags);
   if (o->json) report_json(o, name, &file, &diags, t);
   else report_text(o, name, &file, &diags);
   if (diags.dropped)
@@ -335,7 +388,11 @@ static int run_check(const raw_options *o) {
   raw_totals t;
   int i, rc = CLI_EXIT_OK;
   memset(&t, 0, sizeof t);
-  if (o->json) fputs("{\"command\":\"check\",\"files\":[", stdout);
+  if (o->json) {
+    fputs("{\"command\":\"check\",\"profile\":", stdout);
+    cli_json_string(stdout, o->profile->name);
+    fputs(",\"files\":[", stdout);
+  }
   for (i = 0; i < o->file_count; i++) rc = worse(rc, check_file(o, o->files[i], &t));
   print_summary(o, &t);
   return rc;
@@ -369,6 +426,7 @@ int cli_raw_main(const char *command, int argc, char **argv) {
   int rc;
   memset(&o, 0, sizeof o);
   o.command = command;
+  o.profile = psoc_profile_default();
   if (sizeof(void *) != 8) {
     fprintf(stderr, "psoc %s: raw streams use the x86-64 layout; this psoc is not 64-bit\n",
             command);

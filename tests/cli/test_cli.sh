@@ -172,6 +172,9 @@ test_command_help() {
         expect 0 "$cmd" --raw --help
         has "$OUT" "^usage: psoc $cmd --raw" "$cmd --raw --help"
     done
+    LAST_ARGS="check --raw --help"
+    expect 0 check --raw --help
+    has "$OUT" "^  desktop_fl12_0 " "profile list"
 }
 
 test_usage_errors() {
@@ -186,6 +189,13 @@ test_usage_errors() {
     has "$ERR" "try 'psoc check --help'" stderr
     LAST_ARGS="check --raw --format=xml"
     expect 2 check --raw --format=xml "$DATA/valid_graphics.bin"
+    LAST_ARGS="check --raw --profile=nonesuch"
+    expect 2 check --raw --profile=nonesuch "$DATA/valid_graphics.bin"
+    has "$ERR" "unknown profile 'nonesuch'" stderr
+    LAST_ARGS="check --raw --profile"
+    expect 2 check --raw "$DATA/valid_graphics.bin" --profile
+    LAST_ARGS="dump --raw --profile=max"
+    expect 2 dump --raw --profile=max "$DATA/valid_graphics.bin"
     LAST_ARGS="dump --raw --quiet"
     expect 2 dump --raw --quiet "$DATA/valid_graphics.bin"
     # Without --raw: the script form, or a refusal when it is not built.
@@ -206,7 +216,12 @@ test_check_valid() {
     check_raw 0 valid_graphics "^$DATA/valid_graphics\.bin: ok \(graphics, 11 subobjects, 600 bytes\)\$" \
         "^1 file\(s\): 0 error\(s\), $N warning\(s\), $N note\(s\)\$"
     check_raw 0 valid_compute "^$DATA/valid_compute\.bin: ok \(compute, 4 subobjects, 56 bytes\)\$"
-    check_raw 0 valid_mesh "^$DATA/valid_mesh\.bin: ok \(mesh, 8 subobjects, 248 bytes\)\$"
+    # Mesh shaders need a feature level 12_2 device; the default profile
+    # (desktop_fl12_0) has none.
+    check_raw 1 valid_mesh "^$DATA/valid_mesh\.bin:@40: error: subobject 2 \(MS\): .*\[PSOC_UNSUPPORTED\]\$"
+    LAST_ARGS="check --raw --profile=desktop_fl12_2 valid_mesh"
+    expect 0 check --raw --profile=desktop_fl12_2 "$DATA/valid_mesh.bin"
+    has "$OUT" "^$DATA/valid_mesh\.bin: ok \(mesh, 8 subobjects, 248 bytes\)\$" stdout
     check_raw 0 valid_graphics_null_cs \
         "^$DATA/valid_graphics_null_cs\.bin:@48: note: subobject 2 \(CS\): .* \[PSOC_IRRELEVANT_SUBOBJECT\]\$" \
         ": ok \(graphics, 4 subobjects, 112 bytes\)\$"
@@ -246,8 +261,8 @@ test_check_many() {
     [[ ${errors:-0} -ge 11 ]] && pass || fail "all fixtures: ${errors:-no} errors, expected at least 11"
     [[ $(grep -c ": error: " "$OUT") -eq ${errors:-0} ]] && pass ||
         fail "the summary's error count differs from the error lines"
-    LAST_ARGS="check --raw (valid fixtures)"
-    expect 0 check --raw "$DATA"/valid_*.bin
+    LAST_ARGS="check --raw --profile=desktop_fl12_2 (valid fixtures)"
+    expect 0 check --raw --profile=desktop_fl12_2 "$DATA"/valid_*.bin
     # -q: errors only, no notes, ok lines or summary.
     LAST_ARGS="check -q --raw (all fixtures)"
     expect 1 check -q --raw "$DATA"/*.bin
@@ -258,11 +273,11 @@ test_check_many() {
     [[ ! -s $OUT ]] && pass || fail "--quiet on a valid stream printed something"
     # Options after files and '--' work; '-' is standard input.
     LAST_ARGS="check FILE --raw -- FILE"
-    expect 0 check "$DATA/valid_mesh.bin" --raw -- "$DATA/valid_compute.bin"
+    expect 0 check "$DATA/valid_mesh.bin" --raw --profile desktop_fl12_2 -- "$DATA/valid_compute.bin"
     has "$OUT" "^2 file\(s\)" stdout
     LAST_ARGS="check --raw - (stdin)"
-    "$PSOC" check --raw - <"$DATA/valid_mesh.bin" >"$OUT" 2>"$ERR"
-    [[ $? -eq 0 ]] && pass || fail "check --raw - <valid_mesh.bin did not exit 0"
+    "$PSOC" check --raw --profile=max - <"$DATA/valid_mesh.bin" >"$OUT" 2>"$ERR"
+    [[ $? -eq 0 ]] && pass || fail "check --raw --profile=max - <valid_mesh.bin did not exit 0"
     has "$OUT" "^<stdin>: ok \(mesh, 8 subobjects, 248 bytes\)\$" stdout
 }
 
@@ -301,6 +316,7 @@ test_check_json() {
         "$DATA/bad_duplicate_ds1_ds.bin" "$TMP/missing.bin"
     has "$OUT" "\"code\":\"PSOC_DUPLICATE_SUBOBJECT\",\"message_id\":\"${ID}_DUPLICATE_SUBOBJECT\"" json
     has "$OUT" "\"type\":\"DEPTH_STENCIL\"" json
+    has "$OUT" "^\{\"command\":\"check\",\"profile\":\"desktop_fl12_0\"," json
     has "$OUT" "\"summary\":\{\"files\":3,\"errors\":$N,\"warnings\":$N,\"notes\":$N,\"unreadable\":1\}" json
     if command -v python3 >/dev/null 2>&1; then
         python3 -m json.tool "$OUT" >/dev/null && pass || fail "--format=json is not valid JSON"
