@@ -1,0 +1,119 @@
+/*
+** psol.h: evaluate material scripts in a sandboxed Lua state and get
+** pipeline state streams back, without writing any Lua glue.
+**
+**   psol_options opts = {0};            -- zero means "default" everywhere
+**   psol_result r;
+**   if (psol_evaluate_file(&opts, "materials/lit.lua", &r) != PSOC_OK)
+**     fprintf(stderr, "%s\n", r.error);  -- "file:line: field: message"
+**   for (size_t i = 0; i < r.count; i++)
+**     use(r.pipelines[i].name, psoc_stream_desc(r.pipelines[i].stream));
+**   psol_result_free(&r);
+**
+** Material scripts are content, not trusted code. They run in a fresh
+** state with only the base (no dofile/loadfile; load for text chunks only;
+** collectgarbage "count" only), string (no dump), table, math and utf8
+** libraries; `require "pso"` gives the pso module and any other require
+** loads NAME.lua from the material roots. Files must resolve inside a
+** material root after following symlinks. Time and memory are bounded by
+** an instruction budget and an allocator limit. The library never prints
+** and never aborts; errors come back as messages.
+*/
+#ifndef PSOL_H
+#define PSOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "psoc.h"
+
+#include <lua.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PSOL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)          /* 64 MiB */
+#define PSOL_DEFAULT_INSTRUCTION_LIMIT ((uint64_t)50000000u)  /* 50 M */
+
+typedef struct psol_options {
+  /* Material roots. Files (pso.shader, pso.blob) and required modules must
+  ** resolve inside one of them (realpath-checked: no escaping via ".." or
+  ** symlinks). Relative file names are tried against the directory of the
+  ** script being run first, then against each root in order. Default (no
+  ** roots): the directory of the script being run; a string chunk with no
+  ** roots has no file access. */
+  const char *const *roots;
+  size_t root_count;
+  size_t memory_limit;          /* bytes; 0 = 64 MiB; enforced in the lua_Alloc */
+  uint64_t instruction_limit;   /* VM instructions; 0 = 50,000,000 */
+  const psoc_allocator *alloc;  /* where result streams live (NULL = default) */
+  /* Maps a root-signature name to an ID3D12RootSignature* (may be NULL). */
+  void *(*resolve_root_signature)(void *ud, const char *name);
+  void *ud;
+  /* Receives the script's print() output, one call per print, with the
+  ** trailing newline. NULL = discard (the library never prints). */
+  void (*log)(void *ud, const char *text, size_t len);
+} psol_options;
+
+typedef struct psol_pipeline {
+  char *name;                   /* never NULL ("" when unnamed) */
+  char *root_signature;         /* NULL when none */
+  psoc_kind kind;
+  psoc_stream *stream;          /* self-contained, outlives the state */
+  psoc_hash128 hash;            /* psoc_hash with PSOC_FOLLOW_POINTERS and
+                                   the root-signature name */
+} psol_pipeline;
+
+typedef struct psol_result {
+  psol_pipeline *pipelines;
+  size_t count;
+  char error[1024];             /* "file:line: field: message", or "" */
+  psoc_allocator alloc;         /* set by evaluate; used by psol_result_free */
+} psol_result;
+
+/* Evaluate a material script in a fresh sandboxed state. The script
+** returns one pipeline or a list of pipelines; each result stream is
+** copied out (with opts->alloc) and checked with psoc_check. On failure
+** 'out' holds no pipelines and 'error' says why:
+**   PSOC_ERR_INVALID  script error, limit exceeded, bad result, or a
+**                     pipeline that fails psoc_check
+**   PSOC_ERR_NOMEM    the result could not be allocated
+**   PSOC_ERR_ARG      NULL arguments or unusable options (bad root)
+** 'opts' may be NULL (all defaults). Always call psol_result_free. */
+psoc_status psol_evaluate_file(const psol_options *opts, const char *path, psol_result *out);
+psoc_status psol_evaluate_string(const psol_options *opts, const char *chunkname,
+                                 const char *src, size_t len, psol_result *out);
+void psol_result_free(psol_result *r);
+
+/* Lower level, for tools that run several scripts or tests in one state.
+** psol_newstate returns NULL (with 'err' filled) on failure. The options
+** (roots, callbacks) are copied; the callbacks' ud must outlive the state.
+** The budget counts instructions over the whole life of the state. */
+lua_State *psol_newstate(const psol_options *opts, char *err, size_t errlen);
+/* Sandboxed text-only load of 'path' plus a pcall with a traceback.
+** Returns LUA_OK with 'nresults' values pushed (LUA_MULTRET allowed), or
+** an error status with the message (and traceback) on the stack. Without
+** roots, the script's directory is the root while it runs. */
+int psol_dofile(lua_State *L, const char *path, int nresults);
+/* Same for a string chunk; 'chunkname' is used as given by Lua
+** ("@file.lua" or "=name"). */
+int psol_dostring(lua_State *L, const char *chunkname, const char *src, size_t len,
+                  int nresults);
+/* Call the function below 'nargs' arguments on the top of the stack
+** with the sandbox's message handler (traceback, limit messages). */
+int psol_pcall(lua_State *L, int nargs, int nresults);
+/* The message of an error left by psol_dofile/psol_pcall, without the
+** traceback, copied into 'buf'. Returns 'buf'. */
+const char *psol_error_message(lua_State *L, int idx, char *buf, size_t buflen);
+/* Instructions executed so far (to the granularity of the count hook)
+** and bytes currently allocated by the state. */
+uint64_t psol_instructions(lua_State *L);
+size_t psol_memory(lua_State *L);
+void psol_close(lua_State *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,1041 @@
+/*
+** sandbox.c: the material evaluator (psol.h). A fresh Lua state per
+** evaluation, with only safe libraries, text-only chunks, files confined
+** to the material roots, an instruction budget (count hook) and a memory
+** limit (the lua_Alloc). Results are copied out of the state.
+*/
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
+
+#include "compat.h"
+#include "pso_module.h"
+#include "psol.h"
+
+#define PSOL_HOOK_STEP 1000          /* instructions between count hooks */
+#define PSOL_GRACE ((size_t)1 << 20) /* room for error handling past the limit */
+#define PSOL_TRACEBACK "\nstack traceback:"
+
+typedef struct psol_path {
+  char *shown; /* as given, for messages and chunk names */
+  char *real;  /* realpath, for containment checks */
+} psol_path;
+
+typedef struct psol_state {
+  /* memory */
+  size_t limit, used;
+  int enforce;         /* the limit applies (a sandboxed call is running) */
+  int mem_exceeded;    /* an allocation was refused */
+  lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
+  void *base_ud;
+  /* instructions */
+  uint64_t ins_limit, ins_count;
+  int ins_exceeded;
+  int depth;           /* psol_pcall nesting */
+  /* files */
+  psol_path *roots;
+  size_t root_count;
+  psol_path implicit;  /* the running script's directory when no roots */
+  psol_path script;    /* directory of the running script, or shown NULL */
+  const char *chunk;   /* display name of the running top-level chunk */
+  /* host callbacks */
+  void *(*resolve)(void *ud, const char *name);
+  void (*log)(void *ud, const char *text, size_t len);
+  void *ud;
+} psol_state;
+
+static psol_state *state_of(lua_State *L) {
+  void *ud = NULL;
+  lua_getallocf(L, &ud);
+  return (psol_state *)ud;
+}
+
+/* ---- memory ----------------------------------------------------------- */
+
+static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  psol_state *S = (psol_state *)ud;
+  size_t old = ptr ? osize : 0; /* 5.4 passes a type tag when ptr is NULL */
+  void *p;
+  if (nsize == 0) {
+    if (S->base) S->base(S->base_ud, ptr, osize, 0);
+    else free(ptr);
+    S->used = old > S->used ? 0 : S->used - old;
+    return NULL;
+  }
+  if (nsize > old && S->enforce) {
+    size_t cap = S->limit + (S->mem_exceeded ? PSOL_GRACE : 0);
+    size_t grow = nsize - old;
+    if (S->used > cap || grow > cap - S->used) {
+      S->mem_exceeded = 1;
+      return NULL;
+    }
+  }
+  p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : realloc(ptr, nsize);
+  if (!p) return NULL;
+  S->used = (old > S->used ? 0 : S->used - old) + nsize;
+  return p;
+}
+
+/* ---- instruction budget ------------------------------------------------ */
+
+static void psol_hook(lua_State *L, lua_Debug *ar) {
+  psol_state *S = state_of(L);
+  lua_Debug where;
+  char msg[96];
+  (void)ar;
+  if (!S->ins_exceeded && !S->mem_exceeded) {
+    S->ins_count += PSOL_HOOK_STEP;
+    if (S->ins_count < S->ins_limit) return;
+    S->ins_exceeded = 1;
+  }
+  /* From now on every instruction fails, so pcall cannot swallow it. */
+  lua_sethook(L, psol_hook, LUA_MASKCOUNT, 1);
+  if (S->ins_exceeded)
+    snprintf(msg, sizeof msg, "instruction budget exceeded (%llu instructions)",
+             (unsigned long long)S->ins_limit);
+  else
+    snprintf(msg, sizeof msg, "memory limit exceeded (%llu bytes)", (unsigned long long)S->limit);
+  /* Level 0 is the Lua function being hooked: name its line. */
+  if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
+    lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, msg);
+  else
+    lua_pushstring(L, msg);
+  lua_error(L);
+}
+
+static void budget_reset(lua_State *L, psol_state *S) {
+  S->ins_count = 0;
+  S->ins_exceeded = 0;
+  S->mem_exceeded = 0;
+  lua_sethook(L, psol_hook, LUA_MASKCOUNT,
+              S->ins_limit < PSOL_HOOK_STEP ? (int)S->ins_limit : PSOL_HOOK_STEP);
+}
+
+/* ---- paths -------------------------------------------------------------- */
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+static void path_free(psol_path *p) {
+  free(p->shown);
+  free(p->real);
+  p->shown = p->real = NULL;
+}
+
+/* 'dir' as given plus its realpath; 0 or an errno value. */
+static int path_init_dir(psol_path *p, const char *dir) {
+  char buf[PATH_MAX];
+  struct stat st;
+  p->shown = p->real = NULL;
+  if (!realpath(dir, buf)) return errno ? errno : ENOENT;
+  if (stat(buf, &st) != 0) return errno ? errno : ENOENT;
+  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  p->shown = dup_str(dir);
+  p->real = dup_str(buf);
+  if (!p->shown || !p->real) {
+    path_free(p);
+    return ENOMEM;
+  }
+  return 0;
+}
+
+/* The directory part of 'path' ("." when there is none). */
+static int path_init_dirname(psol_path *p, const char *path) {
+  const char *slash = strrchr(path, '/');
+  char dir[PATH_MAX];
+  size_t n;
+  if (!slash) return path_init_dir(p, ".");
+  n = slash == path ? 1 : (size_t)(slash - path);
+  if (n >= sizeof dir) return ENAMETOOLONG;
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  return path_init_dir(p, dir);
+}
+
+static int is_inside(const char *real, const char *root) {
+  size_t n = strlen(root);
+  if (n == 1 && root[0] == '/') return 1;
+  return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+static int inside_roots(const psol_state *S, const char *real) {
+  size_t i;
+  for (i = 0; i < S->root_count; i++)
+    if (is_inside(real, S->roots[i].real)) return 1;
+  if (S->root_count == 0 && S->implicit.real) return is_inside(real, S->implicit.real);
+  return 0;
+}
+
+static void join(char *out, size_t n, const char *dir, const char *name) {
+  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
+  else snprintf(out, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
+}
+
+typedef struct psol_found {
+  char real[PATH_MAX];
+  char shown[PATH_MAX];
+} psol_found;
+
+/* Resolve 'name' inside the roots: relative names against the running
+** script's directory, then each root. Returns 1, or 0 with a message
+** pushed. */
+static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
+  const psol_path *bases[64];
+  size_t nbases = 0, i;
+  int escaped = 0;
+  luaL_Buffer tried;
+  if (name[0] == '\0') {
+    lua_pushliteral(L, "empty file name");
+    return 0;
+  }
+  if (strlen(name) >= PATH_MAX) {
+    lua_pushliteral(L, "file name too long");
+    return 0;
+  }
+  if (S->root_count == 0 && !S->implicit.real) {
+    lua_pushfstring(L, "cannot resolve '%s': no material roots (set psol_options.roots)", name);
+    return 0;
+  }
+  if (name[0] == '/') {
+    if (realpath(name, f->real)) {
+      if (inside_roots(S, f->real)) {
+        snprintf(f->shown, sizeof f->shown, "%s", name);
+        return 1;
+      }
+      lua_pushfstring(L, "'%s' is outside the material roots", name);
+    } else {
+      lua_pushfstring(L, "cannot open '%s': %s", name, strerror(errno));
+    }
+    return 0;
+  }
+  if (S->script.real) bases[nbases++] = &S->script;
+  if (S->root_count == 0) bases[nbases++] = &S->implicit;
+  for (i = 0; i < S->root_count && nbases < sizeof bases / sizeof bases[0]; i++)
+    bases[nbases++] = &S->roots[i];
+  luaL_buffinit(L, &tried);
+  for (i = 0; i < nbases; i++) {
+    char path[PATH_MAX];
+    size_t j;
+    for (j = 0; j < i; j++) /* the script directory is often a root too */
+      if (strcmp(bases[j]->real, bases[i]->real) == 0) break;
+    if (j < i) continue;
+    join(path, sizeof path, bases[i]->real, name);
+    if (!realpath(path, f->real)) {
+      join(path, sizeof path, bases[i]->shown, name);
+      if (i > 0) luaL_addstring(&tried, ", ");
+      luaL_addstring(&tried, path);
+      continue;
+    }
+    if (!inside_roots(S, f->real)) {
+      escaped = 1;
+      continue;
+    }
+    join(f->shown, sizeof f->shown, bases[i]->shown, name);
+    luaL_pushresult(&tried);
+    lua_pop(L, 1);
+    return 1;
+  }
+  luaL_pushresult(&tried);
+  if (escaped)
+    lua_pushfstring(L, "'%s' resolves outside the material roots", name);
+  else
+    lua_pushfstring(L, "cannot find '%s' (tried %s)", name, lua_tostring(L, -1));
+  lua_remove(L, -2);
+  return 0;
+}
+
+/* Push the contents of the regular file 'real'. Returns 1, or 0 with a
+** message pushed. May raise a memory error (nothing is left open then). */
+static int push_file(lua_State *L, psol_state *S, const char *real, const char *shown) {
+  struct stat st;
+  size_t size, got = 0;
+  char *buf;
+  int fd;
+  if (stat(real, &st) != 0) {
+    lua_pushfstring(L, "cannot open '%s': %s", shown, strerror(errno));
+    return 0;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    lua_pushfstring(L, "cannot read '%s': not a regular file", shown);
+    return 0;
+  }
+  if ((uint64_t)st.st_size > (uint64_t)S->limit) {
+    lua_pushfstring(L, "cannot read '%s': larger than the memory limit", shown);
+    return 0;
+  }
+  size = (size_t)st.st_size;
+  buf = (char *)lua_newuserdata(L, size ? size : 1);
+  fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) {
+    lua_pop(L, 1);
+    lua_pushfstring(L, "cannot open '%s': %s", shown, strerror(errno));
+    return 0;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    lua_pop(L, 1);
+    lua_pushfstring(L, "cannot read '%s': not a regular file", shown);
+    return 0;
+  }
+  while (got < size) {
+    ssize_t n = read(fd, buf + got, size - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      close(fd);
+      lua_pop(L, 1);
+      lua_pushfstring(L, "cannot read '%s': %s", shown, strerror(e));
+      return 0;
+    }
+    if (n == 0) break;
+    got += (size_t)n;
+  }
+  close(fd);
+  lua_pushlstring(L, buf, got);
+  lua_remove(L, -2);
+  return 1;
+}
+
+/* ---- text-only loading -------------------------------------------------- */
+
+/* Load a text chunk; binary chunks are refused whatever the Lua version.
+** Returns a lua_load status with the function or a message pushed. */
+static int load_text(lua_State *L, const char *src, size_t len, const char *chunkname) {
+  if (len > 0 && src[0] == '\x1b') {
+    const char *name = chunkname;
+    if (name[0] == '@' || name[0] == '=') lua_pushfstring(L, "%s: ", name + 1);
+    else lua_pushliteral(L, "");
+    lua_pushliteral(L, "attempt to load a binary chunk (only Lua source is allowed in "
+                       "material scripts)");
+    lua_concat(L, 2);
+    return LUA_ERRSYNTAX;
+  }
+  return psol_compat_loadtext(L, src, len, chunkname);
+}
+
+/* ---- the sandboxed base functions ---------------------------------------- */
+
+/* load(chunk [, chunkname [, mode [, env]]]): text chunks only. */
+static int sb_load(lua_State *L) {
+  size_t len;
+  const char *src, *chunkname, *mode = luaL_optstring(L, 3, "bt");
+  int has_env = !lua_isnone(L, 4);
+  int status;
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    src = lua_tolstring(L, 1, &len);
+    chunkname = luaL_optstring(L, 2, src);
+  } else {
+    luaL_checktype(L, 1, LUA_TFUNCTION);
+    chunkname = luaL_optstring(L, 2, "=(load)");
+    lua_settop(L, 4);
+    lua_pushliteral(L, ""); /* the pieces so far */
+    for (;;) {
+      lua_pushvalue(L, 1);
+      lua_call(L, 0, 1);
+      if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) == 0)) {
+        lua_pop(L, 1);
+        break;
+      }
+      if (lua_type(L, -1) != LUA_TSTRING)
+        return luaL_error(L, "load: reader function must return a string");
+      lua_concat(L, 2);
+    }
+    src = lua_tolstring(L, -1, &len);
+  }
+  if (strchr(mode, 't') == NULL) {
+    lua_pushnil(L);
+    lua_pushfstring(L, "attempt to load a text chunk (mode is '%s'); binary chunks are not "
+                       "allowed in material scripts", mode);
+    return 2;
+  }
+  status = load_text(L, src, len, chunkname);
+  if (status != LUA_OK) {
+    lua_pushnil(L);
+    lua_insert(L, -2);
+    return 2;
+  }
+  if (has_env) {
+    lua_pushvalue(L, 4);
+    psol_compat_setenv(L, -2);
+  }
+  return 1;
+}
+
+/* print(...): to options.log, tab-separated, with a newline. */
+static int sb_print(lua_State *L) {
+  psol_state *S = state_of(L);
+  int n = lua_gettop(L), i;
+  luaL_Buffer b;
+  size_t len;
+  const char *text;
+  if (!S->log) return 0;
+  luaL_buffinit(L, &b);
+  for (i = 1; i <= n; i++) {
+    if (i > 1) luaL_addchar(&b, '\t');
+    luaL_tolstring(L, i, NULL);
+    luaL_addvalue(&b);
+  }
+  luaL_addchar(&b, '\n');
+  luaL_pushresult(&b);
+  text = lua_tolstring(L, -1, &len);
+  S->log(S->ud, text, len);
+  return 0;
+}
+
+/* collectgarbage("count") only. */
+static int sb_collectgarbage(lua_State *L) {
+  const char *opt = luaL_optstring(L, 1, "collect");
+  if (strcmp(opt, "count") != 0)
+    return luaL_error(L, "collectgarbage: only \"count\" is allowed in material scripts "
+                         "(got \"%s\")", opt);
+  lua_pushnumber(L, (lua_Number)lua_gc(L, LUA_GCCOUNT, 0) +
+                        (lua_Number)lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
+  return 1;
+}
+
+/* setmetatable without __gc: finalizers run with hooks off (5.2+), so a
+** script could loop in one forever, even inside lua_close. */
+static int sb_setmetatable(lua_State *L) {
+  if (lua_istable(L, 2)) {
+    lua_pushliteral(L, "__gc");
+    lua_rawget(L, 2);
+    if (!lua_isnil(L, -1))
+      return luaL_error(L, "setmetatable: __gc metamethods are not allowed in material scripts");
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+/* getmetatable that hides the metatables of userdata (the module's), whose
+** __gc a script could otherwise replace. */
+static int sb_getmetatable(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TUSERDATA) {
+    if (!lua_getmetatable(L, 1)) return 0;
+    lua_pushliteral(L, "__metatable");
+    lua_rawget(L, -2);
+    return 1; /* the protected value, or nil */
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+/* string.rep with the result size checked first: some versions loop
+** without allocating when the pieces are empty (string.rep("", 1e15)). */
+static int sb_string_rep(lua_State *L) {
+  psol_state *S = state_of(L);
+  size_t l, lsep = 0;
+  lua_Number n;
+  luaL_checklstring(L, 1, &l);
+  n = luaL_checknumber(L, 2);
+  if (!lua_isnoneornil(L, 3)) luaL_checklstring(L, 3, &lsep);
+  if (n >= 1) {
+    lua_Number total = n * (lua_Number)l + (n - 1) * (lua_Number)lsep;
+    if (total <= 0) {
+      lua_pushliteral(L, "");
+      return 1;
+    }
+    if (total > (lua_Number)S->limit) {
+      char msg[128];
+      S->mem_exceeded = 1;
+      snprintf(msg, sizeof msg, "memory limit exceeded (%llu bytes): string.rep would make a "
+               "%.0f-byte string", (unsigned long long)S->limit, (double)total);
+      return luaL_error(L, "%s", msg);
+    }
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+/* ---- require ------------------------------------------------------------- */
+
+static int valid_module_name(const char *name) {
+  const char *p;
+  if (name[0] == '\0' || name[0] == '.' || name[0] == '/') return 0;
+  for (p = name; *p; p++) {
+    unsigned char c = (unsigned char)*p;
+    if (c == '.' && (p[1] == '.' || p[1] == '\0')) return 0;
+    if (c == '/' && (p[1] == '/' || p[1] == '\0')) return 0;
+    if (!(c == '_' || c == '-' || c == '.' || c == '/' || (c >= '0' && c <= '9') ||
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+      return 0;
+  }
+  return 1;
+}
+
+static int sb_require(lua_State *L) {
+  psol_state *S = state_of(L);
+  const char *name = luaL_checkstring(L, 1);
+  int cache = lua_upvalueindex(1);
+  lua_settop(L, 1);
+  lua_getfield(L, cache, name);
+  if (lua_touserdata(L, -1) == (void *)&psol_hook) /* the loading sentinel */
+    return luaL_error(L, "require: loop while loading module '%s'", name);
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 1);
+  if (strcmp(name, "pso") == 0) {
+    lua_pushcfunction(L, luaopen_pso);
+    lua_pushstring(L, name);
+    lua_call(L, 1, 1);
+  } else {
+    char rel[PATH_MAX], chunk[PATH_MAX + 1];
+    psol_found *found;
+    size_t i, n = strlen(name), len;
+    const char *src;
+    int status;
+    if (!valid_module_name(name) || n + 5 > sizeof rel)
+      return luaL_error(L, "require: invalid module name '%s' (use names like 'lib.common'; "
+                           "modules are .lua files under the material roots)", name);
+    for (i = 0; i < n; i++) rel[i] = name[i] == '.' ? '/' : name[i];
+    memcpy(rel + n, ".lua", 5);
+    found = (psol_found *)lua_newuserdata(L, sizeof *found); /* index 2 */
+    if (!resolve_file(L, S, rel, found))
+      return luaL_error(L, "require: module '%s' not found: %s", name, lua_tostring(L, -1));
+    if (!push_file(L, S, found->real, found->shown)) /* index 3 */
+      return luaL_error(L, "require: %s", lua_tostring(L, -1));
+    src = lua_tolstring(L, 3, &len);
+    snprintf(chunk, sizeof chunk, "@%s", found->shown);
+    status = load_text(L, src, len, chunk);
+    if (status != LUA_OK) return lua_error(L);
+    lua_pushlightuserdata(L, (void *)&psol_hook);
+    lua_setfield(L, cache, name);
+    lua_pushstring(L, name);
+    lua_pushstring(L, found->shown);
+    status = lua_pcall(L, 2, 1, 0);
+    if (status != LUA_OK) {
+      lua_pushnil(L);
+      lua_setfield(L, cache, name);
+      return lua_error(L);
+    }
+  }
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    lua_pushboolean(L, 1);
+  }
+  lua_pushvalue(L, -1);
+  lua_setfield(L, cache, name);
+  return 1;
+}
+
+/* ---- pso module hooks -------------------------------------------------- */
+
+static int hook_read_file(void *ud, lua_State *L, const char *path) {
+  psol_state *S = (psol_state *)ud;
+  psol_found *found = (psol_found *)lua_newuserdata(L, sizeof *found);
+  int ok = resolve_file(L, S, path, found) && push_file(L, S, found->real, found->shown);
+  lua_remove(L, -2);
+  return ok;
+}
+
+static void *hook_resolve_root_signature(void *ud, const char *name) {
+  psol_state *S = (psol_state *)ud;
+  return S->resolve ? S->resolve(S->ud, name) : NULL;
+}
+
+/* ---- building the state ------------------------------------------------ */
+
+static const char *const removed_globals[] = {
+  "dofile", "loadfile", "loadstring", "getfenv", "setfenv", "gcinfo", "newproxy",
+  "coroutine", "module", "package", "warn", "debug", "os", "io", "jit", "bit", "ffi", NULL
+};
+
+/* Runs protected: open the safe libraries and install the sandbox. */
+static int setup(lua_State *L) {
+  int i;
+  psol_compat_openlib(L, "_G", luaopen_base);
+  psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
+  psol_compat_openlib(L, LUA_TABLIBNAME, luaopen_table);
+  psol_compat_openlib(L, LUA_MATHLIBNAME, luaopen_math);
+#if LUA_VERSION_NUM >= 503
+  psol_compat_openlib(L, LUA_UTF8LIBNAME, luaopen_utf8);
+#endif
+  for (i = 0; removed_globals[i]; i++) {
+    lua_pushnil(L);
+    lua_setglobal(L, removed_globals[i]);
+  }
+  lua_pushcfunction(L, sb_load);
+  lua_setglobal(L, "load");
+#if LUA_VERSION_NUM == 501
+  lua_pushcfunction(L, sb_load);
+  lua_setglobal(L, "loadstring");
+#endif
+  lua_pushcfunction(L, sb_print);
+  lua_setglobal(L, "print");
+  lua_pushcfunction(L, sb_collectgarbage);
+  lua_setglobal(L, "collectgarbage");
+  lua_getglobal(L, "setmetatable");
+  lua_pushcclosure(L, sb_setmetatable, 1);
+  lua_setglobal(L, "setmetatable");
+  lua_getglobal(L, "getmetatable");
+  lua_pushcclosure(L, sb_getmetatable, 1);
+  lua_setglobal(L, "getmetatable");
+  lua_newtable(L); /* require's cache */
+  lua_pushcclosure(L, sb_require, 1);
+  lua_setglobal(L, "require");
+  lua_getglobal(L, LUA_STRLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "dump");
+  lua_getfield(L, -1, "rep");
+  lua_pushcclosure(L, sb_string_rep, 1);
+  lua_setfield(L, -2, "rep");
+  lua_pop(L, 1);
+  return 0;
+}
+
+static void state_free(psol_state *S) {
+  size_t i;
+  for (i = 0; i < S->root_count; i++) path_free(&S->roots[i]);
+  free(S->roots);
+  path_free(&S->implicit);
+  path_free(&S->script);
+  free(S);
+}
+
+static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
+                           psoc_status *why) {
+  psol_state *S;
+  lua_State *L;
+  pso_hooks hooks;
+  size_t i;
+  int e;
+  *why = PSOC_ERR_NOMEM;
+  if (err && errlen) err[0] = '\0';
+  S = (psol_state *)calloc(1, sizeof *S);
+  if (!S) {
+    if (err) snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  S->limit = opts && opts->memory_limit ? opts->memory_limit : PSOL_DEFAULT_MEMORY_LIMIT;
+  S->ins_limit = opts && opts->instruction_limit ? opts->instruction_limit
+                                                 : PSOL_DEFAULT_INSTRUCTION_LIMIT;
+  if (opts) {
+    S->resolve = opts->resolve_root_signature;
+    S->log = opts->log;
+    S->ud = opts->ud;
+  }
+  if (opts && opts->root_count) {
+    if (!opts->roots) {
+      if (err) snprintf(err, errlen, "root_count is %zu but roots is NULL", opts->root_count);
+      *why = PSOC_ERR_ARG;
+      state_free(S);
+      return NULL;
+    }
+    S->roots = (psol_path *)calloc(opts->root_count, sizeof *S->roots);
+    if (!S->roots) {
+      if (err) snprintf(err, errlen, "out of memory");
+      state_free(S);
+      return NULL;
+    }
+    for (i = 0; i < opts->root_count; i++) {
+      const char *root = opts->roots[i] ? opts->roots[i] : "(null)";
+      if ((e = path_init_dir(&S->roots[S->root_count], root)) != 0) {
+        if (err) snprintf(err, errlen, "material root '%s': %s", root, strerror(e));
+        *why = e == ENOMEM ? PSOC_ERR_NOMEM : PSOC_ERR_ARG;
+        state_free(S);
+        return NULL;
+      }
+      S->root_count++;
+    }
+  }
+  L = lua_newstate(psol_alloc, S);
+#ifdef PSOL_COMPAT_LUAJIT
+  if (!L) {
+    /* Some LuaJIT builds refuse custom allocators: wrap the built-in one. */
+    L = luaL_newstate();
+    if (L) {
+      S->base = lua_getallocf(L, &S->base_ud);
+      lua_setallocf(L, psol_alloc, S);
+    }
+  }
+#endif
+  if (!L) {
+    if (err) snprintf(err, errlen, "cannot create a Lua state (out of memory)");
+    state_free(S);
+    return NULL;
+  }
+#ifdef PSOL_COMPAT_LUAJIT
+  /* Count hooks do not fire in compiled traces: interpret only. */
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+#endif
+  if (psol_compat_cpcall(L, setup, NULL) != LUA_OK) {
+    if (err) snprintf(err, errlen, "cannot set up the sandbox: %s",
+                      lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+    lua_close(L);
+    state_free(S);
+    return NULL;
+  }
+  hooks.read_file = hook_read_file;
+  hooks.resolve_root_signature = hook_resolve_root_signature;
+  hooks.ud = S;
+  pso_set_hooks(L, &hooks);
+  budget_reset(L, S);
+  lua_sethook(L, NULL, 0, 0); /* installed again by each sandboxed call */
+  *why = PSOC_OK;
+  return L;
+}
+
+lua_State *psol_newstate(const psol_options *opts, char *err, size_t errlen) {
+  psoc_status why;
+  return newstate(opts, err, errlen, &why);
+}
+
+void psol_close(lua_State *L) {
+  psol_state *S;
+  if (!L) return;
+  S = state_of(L);
+  S->enforce = 0;
+  lua_close(L);
+  state_free(S);
+}
+
+uint64_t psol_instructions(lua_State *L) { return state_of(L)->ins_count; }
+size_t psol_memory(lua_State *L) { return state_of(L)->used; }
+
+/* ---- protected calls ----------------------------------------------------- */
+
+static int msgh(lua_State *L) {
+  const char *msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
+      msg = lua_tostring(L, -1);
+    else
+      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  psol_compat_traceback(L, msg, 1);
+  return 1;
+}
+
+static int contains(lua_State *L, int idx, const char *what) {
+  const char *s = lua_tostring(L, idx);
+  return s && strstr(s, what) != NULL;
+}
+
+/* Replace errors the limits caused (memory errors skip the message
+** handler; a limit hit inside the handler gives "error in error handling")
+** with a message that names the limit. */
+static void fix_error(lua_State *L, psol_state *S, int status) {
+  char buf[PATH_MAX + 96];
+  const char *where = S->chunk ? S->chunk : "", *sep = S->chunk ? ": " : "";
+  if (S->mem_exceeded && !contains(L, -1, "memory limit exceeded")) {
+    lua_pop(L, 1);
+    snprintf(buf, sizeof buf, "%s%smemory limit exceeded (%llu bytes)", where, sep,
+             (unsigned long long)S->limit);
+    lua_pushstring(L, buf);
+  } else if (S->ins_exceeded && !contains(L, -1, "instruction budget exceeded")) {
+    lua_pop(L, 1);
+    snprintf(buf, sizeof buf, "%s%sinstruction budget exceeded (%llu instructions)", where,
+             sep, (unsigned long long)S->ins_limit);
+    lua_pushstring(L, buf);
+  } else if (status == LUA_ERRMEM && !contains(L, -1, "memory")) {
+    lua_pop(L, 1);
+    lua_pushliteral(L, "not enough memory");
+  }
+}
+
+int psol_pcall(lua_State *L, int nargs, int nresults) {
+  psol_state *S = state_of(L);
+  int base = lua_gettop(L) - nargs, status, outer = S->depth == 0, enforce = S->enforce;
+  if (outer) budget_reset(L, S);
+  lua_pushcfunction(L, msgh);
+  lua_insert(L, base);
+  S->depth++;
+  S->enforce = 1;
+  status = lua_pcall(L, nargs, nresults, base);
+  S->depth--;
+  S->enforce = enforce;
+  lua_remove(L, base);
+  if (status != LUA_OK) fix_error(L, S, status);
+  if (outer) {
+    S->ins_exceeded = S->mem_exceeded = 0;
+    lua_sethook(L, NULL, 0, 0);
+  }
+  return status;
+}
+
+typedef struct psol_chunk {
+  const char *path;      /* file to run, or NULL */
+  const char *src;       /* else this source */
+  size_t len;
+  const char *chunkname;
+} psol_chunk;
+
+/* Protected: read and load the chunk, then run it; returns its results. */
+static int run_chunk(lua_State *L) {
+  psol_state *S = state_of(L);
+  const psol_chunk *c = (const psol_chunk *)lua_touserdata(L, 1);
+  const char *src = c->src, *chunkname = c->chunkname;
+  size_t len = c->len;
+  lua_settop(L, 0);
+  if (c->path) {
+    char real[PATH_MAX];
+    if (!realpath(c->path, real))
+      return luaL_error(L, "cannot open '%s': %s", c->path, strerror(errno));
+    if (!push_file(L, S, real, c->path)) return lua_error(L);
+    src = lua_tolstring(L, 1, &len);
+    lua_pushfstring(L, "@%s", c->path);
+    chunkname = lua_tostring(L, 2);
+  } else {
+    lua_pushnil(L);
+    lua_pushnil(L);
+  }
+  if (load_text(L, src, len, chunkname) != LUA_OK) return lua_error(L);
+  lua_call(L, 0, LUA_MULTRET);
+  return lua_gettop(L) - 2;
+}
+
+static int run(lua_State *L, const psol_chunk *c, const char *display, int nresults) {
+  psol_state *S = state_of(L);
+  psol_path saved_script = S->script, saved_implicit = S->implicit;
+  const char *saved_chunk = S->chunk;
+  int status;
+  S->script.shown = S->script.real = NULL;
+  S->implicit.shown = S->implicit.real = NULL;
+  if (c->path) {
+    path_init_dirname(&S->script, c->path); /* failures surface when loading */
+    if (S->root_count == 0 && S->script.real) {
+      S->implicit.shown = dup_str(S->script.shown);
+      S->implicit.real = dup_str(S->script.real);
+    }
+  }
+  S->chunk = display;
+  lua_pushcfunction(L, run_chunk);
+  lua_pushlightuserdata(L, (void *)c);
+  status = psol_pcall(L, 1, nresults);
+  path_free(&S->script);
+  path_free(&S->implicit);
+  S->script = saved_script;
+  S->implicit = saved_implicit;
+  S->chunk = saved_chunk;
+  return status;
+}
+
+int psol_dofile(lua_State *L, const char *path, int nresults) {
+  psol_chunk c;
+  c.path = path;
+  c.src = NULL;
+  c.len = 0;
+  c.chunkname = NULL;
+  return run(L, &c, path, nresults);
+}
+
+int psol_dostring(lua_State *L, const char *chunkname, const char *src, size_t len,
+                  int nresults) {
+  psol_chunk c;
+  const char *display = chunkname ? chunkname : "=(string)";
+  c.path = NULL;
+  c.src = src ? src : "";
+  c.len = src ? len : 0;
+  c.chunkname = display;
+  if (display[0] == '@' || display[0] == '=') display++;
+  return run(L, &c, display, nresults);
+}
+
+const char *psol_error_message(lua_State *L, int idx, char *buf, size_t buflen) {
+  const char *msg = lua_tostring(L, idx), *cut;
+  size_t n;
+  if (!buflen) return buf;
+  if (!msg) msg = "(error object is not a string)";
+  cut = strstr(msg, PSOL_TRACEBACK);
+  n = cut ? (size_t)(cut - msg) : strlen(msg);
+  if (n >= buflen) n = buflen - 1;
+  memcpy(buf, msg, n);
+  buf[n] = '\0';
+  return buf;
+}
+
+/* ---- evaluate ----------------------------------------------------------- */
+
+static void *res_alloc(const psoc_allocator *a, size_t n) {
+  return a->fn ? a->fn(a->ud, NULL, 0, n) : malloc(n);
+}
+
+static void res_free(const psoc_allocator *a, void *p, size_t n) {
+  if (!p) return;
+  if (a->fn) a->fn(a->ud, p, n, 0);
+  else free(p);
+}
+
+static char *res_strdup(const psoc_allocator *a, const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = (char *)res_alloc(a, n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+void psol_result_free(psol_result *r) {
+  size_t i;
+  if (!r) return;
+  for (i = 0; i < r->count; i++) {
+    psol_pipeline *p = &r->pipelines[i];
+    if (p->name) res_free(&r->alloc, p->name, strlen(p->name) + 1);
+    if (p->root_signature) res_free(&r->alloc, p->root_signature, strlen(p->root_signature) + 1);
+    psoc_stream_free(p->stream);
+  }
+  res_free(&r->alloc, r->pipelines, r->count * sizeof *r->pipelines);
+  r->pipelines = NULL;
+  r->count = 0;
+}
+
+static void result_init(psol_result *out, const psol_options *opts) {
+  memset(out, 0, sizeof *out);
+  if (opts && opts->alloc) out->alloc = *opts->alloc;
+}
+
+static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, ...) {
+  va_list ap;
+  psol_result_free(out);
+  va_start(ap, fmt);
+  vsnprintf(out->error, sizeof out->error, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+/* Copy one pipeline out of the state and check it. */
+static psoc_status take(psol_result *out, const pso_pipeline *p, const char *display) {
+  psol_pipeline *dst = &out->pipelines[out->count];
+  const char *name = pso_pipeline_name(p), *rs = pso_pipeline_root_signature(p);
+  const psoc_stream *stream = pso_pipeline_stream(p);
+  psoc_diags diags;
+  psoc_status status;
+  size_t i;
+  memset(dst, 0, sizeof *dst);
+  if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
+                           name ? name : "");
+  dst->name = res_strdup(&out->alloc, name ? name : "");
+  dst->root_signature = rs ? res_strdup(&out->alloc, rs) : NULL;
+  dst->kind = pso_pipeline_kind(p);
+  status = psoc_stream_copy(stream, out->alloc.fn ? &out->alloc : NULL, &dst->stream);
+  out->count++; /* owned from here on */
+  if (!dst->name || (rs && !dst->root_signature) || status == PSOC_ERR_NOMEM)
+    return fail(out, PSOC_ERR_NOMEM, "out of memory copying pipeline '%s'", name ? name : "");
+  if (status != PSOC_OK)
+    return fail(out, status, "%s: pipeline '%s': cannot copy the stream: %s", display,
+                name ? name : "", psoc_status_name(status));
+  dst->hash = pso_pipeline_hash(p); /* content hash: the same for the copy */
+  psoc_diags_init(&diags, out->alloc.fn ? &out->alloc : NULL);
+  status = psoc_check(psoc_stream_data(dst->stream), psoc_stream_size(dst->stream), NULL, &diags);
+  if (status != PSOC_OK) {
+    for (i = 0; i < diags.count; i++)
+      if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
+    if (i < diags.count) {
+      const psoc_diag *d = &diags.items[i];
+      char msg[512];
+      snprintf(msg, sizeof msg, "%s: pipeline '%s': %s%s%s [%s]", display, dst->name, d->field,
+               d->field[0] ? ": " : "", d->message,
+               d->message_id ? d->message_id : psoc_code_name(d->code));
+      psoc_diags_free(&diags);
+      return fail(out, PSOC_ERR_INVALID, "%s", msg);
+    }
+    psoc_diags_free(&diags);
+    return fail(out, status, "%s: pipeline '%s': check failed: %s", display, dst->name,
+                psoc_status_name(status));
+  }
+  psoc_diags_free(&diags);
+  return PSOC_OK;
+}
+
+/* The script's result (at the top of the stack) into 'out'. */
+static psoc_status collect(lua_State *L, psol_result *out, const char *display) {
+  pso_pipeline *p = pso_topipeline(L, -1);
+  size_t n, i;
+  psoc_status status;
+  if (p) n = 1;
+  else if (lua_istable(L, -1)) n = (size_t)lua_rawlen(L, -1);
+  else
+    return fail(out, PSOC_ERR_INVALID,
+                "%s: a material script must return a pipeline or a list of pipelines "
+                "(it returned %s)", display, luaL_typename(L, -1));
+  if (n == 0) return PSOC_OK;
+  if (n > SIZE_MAX / sizeof *out->pipelines)
+    return fail(out, PSOC_ERR_NOMEM, "%s: too many pipelines", display);
+  out->pipelines = (psol_pipeline *)res_alloc(&out->alloc, n * sizeof *out->pipelines);
+  if (!out->pipelines) return fail(out, PSOC_ERR_NOMEM, "out of memory");
+  for (i = 0; i < n; i++) {
+    pso_pipeline *q = p;
+    if (!q) {
+      lua_rawgeti(L, -1, (int)(i + 1));
+      q = pso_topipeline(L, -1);
+      if (!q) {
+        const char *type = luaL_typename(L, -1);
+        lua_pop(L, 1);
+        return fail(out, PSOC_ERR_INVALID,
+                    "%s: result[%zu] is a %s, not a pipeline (a material script returns a "
+                    "pipeline or a list of pipelines)", display, i + 1, type);
+      }
+      lua_pop(L, 1); /* still referenced by the result table */
+    }
+    if ((status = take(out, q, display)) != PSOC_OK) return status;
+  }
+  return PSOC_OK;
+}
+
+static psoc_status evaluate(const psol_options *opts, const psol_chunk *c, const char *display,
+                            psol_result *out) {
+  psoc_status status;
+  lua_State *L = newstate(opts, out->error, sizeof out->error, &status);
+  if (!L) return status;
+  if (c->path) status = psol_dofile(L, c->path, 1) == LUA_OK ? PSOC_OK : PSOC_ERR_INVALID;
+  else status = psol_dostring(L, c->chunkname, c->src, c->len, 1) == LUA_OK ? PSOC_OK
+                                                                            : PSOC_ERR_INVALID;
+  if (status != PSOC_OK) psol_error_message(L, -1, out->error, sizeof out->error);
+  else status = collect(L, out, display);
+  psol_close(L);
+  return status;
+}
+
+psoc_status psol_evaluate_file(const psol_options *opts, const char *path, psol_result *out) {
+  psol_chunk c;
+  if (!out) return PSOC_ERR_ARG;
+  result_init(out, opts);
+  if (!path) return fail(out, PSOC_ERR_ARG, "no script path");
+  c.path = path;
+  c.src = NULL;
+  c.len = 0;
+  c.chunkname = NULL;
+  return evaluate(opts, &c, path, out);
+}
+
+psoc_status psol_evaluate_string(const psol_options *opts, const char *chunkname,
+                                 const char *src, size_t len, psol_result *out) {
+  psol_chunk c;
+  const char *display;
+  if (!out) return PSOC_ERR_ARG;
+  result_init(out, opts);
+  if (!src && len) return fail(out, PSOC_ERR_ARG, "NULL source");
+  c.path = NULL;
+  c.src = src ? src : "";
+  c.len = len;
+  c.chunkname = chunkname ? chunkname : "=(string)";
+  display = c.chunkname;
+  if (display[0] == '@' || display[0] == '=') display++;
+  return evaluate(opts, &c, display, out);
+}
