@@ -103,7 +103,9 @@ static void check_container(const rule_ctx *ctx, int s) {
   uint32_t sm, max = ctx->profile->shader_model;
   snprintf(field, sizeof field, "%s.pShaderBytecode", slot);
   if (c->error != PSOC_DXBC_OK) {
-    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_CONTAINER, stages[s].bytecode_id,
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_CONTAINER,
+                   s == PSOC_STAGE_VS && c->error == PSOC_DXBC_BAD_SIGNATURE
+                       ? IL "UNPARSEABLEINPUTSIGNATURE" : stages[s].bytecode_id,
                    sh->slot, field, "the %s bytecode (%zu bytes) is not a valid shader container: "
                    "%s (at byte %u); pass the compiler's output unchanged with its full size",
                    slot, c->blob_size, psoc_dxbc_error_text(c->error), c->error_offset);
