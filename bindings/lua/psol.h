@@ -29,6 +29,10 @@
 
 #include <lua.h>
 
+#ifndef LUA_OK /* Lua 5.1 and LuaJIT */
+#define LUA_OK 0
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
