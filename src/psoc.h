@@ -455,7 +455,9 @@ enum {
 
 typedef struct psoc_check_options {
   uint32_t flags;                /* PSOC_CHECK_* */
-  const psoc_profile *profile;   /* NULL: psoc_profile_default() */
+  const psoc_profile *profile;   /* NULL: psoc_profile_default(), except that
+                                    mesh pipelines are rejected for a missing
+                                    mesh tier only by an explicit profile */
 } psoc_check_options;
 
 /* Parse, then run the rules: kind deduction, irrelevant subobjects, field

@@ -18,17 +18,10 @@ static int trailing_digit(const char *s, size_t n) { return n > 0 && s[n - 1] >=
 void psoc_rules_stages(const rule_ctx *ctx) {
   psoc_kind kind = ctx->parsed->kind;
   int hs = code_of(ctx, PSOC_SO_HS), ds = code_of(ctx, PSOC_SO_DS);
+  /* A PS (or HS, DS, GS) without a VS is reported by the kind rule as
+  ** CANNOT_DEDUCE_TYPE: in a stream, the missing VS is what leaves the type
+  ** undecided, so VERTEX_SHADER_NOT_SET is not repeated here. */
   if (kind == PSOC_KIND_NONE) {
-    static const uint32_t stages[] = { PSOC_SO_PS, PSOC_SO_HS, PSOC_SO_DS, PSOC_SO_GS };
-    unsigned i;
-    for (i = 0; i < 4; i++) {
-      if (!code_of(ctx, stages[i])) continue;
-      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_MISSING_SHADER,
-                     GPS "VERTEX_SHADER_NOT_SET", stages[i], psoc_subobject_info_get(stages[i])->name,
-                     "the stream has a %s but no VS; a graphics pipeline needs a vertex shader: "
-                     "add a VS subobject", psoc_subobject_info_get(stages[i])->name);
-      break;
-    }
     if (code_of(ctx, PSOC_SO_AS))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_MISSING_SHADER,
                      PS_ "MS_INCOMPLETE_TYPE", PSOC_SO_AS, "AS",
@@ -42,12 +35,13 @@ void psoc_rules_stages(const rule_ctx *ctx) {
                    "the pipeline has a %s but no %s; tessellation needs both a hull and a domain "
                    "shader: add the %s or remove the %s", hs ? "HS" : "DS", hs ? "DS" : "HS",
                    hs ? "DS" : "HS", hs ? "HS" : "DS");
-  if (kind == PSOC_KIND_GRAPHICS && code_of(ctx, PSOC_SO_AS))
-    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_MISSING_SHADER, GPS "AS_NOT_MS_MISMATCH",
-                   PSOC_SO_AS, "AS",
-                   "the pipeline has an amplification shader but a VS instead of an MS; an AS "
-                   "only feeds a mesh shader: remove the AS or build a mesh pipeline");
-  if (kind == PSOC_KIND_MESH && ctx->profile->mesh_shader_tier == 0)
+  /* An AS in a VS pipeline is ignored like any irrelevant subobject (the
+  ** note comes from the irrelevant rule). */
+  /* Whether the pipeline kind itself exists on the device is judged only
+  ** against a profile the caller chose: psoc_check(..., NULL, ...) checks a
+  ** mesh stream's state without rejecting mesh shading as such. */
+  if (kind == PSOC_KIND_MESH && ctx->options && ctx->options->profile &&
+      ctx->profile->mesh_shader_tier == 0)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, NULL, PSOC_SO_MS, "MS",
                    "mesh pipelines need mesh shader tier 1, which profile '%s' lacks; choose a "
                    "feature level 12_2 profile", ctx->profile->name);
