@@ -11,5 +11,7 @@ Suite *suite_hash_dump(void);
 Suite *suite_parse(void);
 Suite *suite_rules(void);
 Suite *suite_resolve(void);
+Suite *suite_validation(void);
+Suite *suite_validation_shader(void);
 
 #endif

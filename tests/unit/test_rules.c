@@ -1,0 +1,318 @@
+/*
+** test_rules.c: the rules psoc_check runs after the parse: pipeline kind
+** deduction and subobjects irrelevant to the deduced kind.
+*/
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psoc.h"
+#include "stream_pack.h"
+#include "suites.h"
+
+#define MSG_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
+
+/* Parse an exactly-sized copy and return the deduced kind. */
+static psoc_kind kind_of(const sp_stream *s) {
+  psoc_parsed p;
+  unsigned char *buf = sp_exact(s, s->size);
+  psoc_parse(buf, s->size, &p, NULL);
+  free(buf);
+  return p.kind;
+}
+
+/* ---- kind deduction ------------------------------------------------- */
+
+typedef struct kind_case {
+  const char *name;
+  int vs, cs, ms;     /* -1 absent, 0 null bytecode, 1 non-null */
+  psoc_kind kind;     /* expected; NONE: expect 'code' */
+  psoc_code code;
+} kind_case;
+
+static const kind_case kind_cases[] = {
+  { "VS only", 1, -1, -1, PSOC_KIND_GRAPHICS, 0 },
+  { "CS only", -1, 1, -1, PSOC_KIND_COMPUTE, 0 },
+  { "MS only", -1, -1, 1, PSOC_KIND_MESH, 0 },
+  { "VS null, CS", 0, 1, -1, PSOC_KIND_COMPUTE, 0 },
+  { "VS, CS null", 1, 0, -1, PSOC_KIND_GRAPHICS, 0 },
+  { "CS null, MS", -1, 0, 1, PSOC_KIND_MESH, 0 },
+  { "VS null, CS null, MS", 0, 0, 1, PSOC_KIND_MESH, 0 },
+  { "none", -1, -1, -1, PSOC_KIND_NONE, PSOC_CODE_NO_SHADER },
+  { "VS null", 0, -1, -1, PSOC_KIND_NONE, PSOC_CODE_NO_SHADER },
+  { "all null", 0, 0, 0, PSOC_KIND_NONE, PSOC_CODE_NO_SHADER },
+  { "VS and CS", 1, 1, -1, PSOC_KIND_NONE, PSOC_CODE_AMBIGUOUS_KIND },
+  { "VS and MS", 1, -1, 1, PSOC_KIND_NONE, PSOC_CODE_AMBIGUOUS_KIND },
+  { "CS and MS", -1, 1, 1, PSOC_KIND_NONE, PSOC_CODE_AMBIGUOUS_KIND },
+  { "VS, CS and MS", 1, 1, 1, PSOC_KIND_NONE, PSOC_CODE_AMBIGUOUS_KIND },
+};
+
+START_TEST(test_kind) {
+  const kind_case *c = &kind_cases[_i];
+  sp_stream s;
+  psoc_diags d;
+  psoc_status st;
+  UINT node = 1;
+  sp_init(&s);
+  SP_ADD(&s, PSOC_SO_NODE_MASK, node); /* relevant to every kind */
+  if (c->ms >= 0) sp_add_shader(&s, PSOC_SO_MS, c->ms);
+  if (c->cs >= 0) sp_add_shader(&s, PSOC_SO_CS, c->cs);
+  if (c->vs >= 0) sp_add_shader(&s, PSOC_SO_VS, c->vs);
+  ck_assert_msg(kind_of(&s) == c->kind, "%s: kind %s, want %s", c->name,
+                psoc_kind_name(kind_of(&s)), psoc_kind_name(c->kind));
+  psoc_diags_init(&d, NULL);
+  st = sp_check(&s, &d);
+  if (c->kind != PSOC_KIND_NONE) {
+    ck_assert_msg(st == PSOC_OK, "%s: %s", c->name, sp_summary(&d));
+    ck_assert_uint_eq(d.errors, 0);
+  } else {
+    ck_assert_int_eq(st, PSOC_ERR_INVALID);
+    ck_assert_msg(d.errors == 1, "%s: %zu errors", c->name, d.errors);
+    SP_ASSERT_DIAG(sp_find(&d, c->code, 0), PSOC_SEVERITY_ERROR, c->code, MSG_DEDUCE, -1, -1, "");
+    ck_assert_uint_eq(d.notes, 0); /* nothing is irrelevant without a kind */
+  }
+  ck_assert_int_eq(psoc_check(s.data, s.size, sp_options(), NULL), st);
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+/* The ambiguity message names the shaders that carry code. */
+START_TEST(test_ambiguous_message) {
+  sp_stream s;
+  psoc_diags d;
+  const psoc_diag *g;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_shader(&s, PSOC_SO_CS, 0);
+  sp_add_shader(&s, PSOC_SO_MS, 1);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID);
+  g = sp_find(&d, PSOC_CODE_AMBIGUOUS_KIND, 0);
+  ck_assert_ptr_nonnull(g);
+  ck_assert_ptr_nonnull(strstr(g->message, "VS"));
+  ck_assert_ptr_nonnull(strstr(g->message, "MS"));
+  ck_assert_ptr_null(strstr(g->message, "CS and"));
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+/* ---- irrelevant subobjects: a note each, never an error --------------- */
+
+typedef struct irrelevant_case {
+  const char *name;
+  uint32_t types[6];   /* subobjects in stream order; 0xFF ends */
+  int code[6];         /* for shader types: 1 non-null, 0 null */
+  psoc_kind kind;
+  uint32_t noted[3];   /* types expected as notes; 0xFF ends */
+} irrelevant_case;
+
+#define END 0xFFu
+
+static const irrelevant_case irrelevant_cases[] = {
+  { "CS (null) in graphics",
+    { PSOC_SO_VS, PSOC_SO_PS, PSOC_SO_CS, END }, { 1, 1, 0 }, PSOC_KIND_GRAPHICS,
+    { PSOC_SO_CS, END } },
+  { "AS and MS (null) in graphics",
+    { PSOC_SO_AS, PSOC_SO_VS, PSOC_SO_MS, END }, { 1, 1, 0 }, PSOC_KIND_GRAPHICS,
+    { PSOC_SO_AS, PSOC_SO_MS, END } },
+  { "INPUT_LAYOUT in compute",
+    { PSOC_SO_INPUT_LAYOUT, PSOC_SO_CS, PSOC_SO_ROOT_SIGNATURE, END }, { 0, 1, 0 },
+    PSOC_KIND_COMPUTE, { PSOC_SO_INPUT_LAYOUT, END } },
+  { "RASTERIZER1 and BLEND in compute",
+    { PSOC_SO_CS, PSOC_SO_RASTERIZER1, PSOC_SO_BLEND, PSOC_SO_FLAGS, END }, { 1, 0, 0, 0 },
+    PSOC_KIND_COMPUTE, { PSOC_SO_BLEND, PSOC_SO_RASTERIZER1, END } },
+  { "VS (null) and INPUT_LAYOUT in mesh",
+    { PSOC_SO_VS, PSOC_SO_MS, PSOC_SO_PS, PSOC_SO_INPUT_LAYOUT, END }, { 0, 1, 1, 0 },
+    PSOC_KIND_MESH, { PSOC_SO_VS, PSOC_SO_INPUT_LAYOUT, END } },
+  { "STREAM_OUTPUT in mesh",
+    { PSOC_SO_MS, PSOC_SO_STREAM_OUTPUT, PSOC_SO_SAMPLE_DESC, END }, { 1, 0, 0 },
+    PSOC_KIND_MESH, { PSOC_SO_STREAM_OUTPUT, END } },
+};
+
+START_TEST(test_irrelevant) {
+  const irrelevant_case *c = &irrelevant_cases[_i];
+  size_t at[6], i, j, n_noted = 0;
+  sp_stream s;
+  psoc_diags d;
+  sp_init(&s);
+  for (i = 0; c->types[i] != END; i++) {
+    uint32_t t = c->types[i];
+    if (t == PSOC_SO_VS || t == PSOC_SO_CS || t == PSOC_SO_MS || t == PSOC_SO_AS ||
+        t == PSOC_SO_PS)
+      at[i] = sp_add_shader(&s, t, c->code[i]);
+    else
+      at[i] = sp_add_default(&s, t);
+  }
+  psoc_diags_init(&d, NULL);
+  ck_assert_msg(sp_check(&s, &d) == PSOC_OK, "%s: %s", c->name, sp_summary(&d));
+  ck_assert_int_eq(kind_of(&s), c->kind);
+  ck_assert_uint_eq(d.errors, 0);
+  ck_assert_msg(d.warnings == 0, "%s: %s", c->name, sp_summary(&d));
+  for (j = 0; c->noted[j] != END; j++) {
+    uint32_t t = c->noted[j];
+    const char *name = psoc_subobject_info_get(t)->name;
+    const psoc_diag *g = NULL;
+    for (i = 0; i < d.count; i++)
+      if (d.items[i].code == PSOC_CODE_IRRELEVANT_SUBOBJECT && strcmp(d.items[i].field, name) == 0)
+        g = &d.items[i];
+    ck_assert_msg(g != NULL, "%s: no note for %s", c->name, name);
+    for (i = 0; c->types[i] != t; i++) {}
+    SP_ASSERT_DIAG(g, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL, (int)i,
+                   (int64_t)at[i], name);
+    ck_assert_ptr_nonnull(strstr(g->message, name));
+    ck_assert_ptr_nonnull(strstr(g->message, psoc_kind_name(c->kind)));
+    n_noted++;
+  }
+  ck_assert_msg(d.notes == n_noted, "%s: %zu notes, want %zu", c->name, d.notes, n_noted);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT), n_noted);
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+/* Full pipelines of each kind: everything in them is relevant. */
+START_TEST(test_all_relevant) {
+  static const uint32_t graphics[] = {
+    PSOC_SO_ROOT_SIGNATURE, PSOC_SO_INPUT_LAYOUT, PSOC_SO_IB_STRIP_CUT_VALUE,
+    PSOC_SO_PRIMITIVE_TOPOLOGY, PSOC_SO_VS, PSOC_SO_HS, PSOC_SO_DS, PSOC_SO_GS,
+    PSOC_SO_STREAM_OUTPUT, PSOC_SO_PS, PSOC_SO_BLEND, PSOC_SO_SAMPLE_MASK, PSOC_SO_RASTERIZER2,
+    PSOC_SO_DEPTH_STENCIL1, PSOC_SO_RENDER_TARGET_FORMATS, PSOC_SO_DEPTH_STENCIL_FORMAT,
+    PSOC_SO_SAMPLE_DESC, PSOC_SO_NODE_MASK, PSOC_SO_CACHED_PSO, PSOC_SO_FLAGS,
+    PSOC_SO_VIEW_INSTANCING, END };
+  static const uint32_t compute[] = { PSOC_SO_ROOT_SIGNATURE, PSOC_SO_CS, PSOC_SO_NODE_MASK,
+                                      PSOC_SO_CACHED_PSO, PSOC_SO_FLAGS, END };
+  static const uint32_t mesh[] = {
+    PSOC_SO_ROOT_SIGNATURE, PSOC_SO_AS, PSOC_SO_MS, PSOC_SO_PS, PSOC_SO_BLEND, PSOC_SO_SAMPLE_MASK,
+    PSOC_SO_RASTERIZER, PSOC_SO_DEPTH_STENCIL2, PSOC_SO_RENDER_TARGET_FORMATS,
+    PSOC_SO_DEPTH_STENCIL_FORMAT, PSOC_SO_SAMPLE_DESC, PSOC_SO_PRIMITIVE_TOPOLOGY,
+    PSOC_SO_VIEW_INSTANCING, PSOC_SO_FLAGS, END };
+  static const uint32_t *const lists[] = { graphics, compute, mesh };
+  static const psoc_kind kinds[] = { PSOC_KIND_GRAPHICS, PSOC_KIND_COMPUTE, PSOC_KIND_MESH };
+  size_t k, i;
+  for (k = 0; k < 3; k++) {
+    sp_stream s;
+    psoc_diags d;
+    sp_init(&s);
+    for (i = 0; lists[k][i] != END; i++) {
+      uint32_t t = lists[k][i];
+      if (t == PSOC_SO_VS || t == PSOC_SO_CS || t == PSOC_SO_MS) {
+        sp_add_shader(&s, t, 1);
+      } else if (t == PSOC_SO_ROOT_SIGNATURE) {
+        ID3D12RootSignature *rs = (ID3D12RootSignature *)(uintptr_t)0x1000;
+        SP_ADD(&s, t, rs);
+      } else if (t == PSOC_SO_DEPTH_STENCIL_FORMAT) {
+        DXGI_FORMAT dsv = DXGI_FORMAT_D32_FLOAT;
+        SP_ADD(&s, t, dsv);
+      } else {
+        sp_add_default(&s, t);
+      }
+    }
+    psoc_diags_init(&d, NULL);
+    ck_assert_msg(sp_check(&s, &d) == PSOC_OK, "%s pipeline: %s", psoc_kind_name(kinds[k]),
+                  sp_summary(&d));
+    ck_assert_int_eq(kind_of(&s), kinds[k]);
+    ck_assert_msg(d.count == 0, "%s pipeline: %s", psoc_kind_name(kinds[k]), sp_summary(&d));
+    psoc_diags_free(&d);
+    sp_free(&s);
+  }
+}
+END_TEST
+
+/* An irrelevant subobject is still checked structurally: a duplicate CS in
+** a graphics stream is an error, and the note is given once. */
+START_TEST(test_irrelevant_duplicate) {
+  sp_stream s;
+  psoc_diags d;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_shader(&s, PSOC_SO_CS, 0);
+  sp_add_shader(&s, PSOC_SO_CS, 0);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 1);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_DUPLICATE_SUBOBJECT), 1);
+  ck_assert_uint_eq(d.notes, 1);
+  SP_ASSERT_DIAG(sp_find(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT, 0), PSOC_SEVERITY_NOTE,
+                 PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL, 1, 24, "CS");
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+/* The verdict counts only what this check added to a shared list. */
+START_TEST(test_check_appends) {
+  sp_stream bad, good;
+  psoc_diags d;
+  size_t errors, count;
+  sp_init(&bad);
+  sp_init(&good);
+  sp_add_shader(&bad, PSOC_SO_PS, 1);
+  sp_add_shader(&good, PSOC_SO_CS, 1);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(sp_check(&bad, &d), PSOC_ERR_INVALID);
+  errors = d.errors;
+  count = d.count;
+  ck_assert_uint_ge(errors, 1);
+  ck_assert_msg(sp_check(&good, &d) == PSOC_OK, "%s", sp_summary(&d));
+  ck_assert_uint_eq(d.errors, errors);
+  ck_assert_uint_eq(d.count, count);
+  ck_assert_int_eq(sp_check(&bad, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 2 * errors);
+  ck_assert_uint_eq(d.count, 2 * count);
+  psoc_diags_clear(&d);
+  ck_assert_uint_eq(d.count, 0);
+  ck_assert_uint_eq(d.errors, 0);
+  psoc_diags_free(&d);
+  sp_free(&bad);
+  sp_free(&good);
+}
+END_TEST
+
+/* Diagnostics survive an allocator that cannot give memory: counted, dropped. */
+static void *refuse(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud;
+  (void)osize;
+  if (nsize == 0) free(ptr);
+  return NULL;
+}
+
+START_TEST(test_check_without_memory) {
+  psoc_allocator a = { refuse, NULL };
+  sp_stream s;
+  psoc_diags d;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_shader(&s, PSOC_SO_CS, 1);
+  sp_add_default(&s, PSOC_SO_INPUT_LAYOUT);
+  sp_add_default(&s, PSOC_SO_INPUT_LAYOUT);
+  psoc_diags_init(&d, &a);
+  ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 2); /* the duplicate and the ambiguous kind */
+  ck_assert_uint_eq(d.count, 0);
+  ck_assert_uint_eq(d.dropped, 2);
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+Suite *suite_rules(void) {
+  Suite *s = suite_create("rules");
+  TCase *tc = tcase_create("kind");
+  tcase_add_loop_test(tc, test_kind, 0, (int)(sizeof kind_cases / sizeof kind_cases[0]));
+  tcase_add_test(tc, test_ambiguous_message);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("irrelevant");
+  tcase_add_loop_test(tc, test_irrelevant, 0,
+                      (int)(sizeof irrelevant_cases / sizeof irrelevant_cases[0]));
+  tcase_add_test(tc, test_all_relevant);
+  tcase_add_test(tc, test_irrelevant_duplicate);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("check");
+  tcase_add_test(tc, test_check_appends);
+  tcase_add_test(tc, test_check_without_memory);
+  suite_add_tcase(s, tc);
+  return s;
+}
