@@ -270,6 +270,7 @@ end
 if wanted("psoc", "src/cli/*.c") then
     c_project("psoc", "ConsoleApp", "bin")
         files { "src/cli/*.c" }
+        defines { "PSOC_CLI_HAVE_SCRIPTS" } -- script.c: check/dump/explain/diff of materials
         links { "psolua", "psoc_static", LUA.lib, "m", "dl" }
 end
 

@@ -193,8 +193,8 @@ typedef struct psol_found {
 } psol_found;
 
 /* Resolve 'name' inside the roots: relative names against the running
-** script's directory, then each root. Returns 1, or 0 with a message
-** pushed. */
+** script's directory, then each root. Returns 1, or 0 with the reason
+** pushed ("outside the material roots", "not found (tried ...)"). */
 static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
   const psol_path *bases[64];
   size_t nbases = 0, i;
@@ -209,7 +209,7 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
     return 0;
   }
   if (S->root_count == 0 && !S->implicit.real) {
-    lua_pushfstring(L, "cannot resolve '%s': no material roots (set psol_options.roots)", name);
+    lua_pushliteral(L, "no material roots to look in (set psol_options.roots)");
     return 0;
   }
   if (name[0] == '/') {
@@ -218,9 +218,9 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
         snprintf(f->shown, sizeof f->shown, "%s", name);
         return 1;
       }
-      lua_pushfstring(L, "'%s' is outside the material roots", name);
+      lua_pushliteral(L, "outside the material roots");
     } else {
-      lua_pushfstring(L, "cannot open '%s': %s", name, strerror(errno));
+      lua_pushstring(L, strerror(errno));
     }
     return 0;
   }
@@ -253,30 +253,30 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
   }
   luaL_pushresult(&tried);
   if (escaped)
-    lua_pushfstring(L, "'%s' resolves outside the material roots", name);
+    lua_pushliteral(L, "outside the material roots");
   else
-    lua_pushfstring(L, "cannot find '%s' (tried %s)", name, lua_tostring(L, -1));
+    lua_pushfstring(L, "not found (tried %s)", lua_tostring(L, -1));
   lua_remove(L, -2);
   return 0;
 }
 
-/* Push the contents of the regular file 'real'. Returns 1, or 0 with a
-** message pushed. May raise a memory error (nothing is left open then). */
-static int push_file(lua_State *L, psol_state *S, const char *real, const char *shown) {
+/* Push the contents of the regular file 'real'. Returns 1, or 0 with the
+** reason pushed. May raise a memory error (nothing is left open then). */
+static int push_file(lua_State *L, psol_state *S, const char *real) {
   struct stat st;
   size_t size, got = 0;
   char *buf;
   int fd;
   if (stat(real, &st) != 0) {
-    lua_pushfstring(L, "cannot open '%s': %s", shown, strerror(errno));
+    lua_pushstring(L, strerror(errno));
     return 0;
   }
   if (!S_ISREG(st.st_mode)) {
-    lua_pushfstring(L, "cannot read '%s': not a regular file", shown);
+    lua_pushliteral(L, "not a regular file");
     return 0;
   }
   if ((uint64_t)st.st_size > (uint64_t)S->limit) {
-    lua_pushfstring(L, "cannot read '%s': larger than the memory limit", shown);
+    lua_pushliteral(L, "larger than the memory limit");
     return 0;
   }
   size = (size_t)st.st_size;
@@ -284,13 +284,13 @@ static int push_file(lua_State *L, psol_state *S, const char *real, const char *
   fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     lua_pop(L, 1);
-    lua_pushfstring(L, "cannot open '%s': %s", shown, strerror(errno));
+    lua_pushstring(L, strerror(errno));
     return 0;
   }
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     close(fd);
     lua_pop(L, 1);
-    lua_pushfstring(L, "cannot read '%s': not a regular file", shown);
+    lua_pushliteral(L, "not a regular file");
     return 0;
   }
   while (got < size) {
@@ -300,7 +300,7 @@ static int push_file(lua_State *L, psol_state *S, const char *real, const char *
       int e = errno;
       close(fd);
       lua_pop(L, 1);
-      lua_pushfstring(L, "cannot read '%s': %s", shown, strerror(e));
+      lua_pushstring(L, strerror(e));
       return 0;
     }
     if (n == 0) break;
@@ -512,10 +512,10 @@ static int sb_require(lua_State *L) {
     for (i = 0; i < n; i++) rel[i] = name[i] == '.' ? '/' : name[i];
     memcpy(rel + n, ".lua", 5);
     found = (psol_found *)lua_newuserdata(L, sizeof *found); /* index 2 */
-    if (!resolve_file(L, S, rel, found))
-      return luaL_error(L, "require: module '%s' not found: %s", name, lua_tostring(L, -1));
-    if (!push_file(L, S, found->real, found->shown)) /* index 3 */
-      return luaL_error(L, "require: %s", lua_tostring(L, -1));
+    if (!resolve_file(L, S, rel, found) || !push_file(L, S, found->real))
+      return luaL_error(L, "require: cannot load module '%s' (%s): %s", name, rel,
+                        lua_tostring(L, -1));
+    /* the source is at index 3 */
     src = lua_tolstring(L, 3, &len);
     snprintf(chunk, sizeof chunk, "@%s", found->shown);
     status = load_text(L, src, len, chunk);
@@ -545,7 +545,7 @@ static int sb_require(lua_State *L) {
 static int hook_read_file(void *ud, lua_State *L, const char *path) {
   psol_state *S = (psol_state *)ud;
   psol_found *found = (psol_found *)lua_newuserdata(L, sizeof *found);
-  int ok = resolve_file(L, S, path, found) && push_file(L, S, found->real, found->shown);
+  int ok = resolve_file(L, S, path, found) && push_file(L, S, found->real);
   lua_remove(L, -2);
   return ok;
 }
@@ -562,9 +562,16 @@ static const char *const removed_globals[] = {
   "coroutine", "module", "package", "warn", "debug", "os", "io", "jit", "bit", "ffi", NULL
 };
 
-/* Runs protected: open the safe libraries and install the sandbox. */
+/* Runs protected: open the safe libraries, install the sandbox and the
+** pso module's hooks. */
 static int setup(lua_State *L) {
+  psol_state *S = (psol_state *)lua_touserdata(L, 1);
+  pso_hooks hooks;
   int i;
+  hooks.read_file = hook_read_file;
+  hooks.resolve_root_signature = hook_resolve_root_signature;
+  hooks.ud = S;
+  pso_set_hooks(L, &hooks);
   psol_compat_openlib(L, "_G", luaopen_base);
   psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
   psol_compat_openlib(L, LUA_TABLIBNAME, luaopen_table);
@@ -618,7 +625,6 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
                            psoc_status *why) {
   psol_state *S;
   lua_State *L;
-  pso_hooks hooks;
   size_t i;
   int e;
   *why = PSOC_ERR_NOMEM;
@@ -680,20 +686,14 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
   /* Count hooks do not fire in compiled traces: interpret only. */
   luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
 #endif
-  if (psol_compat_cpcall(L, setup, NULL) != LUA_OK) {
+  if (psol_compat_cpcall(L, setup, S) != LUA_OK) {
     if (err) snprintf(err, errlen, "cannot set up the sandbox: %s",
                       lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
     lua_close(L);
     state_free(S);
     return NULL;
   }
-  hooks.read_file = hook_read_file;
-  hooks.resolve_root_signature = hook_resolve_root_signature;
-  hooks.ud = S;
-  pso_set_hooks(L, &hooks);
-  budget_reset(L, S);
-  lua_sethook(L, NULL, 0, 0); /* installed again by each sandboxed call */
-  *why = PSOC_OK;
+  *why = PSOC_OK; /* the count hook is installed by each sandboxed call */
   return L;
 }
 
@@ -793,7 +793,8 @@ static int run_chunk(lua_State *L) {
     char real[PATH_MAX];
     if (!realpath(c->path, real))
       return luaL_error(L, "cannot open '%s': %s", c->path, strerror(errno));
-    if (!push_file(L, S, real, c->path)) return lua_error(L);
+    if (!push_file(L, S, real))
+      return luaL_error(L, "cannot read '%s': %s", c->path, lua_tostring(L, -1));
     src = lua_tolstring(L, 1, &len);
     lua_pushfstring(L, "@%s", c->path);
     chunkname = lua_tostring(L, 2);

@@ -4,9 +4,9 @@
 ** pipelines they return are inspected through the pso module's methods
 ** (p:check(), p:dump(), p:json(), p:explain(), p:diff(q)).
 **
-** Compiled only with PSOC_CLI_HAVE_SCRIPTS (premake5.lua sets it).
+** main.c calls in here when built with PSOC_CLI_HAVE_SCRIPTS (premake5.lua
+** sets it for the psoc project).
 */
-#ifdef PSOC_CLI_HAVE_SCRIPTS
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -895,7 +895,3 @@ int cli_script_main(const char *command, int argc, char **argv) {
   free(o.args);
   return rc;
 }
-
-#else
-typedef int psoc_cli_script_disabled; /* keeps the translation unit non-empty */
-#endif
