@@ -1,0 +1,271 @@
+/*
+** compat.h: every Lua version difference the pso bindings care about
+** (5.1, LuaJIT 2.1, 5.2, 5.3, 5.4) lives here and only here.
+**
+** The rest of the bindings use the 5.4 spelling of the API plus the
+** pso_compat_* helpers below. Under 5.1 and LuaJIT the missing functions
+** are provided as static functions and the 5.2+ names are mapped onto them
+** with macros, so LuaJIT's own (partial) 5.2 extensions never clash.
+*/
+#ifndef PSO_COMPAT_H
+#define PSO_COMPAT_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "lua.h"
+#include "lauxlib.h"
+
+#if LUA_VERSION_NUM < 502 /* ---------------- Lua 5.1 and LuaJIT ------- */
+
+#ifndef LUA_OK
+#define LUA_OK 0
+#endif
+
+static inline int pso_compat_absindex(lua_State *L, int idx) {
+  return (idx > 0 || idx <= LUA_REGISTRYINDEX) ? idx : lua_gettop(L) + idx + 1;
+}
+#define lua_absindex pso_compat_absindex
+
+#define lua_rawlen(L, i) lua_objlen(L, (i))
+
+static inline void pso_compat_setfuncs(lua_State *L, const luaL_Reg *l, int nup) {
+  luaL_checkstack(L, nup, "too many upvalues");
+  for (; l->name != NULL; l++) {
+    int i;
+    for (i = 0; i < nup; i++) lua_pushvalue(L, -nup);
+    lua_pushcclosure(L, l->func, nup);
+    lua_setfield(L, -(nup + 2), l->name);
+  }
+  lua_pop(L, nup);
+}
+#undef luaL_setfuncs
+#define luaL_setfuncs pso_compat_setfuncs
+#undef luaL_newlibtable
+#define luaL_newlibtable(L, l) lua_createtable(L, 0, (int)(sizeof(l) / sizeof((l)[0]) - 1))
+#undef luaL_newlib
+#define luaL_newlib(L, l) (luaL_newlibtable(L, l), luaL_setfuncs(L, l, 0))
+
+static inline void *pso_compat_testudata(lua_State *L, int ud, const char *tname) {
+  void *p = lua_touserdata(L, ud);
+  if (p == NULL || !lua_getmetatable(L, ud)) return NULL;
+  luaL_getmetatable(L, tname);
+  if (!lua_rawequal(L, -1, -2)) p = NULL;
+  lua_pop(L, 2);
+  return p;
+}
+#define luaL_testudata pso_compat_testudata
+
+static inline void pso_compat_setmetatable(lua_State *L, const char *tname) {
+  luaL_getmetatable(L, tname);
+  lua_setmetatable(L, -2);
+}
+#define luaL_setmetatable pso_compat_setmetatable
+
+static inline int pso_compat_rawgetp(lua_State *L, int idx, const void *p) {
+  idx = pso_compat_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_rawget(L, idx);
+  return lua_type(L, -1);
+}
+#define lua_rawgetp pso_compat_rawgetp
+
+static inline void pso_compat_rawsetp(lua_State *L, int idx, const void *p) {
+  idx = pso_compat_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)p);
+  lua_insert(L, -2);
+  lua_rawset(L, idx);
+}
+#define lua_rawsetp pso_compat_rawsetp
+
+/* lua_rawget/lua_rawgeti return the type from 5.3 on; use these. */
+static inline int pso_compat_rawget(lua_State *L, int idx) {
+  lua_rawget(L, idx);
+  return lua_type(L, -1);
+}
+static inline int pso_compat_rawgeti(lua_State *L, int idx, int n) {
+  lua_rawgeti(L, idx, n);
+  return lua_type(L, -1);
+}
+
+/* Userdata "user values" are environment tables in 5.1 (tables only). */
+#define pso_compat_setuservalue(L, idx) lua_setfenv(L, (idx))
+#define pso_compat_getuservalue(L, idx) (lua_getfenv(L, (idx)), lua_type(L, -1))
+#define pso_compat_newuserdata(L, size) lua_newuserdata(L, (size))
+
+#define pso_compat_isinteger(L, idx) 0
+
+static inline const char *pso_compat_tolstring(lua_State *L, int idx, size_t *len) {
+  if (luaL_callmeta(L, idx, "__tostring")) {
+    if (!lua_isstring(L, -1)) luaL_error(L, "'__tostring' must return a string");
+  } else {
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+    case LUA_TSTRING: lua_pushvalue(L, idx); break;
+    case LUA_TBOOLEAN: lua_pushstring(L, lua_toboolean(L, idx) ? "true" : "false"); break;
+    case LUA_TNIL: lua_pushliteral(L, "nil"); break;
+    default:
+      lua_pushfstring(L, "%s: %p", luaL_typename(L, idx), lua_topointer(L, idx));
+      break;
+    }
+  }
+  return lua_tolstring(L, -1, len);
+}
+#define luaL_tolstring pso_compat_tolstring
+
+#else /* ---------------------------------------------- Lua 5.2 and later -- */
+
+#if LUA_VERSION_NUM >= 503
+#define pso_compat_rawget(L, idx) lua_rawget(L, (idx))
+#define pso_compat_rawgeti(L, idx, n) lua_rawgeti(L, (idx), (n))
+#define pso_compat_isinteger(L, idx) lua_isinteger(L, (idx))
+#else
+static inline int pso_compat_rawget(lua_State *L, int idx) {
+  lua_rawget(L, idx);
+  return lua_type(L, -1);
+}
+static inline int pso_compat_rawgeti(lua_State *L, int idx, int n) {
+  lua_rawgeti(L, idx, n);
+  return lua_type(L, -1);
+}
+#define pso_compat_isinteger(L, idx) 0
+#endif
+
+#if LUA_VERSION_NUM >= 504
+#define pso_compat_newuserdata(L, size) lua_newuserdatauv(L, (size), 0)
+#define pso_compat_newuserdata1(L, size) lua_newuserdatauv(L, (size), 1)
+#else
+#define pso_compat_newuserdata(L, size) lua_newuserdata(L, (size))
+#endif
+
+#define pso_compat_setuservalue(L, idx) lua_setuservalue(L, (idx))
+#if LUA_VERSION_NUM >= 503
+#define pso_compat_getuservalue(L, idx) lua_getuservalue(L, (idx))
+#else
+#define pso_compat_getuservalue(L, idx) (lua_getuservalue(L, (idx)), lua_type(L, -1))
+#endif
+
+#endif /* ------------------------------------------------------------------ */
+
+#ifndef pso_compat_newuserdata1
+/* A userdata that holds one user value (always a table in these bindings). */
+#define pso_compat_newuserdata1(L, size) lua_newuserdata(L, (size))
+#endif
+
+/* Integers: 5.3+ has an integer subtype; elsewhere (and for floats with an
+** exact integer value) a number counts as an integer when it is integral
+** and fits an int64_t. Returns 1 and stores it, or 0 (not integral or too
+** large). The value at idx must be a number. */
+static inline int pso_compat_tointeger(lua_State *L, int idx, int64_t *out) {
+  lua_Number n;
+  if (pso_compat_isinteger(L, idx)) {
+    *out = (int64_t)lua_tointeger(L, idx);
+    return 1;
+  }
+  n = lua_tonumber(L, idx);
+  if (!(n == floor(n)) || n < -9223372036854775808.0 || n >= 9223372036854775808.0) return 0;
+  *out = (int64_t)n;
+  return 1;
+}
+
+/* lua_pushinteger for values that may exceed a 5.1 lua_Integer's range on
+** 32-bit hosts (UINT fields): exact as a double in every version. */
+static inline void pso_compat_pushuint(lua_State *L, uint64_t v) {
+#if LUA_VERSION_NUM >= 503
+  if (v <= (uint64_t)LUA_MAXINTEGER) {
+    lua_pushinteger(L, (lua_Integer)v);
+    return;
+  }
+#endif
+  lua_pushnumber(L, (lua_Number)v);
+}
+
+static inline void pso_compat_pushint(lua_State *L, int64_t v) {
+#if LUA_VERSION_NUM >= 503
+  lua_pushinteger(L, (lua_Integer)v);
+#else
+  lua_pushnumber(L, (lua_Number)v);
+#endif
+}
+
+/* sandbox ------------------------------------------------------------
+** Helpers for bindings/lua/sandbox.c (psol_compat_*). */
+#if defined(LUA_LJDIR) || defined(LUAJIT_VERSION)
+#define PSOL_COMPAT_LUAJIT 1
+#include <luajit.h>
+#endif
+/* Load a text chunk (the caller has already refused a leading "\27"). */
+static inline int psol_compat_loadtext(lua_State *L, const char *s, size_t len,
+                                       const char *name) {
+#if LUA_VERSION_NUM >= 502 || defined(PSOL_COMPAT_LUAJIT)
+  return luaL_loadbufferx(L, s, len, name, "t");
+#else
+  return luaL_loadbuffer(L, s, len, name);
+#endif
+}
+
+/* Pop a table and make it the environment of the loaded chunk at 'idx'
+** (a negative index counted with the table still pushed). */
+static inline void psol_compat_setenv(lua_State *L, int idx) {
+#if LUA_VERSION_NUM >= 502
+  if (!lua_setupvalue(L, idx, 1)) lua_pop(L, 1); /* _ENV is upvalue 1 */
+#else
+  lua_setfenv(L, idx);
+#endif
+}
+
+/* luaL_traceback of the running thread, pushed. */
+static inline void psol_compat_traceback(lua_State *L, const char *msg, int level) {
+#if LUA_VERSION_NUM >= 502 || defined(PSOL_COMPAT_LUAJIT)
+  luaL_traceback(L, L, msg, level);
+#else
+  lua_Debug ar;
+  int top = lua_gettop(L), shown = 0;
+  if (msg) lua_pushstring(L, msg);
+  lua_pushliteral(L, "\nstack traceback:");
+  while (lua_getstack(L, level++, &ar)) {
+    if (shown++ == 12 && lua_getstack(L, level + 10, &ar)) { /* skip the middle */
+      lua_pushliteral(L, "\n\t...");
+      while (lua_getstack(L, level + 10, &ar)) level++;
+      continue;
+    }
+    lua_getinfo(L, "Snl", &ar);
+    lua_pushfstring(L, "\n\t%s:", ar.short_src);
+    if (ar.currentline > 0) lua_pushfstring(L, "%d:", ar.currentline);
+    else lua_pushliteral(L, "");
+    if (*ar.namewhat != '\0') lua_pushfstring(L, " in function '%s'", ar.name);
+    else if (*ar.what == 'm') lua_pushliteral(L, " in main chunk");
+    else if (*ar.what == 'C') lua_pushliteral(L, " in ?");
+    else lua_pushfstring(L, " in function <%s:%d>", ar.short_src, ar.linedefined);
+    lua_concat(L, lua_gettop(L) - top);
+  }
+  lua_concat(L, lua_gettop(L) - top);
+#endif
+}
+
+/* Open a standard library and set its global. */
+static inline void psol_compat_openlib(lua_State *L, const char *name, lua_CFunction open) {
+#if LUA_VERSION_NUM >= 502
+  luaL_requiref(L, name, open, 1);
+  lua_pop(L, 1);
+#else
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 0);
+#endif
+}
+
+/* Call f(ud) in protected mode, nothing returned; an error message is
+** left on the stack. */
+static inline int psol_compat_cpcall(lua_State *L, lua_CFunction f, void *ud) {
+#if LUA_VERSION_NUM >= 502
+  lua_pushcfunction(L, f);
+  lua_pushlightuserdata(L, ud);
+  return lua_pcall(L, 1, 0, 0);
+#else
+  return lua_cpcall(L, f, ud);
+#endif
+}
+/* end sandbox */
+
+#endif

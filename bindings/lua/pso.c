@@ -1,0 +1,631 @@
+/*
+** pso.c: the `pso` Lua module: material authors declare Direct3D 12
+** pipeline state and get pipelines holding D3D12_PIPELINE_STATE_STREAM_DESC
+** bytes. The language (see also DESIGN.md section 3):
+**
+**   pso.graphics { name = "lit", vs = pso.shader "lit.vs.cso", ... }
+**   pso.mesh { ms = ..., ... }      pso.compute { cs = ..., ... }
+**       Top-level keys are the registry's subobject keys (plus name).
+**       Sub-keys are field keys or D3D12 member names. Strict: unknown
+**       keys, unknown names, wrong types and out-of-range numbers raise
+**       "FILE:LINE: PATH: message (did you mean 'x'?)". Shorthands are
+**       listed in pso_convert.c.
+**   pso.derive(base, overrides)     overrides.name is required; records
+**       merge key by key, lists and scalars replace; pso.none removes a
+**       subobject. The base's declaration tables must not be modified
+**       after declaring (derive checks, and says so).
+**   pso.shader "file" | pso.shader { file = ... } | pso.shader { bytes = ... }
+**   pso.blob   (same forms)         for cached_pso, serialized_root_signature
+**   pso.none                        "remove / not given"
+**   pso.preset(name, table)         an immutable preset tagged "preset NAME"
+**   pso.copy(value)                 a modifiable deep copy (presets unwrapped)
+**   pso.blend.{opaque, alpha, premultiplied, additive, multiply}
+**   pso.rasterizer.{default, cull_none, cull_front, wireframe, shadow_bias}
+**   pso.depth.{default, read_only, reverse_z, disabled, equal}
+**   pso.is_pipeline(v), pso.same(a, b) (equal hashes)
+**   pso.check_bytes(bytes)          psoc_check diagnostics of a raw stream
+**   pso.version, pso.APPEND_ALIGNED
+** Pipelines: see pso_pipeline.c.
+*/
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pso_internal.h"
+
+const char psoi_preset_data_tag = 'd';
+const char psoi_preset_label_tag = 'l';
+const char psoi_namespace_tag = 'n';
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+/* ------------------------------------------------------------------ */
+
+int psoi_error(lua_State *L, const char *fmt, ...) {
+  char msg[768];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  luaL_where(L, 1);
+  lua_pushfstring(L, "%s%s", lua_tostring(L, -1), msg);
+  return lua_error(L);
+}
+
+/* ------------------------------------------------------------------ */
+/* Scratch arena (out-of-line arrays until the builder copies them)     */
+/* ------------------------------------------------------------------ */
+
+struct psoi_chunk {
+  psoi_chunk *next;
+  size_t size, used;
+};
+
+#define CHUNK_HEADER ((sizeof(psoi_chunk) + 15u) & ~(size_t)15u)
+#define CHUNK_MIN 4096u
+
+static unsigned char *chunk_data(psoi_chunk *c) { return (unsigned char *)c + CHUNK_HEADER; }
+
+void *psoi_arena_alloc(psoi_ctx *ctx, size_t size) {
+  psoi_chunk *c;
+  size_t csize;
+  unsigned char *p;
+  if (size > ((size_t)-1) / 2) return NULL;
+  size = (size + 15u) & ~(size_t)15u;
+  for (c = ctx->chunks; c; c = c->next) {
+    if (c->size - c->used >= size) {
+      p = chunk_data(c) + c->used;
+      c->used += size;
+      memset(p, 0, size);
+      return p;
+    }
+  }
+  csize = size > CHUNK_MIN ? size : CHUNK_MIN;
+  c = ctx->alloc.fn(ctx->alloc.ud, NULL, 0, CHUNK_HEADER + csize);
+  if (!c) return NULL;
+  c->size = csize;
+  c->used = size;
+  c->next = ctx->chunks;
+  ctx->chunks = c;
+  memset(chunk_data(c), 0, size);
+  return chunk_data(c);
+}
+
+/* Keep the largest chunk only. */
+void psoi_arena_reset(psoi_ctx *ctx) {
+  psoi_chunk *c = ctx->chunks, *keep = NULL;
+  if (c && !c->next) {
+    c->used = 0;
+    return;
+  }
+  while (c) {
+    psoi_chunk *next = c->next;
+    if (!keep || c->size > keep->size) {
+      if (keep) ctx->alloc.fn(ctx->alloc.ud, keep, CHUNK_HEADER + keep->size, 0);
+      keep = c;
+    } else {
+      ctx->alloc.fn(ctx->alloc.ud, c, CHUNK_HEADER + c->size, 0);
+    }
+    c = next;
+  }
+  if (keep) {
+    keep->next = NULL;
+    keep->used = 0;
+  }
+  ctx->chunks = keep;
+}
+
+/* ------------------------------------------------------------------ */
+/* Per-state context                                                    */
+/* ------------------------------------------------------------------ */
+
+static int context_gc(lua_State *L) {
+  psoi_ctx *ctx = lua_touserdata(L, 1);
+  psoi_chunk *c;
+  if (!ctx) return 0;
+  psoc_builder_free(ctx->builder);
+  ctx->builder = NULL;
+  c = ctx->chunks;
+  while (c) {
+    psoi_chunk *next = c->next;
+    ctx->alloc.fn(ctx->alloc.ud, c, CHUNK_HEADER + c->size, 0);
+    c = next;
+  }
+  ctx->chunks = NULL;
+  return 0;
+}
+
+/* Push the state's context (created on first use). */
+static psoi_ctx *push_context(lua_State *L) {
+  psoi_ctx *ctx;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_CONTEXT_KEY);
+  ctx = lua_touserdata(L, -1);
+  if (ctx) return ctx;
+  lua_pop(L, 1);
+  ctx = pso_compat_newuserdata(L, sizeof *ctx);
+  memset(ctx, 0, sizeof *ctx);
+  ctx->alloc.fn = lua_getallocf(L, &ctx->alloc.ud);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, context_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_setmetatable(L, -2);
+  if (psoc_builder_new(&ctx->alloc, &ctx->builder) != PSOC_OK) luaL_error(L, "not enough memory");
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, PSOI_CONTEXT_KEY);
+  return ctx;
+}
+
+psoi_ctx *psoi_context(lua_State *L) {
+  psoi_ctx *ctx = lua_touserdata(L, PSOI_UV_CTX);
+  if (ctx) return ctx;
+  ctx = push_context(L);
+  lua_pop(L, 1);
+  return ctx;
+}
+
+void pso_set_hooks(lua_State *L, const pso_hooks *hooks) {
+  psoi_ctx *ctx = push_context(L);
+  lua_pop(L, 1);
+  if (hooks)
+    ctx->hooks = *hooks;
+  else
+    memset(&ctx->hooks, 0, sizeof ctx->hooks);
+}
+
+/* ------------------------------------------------------------------ */
+/* Shader and blob objects                                              */
+/* ------------------------------------------------------------------ */
+
+psoi_blob *psoi_push_blob(lua_State *L, int kind, const void *bytes, size_t size,
+                          const char *file) {
+  size_t flen = file ? strlen(file) : 0;
+  psoi_blob *b;
+  if (size > ((size_t)-1) / 2 - flen - sizeof *b) luaL_error(L, "blob too large");
+  b = pso_compat_newuserdata(L, sizeof *b + size + flen + 1);
+  b->kind = kind;
+  b->size = size;
+  b->file_len = flen;
+  if (size) memcpy(b->data, bytes, size);
+  if (flen) memcpy(b->data + size, file, flen);
+  b->data[size + flen] = '\0';
+  luaL_setmetatable(L, PSOI_BLOB_MT);
+  return b;
+}
+
+psoi_blob *psoi_toblob(lua_State *L, int idx, int keys_idx) {
+  psoi_blob *b = lua_touserdata(L, idx);
+  int ok;
+  if (!b || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  lua_rawgeti(L, keys_idx, PSOI_K_BLOB_MT);
+  ok = lua_rawequal(L, -1, -2);
+  lua_pop(L, 2);
+  return ok ? b : NULL;
+}
+
+const char *psoi_blob_file(const psoi_blob *b) {
+  return b->file_len ? (const char *)b->data + b->size : NULL;
+}
+
+static const char *blob_kind_name(const psoi_blob *b) {
+  return b->kind == PSOI_BLOB_SHADER ? "shader" : "blob";
+}
+
+static int blob_index(lua_State *L) {
+  const psoi_blob *b = luaL_checkudata(L, 1, PSOI_BLOB_MT);
+  const char *k = luaL_checkstring(L, 2);
+  if (strcmp(k, "bytes") == 0) lua_pushlstring(L, (const char *)b->data, b->size);
+  else if (strcmp(k, "size") == 0) pso_compat_pushuint(L, b->size);
+  else if (strcmp(k, "file") == 0) {
+    if (b->file_len) lua_pushlstring(L, (const char *)b->data + b->size, b->file_len);
+    else lua_pushnil(L);
+  } else if (strcmp(k, "kind") == 0) lua_pushstring(L, blob_kind_name(b));
+  else return psoi_error(L, "a %s has no field '%s' (it has bytes, size, file, kind)",
+                         blob_kind_name(b), k);
+  return 1;
+}
+
+static int blob_newindex(lua_State *L) {
+  const psoi_blob *b = luaL_checkudata(L, 1, PSOI_BLOB_MT);
+  return psoi_error(L, "a %s is read-only", blob_kind_name(b));
+}
+
+static int blob_tostring(lua_State *L) {
+  const psoi_blob *b = luaL_checkudata(L, 1, PSOI_BLOB_MT);
+  const char *file = psoi_blob_file(b);
+  if (file)
+    lua_pushfstring(L, "%s '%s' (%d bytes)", blob_kind_name(b), file, (int)b->size);
+  else
+    lua_pushfstring(L, "%s (%d bytes)", blob_kind_name(b), (int)b->size);
+  return 1;
+}
+
+static int blob_eq(lua_State *L) {
+  const psoi_blob *a = luaL_testudata(L, 1, PSOI_BLOB_MT), *b = luaL_testudata(L, 2, PSOI_BLOB_MT);
+  lua_pushboolean(L, a && b && a->kind == b->kind && a->size == b->size &&
+                         memcmp(a->data, b->data, a->size) == 0);
+  return 1;
+}
+
+static int blob_len(lua_State *L) {
+  const psoi_blob *b = luaL_checkudata(L, 1, PSOI_BLOB_MT);
+  pso_compat_pushuint(L, b->size);
+  return 1;
+}
+
+/* Default file reader: fopen relative to the current directory. */
+static int read_file_default(lua_State *L, const char *path) {
+  luaL_Buffer buf;
+  FILE *f = fopen(path, "rb");
+  size_t n;
+  if (!f) {
+    lua_pushstring(L, strerror(errno));
+    return 0;
+  }
+  luaL_buffinit(L, &buf);
+  do {
+    char *p = luaL_prepbuffer(&buf);
+    n = fread(p, 1, LUAL_BUFFERSIZE, f);
+    luaL_addsize(&buf, n);
+  } while (n == LUAL_BUFFERSIZE);
+  if (ferror(f)) {
+    int e = errno;
+    fclose(f);
+    luaL_pushresult(&buf);
+    lua_pop(L, 1);
+    lua_pushstring(L, strerror(e));
+    return 0;
+  }
+  fclose(f);
+  luaL_pushresult(&buf);
+  return 1;
+}
+
+static int make_blob(lua_State *L, int kind) {
+  const char *fn = kind == PSOI_BLOB_SHADER ? "pso.shader" : "pso.blob";
+  const char *path = NULL;
+  size_t size;
+  const char *bytes;
+  int top;
+  psoi_ctx *ctx = psoi_context(L);
+  if (lua_type(L, 1) == LUA_TSTRING) {
+    path = lua_tostring(L, 1);
+  } else if (lua_type(L, 1) == LUA_TTABLE) {
+    int have = 0;
+    lua_pushnil(L);
+    while (lua_next(L, 1)) {
+      const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+      if (k && strcmp(k, "file") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING) return psoi_error(L, "%s: file: expected a string", fn);
+        path = lua_tostring(L, -1);
+        have |= 1;
+      } else if (k && strcmp(k, "bytes") == 0) {
+        if (lua_type(L, -1) != LUA_TSTRING)
+          return psoi_error(L, "%s: bytes: expected a string", fn);
+        have |= 2;
+      } else {
+        const char *dym = "";
+        if (k && (k[0] == 'f' || k[0] == 'F')) dym = " (did you mean 'file'?)";
+        if (k && (k[0] == 'b' || k[0] == 'B')) dym = " (did you mean 'bytes'?)";
+        return psoi_error(L, "%s: unknown key '%s'%s; give file = \"path\" or bytes = \"...\"",
+                          fn, k ? k : "?", dym);
+      }
+      lua_pop(L, 1);
+    }
+    if (have == 3) return psoi_error(L, "%s: give file or bytes, not both", fn);
+    if (have == 0) return psoi_error(L, "%s: give file = \"path\" or bytes = \"...\"", fn);
+  } else {
+    return psoi_error(L, "%s: expected a file name or a table { file = ... } / { bytes = ... }, "
+                         "got %s", fn, luaL_typename(L, 1));
+  }
+  top = lua_gettop(L);
+  if (path) {
+    int ok;
+    if (!*path) return psoi_error(L, "%s: the file name is empty", fn);
+    if (ctx->hooks.read_file)
+      ok = ctx->hooks.read_file(ctx->hooks.ud, L, path);
+    else
+      ok = read_file_default(L, path);
+    if (lua_gettop(L) != top + 1)
+      return psoi_error(L, "%s: the read_file hook must push exactly one value", fn);
+    if (!ok || lua_type(L, -1) != LUA_TSTRING)
+      return psoi_error(L, "%s: cannot read '%s': %s", fn, path,
+                        lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "read failed");
+  } else {
+    lua_getfield(L, 1, "bytes");
+  }
+  bytes = lua_tolstring(L, -1, &size);
+  if (size == 0)
+    return path ? psoi_error(L, "%s: '%s' is empty", fn, path) : psoi_error(L, "%s: bytes is empty", fn);
+  psoi_push_blob(L, kind, bytes, size, path);
+  return 1;
+}
+
+static int l_shader(lua_State *L) { return make_blob(L, PSOI_BLOB_SHADER); }
+static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
+
+/* ------------------------------------------------------------------ */
+/* Presets and namespaces (immutable proxies)                           */
+/* ------------------------------------------------------------------ */
+
+static int proxy_label(lua_State *L, int idx) {
+  if (lua_getmetatable(L, idx)) {
+    if (lua_rawgetp(L, -1, &psoi_preset_label_tag) == LUA_TSTRING) return 1;
+    lua_pop(L, 1);
+    if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
+      lua_pushfstring(L, "pso.%s", lua_tostring(L, -1));
+      return 1;
+    }
+    lua_pop(L, 2);
+  }
+  lua_pushliteral(L, "preset");
+  return 1;
+}
+
+static int proxy_newindex(lua_State *L) {
+  proxy_label(L, 1);
+  return psoi_error(L, "%s is read-only (pso.copy(...) makes a modifiable copy; pso.derive "
+                       "overrides fields)", lua_tostring(L, -1));
+}
+
+static int proxy_tostring(lua_State *L) {
+  proxy_label(L, 1);
+  return 1;
+}
+
+static int proxy_data(lua_State *L) {
+  if (!lua_getmetatable(L, 1) ||
+      (lua_rawgetp(L, -1, &psoi_preset_data_tag) != LUA_TTABLE))
+    return luaL_error(L, "not a preset");
+  return 1;
+}
+
+static int proxy_len(lua_State *L) {
+  proxy_data(L);
+  lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
+  return 1;
+}
+
+static int proxy_pairs(lua_State *L) {
+  lua_getglobal(L, "next");
+  if (lua_isnil(L, -1)) return luaL_error(L, "pairs: 'next' is not available");
+  proxy_data(L);
+  lua_remove(L, -2);
+  lua_pushnil(L);
+  return 3;
+}
+
+/* The proxy metatable for a data table at data_idx and a tag value at -1
+** (stored under tag). Pops the tag value, pushes the proxy. */
+static void push_proxy(lua_State *L, int data_idx, const void *tag) {
+  int tagv = lua_gettop(L);
+  data_idx = lua_absindex(L, data_idx);
+  lua_newtable(L); /* the proxy */
+  lua_createtable(L, 0, 10);
+  lua_pushvalue(L, data_idx);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, proxy_newindex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushcfunction(L, proxy_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pushcfunction(L, proxy_len);
+  lua_setfield(L, -2, "__len");
+  lua_pushcfunction(L, proxy_pairs);
+  lua_setfield(L, -2, "__pairs");
+  lua_pushliteral(L, "read-only");
+  lua_setfield(L, -2, "__metatable");
+  lua_pushvalue(L, data_idx);
+  lua_rawsetp(L, -2, &psoi_preset_data_tag);
+  lua_pushvalue(L, tagv);
+  lua_rawsetp(L, -2, tag);
+  lua_setmetatable(L, -2);
+  lua_remove(L, tagv);
+}
+
+static int is_proxy(lua_State *L, int idx) {
+  int r = 0;
+  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx)) {
+    r = lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE;
+    lua_pop(L, 2);
+  }
+  return r;
+}
+
+/* Freeze the table at idx into a preset proxy labelled by the string at
+** label_idx; nested plain tables are frozen too. */
+static void freeze(lua_State *L, int idx, int label_idx, int depth) {
+  int data;
+  idx = lua_absindex(L, idx);
+  if (depth > 16) psoi_error(L, "pso.preset: tables nested too deeply (or a cycle)");
+  luaL_checkstack(L, 8, "pso.preset: nesting too deep");
+  lua_newtable(L);
+  data = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pushvalue(L, -2);
+    if (lua_type(L, -2) == LUA_TTABLE && !is_proxy(L, -2)) {
+      freeze(L, -2, label_idx, depth + 1);
+      lua_rawset(L, data);
+    } else {
+      lua_pushvalue(L, -2);
+      lua_rawset(L, data);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, label_idx);
+  push_proxy(L, data, &psoi_preset_label_tag);
+  lua_remove(L, data);
+}
+
+static int l_preset(lua_State *L) {
+  size_t len;
+  const char *name = luaL_checklstring(L, 1, &len);
+  if (len == 0) return psoi_error(L, "pso.preset: the name is empty");
+  luaL_checktype(L, 2, LUA_TTABLE);
+  if (is_proxy(L, 2)) return psoi_error(L, "pso.preset: argument 2 is already a preset");
+  lua_pushfstring(L, "preset %s", name);
+  freeze(L, 2, lua_gettop(L), 0);
+  return 1;
+}
+
+int psoi_freeze_namespace(lua_State *L) {
+  luaL_checkstring(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_newtable(L);
+  lua_pushnil(L);
+  while (lua_next(L, 2)) {
+    lua_pushvalue(L, -2);
+    lua_insert(L, -2);
+    lua_rawset(L, 3);
+  }
+  lua_pushvalue(L, 1);
+  push_proxy(L, 3, &psoi_namespace_tag);
+  return 1;
+}
+
+/* pso.copy: a plain, modifiable deep copy (presets unwrapped). */
+static void deep_copy(lua_State *L, int idx, int depth) {
+  int out;
+  idx = lua_absindex(L, idx);
+  if (depth > 32) psoi_error(L, "pso.copy: tables nested too deeply (or a cycle)");
+  luaL_checkstack(L, 8, "pso.copy: nesting too deep");
+  if (lua_type(L, idx) != LUA_TTABLE) {
+    lua_pushvalue(L, idx);
+    return;
+  }
+  if (lua_getmetatable(L, idx)) {
+    if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+      int data = lua_gettop(L);
+      deep_copy(L, data, depth + 1);
+      lua_replace(L, data - 1);
+      lua_settop(L, data - 1);
+      return;
+    }
+    lua_pop(L, 2);
+  }
+  lua_newtable(L);
+  out = lua_gettop(L);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pushvalue(L, -2);
+    deep_copy(L, -2, depth + 1);
+    lua_rawset(L, out);
+    lua_pop(L, 1);
+  }
+}
+
+static int l_copy(lua_State *L) {
+  luaL_checkany(L, 1);
+  deep_copy(L, 1, 0);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+
+static int l_graphics(lua_State *L) { return psoi_declare(L, PSOC_KIND_GRAPHICS, 1); }
+static int l_mesh(lua_State *L) { return psoi_declare(L, PSOC_KIND_MESH, 1); }
+static int l_compute(lua_State *L) { return psoi_declare(L, PSOC_KIND_COMPUTE, 1); }
+static int l_derive(lua_State *L) { return psoi_derive(L, 1, 2); }
+
+static int l_is_pipeline(lua_State *L) {
+  lua_pushboolean(L, pso_topipeline(L, 1) != NULL);
+  return 1;
+}
+
+static int l_same(lua_State *L) {
+  const pso_pipeline *a = pso_topipeline(L, 1), *b = pso_topipeline(L, 2);
+  psoc_hash128 ha, hb;
+  if (!a || !b) return psoi_error(L, "pso.same: expected two pipelines");
+  ha = pso_pipeline_hash(a);
+  hb = pso_pipeline_hash(b);
+  lua_pushboolean(L, ha.lo == hb.lo && ha.hi == hb.hi && a->kind == b->kind);
+  return 1;
+}
+
+static int l_check_bytes(lua_State *L) {
+  size_t size;
+  const char *s = luaL_checklstring(L, 1, &size);
+  void *copy = pso_compat_newuserdata(L, size ? size : 1);
+  psoi_ctx *ctx = psoi_context(L);
+  psoc_diags diags;
+  memcpy(copy, s, size);
+  psoc_diags_init(&diags, &ctx->alloc);
+  psoc_check(copy, size, NULL, &diags);
+  psoi_push_diags(L, &diags);
+  psoc_diags_free(&diags);
+  return 1;
+}
+
+static const luaL_Reg module_funcs[] = {
+  { "graphics", l_graphics },   { "mesh", l_mesh },
+  { "compute", l_compute },     { "derive", l_derive },
+  { "shader", l_shader },       { "blob", l_blob },
+  { "preset", l_preset },       { "copy", l_copy },
+  { "is_pipeline", l_is_pipeline }, { "same", l_same },
+  { "check_bytes", l_check_bytes }, { NULL, NULL }
+};
+
+static const luaL_Reg blob_meta[] = {
+  { "__index", blob_index }, { "__newindex", blob_newindex }, { "__tostring", blob_tostring },
+  { "__eq", blob_eq },       { "__len", blob_len },           { NULL, NULL }
+};
+
+static int none_tostring(lua_State *L) {
+  lua_pushliteral(L, "pso.none");
+  return 1;
+}
+
+/* The key table K (created and filled once per state); pushed. */
+static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
+  int K;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
+  if (lua_type(L, -1) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_newtable(L);
+  K = lua_gettop(L);
+  psoi_init_keys(L, ctx, K);
+  /* shader and blob objects */
+  luaL_newmetatable(L, PSOI_BLOB_MT);
+  luaL_setfuncs(L, blob_meta, 0);
+  lua_pushliteral(L, "read-only");
+  lua_setfield(L, -2, "__metatable");
+  lua_rawseti(L, K, PSOI_K_BLOB_MT);
+  /* pso.none */
+  pso_compat_newuserdata(L, 1);
+  luaL_newmetatable(L, PSOI_NONE_MT);
+  lua_pushcfunction(L, none_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_setmetatable(L, -2);
+  lua_rawseti(L, K, PSOI_K_NONE);
+  /* pipelines */
+  psoi_open_pipeline(L, ctx_idx, K);
+  lua_pushvalue(L, K);
+  lua_setfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
+}
+
+int luaopen_pso(lua_State *L) {
+  psoi_ctx *ctx;
+  int ctx_idx, K, mod;
+  luaL_checkstack(L, 16, "pso: stack overflow");
+  ctx = push_context(L);
+  ctx_idx = lua_gettop(L);
+  push_keys(L, ctx, ctx_idx);
+  K = lua_gettop(L);
+  luaL_newlibtable(L, module_funcs);
+  mod = lua_gettop(L);
+  lua_pushvalue(L, ctx_idx);
+  lua_pushvalue(L, K);
+  luaL_setfuncs(L, module_funcs, 2);
+  lua_rawgeti(L, K, PSOI_K_NONE);
+  lua_setfield(L, mod, "none");
+  lua_pushliteral(L, PSOC_VERSION_STRING);
+  lua_setfield(L, mod, "version");
+  pso_compat_pushuint(L, 0xffffffffu);
+  lua_setfield(L, mod, "APPEND_ALIGNED");
+  psoi_open_presets(L, mod);
+  lua_settop(L, mod);
+  return 1;
+}

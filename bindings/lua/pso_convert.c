@@ -1,0 +1,2276 @@
+/*
+** pso_convert.c: declaration tables -> payload bytes, and payload bytes ->
+** the language's values. Generic over the registry's field descriptors:
+** a subobject type added to the registry is declarable and readable here
+** without edits. The few shorthands of the language are listed (and
+** documented) in one place below ("Shorthands").
+**
+** Sources. A value may come from several declaration tables at once:
+** pso.derive merges the overrides over the base's declaration ("layers",
+** 0 = topmost). Records merge key by key, lists and scalars replace. A
+** plain pso.graphics{} has one layer, and the code below is the same.
+**
+** Speed. Declarations are read with raw accesses only (no metamethods),
+** keys are resolved through per-struct Lua tables (one hash lookup per key
+** given), enum spellings through per-enum caches, and nothing allocates on
+** the success path except out-of-line arrays (in the per-state arena) and
+** the builder's copies. Error messages are built only when raising.
+**
+** Re-entrancy: the only Lua API calls made while the shared builder and
+** arena are in use never run a GC step (raw gets/sets, lua_next, pushes of
+** existing values), so no __gc metamethod can re-enter pso mid-declaration.
+*/
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pso_internal.h"
+
+#define MAX_FIELDS 32   /* fields per struct (checked at init) */
+#define MAX_DEPTH 24    /* path depth */
+#define MAX_SOURCES 64  /* layers of a derive chain */
+#define MAX_STASH 256   /* record values kept for merging, per struct */
+#define PAYLOAD_MAX 512 /* largest payload (checked at init) */
+
+#define LABEL_DEFAULT 0
+#define LABEL_SCRIPT 1
+
+enum { CV_OK = 0, CV_SOFT = 1 };
+
+/* ------------------------------------------------------------------ */
+/* Shorthands (on top of the generic rules)                            */
+/* ------------------------------------------------------------------ */
+/*
+** Generic rules: a subobject whose payload has one field besides COUNT
+** fields is given as that field's value (topology = "triangle",
+** vs = pso.shader(...), input_layout = { ... }); everything else is a
+** table of field keys (or D3D12 member names). Lists (ARRAY) and scalars
+** replace, records (STRUCT, FIXED) merge in pso.derive. COUNT fields are
+** implied by their list or blob.
+**
+** Shorthands:
+**  - input_layout elements: [1] = semantic, [2] = format; offset defaults
+**    to D3D12_APPEND_ALIGNED_ELEMENT.
+**  - render_targets = { "fmt", ... }: the formats, count = #list (<= 8).
+**  - sample_desc = 4: { count = 4, quality = 0 }.
+**  - depth_stencil.write = true/false: "all"/"zero".
+**  - write_mask (D3D12_COLOR_WRITE_ENABLE) = "rgb": letters r, g, b, a.
+**  - flags everywhere: a name, "a|b", a list of names, or an integer.
+**  - blend: the keys of one render target given directly in blend apply
+**    to render_targets[1] (generic: a struct with a FIXED field of structs
+**    accepts that element's keys for element 1).
+**  - rasterizer / depth_stencil pick the oldest version that has every key
+**    given and can hold every value (a fractional depth_bias needs
+**    RASTERIZER1, line_mode RASTERIZER2, depth_bounds DEPTH_STENCIL1,
+**    per-face read_mask/write_mask DEPTH_STENCIL2); rasterizer1 etc. force
+**    one (generic over duplicate classes with several types).
+*/
+
+#define APPEND_ALIGNED 0xffffffffu
+
+/* ------------------------------------------------------------------ */
+/* Small helpers                                                        */
+/* ------------------------------------------------------------------ */
+
+static uint64_t read_uint(const unsigned char *p, unsigned size) {
+  switch (size) {
+  case 1: return p[0];
+  case 2: { uint16_t v; memcpy(&v, p, 2); return v; }
+  case 4: { uint32_t v; memcpy(&v, p, 4); return v; }
+  default: { uint64_t v; memcpy(&v, p, 8); return v; }
+  }
+}
+
+static void put_uint(unsigned char *p, unsigned size, uint64_t v) {
+  switch (size) {
+  case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
+  case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
+  case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
+  default: memcpy(p, &v, 8); break;
+  }
+}
+
+static const unsigned char *get_ptr(const unsigned char *p) {
+  const unsigned char *v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
+
+/* The COUNT field that holds the count of an ARRAY/BLOB field. */
+static const psoc_field *count_field(const psoc_struct *s, const psoc_field *f) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset)
+      return &s->fields[i];
+  return NULL;
+}
+
+static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
+  const psoc_field *c = count_field(s, f);
+  unsigned size = c ? c->size : (f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u);
+  return (size_t)read_uint(base + f->count_offset, size);
+}
+
+/* Index of the only field besides COUNT fields, or -1. */
+static int single_field(const psoc_struct *s) {
+  int idx = -1;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) {
+    if (s->fields[i].kind == PSOC_FIELD_COUNT) continue;
+    if (idx >= 0) return -1;
+    idx = (int)i;
+  }
+  return idx;
+}
+
+/* The FIXED-of-structs field whose element keys the struct accepts
+** directly (blend's render_targets), or -1. */
+static int fallthrough_field(const psoc_struct *s) {
+  int idx = -1;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) {
+    if (s->fields[i].kind != PSOC_FIELD_FIXED || !s->fields[i].element) continue;
+    if (idx >= 0) return -1;
+    idx = (int)i;
+  }
+  return idx;
+}
+
+static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") == 0; }
+
+/* ------------------------------------------------------------------ */
+/* Key tables (built once per state)                                    */
+/* ------------------------------------------------------------------ */
+
+static void add_keys(lua_State *L, int t, const psoc_field *f, lua_Integer v, int only_new) {
+  const char *names[2];
+  int i;
+  names[0] = f->key;
+  names[1] = f->name;
+  for (i = 0; i < 2; i++) {
+    if (!names[i]) continue;
+    if (only_new) {
+      lua_getfield(L, t, names[i]);
+      if (!lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        continue;
+      }
+      lua_pop(L, 1);
+    }
+    lua_pushinteger(L, v);
+    lua_setfield(L, t, names[i]);
+  }
+}
+
+static void init_struct(lua_State *L, int K, const psoc_struct *s) {
+  uint32_t i;
+  int t, ft;
+  if (!s) return;
+  if (lua_rawgetp(L, K, s) != LUA_TNIL) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  if (s->field_count > MAX_FIELDS)
+    luaL_error(L, "pso: struct %s has more than %d fields", s->name, MAX_FIELDS);
+  lua_createtable(L, 0, (int)s->field_count * 2);
+  t = lua_gettop(L);
+  for (i = 0; i < s->field_count; i++) add_keys(L, t, &s->fields[i], (lua_Integer)i + 1, 0);
+  ft = fallthrough_field(s);
+  if (ft >= 0) {
+    const psoc_struct *e = s->fields[ft].element;
+    for (i = 0; i < e->field_count; i++) add_keys(L, t, &e->fields[i], -((lua_Integer)i + 1), 1);
+  }
+  lua_rawsetp(L, K, s);
+  for (i = 0; i < s->field_count; i++) init_struct(L, K, s->fields[i].element);
+}
+
+static int field_index(const psoc_struct *s, const char *key) {
+  uint32_t i;
+  for (i = 0; s && i < s->field_count; i++)
+    if (strcmp(s->fields[i].key, key) == 0) return (int)i;
+  return -1;
+}
+
+void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
+  uint32_t t;
+  size_t i;
+  K = lua_absindex(L, K);
+  lua_newtable(L); /* top-level keys */
+  lua_newtable(L); /* type keys */
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(t);
+    if (!info) continue;
+    lua_pushinteger(L, (lua_Integer)t);
+    lua_setfield(L, -3, info->key);
+    lua_pushstring(L, info->key);
+    lua_rawseti(L, -2, (int)t + 1);
+    if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
+    init_struct(L, K, info->payload);
+    if (ctx->class_ntypes[info->dup_class] < 4)
+      ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
+    if (t == PSOC_SO_INPUT_LAYOUT) {
+      int e = field_index(info->payload, "elements");
+      if (e >= 0) ctx->input_element = info->payload->fields[e].element;
+    }
+  }
+  lua_rawseti(L, K, PSOI_K_TYPEKEYS);
+  lua_pushinteger(L, -1);
+  lua_setfield(L, -2, "name");
+  lua_rawseti(L, K, PSOI_K_TOP);
+  for (i = 0; i < psoc_enum_all_count; i++) {
+    lua_newtable(L);
+    lua_rawsetp(L, K, psoc_enum_all[i]);
+  }
+  if (ctx->payload_max > PAYLOAD_MAX) luaL_error(L, "pso: payloads larger than %d bytes", PAYLOAD_MAX);
+}
+
+/* ------------------------------------------------------------------ */
+/* The converter                                                        */
+/* ------------------------------------------------------------------ */
+
+typedef struct frame {
+  const char *key; /* NULL: index */
+  int index;
+} frame;
+
+typedef struct src {
+  int idx;          /* absolute stack index of the value (tables: resolved) */
+  uint8_t layer;    /* 0 = topmost declaration */
+  uint8_t label;    /* origin label id (tracking) */
+  uint8_t filtered; /* read only the element keys of the parent struct */
+  uint8_t pdepth;   /* path depth of this source's keys */
+  int parent_kt;    /* filtered: the parent struct's key table */
+} src;
+
+/* A subobject's value in one layer. */
+typedef struct csrc {
+  int idx;
+  uint8_t layer, label;
+  uint32_t type;    /* the type whose key was used (class base: automatic) */
+  const char *key;
+} csrc;
+
+typedef struct cv {
+  lua_State *L;
+  psoi_ctx *ctx;
+  int K;            /* key table (absolute or upvalue index) */
+  int depth;
+  frame frames[MAX_DEPTH];
+  int soft;         /* integer fit failures return CV_SOFT */
+  int verify;       /* re-converting for a comparison: no hooks */
+  uint8_t *marks;   /* tracking: a label per payload byte, or NULL */
+  size_t marks_size;
+  int label_list, label_map; /* tracking: id -> text, text -> id */
+} cv;
+
+static void cv_init(cv *c, lua_State *L, int K) {
+  memset(c, 0, sizeof *c);
+  c->L = L;
+  c->K = K;
+  c->ctx = psoi_context(L);
+}
+
+static void push_frame(cv *c, const char *key, int index) {
+  if (c->depth < MAX_DEPTH) {
+    c->frames[c->depth].key = key;
+    c->frames[c->depth].index = index;
+  }
+  c->depth++;
+}
+
+static size_t path_text(const cv *c, char *out, size_t n) {
+  size_t len = 0;
+  int i, depth = c->depth < MAX_DEPTH ? c->depth : MAX_DEPTH;
+  out[0] = '\0';
+  for (i = 0; i < depth && len + 1 < n; i++) {
+    const frame *f = &c->frames[i];
+    int w;
+    if (f->key)
+      w = snprintf(out + len, n - len, "%s%s", len ? "." : "", f->key);
+    else
+      w = snprintf(out + len, n - len, "[%d]", f->index);
+    if (w < 0) break;
+    len += (size_t)w;
+  }
+  if (len >= n) len = n - 1;
+  return len;
+}
+
+/* Raise "WHERE: PATH: message". */
+static int cv_error(cv *c, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static int cv_error(cv *c, const char *fmt, ...) {
+  char msg[768], path[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  path_text(c, path, sizeof path);
+  luaL_where(c->L, 1);
+  lua_pushfstring(c->L, "%s%s%s%s", lua_tostring(c->L, -1), path, path[0] ? ": " : "", msg);
+  return lua_error(c->L);
+}
+
+/* A short description of a value for messages: "a string ('x')". */
+static const char *describe(lua_State *L, int idx, char *buf, size_t n) {
+  switch (lua_type(L, idx)) {
+  case LUA_TSTRING: snprintf(buf, n, "a string ('%.60s')", lua_tostring(L, idx)); break;
+  case LUA_TNUMBER: {
+    int64_t v;
+    if (pso_compat_tointeger(L, idx, &v))
+      snprintf(buf, n, "a number (%lld)", (long long)v);
+    else
+      snprintf(buf, n, "a number (%.17g)", (double)lua_tonumber(L, idx));
+    break;
+  }
+  case LUA_TBOOLEAN: snprintf(buf, n, "a boolean (%s)", lua_toboolean(L, idx) ? "true" : "false"); break;
+  case LUA_TNIL: snprintf(buf, n, "nil"); break;
+  case LUA_TUSERDATA:
+    if (luaL_testudata(L, idx, PSOI_BLOB_MT)) {
+      const psoi_blob *b = lua_touserdata(L, idx);
+      snprintf(buf, n, "%s", b->kind == PSOI_BLOB_SHADER ? "a shader" : "a blob");
+    } else if (luaL_testudata(L, idx, PSOI_PIPELINE_MT)) {
+      snprintf(buf, n, "a pipeline");
+    } else if (luaL_testudata(L, idx, PSOI_NONE_MT)) {
+      snprintf(buf, n, "pso.none");
+    } else {
+      snprintf(buf, n, "a userdata");
+    }
+    break;
+  default: snprintf(buf, n, "a %s", luaL_typename(L, idx)); break;
+  }
+  return buf;
+}
+
+static int type_error(cv *c, int idx, const char *expected) {
+  char d[96];
+  return cv_error(c, "expected %s, got %s", expected, describe(c->L, idx, d, sizeof d));
+}
+
+/* " (did you mean 'a', 'b'?)" from a list of candidate spellings. */
+static void suggestion_text(const char *wrong, const char *const *cands, size_t ncands,
+                            char *out, size_t n) {
+  psoc_enum_value vals[160];
+  psoc_enum e;
+  const char *best[3];
+  size_t i, nv = 0, ns, len = 0;
+  out[0] = '\0';
+  for (i = 0; i < ncands && nv < 160; i++) {
+    size_t j;
+    for (j = 0; j < nv; j++)
+      if (strcmp(vals[j].key, cands[i]) == 0) break;
+    if (j < nv) continue;
+    vals[nv].name = cands[i];
+    vals[nv].key = cands[i];
+    vals[nv].value = (uint32_t)nv;
+    nv++;
+  }
+  if (nv == 0) return;
+  e.name = "";
+  e.key = "";
+  e.values = vals;
+  e.count = (uint32_t)nv;
+  ns = psoc_enum_suggest(&e, wrong, best, 3);
+  if (ns > 0) {
+    len = (size_t)snprintf(out, n, " (did you mean ");
+    for (i = 0; i < ns && len < n; i++)
+      len += (size_t)snprintf(out + len, n - len, "%s'%s'", i ? ", " : "", best[i]);
+    if (len < n) snprintf(out + len, n - len, "?)");
+  } else if (nv <= 16) {
+    len = (size_t)snprintf(out, n, " (valid: ");
+    for (i = 0; i < nv && len < n; i++)
+      len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", vals[i].key);
+    if (len < n) snprintf(out + len, n - len, ")");
+  }
+}
+
+void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, char *out,
+                  size_t n) {
+  suggestion_text(wrong, cands, ncands, out, n);
+}
+
+/* Candidate keys of structs (keys only, COUNT fields left out), plus the
+** element keys a struct accepts directly. */
+static size_t struct_keys(const psoc_struct *const *ss, int ns, const char **out, size_t max) {
+  size_t n = 0;
+  int k;
+  for (k = 0; k < ns; k++) {
+    const psoc_struct *s = ss[k];
+    int ft;
+    uint32_t i;
+    if (!s) continue;
+    for (i = 0; i < s->field_count && n < max; i++)
+      if (s->fields[i].kind != PSOC_FIELD_COUNT) out[n++] = s->fields[i].key;
+    ft = fallthrough_field(s);
+    if (ft >= 0) {
+      const psoc_struct *e = s->fields[ft].element;
+      for (i = 0; i < e->field_count && n < max; i++) out[n++] = e->fields[i].key;
+    }
+  }
+  return n;
+}
+
+static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx) {
+  const char *cands[160];
+  char sugg[320];
+  size_t n;
+  if (lua_type(c->L, key_idx) != LUA_TSTRING) {
+    char d[96];
+    return cv_error(c, "unexpected key %s", describe(c->L, key_idx, d, sizeof d));
+  }
+  n = struct_keys(ss, ns, cands, 160);
+  suggestion_text(lua_tostring(c->L, key_idx), cands, n, sugg, sizeof sugg);
+  push_frame(c, lua_tostring(c->L, key_idx), 0);
+  return cv_error(c, "unknown key%s", sugg);
+}
+
+/* Key lookup: field index + 1, negative for a fallthrough key, 0 unknown. */
+static int lookup_key(lua_State *L, int kt, int key_idx) {
+  int r = 0;
+  lua_pushvalue(L, key_idx);
+  if (pso_compat_rawget(L, kt) == LUA_TNUMBER) r = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return r;
+}
+
+static void mark(cv *c, int off, size_t size, uint8_t label) {
+  if (!c->marks || off < 0) return;
+  if ((size_t)off + size > c->marks_size) return;
+  memset(c->marks + off, label, size);
+}
+
+/* Tracking: the id of the label text on the top of the stack (popped). */
+static uint8_t label_id(cv *c) {
+  lua_State *L = c->L;
+  uint8_t id;
+  lua_pushvalue(L, -1);
+  if (pso_compat_rawget(L, c->label_map) == LUA_TNUMBER) {
+    id = (uint8_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    return id;
+  }
+  lua_pop(L, 1);
+  id = (uint8_t)(lua_rawlen(L, c->label_list) + 1);
+  if (id == 255 || id == 0) { /* too many labels: reuse the last one */
+    lua_pop(L, 1);
+    return 254;
+  }
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, c->label_list, id);
+  lua_pushinteger(L, id);
+  lua_rawset(L, c->label_map);
+  return id;
+}
+
+/* Push the table to read for the value at idx: a preset's data table (and
+** its label, when tracking a script value), or the value itself. */
+static int push_resolved(cv *c, int idx, uint8_t *label) {
+  lua_State *L = c->L;
+  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) {
+    lua_pushvalue(L, idx);
+    return lua_type(L, -1);
+  }
+  if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
+    const char *ns = lua_tostring(L, -1);
+    return cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
+                    ns, strcmp(ns, "blend") == 0 ? "alpha" : "default");
+  }
+  lua_pop(L, 1);
+  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+    if (c->marks && label && *label == LABEL_SCRIPT) {
+      if (lua_rawgetp(L, -2, &psoi_preset_label_tag) == LUA_TSTRING)
+        *label = label_id(c);
+      else
+        lua_pop(L, 1);
+    }
+    lua_remove(L, -2);
+    return LUA_TTABLE;
+  }
+  lua_pop(L, 2);
+  lua_pushvalue(L, idx);
+  return LUA_TTABLE;
+}
+
+/* Check that the table at idx is a list of n = #t entries (no holes, no
+** other keys); returns n. */
+static size_t check_list(cv *c, int idx, size_t max, const char *what) {
+  lua_State *L = c->L;
+  size_t n = lua_rawlen(L, idx), seen = 0;
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    int64_t k;
+    if (lua_type(L, -2) != LUA_TNUMBER || !pso_compat_tointeger(L, -2, &k) || k < 1 ||
+        (uint64_t)k > n) {
+      char d[96];
+      return (size_t)cv_error(c, "expected a list of %s; found key %s", what,
+                              describe(L, -2, d, sizeof d));
+    }
+    seen++;
+    lua_pop(L, 1);
+  }
+  if (seen != n) return (size_t)cv_error(c, "expected a list of %s without holes", what);
+  if (n > max)
+    return (size_t)cv_error(c, "at most %u %s, got %u", (unsigned)max, what, (unsigned)n);
+  return n;
+}
+
+/* ---- scalars ------------------------------------------------------- */
+
+static int cv_integer(cv *c, int vidx, int is_signed, unsigned size, uint64_t *out) {
+  lua_State *L = c->L;
+  int64_t v;
+  if (lua_type(L, vidx) != LUA_TNUMBER) return type_error(c, vidx, "an integer");
+  if (!pso_compat_tointeger(L, vidx, &v)) {
+    char d[96];
+    if (c->soft) return CV_SOFT;
+    return cv_error(c, "expected an integer, got %s", describe(L, vidx, d, sizeof d));
+  }
+  if (is_signed) {
+    int64_t lo = size >= 8 ? INT64_MIN : -((int64_t)1 << (size * 8 - 1));
+    int64_t hi = size >= 8 ? INT64_MAX : ((int64_t)1 << (size * 8 - 1)) - 1;
+    if (v < lo || v > hi) {
+      if (c->soft) return CV_SOFT;
+      return cv_error(c, "%lld is out of range for a %u-bit signed integer (%lld..%lld)",
+                      (long long)v, size * 8, (long long)lo, (long long)hi);
+    }
+  } else {
+    uint64_t hi = size >= 8 ? UINT64_MAX : (((uint64_t)1 << (size * 8)) - 1);
+    if (v < 0 || (uint64_t)v > hi) {
+      if (c->soft) return CV_SOFT;
+      return cv_error(c, "%lld is out of range for a %u-bit unsigned integer (0..%llu)",
+                      (long long)v, size * 8, (unsigned long long)hi);
+    }
+  }
+  *out = (uint64_t)v;
+  return CV_OK;
+}
+
+static void enum_valid_list(const psoc_enum *e, char *out, size_t n) {
+  const char *cands[160];
+  uint32_t i;
+  size_t k = 0;
+  for (i = 0; i < e->count && k < 160; i++) cands[k++] = e->values[i].key;
+  out[0] = '\0';
+  if (k <= 16) {
+    size_t len = (size_t)snprintf(out, n, " (valid: ");
+    for (i = 0; i < k && len < n; i++)
+      len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", cands[i]);
+    if (len < n) snprintf(out + len, n - len, ")");
+  }
+}
+
+static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *what) {
+  const char *best[3];
+  char sugg[320];
+  size_t ns = psoc_enum_suggest(e, s, best, 3), i, len;
+  if (ns > 0) {
+    len = (size_t)snprintf(sugg, sizeof sugg, " (did you mean ");
+    for (i = 0; i < ns && len < sizeof sugg; i++)
+      len += (size_t)snprintf(sugg + len, sizeof sugg - len, "%s'%s'", i ? ", " : "", best[i]);
+    if (len < sizeof sugg) snprintf(sugg + len, sizeof sugg - len, "?)");
+  } else {
+    enum_valid_list(e, sugg, sizeof sugg);
+  }
+  return cv_error(c, "unknown %s '%.60s'%s", what, s, sugg);
+}
+
+/* Cached spelling -> value; 1 when found. */
+static int memo_get(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+  lua_State *L = c->L;
+  int found = 0;
+  lua_rawgetp(L, c->K, e);
+  lua_pushvalue(L, vidx);
+  if (pso_compat_rawget(L, -2) == LUA_TNUMBER) {
+    int64_t v = 0;
+    pso_compat_tointeger(L, -1, &v);
+    *out = (uint64_t)v;
+    found = 1;
+  }
+  lua_pop(L, 2);
+  return found;
+}
+
+static void memo_put(cv *c, const psoc_enum *e, int vidx, uint64_t v) {
+  lua_State *L = c->L;
+  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushvalue(L, vidx);
+  pso_compat_pushuint(L, v);
+  lua_rawset(L, -3);
+  lua_pop(L, 1);
+}
+
+static int cv_enum(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+  lua_State *L = c->L;
+  const psoc_enum_value *v;
+  size_t len;
+  const char *s;
+  if (e == &psoc_enum_depth_write_mask && lua_type(L, vidx) == LUA_TBOOLEAN) {
+    *out = lua_toboolean(L, vidx) ? D3D12_DEPTH_WRITE_MASK_ALL : D3D12_DEPTH_WRITE_MASK_ZERO;
+    return CV_OK;
+  }
+  if (lua_type(L, vidx) != LUA_TSTRING) {
+    char what[400], valid[320];
+    enum_valid_list(e, valid, sizeof valid);
+    if (valid[0])
+      snprintf(what, sizeof what, "a %s name%s", e->key, valid);
+    else
+      snprintf(what, sizeof what, "a %s name (e.g. '%s')", e->key, e->values[e->count > 1].key);
+    return type_error(c, vidx, what);
+  }
+  if (memo_get(c, e, vidx, out)) return CV_OK;
+  s = lua_tolstring(L, vidx, &len);
+  v = strlen(s) == len ? psoc_enum_value_by_name(e, s) : NULL;
+  if (!v) return unknown_enum(c, e, s, e->key);
+  *out = v->value;
+  memo_put(c, e, vidx, *out);
+  return CV_OK;
+}
+
+static uint64_t flags_known(const psoc_enum *e) {
+  uint64_t m = 0;
+  uint32_t i;
+  for (i = 0; i < e->count; i++) m |= e->values[i].value;
+  return m;
+}
+
+/* "rgba" letters for D3D12_COLOR_WRITE_ENABLE; 1 when s is such a string. */
+static int color_letters(const char *s, uint64_t *out) {
+  uint64_t v = 0;
+  if (!*s) return 0;
+  for (; *s; s++) {
+    switch (*s) {
+    case 'r': case 'R': v |= D3D12_COLOR_WRITE_ENABLE_RED; break;
+    case 'g': case 'G': v |= D3D12_COLOR_WRITE_ENABLE_GREEN; break;
+    case 'b': case 'B': v |= D3D12_COLOR_WRITE_ENABLE_BLUE; break;
+    case 'a': case 'A': v |= D3D12_COLOR_WRITE_ENABLE_ALPHA; break;
+    default: return 0;
+    }
+  }
+  *out = v;
+  return 1;
+}
+
+/* One flags string: a name, "a|b|c", or color letters. */
+static int flags_string(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+  lua_State *L = c->L;
+  size_t len;
+  const char *s = lua_tolstring(L, vidx, &len);
+  const char *p = s;
+  uint64_t v = 0;
+  if (memo_get(c, e, vidx, out)) return CV_OK;
+  if (strlen(s) != len || len == 0 || len >= 256)
+    return cv_error(c, "unknown %s '%.60s'", e->key, s);
+  while (*p) {
+    char tok[PSOC_ENUM_NAME_MAX + 1];
+    size_t n = 0;
+    const psoc_enum_value *ev;
+    while (*p == ' ') p++;
+    while (*p && *p != '|' && *p != ' ' && n < PSOC_ENUM_NAME_MAX) tok[n++] = *p++;
+    tok[n] = '\0';
+    while (*p == ' ') p++;
+    if (*p && *p != '|') return cv_error(c, "unknown %s '%.60s'", e->key, s);
+    if (*p == '|') p++;
+    ev = n ? psoc_enum_value_by_name(e, tok) : NULL;
+    if (ev) {
+      v |= ev->value;
+      continue;
+    }
+    if (e == &psoc_enum_color_write && n && color_letters(tok, out)) {
+      v |= *out;
+      continue;
+    }
+    return unknown_enum(c, e, n ? tok : s, e->key);
+  }
+  *out = v;
+  memo_put(c, e, vidx, v);
+  return CV_OK;
+}
+
+static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t *out) {
+  lua_State *L = c->L;
+  uint64_t known = flags_known(e);
+  switch (lua_type(L, vidx)) {
+  case LUA_TNUMBER: {
+    uint64_t v;
+    int soft = c->soft;
+    c->soft = 0;
+    cv_integer(c, vidx, 0, size, &v);
+    c->soft = soft;
+    if (v & ~known) {
+      char valid[320];
+      enum_valid_list(e, valid, sizeof valid);
+      return cv_error(c, "unknown %s bits 0x%llx%s", e->key, (unsigned long long)(v & ~known),
+                      valid);
+    }
+    *out = v;
+    return CV_OK;
+  }
+  case LUA_TSTRING: return flags_string(c, e, vidx, out);
+  case LUA_TTABLE: {
+    size_t n = check_list(c, vidx, 64, "flag names"), i;
+    uint64_t v = 0;
+    for (i = 1; i <= n; i++) {
+      uint64_t one;
+      lua_rawgeti(L, vidx, (int)i);
+      push_frame(c, NULL, (int)i);
+      if (lua_type(L, -1) != LUA_TSTRING) type_error(c, -1, "a flag name");
+      flags_string(c, e, lua_gettop(L), &one);
+      c->depth--;
+      v |= one;
+      lua_pop(L, 1);
+    }
+    *out = v;
+    return CV_OK;
+  }
+  default: {
+    char what[160];
+    snprintf(what, sizeof what, "%s: a name, a list of names or an integer", e->key);
+    return type_error(c, vidx, what);
+  }
+  }
+}
+
+/* A scalar field kind (UINT, INT, BOOL, FLOAT, ENUM, FLAGS) into dst. */
+static int cv_scalar(cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int vidx,
+                     unsigned char *dst) {
+  lua_State *L = c->L;
+  uint64_t v = 0;
+  int r;
+  switch (kind) {
+  case PSOC_FIELD_UINT:
+  case PSOC_FIELD_INT:
+    r = cv_integer(c, vidx, kind == PSOC_FIELD_INT, size, &v);
+    if (r) return r;
+    put_uint(dst, size, v);
+    return CV_OK;
+  case PSOC_FIELD_BOOL:
+    if (lua_type(L, vidx) != LUA_TBOOLEAN) return type_error(c, vidx, "a boolean");
+    put_uint(dst, size, lua_toboolean(L, vidx) ? 1u : 0u);
+    return CV_OK;
+  case PSOC_FIELD_FLOAT: {
+    lua_Number n;
+    float f;
+    if (lua_type(L, vidx) != LUA_TNUMBER) return type_error(c, vidx, "a number");
+    n = lua_tonumber(L, vidx);
+    if (!isfinite(n)) {
+      char d[96];
+      return cv_error(c, "expected a finite number, got %s", describe(L, vidx, d, sizeof d));
+    }
+    if (fabs(n) > (lua_Number)FLT_MAX)
+      return cv_error(c, "%.17g is out of range for a float", (double)n);
+    f = (float)n;
+    memcpy(dst, &f, sizeof f);
+    return CV_OK;
+  }
+  case PSOC_FIELD_ENUM:
+    cv_enum(c, e, vidx, &v);
+    put_uint(dst, size, v);
+    return CV_OK;
+  case PSOC_FIELD_FLAGS:
+    cv_flags(c, e, size, vidx, &v);
+    put_uint(dst, size, v);
+    return CV_OK;
+  default: return cv_error(c, "internal error: field kind %d is not a scalar", kind);
+  }
+}
+
+/* ---- records, lists, blobs --------------------------------------------- */
+
+static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
+                     int off);
+
+static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+                    int off, const src *sr) {
+  lua_State *L = c->L;
+  const psoc_field *cf = count_field(s, f);
+  unsigned char *mem = NULL;
+  size_t n, i, stride = f->stride;
+  if (lua_type(L, vidx) != LUA_TTABLE) return type_error(c, vidx, "a list");
+  if (single_field(s) >= 0) { /* the payload given as the list itself */
+    lua_pushnil(L);
+    while (lua_next(L, vidx)) {
+      if (lua_type(L, -2) == LUA_TSTRING) {
+        const char *k = lua_tostring(L, -2);
+        uint32_t j;
+        for (j = 0; j < s->field_count; j++) {
+          const psoc_field *g = &s->fields[j];
+          if (strcmp(k, g->key) != 0 && strcmp(k, g->name) != 0) continue;
+          push_frame(c, k, 0);
+          if (g->kind == PSOC_FIELD_COUNT)
+            return cv_error(c, "is implied by the length of the list and must not be given");
+          return cv_error(c, "give the entries as the list itself ({ {...}, {...} })");
+        }
+      }
+      lua_pop(L, 1);
+    }
+  }
+  n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers");
+  if (n > 0) {
+    if (n > ((size_t)-1) / stride) return cv_error(c, "list too long");
+    mem = psoi_arena_alloc(c->ctx, n * stride);
+    if (!mem) return luaL_error(L, "not enough memory");
+  }
+  luaL_checkstack(L, 8, "pso: nesting too deep");
+  for (i = 0; i < n; i++) {
+    unsigned char *e = mem + i * stride;
+    int r;
+    lua_rawgeti(L, vidx, (int)i + 1);
+    push_frame(c, NULL, (int)i + 1);
+    if (f->element) {
+      src es;
+      uint8_t label = sr->label;
+      if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -1, "a table");
+      if (f->element == c->ctx->input_element) {
+        int oi = field_index(f->element, "offset");
+        if (oi >= 0) put_uint(e + f->element->fields[oi].offset, 4, APPEND_ALIGNED);
+      }
+      es.idx = lua_gettop(L);
+      es.layer = sr->layer;
+      es.label = label;
+      es.filtered = 0;
+      es.pdepth = (uint8_t)c->depth;
+      es.parent_kt = 0;
+      r = cv_struct(c, f->element, &es, 1, e, -1);
+      lua_pop(L, 1);
+    } else {
+      r = cv_scalar(c, f->element_kind, (unsigned)stride, f->enumeration, lua_gettop(L), e);
+    }
+    c->depth--;
+    lua_pop(L, 1);
+    if (r) return r;
+  }
+  put_ptr(dst + f->offset, mem);
+  if (cf) put_uint(dst + cf->offset, cf->size, n);
+  mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
+  if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
+  return CV_OK;
+}
+
+static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+                   int off, const src *sr) {
+  const psoc_field *cf = count_field(s, f);
+  int want = is_shader_field(f) ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA;
+  const psoi_blob *b = psoi_toblob(c->L, vidx, c->K);
+  if (!b || b->kind != want)
+    return type_error(c, vidx, want == PSOI_BLOB_SHADER ? "a shader (pso.shader \"file.cso\")"
+                                                        : "a blob (pso.blob \"file\")");
+  put_ptr(dst + f->offset, b->data);
+  if (cf) put_uint(dst + cf->offset, cf->size, b->size);
+  mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
+  if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
+  return CV_OK;
+}
+
+static int cv_string(cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
+                     const src *sr) {
+  size_t len;
+  const char *s;
+  if (lua_type(c->L, vidx) != LUA_TSTRING) return type_error(c, vidx, "a string");
+  s = lua_tolstring(c->L, vidx, &len);
+  if (len == 0) return cv_error(c, "expected a non-empty string");
+  if (strlen(s) != len) return cv_error(c, "the string contains a NUL character");
+  put_ptr(dst + f->offset, s);
+  mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
+  return CV_OK;
+}
+
+static int cv_object(cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
+                     const src *sr) {
+  lua_State *L = c->L;
+  void *p = NULL;
+  if (lua_type(L, vidx) == LUA_TSTRING) {
+    size_t len;
+    const char *name = lua_tolstring(L, vidx, &len);
+    if (len == 0 || strlen(name) != len) return cv_error(c, "expected a non-empty name");
+    if (!c->verify && c->ctx->hooks.resolve_root_signature)
+      p = c->ctx->hooks.resolve_root_signature(c->ctx->hooks.ud, name);
+  } else if (lua_type(L, vidx) == LUA_TLIGHTUSERDATA) {
+    p = lua_touserdata(L, vidx);
+  } else {
+    return type_error(c, vidx, "a name (string) or a pointer (light userdata)");
+  }
+  put_ptr(dst + f->offset, p);
+  mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
+  return CV_OK;
+}
+
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+                    int nl, uint64_t fall, const src *srcs, int n, int fkt, unsigned char *dst,
+                    int off);
+
+/* One field from one source (no merging): the value at vidx. */
+static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+                    int off, const src *sr) {
+  int foff = off >= 0 ? off + f->offset : -1;
+  int r;
+  switch (f->kind) {
+  case PSOC_FIELD_COUNT: {
+    uint32_t i;
+    const char *of = "its list";
+    for (i = 0; i < s->field_count; i++)
+      if ((s->fields[i].kind == PSOC_FIELD_ARRAY || s->fields[i].kind == PSOC_FIELD_BLOB) &&
+          s->fields[i].count_offset == f->offset)
+        of = s->fields[i].key;
+    return cv_error(c, "is implied by the length of '%s' and must not be given", of);
+  }
+  case PSOC_FIELD_STRUCT: {
+    src es;
+    uint8_t label = sr->label;
+    if (push_resolved(c, vidx, &label) != LUA_TTABLE) return type_error(c, vidx, "a table");
+    es.idx = lua_gettop(c->L);
+    es.layer = sr->layer;
+    es.label = label;
+    es.filtered = 0;
+    es.pdepth = (uint8_t)c->depth;
+    es.parent_kt = 0;
+    r = cv_struct(c, f->element, &es, 1, dst + f->offset, foff);
+    lua_pop(c->L, 1);
+    return r;
+  }
+  case PSOC_FIELD_FIXED: {
+    int idx = lua_absindex(c->L, vidx);
+    int fi = (int)(f - s->fields);
+    c->depth--;
+    r = cv_fixed(c, s, fi, &idx, sr, 1, 0, NULL, 0, 0, dst, off);
+    c->depth++;
+    return r;
+  }
+  case PSOC_FIELD_ARRAY: return cv_array(c, s, f, vidx, dst, off, sr);
+  case PSOC_FIELD_BLOB: return cv_blob(c, s, f, vidx, dst, off, sr);
+  case PSOC_FIELD_STRING: return cv_string(c, f, vidx, dst, off, sr);
+  case PSOC_FIELD_OBJECT: return cv_object(c, f, vidx, dst, off, sr);
+  default:
+    r = cv_scalar(c, f->kind, f->size, f->enumeration, vidx, dst + f->offset);
+    if (r == CV_OK) mark(c, foff, f->size, sr->label);
+    return r;
+  }
+}
+
+/* A FIXED field: lists[i] (absolute indices) from sources lsrcs[i], top
+** first; element 1 also reads the parent's sources whose bit is set in
+** 'fall' (keys given directly in the parent, parent_kt its key table).
+** Called at the parent's path depth. */
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+                    int nl, uint64_t fall, const src *srcs, int n, int parent_kt,
+                    unsigned char *dst, int off) {
+  lua_State *L = c->L;
+  const psoc_field *f = &s->fields[fi];
+  int base_depth = c->depth, i, k, r = CV_OK;
+  push_frame(c, f->key, 0);
+  for (i = 0; i < nl; i++) {
+    if (lua_type(L, lists[i]) != LUA_TTABLE)
+      type_error(c, lists[i], f->element ? "a list of tables" : "a list");
+    check_list(c, lists[i], f->count, f->element ? "entries" : "values");
+  }
+  luaL_checkstack(L, nl + n + 8, "pso: nesting too deep");
+  for (k = 0; k < (int)f->count && r == CV_OK; k++) {
+    src es[MAX_SOURCES * 2];
+    int ne = 0, top = lua_gettop(L), done = 0;
+    unsigned char *edst = dst + f->offset + (size_t)k * f->stride;
+    int eoff = off >= 0 ? off + f->offset + k * f->stride : -1;
+    c->depth = base_depth + 1;
+    push_frame(c, NULL, k + 1);
+    /* by layer: keys given in the parent (element 1 only), then the list */
+    for (i = 0; i < n && k == 0; i++) {
+      if (!(fall & ((uint64_t)1 << i))) continue;
+      es[ne] = srcs[i];
+      es[ne].filtered = 1;
+      es[ne].parent_kt = parent_kt;
+      es[ne].pdepth = (uint8_t)base_depth;
+      ne++;
+    }
+    for (i = 0; i < nl; i++) {
+      int j, pos = ne;
+      lua_rawgeti(L, lists[i], k + 1);
+      if (lua_isnil(L, -1)) {
+        lua_pop(L, 1);
+        continue;
+      }
+      if (f->element) {
+        uint8_t label = lsrcs[i].label;
+        if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -2, "a table");
+        /* keep layer order: before the parent's sources of lower layers */
+        for (j = 0; j < ne; j++)
+          if (es[j].layer > lsrcs[i].layer) {
+            pos = j;
+            break;
+          }
+        for (j = ne; j > pos; j--) es[j] = es[j - 1];
+        es[pos].idx = lua_gettop(L);
+        es[pos].layer = lsrcs[i].layer;
+        es[pos].label = label;
+        es[pos].filtered = 0;
+        es[pos].pdepth = (uint8_t)c->depth;
+        es[pos].parent_kt = 0;
+        ne++;
+      } else if (!done) { /* scalars: the topmost list wins */
+        r = cv_scalar(c, f->element_kind, f->size, f->enumeration, lua_gettop(L), edst);
+        if (r == CV_OK) mark(c, eoff, f->size, lsrcs[i].label);
+        done = 1;
+      }
+    }
+    if (f->element && ne > 0 && r == CV_OK) r = cv_struct(c, f->element, es, ne, edst, eoff);
+    lua_settop(L, top);
+  }
+  c->depth = base_depth;
+  return r;
+}
+
+/* Values kept for merging record fields (STRUCT, FIXED) across sources. */
+typedef struct stash {
+  uint8_t field;
+  uint8_t source; /* index in srcs */
+  int idx;        /* absolute stack index of the value */
+  const char *key;
+} stash;
+
+static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
+                     int off) {
+  lua_State *L = c->L;
+  uint8_t setter[MAX_FIELDS];
+  const char *setkey[MAX_FIELDS];
+  uint8_t setfilt[MAX_FIELDS];
+  uint8_t merged[MAX_FIELDS];
+  stash st[MAX_STASH];
+  int nst = 0, kt, ft = fallthrough_field(s), i, r;
+  int depth = c->depth, top = lua_gettop(L);
+  uint64_t fall = 0;
+  if (n > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
+  memset(setter, 0xff, sizeof setter);
+  memset(setfilt, 0, sizeof setfilt);
+  memset(merged, 0, sizeof merged);
+  luaL_checkstack(L, 24, "pso: nesting too deep");
+  lua_rawgetp(L, c->K, s);
+  kt = lua_gettop(L);
+  for (i = 0; i < n; i++) {
+    int t = srcs[i].idx;
+    uint8_t layer = srcs[i].layer;
+    frame saved[4];
+    int nsaved = 0;
+    if (srcs[i].filtered) { /* keys of the parent: the parent's path */
+      nsaved = depth - srcs[i].pdepth;
+      if (nsaved < 0 || nsaved > 4 || depth > MAX_DEPTH) nsaved = 0;
+      memcpy(saved, c->frames + depth - nsaved, (size_t)nsaved * sizeof(frame));
+      c->depth = depth - nsaved;
+    }
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      int fi, key_idx = lua_gettop(L) - 1;
+      const psoc_field *f;
+      const char *key = lua_type(L, key_idx) == LUA_TSTRING ? lua_tostring(L, key_idx) : NULL;
+      if (srcs[i].filtered) { /* blend's own keys are read by blend */
+        if (!key || lookup_key(L, srcs[i].parent_kt, key_idx) > 0) {
+          lua_pop(L, 1);
+          continue;
+        }
+      }
+      if (key) {
+        fi = lookup_key(L, kt, key_idx);
+      } else if (s == c->ctx->input_element && lua_type(L, key_idx) == LUA_TNUMBER) {
+        /* positional shorthand: { "SEMANTIC", "FORMAT", ... } */
+        int64_t k = 0;
+        pso_compat_tointeger(L, key_idx, &k);
+        fi = k == 1 ? field_index(s, "semantic") + 1 : k == 2 ? field_index(s, "format") + 1 : 0;
+        if (fi == 0) {
+          push_frame(c, NULL, (int)k);
+          return cv_error(c, "only semantic [1] and format [2] may be given by position; "
+                             "name the other fields (index = ..., slot = ...)");
+        }
+      } else {
+        fi = 0;
+      }
+      if (fi == 0) {
+        if (!key && lua_type(L, key_idx) == LUA_TNUMBER) {
+          char d[96];
+          return cv_error(c, "unexpected positional value: %s (this table takes named keys)",
+                          describe(L, -1, d, sizeof d));
+        }
+        return unknown_key(c, &s, 1, key_idx);
+      }
+      if (fi < 0) { /* an element key given directly: element 1 of the FIXED field */
+        fall |= (uint64_t)1 << i;
+        lua_pop(L, 1);
+        continue;
+      }
+      fi--;
+      f = &s->fields[fi];
+      if (!key) key = f->key;
+      if (setter[fi] == layer) {
+        push_frame(c, key, 0);
+        if (setfilt[fi] != srcs[i].filtered)
+          return cv_error(c, "given twice: directly in the parent table and in this entry "
+                             "(per-target keys given directly apply to entry [1])");
+        return cv_error(c, "given twice in the same table (as '%s' and '%s')", setkey[fi], key);
+      }
+      if (f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) {
+        if (nst >= MAX_STASH) return cv_error(c, "derive chain too deep");
+        if (setter[fi] == 0xff) {
+          setter[fi] = layer;
+          setkey[fi] = key;
+          setfilt[fi] = srcs[i].filtered;
+        }
+        /* keep the value below the key so that lua_next can go on */
+        lua_pushvalue(L, -1);
+        lua_insert(L, -3);
+        st[nst].field = (uint8_t)fi;
+        st[nst].source = (uint8_t)i;
+        st[nst].idx = lua_gettop(L) - 2;
+        st[nst].key = key;
+        nst++;
+        merged[fi] = 1;
+        lua_pop(L, 1);
+        continue;
+      }
+      if (setter[fi] != 0xff) { /* a higher layer set it */
+        lua_pop(L, 1);
+        continue;
+      }
+      setter[fi] = layer;
+      setkey[fi] = key;
+      setfilt[fi] = srcs[i].filtered;
+      push_frame(c, key, 0);
+      r = cv_field(c, s, f, lua_gettop(L), dst, off, &srcs[i]);
+      c->depth--;
+      if (r) {
+        c->depth = depth;
+        lua_settop(L, top);
+        return r;
+      }
+      lua_pop(L, 1);
+    }
+    if (nsaved) memcpy(c->frames + depth - nsaved, saved, (size_t)nsaved * sizeof(frame));
+    c->depth = depth;
+  }
+  /* merged records */
+  for (i = 0; i < (int)s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    int j;
+    if (!merged[i] && !(i == ft && fall)) continue;
+    if (f->kind == PSOC_FIELD_STRUCT) {
+      src es[MAX_SOURCES];
+      int ne = 0, mtop = lua_gettop(L);
+      for (j = 0; j < nst; j++) {
+        uint8_t label;
+        const src *from;
+        if (st[j].field != i) continue;
+        from = &srcs[st[j].source];
+        label = from->label;
+        c->depth = depth;
+        push_frame(c, st[j].key, 0);
+        if (push_resolved(c, st[j].idx, &label) != LUA_TTABLE) type_error(c, st[j].idx, "a table");
+        es[ne].idx = lua_gettop(L);
+        es[ne].layer = from->layer;
+        es[ne].label = label;
+        es[ne].filtered = 0;
+        es[ne].pdepth = (uint8_t)c->depth;
+        es[ne].parent_kt = 0;
+        ne++;
+      }
+      c->depth = depth;
+      push_frame(c, setkey[i], 0);
+      r = cv_struct(c, f->element, es, ne, dst + f->offset, off >= 0 ? off + (int)f->offset : -1);
+      c->depth = depth;
+      lua_settop(L, mtop);
+    } else {
+      int lists[MAX_SOURCES];
+      src ls[MAX_SOURCES];
+      int nl = 0;
+      for (j = 0; j < nst; j++) {
+        if (st[j].field != i) continue;
+        lists[nl] = st[j].idx;
+        ls[nl] = srcs[st[j].source];
+        nl++;
+      }
+      r = cv_fixed(c, s, i, lists, ls, nl, i == ft ? fall : 0, srcs, n, kt, dst, off);
+    }
+    if (r) {
+      c->depth = depth;
+      lua_settop(L, top);
+      return r;
+    }
+  }
+  c->depth = depth;
+  lua_settop(L, top);
+  return CV_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subobjects: version selection and the payload                        */
+/* ------------------------------------------------------------------ */
+
+static int version_of(const psoi_ctx *ctx, uint32_t cls, uint32_t type) {
+  int j;
+  for (j = 0; j < ctx->class_ntypes[cls]; j++)
+    if (ctx->class_types[cls][j] == type) return j;
+  return 0;
+}
+
+static void version_names(const psoi_ctx *ctx, uint32_t cls, unsigned mask, char *out, size_t n) {
+  size_t len = 0;
+  int j;
+  out[0] = '\0';
+  for (j = 0; j < ctx->class_ntypes[cls] && len < n; j++)
+    if (mask & (1u << j))
+      len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "",
+                              psoc_subobject_info_get(ctx->class_types[cls][j])->key);
+}
+
+typedef struct restriction {
+  const char *key;
+  unsigned set;
+} restriction;
+
+/* Which versions have every key given (recursively through records).
+** Raises for keys no version has and for keys no single version has
+** together. */
+static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int nv,
+                         unsigned acc, const src *srcs, int n, restriction *rs, int *nrs,
+                         int forced) {
+  lua_State *L = c->L;
+  int kts[4], i, j, top = lua_gettop(L), base_depth = c->depth;
+  unsigned all = 0;
+  luaL_checkstack(L, 16, "pso: nesting too deep");
+  for (j = 0; j < nv; j++) {
+    if (vs[j]) {
+      lua_rawgetp(L, c->K, vs[j]);
+      kts[j] = lua_gettop(L);
+      all |= 1u << j;
+    } else {
+      kts[j] = 0;
+    }
+  }
+  for (i = 0; i < n; i++) {
+    int t = srcs[i].idx;
+    c->depth = srcs[i].pdepth;
+    lua_pushnil(L);
+    while (lua_next(L, t)) {
+      int key_idx = lua_gettop(L) - 1, fis[4];
+      unsigned set = 0;
+      const char *key;
+      if (lua_type(L, key_idx) != LUA_TSTRING) { /* reported by the conversion */
+        lua_pop(L, 1);
+        continue;
+      }
+      key = lua_tostring(L, key_idx);
+      for (j = 0; j < nv; j++) {
+        fis[j] = kts[j] ? lookup_key(L, kts[j], key_idx) : 0;
+        if (fis[j] > 0) set |= 1u << j;
+      }
+      if (set == 0) return unknown_key(c, vs, nv, key_idx);
+      /* records: the versions whose record has every sub-key */
+      if (lua_type(L, -1) == LUA_TTABLE) {
+        const psoc_struct *sub[4];
+        int any = 0;
+        for (j = 0; j < nv; j++) {
+          sub[j] = NULL;
+          if ((set & (1u << j)) && vs[j]->fields[fis[j] - 1].kind == PSOC_FIELD_STRUCT) {
+            sub[j] = vs[j]->fields[fis[j] - 1].element;
+            any = 1;
+          }
+        }
+        if (any) {
+          src ss;
+          uint8_t label = 0;
+          push_frame(c, key, 0);
+          push_resolved(c, lua_gettop(L), &label);
+          ss = srcs[i];
+          ss.idx = lua_gettop(L);
+          ss.pdepth = (uint8_t)c->depth;
+          set &= key_mask(c, cls, sub, nv, set, &ss, 1, rs, nrs, forced);
+          lua_pop(L, 1);
+          c->depth--;
+        }
+      }
+      if ((acc & set) == 0) {
+        char have[64], other[64];
+        int k;
+        push_frame(c, key, 0);
+        version_names(c->ctx, cls, set, have, sizeof have);
+        if (forced) {
+          return cv_error(c, "not a field of %s; it is a field of %s (give '%s' and the "
+                             "version is picked automatically)",
+                          psoc_subobject_info_get(c->ctx->class_types[cls][forced - 1])->key, have,
+                          psoc_subobject_info_get(cls)->key);
+        }
+        for (k = 0; k < *nrs; k++)
+          if ((rs[k].set & set) == 0) break;
+        if (k < *nrs) {
+          version_names(c->ctx, cls, rs[k].set, other, sizeof other);
+          return cv_error(c, "cannot be combined with '%s': '%s' needs %s, '%s' needs %s", rs[k].key,
+                          key, have, rs[k].key, other);
+        }
+        version_names(c->ctx, cls, acc, other, sizeof other);
+        return cv_error(c, "needs %s, but the declaration needs %s", have, other);
+      }
+      acc &= set;
+      if (set != all && *nrs < 32) {
+        rs[*nrs].key = key;
+        rs[*nrs].set = set;
+        (*nrs)++;
+      }
+      lua_pop(L, 1);
+    }
+  }
+  c->depth = base_depth;
+  lua_settop(L, top);
+  return acc;
+}
+
+static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, int n,
+                      unsigned char *payload) {
+  lua_State *L = c->L;
+  const psoc_struct *s = info->payload;
+  int single = single_field(s), top = lua_gettop(L), i, r;
+  src one;
+  one.idx = srcs[0].idx;
+  one.layer = srcs[0].layer;
+  one.label = srcs[0].label;
+  one.filtered = 0;
+  one.pdepth = 1;
+  one.parent_kt = 0;
+  if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
+  if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
+    int list;
+    lua_rawgeti(L, srcs[0].idx, 1);
+    list = !lua_isnil(L, -1);
+    lua_pop(L, 1);
+    if (!list) {
+      lua_pushnil(L);
+      list = !lua_next(L, srcs[0].idx); /* {} */
+      lua_settop(L, top);
+    }
+    if (list) { /* { "fmt", ... }: formats and their count */
+      const psoc_field *ff = NULL, *cf = NULL;
+      size_t k, cnt;
+      for (k = 0; k < s->field_count; k++) {
+        if (s->fields[k].kind == PSOC_FIELD_FIXED) ff = &s->fields[k];
+        if (s->fields[k].kind == PSOC_FIELD_UINT) cf = &s->fields[k];
+      }
+      if (!ff || !cf) return cv_error(c, "internal error: unexpected render-target layout");
+      cnt = check_list(c, srcs[0].idx, ff->count, "render-target formats");
+      for (k = 0; k < cnt; k++) {
+        uint64_t v;
+        lua_rawgeti(L, srcs[0].idx, (int)k + 1);
+        push_frame(c, NULL, (int)k + 1);
+        cv_enum(c, ff->enumeration, lua_gettop(L), &v);
+        c->depth--;
+        put_uint(payload + ff->offset + k * ff->stride, ff->size, v);
+        mark(c, (int)(ff->offset + k * ff->stride), ff->size, one.label);
+        lua_pop(L, 1);
+      }
+      put_uint(payload + cf->offset, cf->size, cnt);
+      mark(c, cf->offset, cf->size, one.label);
+      return CV_OK;
+    }
+  }
+  if (info->type == PSOC_SO_SAMPLE_DESC && lua_type(L, srcs[0].idx) == LUA_TNUMBER) {
+    const psoc_field *f = &s->fields[0];
+    r = cv_field(c, s, f, srcs[0].idx, payload, 0, &one);
+    mark(c, 0, s->size, one.label);
+    return r;
+  }
+  {
+    src ts[MAX_SOURCES];
+    int nt = 0;
+    for (i = 0; i < n; i++) {
+      uint8_t label = srcs[i].label;
+      if (lua_type(L, srcs[i].idx) != LUA_TTABLE) {
+        if (i == 0) {
+          char what[96];
+          snprintf(what, sizeof what, "a table of %s fields", info->key);
+          if (info->type == PSOC_SO_RENDER_TARGET_FORMATS) snprintf(what, sizeof what, "a list of formats");
+          if (info->type == PSOC_SO_SAMPLE_DESC) snprintf(what, sizeof what, "a sample count or { count = , quality = }");
+          return type_error(c, srcs[i].idx, what);
+        }
+        break; /* a lower layer's non-record is replaced */
+      }
+      push_resolved(c, srcs[i].idx, &label);
+      ts[nt].idx = lua_gettop(L);
+      ts[nt].layer = srcs[i].layer;
+      ts[nt].label = label;
+      ts[nt].filtered = 0;
+      ts[nt].pdepth = 1;
+      ts[nt].parent_kt = 0;
+      nt++;
+    }
+    r = cv_struct(c, s, ts, nt, payload, 0);
+    lua_settop(L, top);
+    return r;
+  }
+}
+
+/* Convert one class from its sources (top first) into payload; returns
+** the type emitted. */
+static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned char *payload) {
+  lua_State *L = c->L;
+  psoi_ctx *ctx = c->ctx;
+  int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L);
+  unsigned acc = 1;
+  c->depth = 0;
+  push_frame(c, srcs[0].key, 0);
+  if (nv > 1) {
+    const psoc_struct *vs[4];
+    src ts[MAX_SOURCES];
+    restriction rs[32];
+    int nt = 0, nrs = 0, forced = 0, i;
+    for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
+    if (srcs[0].type != cls) {
+      forced = version_of(ctx, cls, srcs[0].type) + 1;
+      acc = 1u << (forced - 1);
+    } else {
+      int min = 0;
+      for (i = 1; i < n; i++) {
+        int v = version_of(ctx, cls, srcs[i].type);
+        if (v > min) min = v;
+      }
+      acc = ((1u << nv) - 1) & ~((1u << min) - 1);
+    }
+    for (i = 0; i < n; i++) {
+      uint8_t label = 0;
+      if (lua_type(L, srcs[i].idx) != LUA_TTABLE) break;
+      push_resolved(c, srcs[i].idx, &label);
+      ts[nt].idx = lua_gettop(L);
+      ts[nt].layer = srcs[i].layer;
+      ts[nt].label = 0;
+      ts[nt].filtered = 0;
+      ts[nt].pdepth = 1;
+      ts[nt].parent_kt = 0;
+      nt++;
+    }
+    if (nt > 0) acc = key_mask(c, cls, vs, nv, acc, ts, nt, rs, &nrs, forced);
+    lua_settop(L, top);
+  }
+  for (j = 0; j < nv; j++)
+    if (acc & (1u << j)) last = j;
+  for (j = 0; j < nv; j++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][j]);
+    if (!(acc & (1u << j))) continue;
+    memcpy(payload, info->default_payload, info->payload->size);
+    if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
+    c->soft = j != last;
+    c->depth = 1;
+    if (cv_payload(c, info, srcs, n, payload) == CV_OK) {
+      c->soft = 0;
+      lua_settop(L, top);
+      return info->type;
+    }
+    lua_settop(L, top);
+  }
+  c->soft = 0;
+  return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+}
+
+/* ------------------------------------------------------------------ */
+/* Declarations                                                         */
+/* ------------------------------------------------------------------ */
+
+static const uint32_t decider_of[4] = { PSOC_SO_TYPE_COUNT, PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
+static const char *const decider_text[4] = { "", "a vertex shader (vs = pso.shader \"file.cso\")",
+                                             "a compute shader (cs = pso.shader \"file.cso\")",
+                                             "a mesh shader (ms = pso.shader \"file.cso\")" };
+
+typedef struct decl {
+  int vidx[PSOC_SO_TYPE_COUNT];      /* by class: stack index of the value, 0: not given */
+  uint32_t vtype[PSOC_SO_TYPE_COUNT]; /* the type whose key was used */
+  const char *vkey[PSOC_SO_TYPE_COUNT];
+  uint8_t none[PSOC_SO_TYPE_COUNT];  /* set to pso.none */
+  int name_idx;
+} decl;
+
+/* Pass 1 over a declaration (or overrides) table: keys, classes, kinds. */
+static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
+  lua_State *L = c->L;
+  int topk, none;
+  memset(d, 0, sizeof *d);
+  luaL_checkstack(L, PSOC_SO_TYPE_COUNT + 16, "pso: stack overflow");
+  lua_rawgeti(L, c->K, PSOI_K_TOP);
+  topk = lua_gettop(L);
+  lua_rawgeti(L, c->K, PSOI_K_NONE);
+  none = lua_gettop(L);
+  c->depth = 0;
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    int code;
+    uint32_t type, cls;
+    const psoc_subobject_info *info;
+    const char *key;
+    if (lua_type(L, -2) != LUA_TSTRING) {
+      char d1[96];
+      return (void)cv_error(c, "unexpected positional value: %s (a pipeline is declared with "
+                               "named keys: vs = ..., rasterizer = ...)",
+                            describe(L, -1, d1, sizeof d1));
+    }
+    key = lua_tostring(L, -2);
+    lua_pushvalue(L, -2);
+    if (pso_compat_rawget(L, topk) != LUA_TNUMBER) {
+      const char *cands[40];
+      size_t nc = 0;
+      uint32_t k;
+      char sugg[320];
+      lua_pop(L, 1);
+      for (k = 0; k < PSOC_SO_TYPE_COUNT; k++) {
+        const psoc_subobject_info *ik = psoc_subobject_info_get(k);
+        if (ik) cands[nc++] = ik->key;
+      }
+      cands[nc++] = "name";
+      suggestion_text(key, cands, nc, sugg, sizeof sugg);
+      push_frame(c, key, 0);
+      return (void)cv_error(c, "unknown key%s", sugg);
+    }
+    code = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1);
+    if (code < 0) { /* name */
+      push_frame(c, key, 0);
+      if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+        type_error(c, -1, "a non-empty string");
+      c->depth = 0;
+      lua_pushvalue(L, -1);
+      lua_insert(L, -3);
+      d->name_idx = lua_gettop(L) - 2;
+      lua_pop(L, 1);
+      continue;
+    }
+    type = (uint32_t)code;
+    info = psoc_subobject_info_get(type);
+    cls = info->dup_class;
+    if (d->vidx[cls] || d->none[cls]) {
+      const char *a = d->vkey[cls], *b = key;
+      if (version_of(c->ctx, cls, d->vtype[cls]) > version_of(c->ctx, cls, type)) {
+        a = key;
+        b = d->vkey[cls];
+      }
+      push_frame(c, b, 0);
+      return (void)cv_error(c, "'%s' is also given: give only one of a class ('%s' picks the "
+                               "version automatically)",
+                            a, psoc_subobject_info_get(cls)->key);
+    }
+    d->vtype[cls] = type;
+    d->vkey[cls] = key;
+    if (lua_rawequal(L, -1, none)) {
+      d->none[cls] = 1;
+      lua_pop(L, 1);
+      continue;
+    }
+    if (!(info->kinds & PSOC_KIND_BIT(kind))) {
+      char users[64] = "";
+      size_t len = 0;
+      psoc_kind k;
+      for (k = PSOC_KIND_GRAPHICS; k <= PSOC_KIND_MESH; k++)
+        if (info->kinds & PSOC_KIND_BIT(k))
+          len += (size_t)snprintf(users + len, sizeof users - len, "%s%s", len ? " and " : "",
+                                  psoc_kind_name(k));
+      return (void)cv_error(c, "%s is not used by %s pipelines (it applies to %s pipelines)", key,
+                            psoc_kind_name(kind), users);
+    }
+    lua_pushvalue(L, -1);
+    lua_insert(L, -3);
+    d->vidx[cls] = lua_gettop(L) - 2;
+    lua_pop(L, 1);
+  }
+}
+
+static void check_status(lua_State *L, psoc_status st) {
+  if (st == PSOC_OK) return;
+  if (st == PSOC_ERR_NOMEM) luaL_error(L, "not enough memory");
+  luaL_error(L, "pso: internal error: %s", psoc_status_name(st));
+}
+
+typedef union payload_buf {
+  double d;
+  void *p;
+  long long ll;
+  unsigned char b[PAYLOAD_MAX];
+} payload_buf;
+
+static pso_pipeline *new_pipeline(cv *c, psoc_kind kind, const decl *d, const char *rs,
+                                  size_t rs_len) {
+  lua_State *L = c->L;
+  size_t name_len = 0;
+  const char *name = d->name_idx ? lua_tolstring(L, d->name_idx, &name_len) : NULL;
+  return psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len);
+}
+
+int psoi_declare(lua_State *L, psoc_kind kind, int t) {
+  cv c;
+  decl d;
+  payload_buf buf;
+  pso_pipeline *p;
+  int pipe;
+  uint32_t cls;
+  const char *rs = NULL;
+  size_t rs_len = 0;
+  psoc_builder *b;
+  t = lua_absindex(L, t);
+  cv_init(&c, L, PSOI_UV_KEYS);
+  if (lua_type(L, t) != LUA_TTABLE) return type_error(&c, t, "a table declaring the pipeline");
+  scan_decl(&c, kind, t, &d);
+  if (!d.vidx[decider_of[kind]]) {
+    c.depth = 0;
+    push_frame(&c, psoc_subobject_info_get(decider_of[kind])->key, 0);
+    return cv_error(&c, "missing: a %s pipeline needs %s", psoc_kind_name(kind), decider_text[kind]);
+  }
+  if (d.vidx[PSOC_SO_ROOT_SIGNATURE] && lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
+    rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
+  p = new_pipeline(&c, kind, &d, rs, rs_len);
+  pipe = lua_gettop(L);
+  b = c.ctx->builder;
+  psoc_builder_reset(b);
+  psoi_arena_reset(c.ctx);
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+    csrc s;
+    uint32_t type;
+    const psoc_subobject_info *info;
+    if (!d.vidx[cls]) continue;
+    s.idx = d.vidx[cls];
+    s.layer = 0;
+    s.label = LABEL_SCRIPT;
+    s.type = d.vtype[cls];
+    s.key = d.vkey[cls];
+    type = cv_class(&c, cls, &s, 1, buf.b);
+    info = psoc_subobject_info_get(type);
+    check_status(L, psoc_builder_add(b, type, buf.b, info->payload->size));
+  }
+  p->count = (uint32_t)psoc_builder_count(b);
+  check_status(L, psoc_builder_finish(b, &p->stream));
+  psoc_builder_reset(b);
+  lua_pushvalue(L, t);
+  pso_compat_setuservalue(L, pipe);
+  lua_settop(L, pipe);
+  return 1;
+}
+
+/* ---- derive ------------------------------------------------------------ */
+
+static const char *pipeline_label(const pso_pipeline *p) { return p->name ? p->name : "(unnamed)"; }
+
+/* Tracking: the label id of "base NAME". */
+static uint8_t base_label(cv *c, const pso_pipeline *p) {
+  if (!c->marks) return 0;
+  lua_pushfstring(c->L, "base %s", pipeline_label(p));
+  return label_id(c);
+}
+
+/* The values class 'cls' has in the layers of the pipeline at pipe_idx
+** (its own declaration first, then its base's), pushed on the stack and
+** stored in out[]; returns how many. Each layer gives at most one. */
+static int collect(cv *c, int pipe_idx, uint32_t cls, csrc *out, int max, int layer,
+                   uint8_t own_label) {
+  lua_State *L = c->L;
+  const pso_pipeline *p = lua_touserdata(L, pipe_idx);
+  psoi_ctx *ctx = c->ctx;
+  int found = 0, j, uv, decl_idx, keys, none;
+  if (layer >= max || layer > 250) return cv_error(c, "derive chain deeper than %d", max);
+  luaL_checkstack(L, 12, "pso: derive chain too deep");
+  pso_compat_getuservalue(L, pipe_idx);
+  uv = lua_gettop(L);
+  if (p->derived) {
+    lua_rawgeti(L, uv, 1);
+    decl_idx = lua_gettop(L);
+  } else {
+    decl_idx = uv;
+  }
+  lua_rawgeti(L, c->K, PSOI_K_TYPEKEYS);
+  keys = lua_gettop(L);
+  lua_rawgeti(L, c->K, PSOI_K_NONE);
+  none = lua_gettop(L);
+  for (j = 0; j < ctx->class_ntypes[cls] && !found; j++) {
+    uint32_t type = ctx->class_types[cls][j];
+    lua_rawgeti(L, keys, (int)type + 1);
+    if (pso_compat_rawget(L, decl_idx) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (lua_rawequal(L, -1, none)) return 0; /* removed here: nothing below counts */
+    out[0].idx = lua_gettop(L);
+    out[0].layer = (uint8_t)layer;
+    out[0].label = own_label;
+    out[0].type = type;
+    out[0].key = psoc_subobject_info_get(type)->key;
+    found = 1;
+  }
+  if (p->derived) {
+    int base;
+    lua_rawgeti(L, uv, 2);
+    base = lua_gettop(L);
+    found += collect(c, base, cls, out + found, max, layer + 1,
+                     base_label(c, lua_touserdata(L, base)));
+  }
+  return found;
+}
+
+static int same_payload(uint32_t ta, const unsigned char *a, uint32_t tb, const unsigned char *b) {
+  const psoc_subobject_info *info = psoc_subobject_info_get(ta);
+  return ta == tb && info && psoi_payload_equal(info->payload, a, b);
+}
+
+int psoi_derive(lua_State *L, int base_idx, int ov) {
+  cv c;
+  decl d;
+  payload_buf buf, vbuf;
+  pso_pipeline *p;
+  const pso_pipeline *base;
+  psoc_parsed parsed;
+  int pipe;
+  uint32_t cls, dc;
+  const char *rs = NULL;
+  size_t rs_len = 0;
+  psoc_builder *b;
+  base_idx = lua_absindex(L, base_idx);
+  ov = lua_absindex(L, ov);
+  cv_init(&c, L, PSOI_UV_KEYS);
+  base = pso_topipeline(L, base_idx);
+  if (!base) return type_error(&c, base_idx, "a pipeline to derive from (argument 1)");
+  if (lua_type(L, ov) != LUA_TTABLE) return type_error(&c, ov, "a table of overrides (argument 2)");
+  scan_decl(&c, (psoc_kind)base->kind, ov, &d);
+  if (!d.name_idx) {
+    c.depth = 0;
+    push_frame(&c, "name", 0);
+    return cv_error(&c, "missing: a derived pipeline needs its own name");
+  }
+  dc = decider_of[base->kind];
+  if (d.none[dc]) {
+    c.depth = 0;
+    push_frame(&c, psoc_subobject_info_get(dc)->key, 0);
+    return cv_error(&c, "cannot be removed: a %s pipeline needs %s", psoc_kind_name(base->kind),
+                    decider_text[base->kind]);
+  }
+  if (psoc_parse(psoc_stream_data(base->stream), psoc_stream_size(base->stream), &parsed, NULL) !=
+      PSOC_OK)
+    return cv_error(&c, "internal error: the base pipeline's stream does not parse");
+  if (d.vidx[PSOC_SO_ROOT_SIGNATURE]) {
+    if (lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
+      rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
+  } else if (!d.none[PSOC_SO_ROOT_SIGNATURE] && base->root_signature) {
+    rs = base->root_signature;
+    rs_len = strlen(rs);
+  }
+  p = new_pipeline(&c, (psoc_kind)base->kind, &d, rs, rs_len);
+  pipe = lua_gettop(L);
+  b = c.ctx->builder;
+  psoc_builder_reset(b);
+  psoi_arena_reset(c.ctx);
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+    const psoc_view *view = psoc_parsed_class(&parsed, cls);
+    csrc srcs[MAX_SOURCES];
+    int n, top = lua_gettop(L);
+    uint32_t type;
+    if (!d.vidx[cls]) { /* untouched: the base's bytes */
+      if (d.none[cls] || !view) continue;
+      memcpy(vbuf.b, view->payload, view->info->payload->size);
+      check_status(L, psoc_builder_add(b, view->type, vbuf.b, view->info->payload->size));
+      continue;
+    }
+    srcs[0].idx = d.vidx[cls];
+    srcs[0].layer = 0;
+    srcs[0].label = LABEL_SCRIPT;
+    srcs[0].type = d.vtype[cls];
+    srcs[0].key = d.vkey[cls];
+    n = 1 + collect(&c, base_idx, cls, srcs + 1, MAX_SOURCES - 1, 1, 0);
+    /* the base's declaration must still produce the base's bytes */
+    if (n > 1 || view) {
+      int ok = n > 1 && view != NULL;
+      if (ok) {
+        uint32_t bt;
+        c.verify = 1;
+        bt = cv_class(&c, cls, srcs + 1, n - 1, vbuf.b);
+        c.verify = 0;
+        ok = same_payload(bt, vbuf.b, view->type, view->payload);
+      }
+      if (!ok) {
+        c.depth = 0;
+        push_frame(&c, d.vkey[cls], 0);
+        return cv_error(&c, "the declaration of base pipeline '%s' was modified after it was "
+                            "declared (declaration tables must not change once declared; "
+                            "build a new table instead)",
+                        pipeline_label(base));
+      }
+    }
+    type = cv_class(&c, cls, srcs, n, buf.b);
+    check_status(L, psoc_builder_add(b, type, buf.b, psoc_subobject_info_get(type)->payload->size));
+    lua_settop(L, top);
+  }
+  p->count = (uint32_t)psoc_builder_count(b);
+  p->derived = 1;
+  check_status(L, psoc_builder_finish(b, &p->stream));
+  psoc_builder_reset(b);
+  lua_createtable(L, 2, 0);
+  lua_pushvalue(L, ov);
+  lua_rawseti(L, -2, 1);
+  lua_pushvalue(L, base_idx);
+  lua_rawseti(L, -2, 2);
+  pso_compat_setuservalue(L, pipe);
+  lua_settop(L, pipe);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Origins (explain)                                                    */
+/* ------------------------------------------------------------------ */
+
+int psoi_class_origins(lua_State *L, int K, int pipe_idx, uint32_t cls, uint8_t *labels,
+                       size_t labels_size, int label_list_idx) {
+  cv c;
+  payload_buf buf;
+  csrc srcs[MAX_SOURCES];
+  psoc_parsed parsed;
+  const psoc_view *view;
+  const pso_pipeline *p;
+  int n, r, top = lua_gettop(L);
+  uint32_t type;
+  pipe_idx = lua_absindex(L, pipe_idx);
+  label_list_idx = lua_absindex(L, label_list_idx);
+  cv_init(&c, L, K);
+  c.marks = labels;
+  c.marks_size = labels_size;
+  c.label_list = c.label_map = label_list_idx;
+  c.verify = 1;
+  memset(labels, LABEL_DEFAULT, labels_size);
+  p = pso_topipeline(L, pipe_idx);
+  if (!p || psoc_parse(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &parsed, NULL) !=
+                PSOC_OK)
+    return 0;
+  view = psoc_parsed_class(&parsed, cls);
+  psoi_arena_reset(c.ctx);
+  n = collect(&c, pipe_idx, cls, srcs, MAX_SOURCES, 0, LABEL_SCRIPT);
+  if (n == 0) {
+    lua_settop(L, top);
+    return view == NULL;
+  }
+  type = cv_class(&c, cls, srcs, n, buf.b);
+  r = view && same_payload(type, buf.b, view->type, view->payload);
+  lua_settop(L, top);
+  return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Payload equality                                                     */
+/* ------------------------------------------------------------------ */
+
+int psoi_payload_equal(const psoc_struct *s, const unsigned char *a, const unsigned char *b) {
+  uint32_t i;
+  size_t k;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT:
+      if (f->element && !psoi_payload_equal(f->element, a + f->offset, b + f->offset)) return 0;
+      break;
+    case PSOC_FIELD_FIXED:
+      for (k = 0; k < f->count; k++) {
+        size_t at = f->offset + k * f->stride;
+        if (f->element ? !psoi_payload_equal(f->element, a + at, b + at)
+                       : memcmp(a + at, b + at, f->size) != 0)
+          return 0;
+      }
+      break;
+    case PSOC_FIELD_ARRAY: {
+      size_t na = count_of(s, f, a), nb = count_of(s, f, b);
+      const unsigned char *pa = get_ptr(a + f->offset), *pb = get_ptr(b + f->offset);
+      if (na != nb || !pa != !pb) return 0;
+      for (k = 0; pa && k < na; k++) {
+        size_t at = k * f->stride;
+        if (f->element ? !psoi_payload_equal(f->element, pa + at, pb + at)
+                       : memcmp(pa + at, pb + at, f->stride) != 0)
+          return 0;
+      }
+      break;
+    }
+    case PSOC_FIELD_BLOB: {
+      size_t na = count_of(s, f, a), nb = count_of(s, f, b);
+      const unsigned char *pa = get_ptr(a + f->offset), *pb = get_ptr(b + f->offset);
+      if (na != nb || !pa != !pb || (pa && memcmp(pa, pb, na) != 0)) return 0;
+      break;
+    }
+    case PSOC_FIELD_STRING: {
+      const char *pa = (const char *)get_ptr(a + f->offset), *pb = (const char *)get_ptr(b + f->offset);
+      if (!pa != !pb || (pa && strcmp(pa, pb) != 0)) return 0;
+      break;
+    }
+    case PSOC_FIELD_OBJECT: break; /* resolved by a hook: compared by name elsewhere */
+    default:
+      if (memcmp(a + f->offset, b + f->offset, f->size) != 0) return 0;
+      break;
+    }
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Visiting payloads                                                    */
+/* ------------------------------------------------------------------ */
+
+static void visit_struct(psoi_vis *v, const psoc_struct *s, const unsigned char *p, int off,
+                         int pinned);
+
+static void leaf_scalar(psoi_vis *v, const char *key, int index, uint8_t kind, unsigned size,
+                        const psoc_enum *e, const unsigned char *p, int off) {
+  psoi_vval val;
+  memset(&val, 0, sizeof val);
+  val.kind = kind;
+  val.size = (uint8_t)size;
+  val.e = e;
+  val.p = p;
+  val.off = off;
+  v->leaf(v, key, index, &val);
+}
+
+/* One field of the struct at base; off: payload offset of base (or, when
+** pinned, the offset every leaf reports). */
+static void visit_field(psoi_vis *v, const psoc_struct *s, const psoc_field *f, const char *key,
+                        int index, const unsigned char *base, int off, int pinned) {
+  int foff = pinned ? off : (off >= 0 ? off + (int)f->offset : -1);
+  size_t k, n;
+  switch (f->kind) {
+  case PSOC_FIELD_COUNT: return;
+  case PSOC_FIELD_STRUCT:
+    v->open(v, key, index, 0);
+    visit_struct(v, f->element, base + f->offset, foff, pinned);
+    v->close(v, 0);
+    return;
+  case PSOC_FIELD_FIXED:
+    n = f->count;
+    if (f->element && v->fixed_limit > 0 && n > (size_t)v->fixed_limit) n = (size_t)v->fixed_limit;
+    v->open(v, key, index, 1);
+    for (k = 0; k < n; k++) {
+      const unsigned char *e = base + f->offset + k * f->stride;
+      int eoff = pinned ? off : (foff >= 0 ? foff + (int)(k * f->stride) : -1);
+      if (f->element) {
+        v->open(v, NULL, (int)k + 1, 0);
+        visit_struct(v, f->element, e, eoff, pinned);
+        v->close(v, 0);
+      } else {
+        leaf_scalar(v, NULL, (int)k + 1, f->element_kind, f->size, f->enumeration, e, eoff);
+      }
+    }
+    v->close(v, 1);
+    return;
+  case PSOC_FIELD_ARRAY: {
+    const unsigned char *p = get_ptr(base + f->offset);
+    n = p ? count_of(s, f, base) : 0;
+    v->open(v, key, index, 1);
+    for (k = 0; k < n; k++) {
+      const unsigned char *e = p + k * f->stride;
+      if (f->element) {
+        v->open(v, NULL, (int)k + 1, 0);
+        visit_struct(v, f->element, e, foff, 1);
+        v->close(v, 0);
+      } else {
+        leaf_scalar(v, NULL, (int)k + 1, f->element_kind, f->stride, f->enumeration, e, foff);
+      }
+    }
+    v->close(v, 1);
+    return;
+  }
+  case PSOC_FIELD_BLOB: {
+    psoi_vval val;
+    memset(&val, 0, sizeof val);
+    val.kind = PSOC_FIELD_BLOB;
+    val.blob = get_ptr(base + f->offset);
+    val.blob_size = val.blob ? count_of(s, f, base) : 0;
+    val.is_shader = (uint8_t)is_shader_field(f);
+    val.off = foff;
+    v->leaf(v, key, index, &val);
+    return;
+  }
+  case PSOC_FIELD_STRING: {
+    psoi_vval val;
+    memset(&val, 0, sizeof val);
+    val.kind = PSOC_FIELD_STRING;
+    val.str = (const char *)get_ptr(base + f->offset);
+    val.off = foff;
+    v->leaf(v, key, index, &val);
+    return;
+  }
+  case PSOC_FIELD_OBJECT: {
+    psoi_vval val;
+    memset(&val, 0, sizeof val);
+    val.kind = PSOC_FIELD_OBJECT;
+    val.ptr = get_ptr(base + f->offset);
+    val.off = foff;
+    v->leaf(v, key, index, &val);
+    return;
+  }
+  default:
+    leaf_scalar(v, key, index, f->kind, f->size, f->enumeration, base + f->offset, foff);
+    return;
+  }
+}
+
+static void visit_struct(psoi_vis *v, const psoc_struct *s, const unsigned char *p, int off,
+                         int pinned) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    visit_field(v, s, &s->fields[i], s->fields[i].key, 0, p, off, pinned);
+}
+
+/* Render-target formats read back as a list when nothing is lost. */
+static int rtf_as_list(const psoc_struct *s, const unsigned char *payload,
+                       const psoc_field **ff_out, size_t *count_out) {
+  const psoc_field *ff = NULL, *cf = NULL;
+  size_t k, count;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) {
+    if (s->fields[i].kind == PSOC_FIELD_FIXED) ff = &s->fields[i];
+    if (s->fields[i].kind == PSOC_FIELD_UINT) cf = &s->fields[i];
+  }
+  if (!ff || !cf) return 0;
+  count = (size_t)read_uint(payload + cf->offset, cf->size);
+  if (count > ff->count) return 0;
+  for (k = count; k < ff->count; k++)
+    if (read_uint(payload + ff->offset + k * ff->stride, ff->size) != 0) return 0;
+  *ff_out = ff;
+  *count_out = count;
+  return 1;
+}
+
+void psoi_visit_class(psoi_vis *v, const char *key, uint32_t type, const unsigned char *payload) {
+  const psoc_subobject_info *info = psoc_subobject_info_get(type);
+  const psoc_struct *s;
+  const psoc_field *ff;
+  size_t count, k;
+  int single;
+  if (!info) return;
+  s = info->payload;
+  single = single_field(s);
+  if (single >= 0) {
+    visit_field(v, s, &s->fields[single], key, 0, payload, 0, 0);
+    return;
+  }
+  if (type == PSOC_SO_RENDER_TARGET_FORMATS && rtf_as_list(s, payload, &ff, &count)) {
+    v->open(v, key, 0, 1);
+    for (k = 0; k < count; k++)
+      leaf_scalar(v, NULL, (int)k + 1, ff->element_kind, ff->size, ff->enumeration,
+                  payload + ff->offset + k * ff->stride, (int)(ff->offset + k * ff->stride));
+    v->close(v, 1);
+    return;
+  }
+  v->open(v, key, 0, 0);
+  visit_struct(v, s, payload, 0, 0);
+  v->close(v, 0);
+}
+
+/* ---- leaves as Lua values and as text ------------------------------ */
+
+double psoi_float_value(float f, char *text, size_t n) {
+  char buf[48];
+  int prec;
+  double d = (double)f;
+  if (!isfinite(d)) {
+    if (text) snprintf(text, n, "%s", isnan(d) ? "nan" : d > 0 ? "inf" : "-inf");
+    return d;
+  }
+  for (prec = 1; prec <= 9; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, d);
+    if ((float)strtod(buf, NULL) == f) break;
+  }
+  if (prec > 9) snprintf(buf, sizeof buf, "%.9g", d);
+  if (text) snprintf(text, n, "%s", buf);
+  return strtod(buf, NULL);
+}
+
+/* Flags as names joined with '|'; 0 when they cannot be spelled so. */
+static int flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
+  const psoc_enum_value *ev = psoc_enum_value_by_value(e, (uint32_t)v);
+  uint64_t rest = v;
+  size_t len = 0;
+  uint32_t i;
+  out[0] = '\0';
+  if (ev && v <= 0xffffffffu) {
+    snprintf(out, n, "%s", ev->key);
+    return 1;
+  }
+  if (v == 0) {
+    snprintf(out, n, "0");
+    return 0;
+  }
+  for (i = 0; i < e->count; i++) {
+    uint32_t b = e->values[i].value;
+    if (b == 0 || (b & (b - 1)) != 0 || !(rest & b)) continue;
+    if (len < n) len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "|" : "", e->values[i].key);
+    rest &= ~(uint64_t)b;
+  }
+  if (rest) {
+    if (len < n) snprintf(out + len, n - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+    return 0;
+  }
+  return 1;
+}
+
+static int64_t sign_extend(uint64_t v, unsigned size) {
+  if (size < 8 && (v & ((uint64_t)1 << (size * 8 - 1)))) v |= ~(((uint64_t)1 << (size * 8)) - 1);
+  return (int64_t)v;
+}
+
+void psoi_push_leaf(lua_State *L, const psoi_vval *val, const char *rs_name) {
+  uint64_t u;
+  switch (val->kind) {
+  case PSOC_FIELD_UINT:
+  case PSOC_FIELD_COUNT: pso_compat_pushuint(L, read_uint(val->p, val->size)); return;
+  case PSOC_FIELD_INT: pso_compat_pushint(L, sign_extend(read_uint(val->p, val->size), val->size)); return;
+  case PSOC_FIELD_BOOL: lua_pushboolean(L, read_uint(val->p, val->size) != 0); return;
+  case PSOC_FIELD_FLOAT: {
+    float f;
+    memcpy(&f, val->p, sizeof f);
+    lua_pushnumber(L, (lua_Number)psoi_float_value(f, NULL, 0));
+    return;
+  }
+  case PSOC_FIELD_ENUM: {
+    const psoc_enum_value *ev;
+    u = read_uint(val->p, val->size);
+    ev = psoc_enum_value_by_value(val->e, (uint32_t)u);
+    if (ev) lua_pushstring(L, ev->key);
+    else pso_compat_pushuint(L, u);
+    return;
+  }
+  case PSOC_FIELD_FLAGS: {
+    char buf[256];
+    u = read_uint(val->p, val->size);
+    if (flags_text(val->e, u, buf, sizeof buf)) lua_pushstring(L, buf);
+    else pso_compat_pushuint(L, u);
+    return;
+  }
+  case PSOC_FIELD_BLOB:
+    if (val->blob)
+      psoi_push_blob(L, val->is_shader ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA, val->blob,
+                     val->blob_size, NULL);
+    else
+      lua_pushnil(L);
+    return;
+  case PSOC_FIELD_STRING:
+    if (val->str) lua_pushstring(L, val->str);
+    else lua_pushnil(L);
+    return;
+  case PSOC_FIELD_OBJECT:
+    if (rs_name) lua_pushstring(L, rs_name);
+    else if (val->ptr) lua_pushlightuserdata(L, (void *)val->ptr);
+    else lua_pushnil(L);
+    return;
+  default: lua_pushnil(L); return;
+  }
+}
+
+/* 64-bit FNV-1a: a short content tag for blobs in text output. */
+static uint64_t fnv1a(const unsigned char *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    h ^= p[i];
+    h *= 0x100000001b3ull;
+  }
+  return h;
+}
+
+size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, size_t n) {
+  int w = 0;
+  uint64_t u;
+  if (n == 0) return 0;
+  out[0] = '\0';
+  switch (val->kind) {
+  case PSOC_FIELD_UINT:
+  case PSOC_FIELD_COUNT:
+    w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
+    break;
+  case PSOC_FIELD_INT:
+    w = snprintf(out, n, "%lld", (long long)sign_extend(read_uint(val->p, val->size), val->size));
+    break;
+  case PSOC_FIELD_BOOL: w = snprintf(out, n, "%s", read_uint(val->p, val->size) ? "true" : "false"); break;
+  case PSOC_FIELD_FLOAT: {
+    float f;
+    memcpy(&f, val->p, sizeof f);
+    psoi_float_value(f, out, n);
+    break;
+  }
+  case PSOC_FIELD_ENUM: {
+    const psoc_enum_value *ev;
+    u = read_uint(val->p, val->size);
+    ev = psoc_enum_value_by_value(val->e, (uint32_t)u);
+    w = ev ? snprintf(out, n, "%s", ev->key) : snprintf(out, n, "%llu", (unsigned long long)u);
+    break;
+  }
+  case PSOC_FIELD_FLAGS: flags_text(val->e, read_uint(val->p, val->size), out, n); break;
+  case PSOC_FIELD_BLOB:
+    if (val->blob)
+      w = snprintf(out, n, "%s, %zu bytes, fnv %016llx", val->is_shader ? "shader" : "blob",
+                   val->blob_size, (unsigned long long)fnv1a(val->blob, val->blob_size));
+    else
+      w = snprintf(out, n, "null");
+    break;
+  case PSOC_FIELD_STRING: w = snprintf(out, n, "%s", val->str ? val->str : "null"); break;
+  case PSOC_FIELD_OBJECT:
+    if (rs_name) w = snprintf(out, n, "%s", rs_name);
+    else if (val->ptr) w = snprintf(out, n, "%p", val->ptr);
+    else w = snprintf(out, n, "null");
+    break;
+  default: break;
+  }
+  (void)w;
+  return strlen(out);
+}
+
+/* ---- readback: a payload as a Lua value ----------------------------- */
+
+typedef struct lua_vis {
+  psoi_vis v;
+  lua_State *L;
+  const char *rs_name;
+  int depth;
+  const char *keys[MAX_DEPTH];
+  int index[MAX_DEPTH];
+} lua_vis;
+
+static void lv_set(lua_vis *lv, const char *key, int index) {
+  if (lv->depth == 0) return; /* the root stays on the stack */
+  if (key) lua_setfield(lv->L, -2, key);
+  else lua_rawseti(lv->L, -2, index);
+}
+
+static void lv_open(psoi_vis *v, const char *key, int index, int is_list) {
+  lua_vis *lv = (lua_vis *)v;
+  luaL_checkstack(lv->L, 4, "pso: nesting too deep");
+  lua_createtable(lv->L, is_list ? 4 : 0, is_list ? 0 : 8);
+  if (lv->depth < MAX_DEPTH) {
+    lv->keys[lv->depth] = key;
+    lv->index[lv->depth] = index;
+  }
+  lv->depth++;
+}
+
+static void lv_close(psoi_vis *v, int is_list) {
+  lua_vis *lv = (lua_vis *)v;
+  (void)is_list;
+  lv->depth--;
+  if (lv->depth < MAX_DEPTH) lv_set(lv, lv->keys[lv->depth], lv->index[lv->depth]);
+}
+
+static void lv_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *val) {
+  lua_vis *lv = (lua_vis *)v;
+  psoi_push_leaf(lv->L, val, lv->rs_name);
+  lv_set(lv, key, index);
+}
+
+void psoi_push_class(lua_State *L, int keys_idx, uint32_t type, const unsigned char *payload,
+                     const char *rs_name) {
+  lua_vis lv;
+  int top = lua_gettop(L);
+  (void)keys_idx;
+  memset(&lv, 0, sizeof lv);
+  lv.v.open = lv_open;
+  lv.v.close = lv_close;
+  lv.v.leaf = lv_leaf;
+  lv.L = L;
+  lv.rs_name = rs_name;
+  psoi_visit_class(&lv.v, psoc_subobject_info_get(type)->key, type, payload);
+  if (lua_gettop(L) == top) lua_pushnil(L);
+}

@@ -1,0 +1,63 @@
+/*
+** pso_module.h: the `pso` Lua module, seen from C.
+**
+** luaopen_pso() opens the material language (see DESIGN.md section 3 and
+** the comment at the top of pso.c) in a lua_State; the functions below
+** let an embedder (the sandbox, the CLI, an engine) install hooks and get
+** at the streams of the pipelines a script returned.
+**
+** Memory: every psoc allocation made on behalf of a state goes through the
+** state's lua_Alloc (as returned by lua_getallocf when the module is first
+** opened), so an allocator that enforces a memory limit bounds them too.
+*/
+#ifndef PSO_MODULE_H
+#define PSO_MODULE_H
+
+#include "lua.h"
+#include "psoc.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* require "pso": pushes the module table. Safe to call more than once per
+** state (the per-state context is shared). */
+int luaopen_pso(lua_State *L);
+
+typedef struct pso_hooks {
+  /* Read a file named by a script (pso.shader / pso.blob). Push the
+  ** contents as a Lua string and return 1, or push an error message and
+  ** return 0. NULL hook: read relative to the current directory with
+  ** fopen (no sandboxing: install a hook for untrusted scripts). */
+  int (*read_file)(void *ud, lua_State *L, const char *path);
+  /* Resolve a root-signature name to a pointer. NULL hook or NULL
+  ** result: the pointer stays NULL and the name is kept. */
+  void *(*resolve_root_signature)(void *ud, const char *name);
+  void *ud;
+} pso_hooks;
+
+/* Stored per state (copied); NULL restores the defaults. May be called
+** before or after luaopen_pso. */
+void pso_set_hooks(lua_State *L, const pso_hooks *hooks);
+
+typedef struct pso_pipeline pso_pipeline;
+
+/* The pipeline at idx, or NULL if the value there is not a pipeline. The
+** pointer (and everything it hands out) stays valid while the Lua value is
+** reachable. */
+pso_pipeline *pso_topipeline(lua_State *L, int idx);
+const psoc_stream *pso_pipeline_stream(const pso_pipeline *p);
+/* The pipeline's name, or NULL when the script gave none. */
+const char *pso_pipeline_name(const pso_pipeline *p);
+/* The root-signature name, or NULL (none given, or given as a pointer). */
+const char *pso_pipeline_root_signature(const pso_pipeline *p);
+psoc_kind pso_pipeline_kind(const pso_pipeline *p);
+/* Canonical hash: psoc_hash with PSOC_FOLLOW_POINTERS and the
+** root-signature name in place of the pointer (what p:hash() prints). */
+psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,922 @@
+/*
+** pso_pipeline.c: pipeline objects (userdata owning a psoc_stream).
+**
+** Fields read back as the language spells values (enum and format names
+** as their short lowercase keys, flags as "a|b", BOOL as booleans):
+**   p.name, p.kind ("graphics" | "compute" | "mesh"), p.root_signature
+**   p.<subobject key>   the effective value: what the stream holds, or the
+**                       runtime default when absent (hidden defaults
+**                       applied: p.depth_stencil.depth is false without a
+**                       depth-stencil state or depth format)
+**   p.rasterizer1 etc.  the value only when that exact type is present
+** Methods:
+**   p:bytes() p:size() p:hash() p:check() p:valid() p:dump()
+**   p:explain() p:explain_table() p:json() p:diff(q) p:table()
+**   p:subobjects()      the stream's subobject type keys, in stream order
+**   tostring(p)
+** Pipelines are immutable (pso.derive makes variants).
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "pso_internal.h"
+
+#define PATH_MAX_ 256
+#define DEPTH_MAX 24
+
+/* ------------------------------------------------------------------ */
+/* The C interface                                                      */
+/* ------------------------------------------------------------------ */
+
+pso_pipeline *pso_topipeline(lua_State *L, int idx) {
+  return luaL_testudata(L, idx, PSOI_PIPELINE_MT);
+}
+
+const psoc_stream *pso_pipeline_stream(const pso_pipeline *p) { return p ? p->stream : NULL; }
+const char *pso_pipeline_name(const pso_pipeline *p) { return p ? p->name : NULL; }
+const char *pso_pipeline_root_signature(const pso_pipeline *p) {
+  return p ? p->root_signature : NULL;
+}
+psoc_kind pso_pipeline_kind(const pso_pipeline *p) { return p ? (psoc_kind)p->kind : PSOC_KIND_NONE; }
+
+psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
+  psoc_hash128 h;
+  memset(&h, 0, sizeof h);
+  if (!p || !p->stream) return h;
+  if (!p->hash_valid) {
+    pso_pipeline *w = (pso_pipeline *)p; /* a cache of an immutable value */
+    psoc_hash(psoc_stream_data(p->stream), psoc_stream_size(p->stream), PSOC_FOLLOW_POINTERS,
+              p->root_signature, &w->hash);
+    w->hash_valid = 1;
+  }
+  return p->hash;
+}
+
+pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
+                                size_t name_len, const char *rs, size_t rs_len) {
+  size_t extra = (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0);
+  pso_pipeline *p = pso_compat_newuserdata1(L, sizeof *p + extra);
+  char *s = p->strings;
+  memset(p, 0, sizeof *p);
+  p->kind = (uint8_t)kind;
+  if (name) {
+    memcpy(s, name, name_len);
+    s[name_len] = '\0';
+    p->name = s;
+    s += name_len + 1;
+  }
+  if (rs) {
+    memcpy(s, rs, rs_len);
+    s[rs_len] = '\0';
+    p->root_signature = s;
+  }
+  lua_rawgeti(L, keys_idx, PSOI_K_PIPE_MT);
+  lua_setmetatable(L, -2);
+  return p;
+}
+
+static pso_pipeline *check_pipeline(lua_State *L, int idx) {
+  pso_pipeline *p = pso_topipeline(L, idx);
+  if (!p) {
+    psoi_error(L, "expected a pipeline, got %s (call methods with ':', e.g. p:hash())",
+               luaL_typename(L, idx));
+    return NULL;
+  }
+  if (!p->stream) psoi_error(L, "this pipeline was never completed");
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Effective state                                                      */
+/* ------------------------------------------------------------------ */
+
+typedef union payload_buf {
+  double d;
+  void *p;
+  long long ll;
+  unsigned char b[512];
+} payload_buf;
+
+typedef struct state {
+  psoc_parsed parsed;
+  psoc_resolved resolved;
+} state;
+
+static void parse_state(lua_State *L, const pso_pipeline *p, state *st) {
+  if (psoc_parse(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &st->parsed, NULL) !=
+      PSOC_OK)
+    luaL_error(L, "pso: internal error: a pipeline's stream does not parse");
+  psoc_resolve(&st->parsed, &st->resolved);
+}
+
+static const psoc_field *field_by_key(const psoc_struct *s, const char *key) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (strcmp(s->fields[i].key, key) == 0) return &s->fields[i];
+  return NULL;
+}
+
+/* The effective payload of a class: the stream's, or the runtime default
+** with hidden defaults applied. Returns the type; *present says which. */
+static uint32_t effective(const state *st, uint32_t cls, payload_buf *buf, int *present) {
+  const psoc_view *view = psoc_parsed_class(&st->parsed, cls);
+  const psoc_subobject_info *info;
+  if (view) {
+    memcpy(buf->b, view->payload, view->info->payload->size);
+    *present = 1;
+    return view->type;
+  }
+  *present = 0;
+  info = psoc_subobject_info_get(cls);
+  memcpy(buf->b, info->default_payload, info->payload->size);
+  if (cls == PSOC_SO_DEPTH_STENCIL && st->resolved.depth_enable_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
+    const psoc_field *f = field_by_key(info->payload, "depth");
+    if (f) memset(buf->b + f->offset, 0, f->size);
+  }
+  return cls;
+}
+
+static int is_class_base(const psoc_subobject_info *info) {
+  return info && info->dup_class == info->type;
+}
+
+static int class_versions(uint32_t cls) {
+  uint32_t t;
+  int n = 0;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *i = psoc_subobject_info_get(t);
+    if (i && i->dup_class == cls) n++;
+  }
+  return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* __index and friends                                                  */
+/* ------------------------------------------------------------------ */
+
+static int pipe_index(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  const char *key;
+  const psoc_subobject_info *info;
+  state st;
+  payload_buf buf;
+  int present;
+  uint32_t type;
+  if (lua_type(L, 2) != LUA_TSTRING) return psoi_error(L, "pipeline fields are named by strings");
+  key = lua_tostring(L, 2);
+  lua_pushvalue(L, 2);
+  if (pso_compat_rawget(L, lua_upvalueindex(3)) != LUA_TNIL) return 1; /* a method */
+  lua_pop(L, 1);
+  if (strcmp(key, "name") == 0) {
+    if (p->name) lua_pushstring(L, p->name);
+    else lua_pushnil(L);
+    return 1;
+  }
+  if (strcmp(key, "kind") == 0) {
+    lua_pushstring(L, psoc_kind_name((psoc_kind)p->kind));
+    return 1;
+  }
+  lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_TOP);
+  lua_pushvalue(L, 2);
+  if (pso_compat_rawget(L, -2) != LUA_TNUMBER || lua_tointeger(L, -1) < 0) {
+    const char *cands[64];
+    size_t n = 0;
+    uint32_t t;
+    char sugg[320];
+    lua_pushnil(L);
+    while (lua_next(L, lua_upvalueindex(3)) && n < 30) {
+      if (lua_type(L, -2) == LUA_TSTRING) cands[n++] = lua_tostring(L, -2);
+      lua_pop(L, 1);
+    }
+    cands[n++] = "name";
+    cands[n++] = "kind";
+    for (t = 0; t < PSOC_SO_TYPE_COUNT; t++)
+      if (psoc_subobject_info_get(t)) cands[n++] = psoc_subobject_info_get(t)->key;
+    psoi_suggest(key, cands, n, sugg, sizeof sugg);
+    return psoi_error(L, "a pipeline has no field '%s'%s", key, sugg);
+  }
+  info = psoc_subobject_info_get((uint32_t)lua_tointeger(L, -1));
+  parse_state(L, p, &st);
+  type = effective(&st, info->dup_class, &buf, &present);
+  if (!is_class_base(info) && (!present || type != info->type)) {
+    lua_pushnil(L); /* that exact version is not in the stream */
+    return 1;
+  }
+  psoi_push_class(L, PSOI_UV_KEYS, type, buf.b, p->root_signature);
+  return 1;
+}
+
+static int pipe_newindex(lua_State *L) {
+  return psoi_error(L, "pipelines are immutable (use pso.derive(p, { ... }) for a variant)");
+}
+
+static int pipe_gc(lua_State *L) {
+  pso_pipeline *p = luaL_testudata(L, 1, PSOI_PIPELINE_MT);
+  if (p && p->stream) {
+    psoc_stream_free(p->stream);
+    p->stream = NULL;
+  }
+  return 0;
+}
+
+static int pipe_tostring(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  char hex[33];
+  psoc_hash_hex(pso_pipeline_hash(p), hex);
+  lua_pushfstring(L, "pipeline %s (%s, %d subobject%s, %d bytes, hash %s)",
+                  p->name ? p->name : "(unnamed)", psoc_kind_name((psoc_kind)p->kind), (int)p->count,
+                  p->count == 1 ? "" : "s", (int)psoc_stream_size(p->stream), hex);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Simple methods                                                       */
+/* ------------------------------------------------------------------ */
+
+static int m_bytes(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  lua_pushlstring(L, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
+  return 1;
+}
+
+static int m_size(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  pso_compat_pushuint(L, psoc_stream_size(p->stream));
+  return 1;
+}
+
+static int m_hash(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  char hex[33];
+  psoc_hash_hex(pso_pipeline_hash(p), hex);
+  lua_pushstring(L, hex);
+  return 1;
+}
+
+void psoi_push_diags(lua_State *L, const psoc_diags *diags) {
+  size_t i;
+  lua_createtable(L, (int)diags->count, 0);
+  for (i = 0; i < diags->count; i++) {
+    const psoc_diag *d = &diags->items[i];
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, psoc_severity_name(d->severity));
+    lua_setfield(L, -2, "severity");
+    lua_pushstring(L, psoc_code_name(d->code));
+    lua_setfield(L, -2, "code");
+    if (d->message_id) {
+      lua_pushstring(L, d->message_id);
+      lua_setfield(L, -2, "message_id");
+    }
+    if (d->field[0]) {
+      lua_pushstring(L, d->field);
+      lua_setfield(L, -2, "field");
+    }
+    lua_pushstring(L, d->message);
+    lua_setfield(L, -2, "message");
+    if (d->subobject >= 0) {
+      pso_compat_pushint(L, d->subobject);
+      lua_setfield(L, -2, "subobject");
+    }
+    if (d->offset >= 0) {
+      pso_compat_pushint(L, d->offset);
+      lua_setfield(L, -2, "offset");
+    }
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+}
+
+static int run_check(lua_State *L, const pso_pipeline *p, int push) {
+  psoc_diags diags;
+  psoi_ctx *ctx = psoi_context(L);
+  size_t errors;
+  psoc_diags_init(&diags, &ctx->alloc);
+  psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), NULL, &diags);
+  errors = diags.errors;
+  if (push) psoi_push_diags(L, &diags);
+  psoc_diags_free(&diags);
+  return errors == 0;
+}
+
+static int m_check(lua_State *L) {
+  run_check(L, check_pipeline(L, 1), 1);
+  return 1;
+}
+
+static int m_valid(lua_State *L) {
+  lua_pushboolean(L, run_check(L, check_pipeline(L, 1), 0));
+  return 1;
+}
+
+static int dump_write(void *ud, const char *text, size_t length) {
+  luaL_addlstring((luaL_Buffer *)ud, text, length);
+  return 0;
+}
+
+static int m_dump(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  luaL_Buffer buf;
+  luaL_buffinit(L, &buf);
+  psoc_dump(psoc_stream_data(p->stream), psoc_stream_size(p->stream), PSOC_FOLLOW_POINTERS,
+            dump_write, &buf);
+  luaL_pushresult(&buf);
+  return 1;
+}
+
+static int m_subobjects(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  psoc_walker w;
+  psoc_view v;
+  int i = 0;
+  lua_newtable(L);
+  psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
+  while (psoc_walk_next(&w, &v, NULL)) {
+    lua_pushstring(L, v.info->key);
+    lua_rawseti(L, -2, ++i);
+  }
+  return 1;
+}
+
+/* p:table(): a declaration that reproduces the pipeline (exact type keys). */
+static int m_table(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  psoc_walker w;
+  psoc_view v;
+  payload_buf buf;
+  lua_newtable(L);
+  if (p->name) {
+    lua_pushstring(L, p->name);
+    lua_setfield(L, -2, "name");
+  }
+  psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
+  while (psoc_walk_next(&w, &v, NULL)) {
+    memcpy(buf.b, v.payload, v.info->payload->size);
+    psoi_push_class(L, PSOI_UV_KEYS, v.type, buf.b, p->root_signature);
+    lua_setfield(L, -2, v.info->key);
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Flattening: one row per effective field (explain, diff)              */
+/* ------------------------------------------------------------------ */
+
+typedef struct flat flat;
+struct flat {
+  psoi_vis v;
+  lua_State *L;
+  const char *rs_name;
+  char path[PATH_MAX_];
+  size_t plen[DEPTH_MAX + 1];
+  int depth;
+  void (*row)(flat *f, const char *path, const char *value, const psoi_vval *val);
+  /* explain */
+  int rows;                 /* list of {path, value, origin} */
+  const uint8_t *labels;    /* per payload byte, or NULL */
+  int label_list;
+  int origins_ok;
+  const char *fixed_origin; /* every row: this origin (absent classes) */
+  int hidden_off;           /* this payload offset: hidden_text */
+  const char *hidden_text;
+  /* diff */
+  int list, map;
+};
+
+static void path_push(flat *f, const char *key, int index) {
+  size_t len = f->depth <= DEPTH_MAX ? f->plen[f->depth] : strlen(f->path);
+  int w;
+  if (key)
+    w = snprintf(f->path + len, PATH_MAX_ - len, "%s%s", len ? "." : "", key);
+  else
+    w = snprintf(f->path + len, PATH_MAX_ - len, "[%d]", index);
+  if (w > 0) len += (size_t)w;
+  if (len >= PATH_MAX_) len = PATH_MAX_ - 1;
+  f->depth++;
+  if (f->depth <= DEPTH_MAX) f->plen[f->depth] = len;
+}
+
+static void path_pop(flat *f) {
+  f->depth--;
+  if (f->depth <= DEPTH_MAX) f->path[f->plen[f->depth]] = '\0';
+}
+
+static void flat_open(psoi_vis *v, const char *key, int index, int is_list) {
+  flat *f = (flat *)v;
+  (void)is_list;
+  path_push(f, key, index);
+}
+
+static void flat_close(psoi_vis *v, int is_list) {
+  (void)is_list;
+  path_pop((flat *)v);
+}
+
+static void flat_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *val) {
+  flat *f = (flat *)v;
+  char text[256];
+  path_push(f, key, index);
+  psoi_format_leaf(val, f->rs_name, text, sizeof text);
+  f->row(f, f->path, text, val);
+  path_pop(f);
+}
+
+static void flat_init(flat *f, lua_State *L, const char *rs_name) {
+  memset(f, 0, sizeof *f);
+  f->v.open = flat_open;
+  f->v.close = flat_close;
+  f->v.leaf = flat_leaf;
+  f->L = L;
+  f->rs_name = rs_name;
+  f->hidden_off = -1;
+}
+
+static void flat_class(flat *f, const char *key, uint32_t type, const unsigned char *payload) {
+  f->depth = 0;
+  f->plen[0] = 0;
+  f->path[0] = '\0';
+  psoi_visit_class(&f->v, key, type, payload);
+}
+
+/* ---- explain ------------------------------------------------------- */
+
+#define HIDDEN_DEPTH                                                                         \
+  "hidden default: depth testing is off because neither a depth-stencil state nor a depth " \
+  "format is given"
+#define HIDDEN_TOPOLOGY \
+  "hidden default: a graphics pipeline without a topology draws triangles (not undefined)"
+#define ORIGIN_UNKNOWN \
+  "unknown: the declaration table was modified after the pipeline was declared"
+
+static void push_row(lua_State *L, int rows, const char *path, const char *value,
+                     const char *origin) {
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, path);
+  lua_setfield(L, -2, "path");
+  lua_pushstring(L, value);
+  lua_setfield(L, -2, "value");
+  lua_pushstring(L, origin);
+  lua_setfield(L, -2, "origin");
+  lua_rawseti(L, rows, (int)lua_rawlen(L, rows) + 1);
+}
+
+static void explain_row(flat *f, const char *path, const char *value, const psoi_vval *val) {
+  lua_State *L = f->L;
+  const char *origin = "runtime default";
+  if (f->hidden_text && val->off == f->hidden_off) {
+    origin = f->hidden_text;
+  } else if (f->fixed_origin) {
+    origin = f->fixed_origin;
+  } else if (!f->origins_ok) {
+    origin = ORIGIN_UNKNOWN;
+  } else if (f->labels && val->off >= 0 && f->labels[val->off]) {
+    lua_rawgeti(L, f->label_list, f->labels[val->off]);
+    origin = lua_tostring(L, -1);
+    push_row(L, f->rows, path, value, origin ? origin : "script");
+    lua_pop(L, 1);
+    return;
+  }
+  push_row(L, f->rows, path, value, origin);
+}
+
+static int uses(const pso_pipeline *p, const psoc_subobject_info *info) {
+  return (info->kinds & PSOC_KIND_BIT(p->kind)) != 0;
+}
+
+/* Push the explain rows of the pipeline at idx. */
+static void explain_rows(lua_State *L, int idx) {
+  pso_pipeline *p = check_pipeline(L, idx);
+  state st;
+  flat f;
+  uint32_t cls;
+  int rows, labels_list;
+  uint8_t labels[512];
+  idx = lua_absindex(L, idx);
+  parse_state(L, p, &st);
+  lua_newtable(L);
+  rows = lua_gettop(L);
+  lua_newtable(L);
+  labels_list = lua_gettop(L);
+  lua_pushliteral(L, "script");
+  lua_rawseti(L, labels_list, 1);
+  lua_pushliteral(L, "script");
+  lua_pushinteger(L, 1);
+  lua_rawset(L, labels_list);
+  flat_init(&f, L, p->root_signature);
+  f.row = explain_row;
+  f.rows = rows;
+  f.label_list = labels_list;
+  f.v.fixed_limit = st.resolved.render_targets.NumRenderTargets > 1
+                        ? (int)st.resolved.render_targets.NumRenderTargets
+                        : 1;
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(cls);
+    payload_buf buf;
+    int present;
+    uint32_t type;
+    if (!is_class_base(info) || !uses(p, info)) continue;
+    type = effective(&st, cls, &buf, &present);
+    f.labels = NULL;
+    f.fixed_origin = NULL;
+    f.hidden_text = NULL;
+    f.origins_ok = 1;
+    if (present) {
+      f.origins_ok = psoi_class_origins(L, PSOI_UV_KEYS, idx, cls, labels, sizeof labels,
+                                        labels_list);
+      f.labels = labels;
+      if (class_versions(cls) > 1) {
+        const char *origin = "script";
+        size_t k, size = psoc_subobject_info_get(type)->payload->size;
+        for (k = 0; k < size; k++)
+          if (labels[k]) break;
+        if (!f.origins_ok) origin = ORIGIN_UNKNOWN;
+        else if (k < size) {
+          lua_rawgeti(L, labels_list, labels[k]);
+          origin = lua_tostring(L, -1);
+        }
+        push_row(L, rows, info->key, psoc_subobject_info_get(type)->key,
+                 origin ? origin : "script");
+        lua_settop(L, labels_list);
+      }
+    } else {
+      f.fixed_origin = "runtime default";
+      if (cls == PSOC_SO_DEPTH_STENCIL &&
+          st.resolved.depth_enable_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
+        const psoc_field *df = field_by_key(info->payload, "depth");
+        f.hidden_text = HIDDEN_DEPTH;
+        f.hidden_off = df ? (int)df->offset : -1;
+      }
+      if (cls == PSOC_SO_PRIMITIVE_TOPOLOGY &&
+          st.resolved.topology_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
+        f.hidden_text = HIDDEN_TOPOLOGY;
+        f.hidden_off = 0;
+      }
+    }
+    flat_class(&f, info->key, type, buf.b);
+    lua_settop(L, labels_list);
+  }
+  lua_settop(L, rows);
+}
+
+static int m_explain_table(lua_State *L) {
+  explain_rows(L, 1);
+  return 1;
+}
+
+static int m_explain(lua_State *L) {
+  luaL_Buffer buf;
+  size_t i, n, width = 0;
+  int rows;
+  explain_rows(L, 1);
+  rows = lua_gettop(L);
+  n = lua_rawlen(L, rows);
+  for (i = 1; i <= n; i++) {
+    size_t lp, lv;
+    lua_rawgeti(L, rows, (int)i);
+    lua_getfield(L, -1, "path");
+    lua_getfield(L, -2, "value");
+    lua_tolstring(L, -2, &lp);
+    lua_tolstring(L, -1, &lv);
+    if (lp + lv + 3 > width) width = lp + lv + 3;
+    lua_pop(L, 3);
+  }
+  if (width > 56) width = 56;
+  luaL_buffinit(L, &buf);
+  for (i = 1; i <= n; i++) {
+    char line[1024];
+    const char *path, *value, *origin;
+    int len;
+    lua_rawgeti(L, rows, (int)i);
+    lua_getfield(L, -1, "path");
+    lua_getfield(L, -2, "value");
+    lua_getfield(L, -3, "origin");
+    path = lua_tostring(L, -3);
+    value = lua_tostring(L, -2);
+    origin = lua_tostring(L, -1);
+    len = snprintf(line, sizeof line, "%s = %s", path, value);
+    if (len < 0) len = 0;
+    if ((size_t)len >= sizeof line) len = (int)sizeof line - 1;
+    while ((size_t)len < width && (size_t)len < sizeof line - 1) line[len++] = ' ';
+    line[len] = '\0';
+    lua_pop(L, 4);
+    luaL_addstring(&buf, line);
+    luaL_addstring(&buf, "   (");
+    luaL_addstring(&buf, origin);
+    luaL_addstring(&buf, ")\n");
+  }
+  luaL_pushresult(&buf);
+  return 1;
+}
+
+/* ---- diff ---------------------------------------------------------- */
+
+static void diff_row(flat *f, const char *path, const char *value, const psoi_vval *val) {
+  lua_State *L = f->L;
+  (void)val;
+  lua_pushstring(L, path);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, f->list, (int)lua_rawlen(L, f->list) + 1);
+  lua_pushstring(L, value);
+  lua_rawset(L, f->map);
+}
+
+/* Push list (paths in order) and map (path -> value) of a pipeline. */
+static void diff_rows(lua_State *L, const pso_pipeline *p, psoc_kind kind_a, psoc_kind kind_b) {
+  state st;
+  flat f;
+  uint32_t cls;
+  parse_state(L, p, &st);
+  lua_newtable(L);
+  lua_newtable(L);
+  flat_init(&f, L, p->root_signature);
+  f.row = diff_row;
+  f.list = lua_gettop(L) - 1;
+  f.map = lua_gettop(L);
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(cls);
+    payload_buf buf;
+    int present;
+    uint32_t type;
+    char path[96];
+    if (!is_class_base(info)) continue;
+    if (!(info->kinds & (PSOC_KIND_BIT(kind_a) | PSOC_KIND_BIT(kind_b)))) continue;
+    type = effective(&st, cls, &buf, &present);
+    snprintf(path, sizeof path, "%s (subobject)", info->key);
+    lua_pushstring(L, path);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, f.list, (int)lua_rawlen(L, f.list) + 1);
+    lua_pushstring(L, present ? psoc_subobject_info_get(type)->key : "absent");
+    lua_rawset(L, f.map);
+    flat_class(&f, info->key, type, buf.b);
+  }
+}
+
+static void push_diff(lua_State *L, int out, const char *path, int va, int vb) {
+  va = lua_absindex(L, va);
+  vb = lua_absindex(L, vb);
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, path);
+  lua_setfield(L, -2, "path");
+  lua_pushvalue(L, va);
+  lua_setfield(L, -2, "a");
+  lua_pushvalue(L, vb);
+  lua_setfield(L, -2, "b");
+  lua_rawseti(L, out, (int)lua_rawlen(L, out) + 1);
+}
+
+static int m_diff(lua_State *L) {
+  pso_pipeline *a = check_pipeline(L, 1), *b = check_pipeline(L, 2);
+  int la, ma, lb, mb, out;
+  size_t i, n;
+  lua_settop(L, 2);
+  diff_rows(L, a, (psoc_kind)a->kind, (psoc_kind)b->kind);
+  la = 3;
+  ma = 4;
+  diff_rows(L, b, (psoc_kind)a->kind, (psoc_kind)b->kind);
+  lb = 5;
+  mb = 6;
+  lua_newtable(L);
+  out = 7;
+  if (a->kind != b->kind) {
+    lua_pushstring(L, psoc_kind_name((psoc_kind)a->kind));
+    lua_pushstring(L, psoc_kind_name((psoc_kind)b->kind));
+    push_diff(L, out, "kind", -2, -1);
+    lua_pop(L, 2);
+  }
+  n = lua_rawlen(L, la);
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, la, (int)i);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, ma);
+    lua_pushvalue(L, -2);
+    lua_rawget(L, mb);
+    if (!lua_rawequal(L, -1, -2)) push_diff(L, out, lua_tostring(L, -3), -2, -1);
+    lua_pop(L, 3);
+  }
+  n = lua_rawlen(L, lb);
+  for (i = 1; i <= n; i++) {
+    lua_rawgeti(L, lb, (int)i);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, ma);
+    if (lua_isnil(L, -1)) {
+      lua_pushvalue(L, -2);
+      lua_rawget(L, mb);
+      push_diff(L, out, lua_tostring(L, -3), -2, -1);
+      lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+  }
+  lua_settop(L, out);
+  return 1;
+}
+
+/* ---- json ---------------------------------------------------------- */
+
+typedef struct json {
+  psoi_vis v;
+  luaL_Buffer *b;
+  const char *rs_name;
+  int depth;
+  uint8_t first[DEPTH_MAX + 2];
+  uint8_t list[DEPTH_MAX + 2];
+} json;
+
+static void json_string(luaL_Buffer *b, const char *s) {
+  luaL_addchar(b, '"');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\') {
+      luaL_addchar(b, '\\');
+      luaL_addchar(b, (char)c);
+    } else if (c < 0x20) {
+      char esc[8];
+      snprintf(esc, sizeof esc, "\\u%04x", c);
+      luaL_addstring(b, esc);
+    } else {
+      luaL_addchar(b, (char)c);
+    }
+  }
+  luaL_addchar(b, '"');
+}
+
+static void json_key(json *j, const char *key) {
+  int d = j->depth < DEPTH_MAX ? j->depth : DEPTH_MAX;
+  if (!j->first[d]) luaL_addchar(j->b, ',');
+  j->first[d] = 0;
+  if (key && !j->list[d]) {
+    json_string(j->b, key);
+    luaL_addchar(j->b, ':');
+  }
+}
+
+static void json_open(psoi_vis *v, const char *key, int index, int is_list) {
+  json *j = (json *)v;
+  (void)index;
+  json_key(j, key);
+  luaL_addchar(j->b, is_list ? '[' : '{');
+  j->depth++;
+  if (j->depth <= DEPTH_MAX) {
+    j->first[j->depth] = 1;
+    j->list[j->depth] = (uint8_t)is_list;
+  }
+}
+
+static void json_close(psoi_vis *v, int is_list) {
+  json *j = (json *)v;
+  j->depth--;
+  luaL_addchar(j->b, is_list ? ']' : '}');
+}
+
+static void json_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *val) {
+  json *j = (json *)v;
+  char text[256];
+  (void)index;
+  json_key(j, key);
+  switch (val->kind) {
+  case PSOC_FIELD_UINT:
+  case PSOC_FIELD_INT:
+  case PSOC_FIELD_COUNT:
+  case PSOC_FIELD_BOOL:
+    psoi_format_leaf(val, NULL, text, sizeof text);
+    luaL_addstring(j->b, text);
+    break;
+  case PSOC_FIELD_FLOAT: {
+    char *c;
+    psoi_format_leaf(val, NULL, text, sizeof text);
+    for (c = text; *c; c++)
+      if (*c == ',') *c = '.'; /* a decimal comma from the C locale */
+    if (strchr(text, 'n') || strchr(text, 'i')) luaL_addstring(j->b, "null");
+    else luaL_addstring(j->b, text);
+    break;
+  }
+  case PSOC_FIELD_ENUM:
+  case PSOC_FIELD_FLAGS:
+    psoi_format_leaf(val, NULL, text, sizeof text);
+    json_string(j->b, text);
+    break;
+  case PSOC_FIELD_BLOB:
+    if (!val->blob) {
+      luaL_addstring(j->b, "null");
+    } else {
+      snprintf(text, sizeof text, "{\"kind\":\"%s\",\"size\":%zu,\"fnv\":\"",
+               val->is_shader ? "shader" : "blob", val->blob_size);
+      luaL_addstring(j->b, text);
+      psoi_format_leaf(val, NULL, text, sizeof text); /* "..., fnv HEX" */
+      {
+        const char *h = strstr(text, "fnv ");
+        luaL_addstring(j->b, h ? h + 4 : "");
+      }
+      luaL_addstring(j->b, "\"}");
+    }
+    break;
+  case PSOC_FIELD_STRING:
+  case PSOC_FIELD_OBJECT:
+    if ((val->kind == PSOC_FIELD_STRING && !val->str) ||
+        (val->kind == PSOC_FIELD_OBJECT && !val->ptr && !j->rs_name)) {
+      luaL_addstring(j->b, "null");
+    } else {
+      psoi_format_leaf(val, j->rs_name, text, sizeof text);
+      json_string(j->b, text);
+    }
+    break;
+  default: luaL_addstring(j->b, "null"); break;
+  }
+}
+
+static int m_json(lua_State *L) {
+  pso_pipeline *p = check_pipeline(L, 1);
+  state st;
+  luaL_Buffer b;
+  json j;
+  uint32_t cls;
+  char hex[33];
+  psoc_walker w;
+  psoc_view v;
+  int first = 1;
+  parse_state(L, p, &st);
+  psoc_hash_hex(pso_pipeline_hash(p), hex);
+  luaL_buffinit(L, &b);
+  luaL_addstring(&b, "{\"name\":");
+  if (p->name) json_string(&b, p->name);
+  else luaL_addstring(&b, "null");
+  luaL_addstring(&b, ",\"kind\":");
+  json_string(&b, psoc_kind_name((psoc_kind)p->kind));
+  luaL_addstring(&b, ",\"root_signature\":");
+  if (p->root_signature) json_string(&b, p->root_signature);
+  else luaL_addstring(&b, "null");
+  luaL_addstring(&b, ",\"hash\":");
+  json_string(&b, hex);
+  luaL_addstring(&b, ",\"subobjects\":[");
+  psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
+  while (psoc_walk_next(&w, &v, NULL)) {
+    if (!first) luaL_addchar(&b, ',');
+    first = 0;
+    json_string(&b, v.info->key);
+  }
+  luaL_addstring(&b, "],\"state\":{");
+  memset(&j, 0, sizeof j);
+  j.v.open = json_open;
+  j.v.close = json_close;
+  j.v.leaf = json_leaf;
+  j.b = &b;
+  j.rs_name = p->root_signature;
+  j.depth = 0;
+  j.first[0] = 1;
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(cls);
+    payload_buf buf;
+    int present;
+    uint32_t type;
+    if (!is_class_base(info) || !uses(p, info)) continue;
+    type = effective(&st, cls, &buf, &present);
+    psoi_visit_class(&j.v, info->key, type, buf.b);
+  }
+  luaL_addstring(&b, "}}");
+  luaL_pushresult(&b);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Registration                                                         */
+/* ------------------------------------------------------------------ */
+
+static const luaL_Reg methods[] = {
+  { "bytes", m_bytes },       { "size", m_size },
+  { "hash", m_hash },         { "check", m_check },
+  { "valid", m_valid },       { "dump", m_dump },
+  { "explain", m_explain },   { "explain_table", m_explain_table },
+  { "json", m_json },         { "diff", m_diff },
+  { "table", m_table },       { "subobjects", m_subobjects },
+  { NULL, NULL }
+};
+
+static const luaL_Reg meta[] = {
+  { "__newindex", pipe_newindex }, { "__gc", pipe_gc }, { "__tostring", pipe_tostring },
+  { NULL, NULL }
+};
+
+void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx) {
+  int mt, mtab;
+  ctx_idx = lua_absindex(L, ctx_idx);
+  keys_idx = lua_absindex(L, keys_idx);
+  luaL_newmetatable(L, PSOI_PIPELINE_MT);
+  mt = lua_gettop(L);
+  lua_pushvalue(L, ctx_idx);
+  lua_pushvalue(L, keys_idx);
+  luaL_setfuncs(L, meta, 2);
+  lua_newtable(L);
+  mtab = lua_gettop(L);
+  lua_pushvalue(L, ctx_idx);
+  lua_pushvalue(L, keys_idx);
+  luaL_setfuncs(L, methods, 2);
+  lua_pushvalue(L, ctx_idx);
+  lua_pushvalue(L, keys_idx);
+  lua_pushvalue(L, mtab);
+  lua_pushcclosure(L, pipe_index, 3);
+  lua_setfield(L, mt, "__index");
+  lua_pushliteral(L, "pso.pipeline");
+  lua_setfield(L, mt, "__metatable");
+  lua_pushvalue(L, mtab);
+  lua_rawseti(L, keys_idx, PSOI_K_METHODS);
+  lua_pushvalue(L, mt);
+  lua_rawseti(L, keys_idx, PSOI_K_PIPE_MT);
+  lua_settop(L, mt - 1);
+}
