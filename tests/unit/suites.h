@@ -13,5 +13,6 @@ Suite *suite_rules(void);
 Suite *suite_resolve(void);
 Suite *suite_validation(void);
 Suite *suite_validation_shader(void);
+Suite *suite_sandbox(void);
 
 #endif
