@@ -387,11 +387,18 @@ static int proxy_len(lua_State *L) {
   return 1;
 }
 
+static int proxy_next(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  lua_settop(L, 2);
+  if (lua_next(L, 1)) return 2;
+  lua_pushnil(L);
+  return 1;
+}
+
 static int proxy_pairs(lua_State *L) {
-  lua_getglobal(L, "next");
-  if (lua_isnil(L, -1)) return luaL_error(L, "pairs: 'next' is not available");
+  lua_pushcfunction(L, proxy_next);
   proxy_data(L);
-  lua_remove(L, -2);
+  lua_remove(L, -2); /* the metatable */
   lua_pushnil(L);
   return 3;
 }
