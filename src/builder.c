@@ -63,19 +63,6 @@ static psoc_status reserve(walk *w, size_t n, unsigned char **out) {
   return PSOC_OK;
 }
 
-/* The element count or byte size of an ARRAY/BLOB field, read from the
-** COUNT field at its count_offset (its size from the descriptor). */
-static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
-  unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++)
-    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) {
-      size = s->fields[i].size;
-      break;
-    }
-  return (size_t)psoc_read_scalar(base + f->count_offset, size);
-}
-
 static int has_pointers(const psoc_struct *s) {
   uint32_t i;
   for (i = 0; i < s->field_count; i++) {
@@ -117,7 +104,7 @@ static psoc_status walk_pointer(walk *w, const psoc_struct *s, const psoc_field 
     q = w->new_lo + (u - w->old_lo);
     put_ptr(dst + f->offset, q);
     if (f->kind == PSOC_FIELD_ARRAY && f->element && has_pointers(f->element)) {
-      count = count_of(s, f, dst);
+      count = psoc_field_count(s, f, dst);
       for (i = 0; i < count; i++) {
         st = walk_struct(w, f->element, q + i * f->stride, q + i * f->stride);
         if (st != PSOC_OK) return st;
@@ -125,7 +112,7 @@ static psoc_status walk_pointer(walk *w, const psoc_struct *s, const psoc_field 
     }
     return PSOC_OK;
   }
-  if (f->kind != PSOC_FIELD_STRING) count = count_of(s, f, src);
+  if (f->kind != PSOC_FIELD_STRING) count = psoc_field_count(s, f, src);
   if (p == NULL) return count == 0 ? PSOC_OK : PSOC_ERR_ARG; /* dst is already zero */
   switch (f->kind) {
   case PSOC_FIELD_ARRAY:

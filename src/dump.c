@@ -20,7 +20,6 @@
 #include "internal.h"
 
 /* hash.c */
-psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
 
 /* ---- bounded text buffers ---------------------------------------- */
 
@@ -164,17 +163,6 @@ static void emitf(dumper *d, const char *fmt, ...) {
   emit(d, buf, (size_t)n);
 }
 
-static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
-  unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++)
-    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) {
-      size = s->fields[i].size;
-      break;
-    }
-  return (size_t)psoc_read_scalar(base + f->count_offset, size);
-}
-
 static const unsigned char *get_ptr(const unsigned char *p) {
   const unsigned char *v;
   memcpy(&v, p, sizeof v);
@@ -289,7 +277,7 @@ static void dump_pointer(dumper *d, const psoc_struct *s, const psoc_field *f,
                          const unsigned char *base, char *path, size_t plen) {
   const unsigned char *p = get_ptr(base + f->offset);
   int follow = (d->flags & PSOC_FOLLOW_POINTERS) != 0;
-  size_t count = f->kind == PSOC_FIELD_STRING ? 0 : count_of(s, f, base);
+  size_t count = f->kind == PSOC_FIELD_STRING ? 0 : psoc_field_count(s, f, base);
   const char *unit = f->kind == PSOC_FIELD_ARRAY ? (count == 1 ? "element" : "elements")
                                                  : (count == 1 ? "byte" : "bytes");
   char hex[33];

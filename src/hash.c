@@ -94,7 +94,6 @@ static psoc_hash128 h_final(const hasher *h) {
 }
 
 /* Content hash of a byte range (shared with dump.c for blob hashes). */
-psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
 psoc_hash128 psoc_hash_bytes(const void *data, size_t size) {
   hasher h;
   h_init(&h);
@@ -129,17 +128,6 @@ static uint64_t scalar_value(uint8_t kind, unsigned size, const unsigned char *p
   return v;
 }
 
-static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
-  unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++)
-    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) {
-      size = s->fields[i].size;
-      break;
-    }
-  return (size_t)psoc_read_scalar(base + f->count_offset, size);
-}
-
 static const unsigned char *get_ptr(const unsigned char *p) {
   const unsigned char *v;
   memcpy(&v, p, sizeof v);
@@ -171,11 +159,11 @@ static void hash_pointer(hash_ctx *c, const psoc_struct *s, const psoc_field *f,
   h_word(&c->h, PTR_FOLLOWED);
   switch (f->kind) {
   case PSOC_FIELD_ARRAY:
-    count = count_of(s, f, base);
+    count = psoc_field_count(s, f, base);
     h_word(&c->h, (uint64_t)count);
     hash_elements(c, f, p, count, f->stride);
     break;
-  case PSOC_FIELD_BLOB: h_bytes(&c->h, p, count_of(s, f, base)); break;
+  case PSOC_FIELD_BLOB: h_bytes(&c->h, p, psoc_field_count(s, f, base)); break;
   default: h_bytes(&c->h, p, strlen((const char *)p)); break;
   }
 }

@@ -33,6 +33,14 @@ static inline uint8_t psoc_rd8(const unsigned char *p) { return *p; }
 /* Read a scalar field of 'kind' and 'size' bytes as a 64-bit pattern. */
 uint64_t psoc_read_scalar(const unsigned char *p, unsigned size);
 
+/* The element count (ARRAY) or byte size (BLOB) of field 'f' of struct
+** 's' whose bytes start at 'base': read from the COUNT field that lives at
+** f->count_offset, with that field's size. */
+size_t psoc_field_count(const psoc_struct *s, const psoc_field *f, const unsigned char *base);
+
+/* Content hash of a byte range (hash.c); used for blob identities. */
+psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
+
 /* The base type of the duplicate class 'type' belongs to (type itself for
 ** ordinary types); PSOC_SO_TYPE_COUNT for unknown types. */
 uint32_t psoc_class_of(uint32_t type);

@@ -482,3 +482,14 @@ uint64_t psoc_read_scalar(const unsigned char *p, unsigned size) {
   default: { uint64_t v; memcpy(&v, p, 8); return v; }
   }
 }
+
+size_t psoc_field_count(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
+  unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) {
+      size = s->fields[i].size;
+      break;
+    }
+  return (size_t)psoc_read_scalar(base + f->count_offset, size);
+}
