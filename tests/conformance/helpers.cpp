@@ -286,7 +286,8 @@ static LayoutInfo layout_from_d3dx12(uint32_t type, const char* name) {
   using Inner = typename std::remove_pointer<decltype(&std::declval<Sub&>())>::type;
   Zeroed<Sub> sub;
   const unsigned char* base = static_cast<const unsigned char*>(sub.bytes());
-  const unsigned char* inner = reinterpret_cast<const unsigned char*>(&*sub); /* d3dx12's operator& */
+  /* d3dx12's operator& gives the payload's address */
+  const unsigned char* inner = reinterpret_cast<const unsigned char*>(&*sub);
   LayoutInfo li = { type, name, static_cast<size_t>(inner - base), sizeof(Inner), sizeof(Sub) };
   return li;
 }
@@ -368,7 +369,8 @@ static void expect_blob_eq(const void* e, const void* a, size_t n, const char* w
 static void expect_str_eq(const char* e, const char* a, const char* what, const char* field) {
   ck_assert_msg((e == nullptr) == (a == nullptr), "%s: %s is %s but expected %s", what, field,
                 a ? a : "NULL", e ? e : "NULL");
-  if (e) ck_assert_msg(std::strcmp(e, a) == 0, "%s: %s is \"%s\", expected \"%s\"", what, field, a, e);
+  if (e)
+    ck_assert_msg(std::strcmp(e, a) == 0, "%s: %s is \"%s\", expected \"%s\"", what, field, a, e);
 }
 
 /* Deep-compare the pointer fields of two payload copies of 'type', then
@@ -387,7 +389,8 @@ static void normalize_pair(uint32_t type, unsigned char* e, unsigned char* a, co
       auto x = load<D3D12_SHADER_BYTECODE>(e), y = load<D3D12_SHADER_BYTECODE>(a);
       ck_assert_msg(x.BytecodeLength == y.BytecodeLength, "%s: BytecodeLength %zu, expected %zu",
                     what, (size_t)y.BytecodeLength, (size_t)x.BytecodeLength);
-      expect_blob_eq(x.pShaderBytecode, y.pShaderBytecode, x.BytecodeLength, what, "pShaderBytecode");
+      expect_blob_eq(x.pShaderBytecode, y.pShaderBytecode, x.BytecodeLength, what,
+                     "pShaderBytecode");
       zero_pointer(e, offsetof(D3D12_SHADER_BYTECODE, pShaderBytecode));
       zero_pointer(a, offsetof(D3D12_SHADER_BYTECODE, pShaderBytecode));
       break;
@@ -427,7 +430,8 @@ static void normalize_pair(uint32_t type, unsigned char* e, unsigned char* a, co
         const D3D12_INPUT_ELEMENT_DESC &p = x.pInputElementDescs[i], &q = y.pInputElementDescs[i];
         std::snprintf(field, sizeof field, "pInputElementDescs[%u]", i);
         ck_assert_msg(p.SemanticIndex == q.SemanticIndex && p.Format == q.Format &&
-                          p.InputSlot == q.InputSlot && p.AlignedByteOffset == q.AlignedByteOffset &&
+                          p.InputSlot == q.InputSlot &&
+                          p.AlignedByteOffset == q.AlignedByteOffset &&
                           p.InputSlotClass == q.InputSlotClass &&
                           p.InstanceDataStepRate == q.InstanceDataStepRate,
                       "%s: %s differs", what, field);
@@ -440,7 +444,8 @@ static void normalize_pair(uint32_t type, unsigned char* e, unsigned char* a, co
     }
     case PSOC_SO_CACHED_PSO: {
       auto x = load<D3D12_CACHED_PIPELINE_STATE>(e), y = load<D3D12_CACHED_PIPELINE_STATE>(a);
-      ck_assert_msg(x.CachedBlobSizeInBytes == y.CachedBlobSizeInBytes, "%s: blob size differs", what);
+      ck_assert_msg(x.CachedBlobSizeInBytes == y.CachedBlobSizeInBytes, "%s: blob size differs",
+                    what);
       expect_blob_eq(x.pCachedBlob, y.pCachedBlob, x.CachedBlobSizeInBytes, what, "pCachedBlob");
       zero_pointer(e, offsetof(D3D12_CACHED_PIPELINE_STATE, pCachedBlob));
       zero_pointer(a, offsetof(D3D12_CACHED_PIPELINE_STATE, pCachedBlob));
@@ -448,8 +453,9 @@ static void normalize_pair(uint32_t type, unsigned char* e, unsigned char* a, co
     }
     case PSOC_SO_VIEW_INSTANCING: {
       auto x = load<D3D12_VIEW_INSTANCING_DESC>(e), y = load<D3D12_VIEW_INSTANCING_DESC>(a);
-      ck_assert_msg(x.ViewInstanceCount == y.ViewInstanceCount, "%s: ViewInstanceCount %u, expected %u",
-                    what, y.ViewInstanceCount, x.ViewInstanceCount);
+      ck_assert_msg(x.ViewInstanceCount == y.ViewInstanceCount,
+                    "%s: ViewInstanceCount %u, expected %u", what, y.ViewInstanceCount,
+                    x.ViewInstanceCount);
       expect_blob_eq(x.pViewInstanceLocations, y.pViewInstanceLocations,
                      x.ViewInstanceCount * sizeof(D3D12_VIEW_INSTANCE_LOCATION), what,
                      "pViewInstanceLocations");
@@ -627,7 +633,8 @@ void expect_stream_eq(const void* expected, size_t expected_size, const void* ac
   unsigned index = 0;
   char where[160];
   while (off < expected_size) {
-    ck_assert_msg(expected_size - off >= sizeof(uint32_t), "%s: trailing bytes in the oracle", what);
+    ck_assert_msg(expected_size - off >= sizeof(uint32_t), "%s: trailing bytes in the oracle",
+                  what);
     uint32_t te = load<uint32_t>(&e[off]), ta = load<uint32_t>(&a[off]);
     ck_assert_msg(te == ta, "%s: subobject %u at offset %zu has type %u, expected %u", what, index,
                   off, ta, te);
@@ -730,7 +737,8 @@ static void expect_cached_eq(const D3D12_CACHED_PIPELINE_STATE& expected,
 void expect_graphics_desc_eq(const D3D12_GRAPHICS_PIPELINE_STATE_DESC& expected,
                              const D3D12_GRAPHICS_PIPELINE_STATE_DESC& actual, bool by_content,
                              const char* what) {
-  ck_assert_msg(expected.pRootSignature == actual.pRootSignature, "%s: pRootSignature differs", what);
+  ck_assert_msg(expected.pRootSignature == actual.pRootSignature, "%s: pRootSignature differs",
+                what);
   expect_bytecode_eq(expected.VS, actual.VS, by_content, what, "VS");
   expect_bytecode_eq(expected.PS, actual.PS, by_content, what, "PS");
   expect_bytecode_eq(expected.DS, actual.DS, by_content, what, "DS");
@@ -755,8 +763,9 @@ void expect_graphics_desc_eq(const D3D12_GRAPHICS_PIPELINE_STATE_DESC& expected,
       expect_payload_eq(PSOC_SO_INPUT_LAYOUT, &expected.InputLayout, &actual.InputLayout, w);
     } else {
       FIELD_EQ(InputLayout.NumElements);
-      ck_assert_msg(expected.InputLayout.pInputElementDescs == actual.InputLayout.pInputElementDescs,
-                    "%s pointer differs", w);
+      ck_assert_msg(
+          expected.InputLayout.pInputElementDescs == actual.InputLayout.pInputElementDescs,
+          "%s pointer differs", w);
     }
   }
   FIELD_EQ(BlendState.AlphaToCoverageEnable);
@@ -814,7 +823,8 @@ void expect_graphics_desc_eq(const D3D12_GRAPHICS_PIPELINE_STATE_DESC& expected,
 void expect_compute_desc_eq(const D3D12_COMPUTE_PIPELINE_STATE_DESC& expected,
                             const D3D12_COMPUTE_PIPELINE_STATE_DESC& actual, bool by_content,
                             const char* what) {
-  ck_assert_msg(expected.pRootSignature == actual.pRootSignature, "%s: pRootSignature differs", what);
+  ck_assert_msg(expected.pRootSignature == actual.pRootSignature, "%s: pRootSignature differs",
+                what);
   expect_bytecode_eq(expected.CS, actual.CS, by_content, what, "CS");
   FIELD_EQ(NodeMask);
   expect_cached_eq(expected.CachedPSO, actual.CachedPSO, by_content, what);

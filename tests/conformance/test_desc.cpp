@@ -221,7 +221,8 @@ START_TEST(test_lossy_conversions) {
   D3D12_GRAPHICS_PIPELINE_STATE_DESC d;
 
   /* DEPTH_STENCIL1 with depth bounds */
-  ck_assert_int_eq(to_graphics({ so(PSOC_SO_DEPTH_STENCIL1, f.depth_stencil1) }, &d), PSOC_ERR_LOSSY);
+  ck_assert_int_eq(to_graphics({ so(PSOC_SO_DEPTH_STENCIL1, f.depth_stencil1) }, &d),
+                   PSOC_ERR_LOSSY);
   ck_assert_uint_eq(d.DepthStencilState.StencilReadMask, f.depth_stencil1.StencilReadMask);
 
   /* DEPTH_STENCIL1 without depth bounds fits */

@@ -65,8 +65,9 @@ void expect_rasterizer(const psoc_rasterizer_state& got, const D3D12_RASTERIZER_
   EQ(got.ConservativeRaster, want.ConservativeRaster, "ConservativeRaster");
 }
 
-void expect_stencil_op(const D3D12_DEPTH_STENCILOP_DESC1& got, const D3D12_DEPTH_STENCILOP_DESC& want,
-                       UINT8 read, UINT8 write, const char* what) {
+void expect_stencil_op(const D3D12_DEPTH_STENCILOP_DESC1& got,
+                       const D3D12_DEPTH_STENCILOP_DESC& want, UINT8 read, UINT8 write,
+                       const char* what) {
   EQ(got.StencilFailOp, want.StencilFailOp, "StencilFailOp");
   EQ(got.StencilDepthFailOp, want.StencilDepthFailOp, "StencilDepthFailOp");
   EQ(got.StencilPassOp, want.StencilPassOp, "StencilPassOp");
@@ -84,8 +85,9 @@ void expect_ds_from1(const D3D12_DEPTH_STENCIL_DESC2& got, const D3D12_DEPTH_STE
   EQ(got.DepthWriteMask, want.DepthWriteMask, "DepthWriteMask");
   EQ(got.DepthFunc, want.DepthFunc, "DepthFunc");
   EQ(got.StencilEnable, want.StencilEnable, "StencilEnable");
-  expect_stencil_op(got.FrontFace, want.FrontFace, want.StencilReadMask, want.StencilWriteMask, what);
-  expect_stencil_op(got.BackFace, want.BackFace, want.StencilReadMask, want.StencilWriteMask, what);
+  const UINT8 read = want.StencilReadMask, write = want.StencilWriteMask;
+  expect_stencil_op(got.FrontFace, want.FrontFace, read, write, what);
+  expect_stencil_op(got.BackFace, want.BackFace, read, write, what);
   EQ(got.DepthBoundsTestEnable, want.DepthBoundsTestEnable, "DepthBoundsTestEnable");
 }
 

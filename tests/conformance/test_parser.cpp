@@ -145,7 +145,8 @@ START_TEST(test_callbacks_see_added_values) {
   for (size_t k = 0; k < order.size(); k++) {
     char w[160];
     std::snprintf(w, sizeof w, "%s, callback %zu (type %u)", what, k, order[k]);
-    ck_assert_msg(rec.events[k].type == order[k], "%s: callback for type %u", w, rec.events[k].type);
+    ck_assert_msg(rec.events[k].type == order[k], "%s: callback for type %u", w,
+                  rec.events[k].type);
     size_t n = 0;
     const void* want = fixture_payload(order[k], &n);
     ck_assert_uint_eq(rec.events[k].payload.size(), n);

@@ -1,0 +1,640 @@
+/*
+** bench.cpp: psoc_bench, psoc side by side with d3dx12.h in one run.
+**
+**   check  psoc_check (full check, one reused psoc_diags) against
+**          D3DX12ParsePipelineStream with callbacks that do nothing (the
+**          parse-only walk), per stream of a mixed set;
+**   build  a reused psoc builder (reset, adds, finish, stream free) against
+**          constructing a CD3DX12_PIPELINE_STATE_STREAM2 and copying it to
+**          a heap block (malloc, memcpy, free), for a typical pipeline;
+**   hash   psoc_hash per stream (information only).
+**
+** Not a test: nothing is asserted about time. Each figure is the median of
+** several runs, each run long enough (about 100 ms, 10 ms with --quick) to
+** swamp the clock's resolution; results feed a sink so the work cannot be
+** optimised away. See tests/bench/README.md.
+*/
+#include <wsl/winadapter.h>
+#include <directx/d3dx12.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "psoc.h"
+
+namespace {
+
+/* ---- defeating the optimiser ------------------------------------------- */
+
+volatile uint64_t g_sink;
+
+/* Machine-readable lines, printed after the tables. */
+std::vector<std::string> g_results;
+
+void result(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+void result(const char* fmt, ...) {
+  char line[256];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  g_results.push_back(line);
+}
+
+/* The compiler must assume 'p' is read and memory changed. */
+inline void escape(const void* p) { asm volatile("" : : "g"(p) : "memory"); }
+inline void clobber() { asm volatile("" : : : "memory"); }
+
+/* ---- timing ------------------------------------------------------------ */
+
+using Clock = std::chrono::steady_clock;
+
+struct Options {
+  int runs = 7;
+  double run_ms = 100.0;
+};
+
+template <class F>
+double time_ns(F& f, uint64_t iterations) {
+  Clock::time_point t0 = Clock::now();
+  for (uint64_t i = 0; i < iterations; i++) {
+    f();
+    clobber();
+  }
+  Clock::time_point t1 = Clock::now();
+  return std::chrono::duration<double, std::nano>(t1 - t0).count();
+}
+
+/* Iterations so that one run takes about opt.run_ms. */
+template <class F>
+uint64_t calibrate(F& f, const Options& opt) {
+  uint64_t n = 1;
+  for (;;) {
+    double ns = time_ns(f, n);
+    if (ns >= opt.run_ms * 1e6 / 8 || n >= (uint64_t(1) << 40)) {
+      double per = ns / double(n);
+      uint64_t want = uint64_t(opt.run_ms * 1e6 / (per > 0 ? per : 1));
+      return want ? want : 1;
+    }
+    n *= 2;
+  }
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Two workloads measured alternately (A, B, A, B, ...) so drift hits both;
+** returns the median ns per call of each. */
+struct Pair {
+  double a_ns, b_ns;
+};
+
+template <class FA, class FB>
+Pair measure_pair(FA& fa, FB& fb, const Options& opt) {
+  uint64_t na = calibrate(fa, opt), nb = calibrate(fb, opt);
+  time_ns(fa, na / 10 + 1); /* warm-up */
+  time_ns(fb, nb / 10 + 1);
+  std::vector<double> a, b;
+  for (int r = 0; r < opt.runs; r++) {
+    a.push_back(time_ns(fa, na) / double(na));
+    b.push_back(time_ns(fb, nb) / double(nb));
+  }
+  return Pair{ median(a), median(b) };
+}
+
+template <class F>
+double measure_one(F& f, const Options& opt) {
+  uint64_t n = calibrate(f, opt);
+  time_ns(f, n / 10 + 1);
+  std::vector<double> v;
+  for (int r = 0; r < opt.runs; r++) v.push_back(time_ns(f, n) / double(n));
+  return median(v);
+}
+
+/* ---- the state the streams are made of --------------------------------- */
+
+ID3D12RootSignature* const kRootSignature =
+    reinterpret_cast<ID3D12RootSignature*>(uintptr_t(0x5eed0000u)); /* never dereferenced */
+
+/* Typical DXIL sizes for a forward pass (the builder copies them). */
+unsigned char g_vs_code[2048], g_ps_code[4096], g_hs_code[1536], g_ds_code[1536],
+    g_cs_code[3072], g_ms_code[3072], g_small_code[2][64];
+
+D3D12_SHADER_BYTECODE code(const unsigned char* p, size_t n) {
+  D3D12_SHADER_BYTECODE b;
+  b.pShaderBytecode = p;
+  b.BytecodeLength = n;
+  return b;
+}
+
+const D3D12_INPUT_ELEMENT_DESC g_elements[3] = {
+#define PER_VERTEX D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA
+  { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, PER_VERTEX, 0 },
+  { "NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, PER_VERTEX, 0 },
+  { "TEXCOORD", 0, DXGI_FORMAT_R32G32_FLOAT, 0, 24, PER_VERTEX, 0 },
+#undef PER_VERTEX
+};
+
+struct State {
+  D3D12_SHADER_BYTECODE vs, ps, hs, ds, cs, ms;
+  D3D12_INPUT_LAYOUT_DESC input_layout;
+  CD3DX12_BLEND_DESC blend;
+  CD3DX12_RASTERIZER_DESC rasterizer;
+  CD3DX12_DEPTH_STENCIL_DESC depth_stencil;
+  CD3DX12_DEPTH_STENCIL_DESC1 depth_stencil1;
+  CD3DX12_DEPTH_STENCIL_DESC2 depth_stencil2;
+  D3D12_RT_FORMAT_ARRAY rtv;
+  DXGI_FORMAT dsv;
+  DXGI_SAMPLE_DESC sample_desc;
+  D3D12_PRIMITIVE_TOPOLOGY_TYPE topology;
+};
+
+State make_state(bool small_shaders) {
+  for (size_t i = 0; i < sizeof g_vs_code; i++) g_vs_code[i] = (unsigned char)(i * 7 + 1);
+  for (size_t i = 0; i < sizeof g_ps_code; i++) g_ps_code[i] = (unsigned char)(i * 11 + 2);
+  State s;
+  std::memset(&s, 0, sizeof s);
+  if (small_shaders) {
+    s.vs = code(g_small_code[0], sizeof g_small_code[0]);
+    s.ps = code(g_small_code[1], sizeof g_small_code[1]);
+  } else {
+    s.vs = code(g_vs_code, sizeof g_vs_code);
+    s.ps = code(g_ps_code, sizeof g_ps_code);
+  }
+  s.hs = code(g_hs_code, sizeof g_hs_code);
+  s.ds = code(g_ds_code, sizeof g_ds_code);
+  s.cs = code(g_cs_code, sizeof g_cs_code);
+  s.ms = code(g_ms_code, sizeof g_ms_code);
+  s.input_layout.pInputElementDescs = g_elements;
+  s.input_layout.NumElements = 3;
+  s.blend = CD3DX12_BLEND_DESC(D3D12_DEFAULT);
+  s.blend.RenderTarget[0].BlendEnable = TRUE;
+  s.blend.RenderTarget[0].SrcBlend = D3D12_BLEND_SRC_ALPHA;
+  s.blend.RenderTarget[0].DestBlend = D3D12_BLEND_INV_SRC_ALPHA;
+  s.rasterizer = CD3DX12_RASTERIZER_DESC(D3D12_DEFAULT);
+  s.rasterizer.CullMode = D3D12_CULL_MODE_NONE;
+  s.depth_stencil = CD3DX12_DEPTH_STENCIL_DESC(D3D12_DEFAULT);
+  s.depth_stencil.DepthFunc = D3D12_COMPARISON_FUNC_GREATER_EQUAL;
+  s.depth_stencil1 = CD3DX12_DEPTH_STENCIL_DESC1(D3D12_DEFAULT);
+  s.depth_stencil2 = CD3DX12_DEPTH_STENCIL_DESC2(D3D12_DEFAULT);
+  s.rtv.NumRenderTargets = 2;
+  s.rtv.RTFormats[0] = DXGI_FORMAT_R11G11B10_FLOAT;
+  s.rtv.RTFormats[1] = DXGI_FORMAT_R8G8B8A8_UNORM;
+  s.dsv = DXGI_FORMAT_D32_FLOAT;
+  s.sample_desc.Count = 1;
+  s.sample_desc.Quality = 0;
+  s.topology = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE;
+  return s;
+}
+
+/* ---- the mixed set of streams (built with d3dx12, copied to the heap) --- */
+
+struct Stream {
+  std::string name;
+  unsigned char* data; /* 16-aligned heap copy */
+  size_t size;
+  unsigned subobjects;
+};
+
+template <class S>
+Stream keep(const char* name, const S& s, unsigned subobjects) {
+  Stream st;
+  st.name = name;
+  st.size = sizeof(S);
+  st.data = static_cast<unsigned char*>(std::aligned_alloc(16, (sizeof(S) + 15) / 16 * 16));
+  std::memcpy(st.data, &s, sizeof(S));
+  st.subobjects = subobjects;
+  return st;
+}
+
+struct TypicalGraphics { /* 11 subobjects */
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_VS VS;
+  CD3DX12_PIPELINE_STATE_STREAM_PS PS;
+  CD3DX12_PIPELINE_STATE_STREAM_INPUT_LAYOUT InputLayout;
+  CD3DX12_PIPELINE_STATE_STREAM_BLEND_DESC Blend;
+  CD3DX12_PIPELINE_STATE_STREAM_RASTERIZER Rasterizer;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL DepthStencil;
+  CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL_FORMAT DSV;
+  CD3DX12_PIPELINE_STATE_STREAM_SAMPLE_DESC SampleDesc;
+  CD3DX12_PIPELINE_STATE_STREAM_PRIMITIVE_TOPOLOGY Topology;
+};
+
+struct MinimalGraphics {
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_VS VS;
+  CD3DX12_PIPELINE_STATE_STREAM_PS PS;
+  CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
+};
+
+struct DepthOnly {
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_INPUT_LAYOUT InputLayout;
+  CD3DX12_PIPELINE_STATE_STREAM_VS VS;
+  CD3DX12_PIPELINE_STATE_STREAM_RASTERIZER Rasterizer;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL DepthStencil;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL_FORMAT DSV;
+  CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
+};
+
+struct Tessellation {
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_INPUT_LAYOUT InputLayout;
+  CD3DX12_PIPELINE_STATE_STREAM_VS VS;
+  CD3DX12_PIPELINE_STATE_STREAM_HS HS;
+  CD3DX12_PIPELINE_STATE_STREAM_DS DS;
+  CD3DX12_PIPELINE_STATE_STREAM_PS PS;
+  CD3DX12_PIPELINE_STATE_STREAM_PRIMITIVE_TOPOLOGY Topology;
+  CD3DX12_PIPELINE_STATE_STREAM_RASTERIZER Rasterizer;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL DepthStencil;
+  CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL_FORMAT DSV;
+};
+
+struct Compute {
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_CS CS;
+};
+
+struct Duplicates { /* DEPTH_STENCIL1 then DEPTH_STENCIL: invalid */
+  CD3DX12_PIPELINE_STATE_STREAM_ROOT_SIGNATURE RootSignature;
+  CD3DX12_PIPELINE_STATE_STREAM_VS VS;
+  CD3DX12_PIPELINE_STATE_STREAM_PS PS;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL1 DepthStencil1;
+  CD3DX12_PIPELINE_STATE_STREAM_DEPTH_STENCIL DepthStencil;
+  CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
+};
+
+template <class S>
+void fill_stream2_like(S& s, const State& st) {
+  s.pRootSignature = kRootSignature;
+  s.InputLayout = st.input_layout;
+  s.PrimitiveTopologyType = st.topology;
+  s.VS = st.vs;
+  s.PS = st.ps;
+  s.BlendState = st.blend;
+  s.DSVFormat = st.dsv;
+  s.RasterizerState = st.rasterizer;
+  s.RTVFormats = st.rtv;
+  s.SampleDesc = st.sample_desc;
+}
+
+std::vector<Stream> make_streams(const State& st) {
+  std::vector<Stream> out;
+  {
+    CD3DX12_PIPELINE_STATE_STREAM2 s;
+    fill_stream2_like(s, st);
+    s.DepthStencilState = st.depth_stencil1;
+    out.push_back(keep("graphics, full STREAM2", s, 24));
+  }
+  {
+    TypicalGraphics s;
+    s.RootSignature = kRootSignature;
+    s.VS = st.vs;
+    s.PS = st.ps;
+    s.InputLayout = st.input_layout;
+    s.Blend = st.blend;
+    s.Rasterizer = st.rasterizer;
+    s.DepthStencil = st.depth_stencil;
+    s.RTV = st.rtv;
+    s.DSV = st.dsv;
+    s.SampleDesc = st.sample_desc;
+    s.Topology = st.topology;
+    out.push_back(keep("graphics, typical", s, 11));
+  }
+  {
+    MinimalGraphics s;
+    s.RootSignature = kRootSignature;
+    s.VS = st.vs;
+    s.PS = st.ps;
+    s.RTV = st.rtv;
+    out.push_back(keep("graphics, minimal", s, 4));
+  }
+  {
+    DepthOnly s;
+    s.RootSignature = kRootSignature;
+    s.InputLayout = st.input_layout;
+    s.VS = st.vs;
+    CD3DX12_RASTERIZER_DESC r = st.rasterizer;
+    r.DepthBias = 100;
+    r.SlopeScaledDepthBias = 1.5f;
+    s.Rasterizer = r;
+    s.DepthStencil = st.depth_stencil;
+    s.DSV = st.dsv;
+    D3D12_RT_FORMAT_ARRAY none;
+    std::memset(&none, 0, sizeof none);
+    s.RTV = none;
+    out.push_back(keep("depth-only shadow", s, 7));
+  }
+  {
+    Tessellation s;
+    s.RootSignature = kRootSignature;
+    s.InputLayout = st.input_layout;
+    s.VS = st.vs;
+    s.HS = st.hs;
+    s.DS = st.ds;
+    s.PS = st.ps;
+    s.Topology = D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH;
+    s.Rasterizer = st.rasterizer;
+    s.DepthStencil = st.depth_stencil;
+    s.RTV = st.rtv;
+    s.DSV = st.dsv;
+    out.push_back(keep("tessellation", s, 11));
+  }
+  {
+    Compute s;
+    s.RootSignature = kRootSignature;
+    s.CS = st.cs;
+    out.push_back(keep("compute", s, 2));
+  }
+  {
+    CD3DX12_PIPELINE_MESH_STATE_STREAM s;
+    s.pRootSignature = kRootSignature;
+    s.MS = st.ms;
+    s.PS = st.ps;
+    s.BlendState = st.blend;
+    s.DepthStencilState = st.depth_stencil1;
+    s.DSVFormat = st.dsv;
+    s.RasterizerState = st.rasterizer;
+    s.RTVFormats = st.rtv;
+    out.push_back(keep("mesh (MESH_STATE_STREAM)", s, 15));
+  }
+  {
+    CD3DX12_PIPELINE_STATE_STREAM3 s;
+    fill_stream2_like(s, st);
+    s.DepthStencilState = st.depth_stencil2;
+    out.push_back(keep("graphics, STREAM3 (DS2)", s, 24));
+  }
+  {
+    Duplicates s;
+    s.RootSignature = kRootSignature;
+    s.VS = st.vs;
+    s.PS = st.ps;
+    s.DepthStencil1 = st.depth_stencil1;
+    s.DepthStencil = st.depth_stencil;
+    s.RTV = st.rtv;
+    out.push_back(keep("invalid: DS1 then DS", s, 6));
+  }
+  return out;
+}
+
+/* ---- the workloads ------------------------------------------------------ */
+
+struct NoCallbacks final : ID3DX12PipelineParserCallbacks {};
+
+/* Out of line so every call really walks the stream. */
+__attribute__((noinline)) HRESULT d3dx12_walk(const Stream& s,
+                                              ID3DX12PipelineParserCallbacks* cb) {
+  D3D12_PIPELINE_STATE_STREAM_DESC d;
+  d.SizeInBytes = s.size;
+  d.pPipelineStateSubobjectStream = s.data;
+  return D3DX12ParsePipelineStream(d, cb);
+}
+
+void fill_builder(psoc_builder* b, const State& st) {
+  ID3D12RootSignature* rs = kRootSignature;
+  psoc_builder_add(b, PSOC_SO_ROOT_SIGNATURE, &rs, sizeof rs);
+  psoc_builder_add(b, PSOC_SO_VS, &st.vs, sizeof st.vs);
+  psoc_builder_add(b, PSOC_SO_PS, &st.ps, sizeof st.ps);
+  psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &st.input_layout, sizeof st.input_layout);
+  psoc_builder_add(b, PSOC_SO_BLEND, &st.blend, sizeof(D3D12_BLEND_DESC));
+  psoc_builder_add(b, PSOC_SO_RASTERIZER, &st.rasterizer, sizeof(D3D12_RASTERIZER_DESC));
+  psoc_builder_add(b, PSOC_SO_DEPTH_STENCIL, &st.depth_stencil, sizeof(D3D12_DEPTH_STENCIL_DESC));
+  psoc_builder_add(b, PSOC_SO_RENDER_TARGET_FORMATS, &st.rtv, sizeof st.rtv);
+  psoc_builder_add(b, PSOC_SO_DEPTH_STENCIL_FORMAT, &st.dsv, sizeof st.dsv);
+  psoc_builder_add(b, PSOC_SO_SAMPLE_DESC, &st.sample_desc, sizeof st.sample_desc);
+  psoc_builder_add(b, PSOC_SO_PRIMITIVE_TOPOLOGY, &st.topology, sizeof st.topology);
+}
+
+/* The d3dx12 way: a STREAM2 constructed from the same state, copied out. */
+__attribute__((noinline)) void d3dx12_build(const State& st) {
+  CD3DX12_PIPELINE_STATE_STREAM2 s;
+  s.pRootSignature = kRootSignature;
+  s.VS = st.vs;
+  s.PS = st.ps;
+  s.InputLayout = st.input_layout;
+  s.BlendState = st.blend;
+  s.RasterizerState = st.rasterizer;
+  s.DepthStencilState = CD3DX12_DEPTH_STENCIL_DESC1(st.depth_stencil);
+  s.RTVFormats = st.rtv;
+  s.DSVFormat = st.dsv;
+  s.SampleDesc = st.sample_desc;
+  s.PrimitiveTopologyType = st.topology;
+  void* heap = std::malloc(sizeof s);
+  std::memcpy(heap, &s, sizeof s);
+  escape(heap);
+  g_sink = g_sink + static_cast<unsigned char*>(heap)[sizeof s - 1];
+  std::free(heap);
+}
+
+__attribute__((noinline)) void psoc_build(psoc_builder* b, const State& st) {
+  psoc_builder_reset(b);
+  fill_builder(b, st);
+  psoc_stream* s = nullptr;
+  if (psoc_builder_finish(b, &s) != PSOC_OK) std::abort();
+  escape(psoc_stream_data(s));
+  g_sink = g_sink + psoc_stream_size(s);
+  psoc_stream_free(s);
+}
+
+/* ---- output --------------------------------------------------------------- */
+
+void usage(const char* argv0) {
+  std::printf("usage: %s [--quick] [--runs=N] [--ms=MS] [--loop=WHAT [--iterations=N]]\n"
+              "  --quick         3 runs of ~10 ms per figure (CI smoke)\n"
+              "  --runs=N        runs per figure, median reported (default 7)\n"
+              "  --ms=MS         target duration of one run (default 100)\n"
+              "  --loop=WHAT     no timing: run one workload N times, for a profiler\n"
+              "                  (perf record, valgrind --tool=callgrind). WHAT is one of\n"
+              "                  check, walk (d3dx12), build, build_d3dx12, hash\n"
+              "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
+              argv0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options opt;
+  bool quick = false;
+  std::string loop;
+  long iterations = 100000;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+      opt.runs = 3;
+      opt.run_ms = 10;
+    } else if (a.rfind("--runs=", 0) == 0) {
+      opt.runs = std::max(1, std::atoi(a.c_str() + 7));
+    } else if (a.rfind("--ms=", 0) == 0) {
+      opt.run_ms = std::max(1.0, std::atof(a.c_str() + 5));
+    } else if (a.rfind("--loop=", 0) == 0) {
+      loop = a.substr(7);
+    } else if (a.rfind("--iterations=", 0) == 0) {
+      iterations = std::max(1L, std::atol(a.c_str() + 13));
+    } else {
+      usage(argv[0]);
+      return a == "--help" || a == "-h" ? 0 : 2;
+    }
+  }
+
+  const State state = make_state(false);
+  std::vector<Stream> streams = make_streams(state);
+  psoc_diags diags;
+  psoc_diags_init(&diags, nullptr);
+  NoCallbacks noop;
+
+  if (!loop.empty()) { /* profiling mode: one workload, no clock */
+    psoc_builder* b = nullptr;
+    if (psoc_builder_new(nullptr, &b) != PSOC_OK) return 1;
+    for (long i = 0; i < iterations; i++) {
+      if (loop == "check") {
+        for (const Stream& s : streams) {
+          psoc_diags_clear(&diags);
+          g_sink = g_sink + psoc_check(s.data, s.size, nullptr, &diags);
+        }
+      } else if (loop == "walk") {
+        for (const Stream& s : streams) g_sink = g_sink + (uint32_t)d3dx12_walk(s, &noop);
+      } else if (loop == "build") {
+        psoc_build(b, state);
+      } else if (loop == "build_d3dx12") {
+        d3dx12_build(state);
+      } else if (loop == "hash") {
+        for (const Stream& s : streams) {
+          psoc_hash128 h;
+          psoc_hash(s.data, s.size, PSOC_FOLLOW_POINTERS, nullptr, &h);
+          g_sink = g_sink + h.lo;
+        }
+      } else {
+        usage(argv[0]);
+        return 2;
+      }
+      clobber();
+    }
+    psoc_builder_free(b);
+    psoc_diags_free(&diags);
+    for (Stream& s : streams) std::free(s.data);
+    std::printf("loop %s: %ld iterations done\n", loop.c_str(), iterations);
+    return 0;
+  }
+
+  std::printf("psoc_bench %s: %d runs of ~%.0f ms per figure, median; psoc %s\n\n",
+              quick ? "--quick" : "(default)", opt.runs, opt.run_ms, PSOC_VERSION_STRING);
+
+  /* ---- check ---- */
+  std::printf("check: psoc_check (full check, reused diags, default options) vs\n"
+              "       D3DX12ParsePipelineStream with no-op callbacks (parse-only walk)\n\n");
+  std::printf("  %-26s %6s %6s %6s %10s %10s %7s %10s\n", "stream", "subobj", "bytes", "diags",
+              "psoc ns", "d3dx12 ns", "ratio", "hash ns");
+  double sum_psoc = 0, sum_d3dx12 = 0;
+  for (const Stream& s : streams) {
+    psoc_diags_clear(&diags);
+    psoc_status verdict = psoc_check(s.data, s.size, nullptr, &diags);
+    size_t ndiags = diags.count;
+    HRESULT hr = d3dx12_walk(s, &noop);
+    auto check = [&] {
+      psoc_diags_clear(&diags);
+      g_sink = g_sink + psoc_check(s.data, s.size, nullptr, &diags) + diags.count;
+    };
+    auto walk = [&] { g_sink = g_sink + (uint32_t)d3dx12_walk(s, &noop); };
+    Pair p = measure_pair(check, walk, opt);
+    auto hash = [&] {
+      psoc_hash128 h;
+      psoc_hash(s.data, s.size, PSOC_FOLLOW_POINTERS, nullptr, &h);
+      g_sink = g_sink + h.lo;
+    };
+    double hash_ns = measure_one(hash, opt);
+    sum_psoc += p.a_ns;
+    sum_d3dx12 += p.b_ns;
+    std::printf("  %-26s %6u %6zu %6zu %10.1f %10.1f %7.2f %10.1f%s\n", s.name.c_str(),
+                s.subobjects, s.size, ndiags, p.a_ns, p.b_ns, p.a_ns / p.b_ns, hash_ns,
+                verdict != PSOC_OK ? "  (psoc: invalid)"
+                : hr != S_OK       ? "  (d3dx12: E_INVALIDARG)"
+                                   : "");
+    result("RESULT check_psoc_ns \"%s\" %.1f", s.name.c_str(), p.a_ns);
+    result("RESULT check_d3dx12_ns \"%s\" %.1f", s.name.c_str(), p.b_ns);
+    result("RESULT hash_ns \"%s\" %.1f", s.name.c_str(), hash_ns);
+  }
+  /* the whole mixed set in one loop, per stream */
+  auto check_all = [&] {
+    for (const Stream& s : streams) {
+      psoc_diags_clear(&diags);
+      g_sink = g_sink + psoc_check(s.data, s.size, nullptr, &diags) + diags.count;
+    }
+  };
+  auto walk_all = [&] {
+    for (const Stream& s : streams) g_sink = g_sink + (uint32_t)d3dx12_walk(s, &noop);
+  };
+  Pair mixed = measure_pair(check_all, walk_all, opt);
+  double n = double(streams.size());
+  double check_ratio = mixed.a_ns / mixed.b_ns;
+  std::printf("  %-26s %6s %6s %6s %10.1f %10.1f %7.2f\n", "mixed set, per stream", "", "", "",
+              mixed.a_ns / n, mixed.b_ns / n, check_ratio);
+  /* information: how much of psoc_check is the structural parse */
+  auto parse_all = [&] {
+    for (const Stream& s : streams) {
+      psoc_parsed parsed;
+      psoc_diags_clear(&diags);
+      g_sink = g_sink + psoc_parse(s.data, s.size, &parsed, &diags) + parsed.count;
+    }
+  };
+  double parse_ns = measure_one(parse_all, opt);
+  std::printf("  %-26s %6s %6s %6s %10.1f %10s %7.2f   (psoc_parse alone, info)\n",
+              "mixed set, parse only", "", "", "", parse_ns / n, "", parse_ns / mixed.b_ns);
+  std::printf("  (sum of the per-stream medians: psoc %.1f ns, d3dx12 %.1f ns, ratio %.2f)\n\n",
+              sum_psoc, sum_d3dx12, sum_psoc / sum_d3dx12);
+  result("RESULT check_mixed_psoc_ns_per_stream %.1f", mixed.a_ns / n);
+  result("RESULT check_mixed_d3dx12_ns_per_stream %.1f", mixed.b_ns / n);
+  result("RESULT parse_mixed_psoc_ns_per_stream %.1f", parse_ns / n);
+
+  /* ---- build ---- */
+  std::printf("build: reused psoc builder (reset, 11 adds, finish, stream free) vs\n"
+              "       CD3DX12_PIPELINE_STATE_STREAM2 constructed + copied (malloc, memcpy, free)\n"
+              "       typical pipeline: root sig, VS %zu B, PS %zu B, input layout 3, blend,\n"
+              "       rasterizer, depth-stencil, RTV, DSV, sample desc, topology\n\n",
+              (size_t)state.vs.BytecodeLength, (size_t)state.ps.BytecodeLength);
+  psoc_builder* builder = nullptr;
+  if (psoc_builder_new(nullptr, &builder) != PSOC_OK) return 1;
+  std::printf("  %-26s %10s %10s %7s\n", "case", "psoc ns", "d3dx12 ns", "ratio");
+  auto build_psoc = [&] { psoc_build(builder, state); };
+  auto build_d3dx12 = [&] { d3dx12_build(state); };
+  Pair build = measure_pair(build_psoc, build_d3dx12, opt);
+  double build_ratio = build.a_ns / build.b_ns;
+  std::printf("  %-26s %10.1f %10.1f %7.2f\n", "typical (2 KB + 4 KB)", build.a_ns, build.b_ns,
+              build_ratio);
+  const State small = make_state(true);
+  auto build_psoc_small = [&] { psoc_build(builder, small); };
+  auto build_d3dx12_small = [&] { d3dx12_build(small); };
+  Pair build_small = measure_pair(build_psoc_small, build_d3dx12_small, opt);
+  std::printf("  %-26s %10.1f %10.1f %7.2f\n", "same, 64-byte shaders", build_small.a_ns,
+              build_small.b_ns, build_small.a_ns / build_small.b_ns);
+  result("RESULT build_psoc_ns %.1f", build.a_ns);
+  result("RESULT build_d3dx12_ns %.1f", build.b_ns);
+  result("RESULT build_small_psoc_ns %.1f", build_small.a_ns);
+  result("RESULT build_small_d3dx12_ns %.1f", build_small.b_ns);
+  std::printf("\n");
+  psoc_builder_free(builder);
+
+  for (const std::string& line : g_results) std::printf("%s\n", line.c_str());
+  std::printf("RATIO check %.2f\n", check_ratio);
+  std::printf("RATIO build %.2f\n", build_ratio);
+  std::printf("RATIO build_small_shaders %.2f\n", build_small.a_ns / build_small.b_ns);
+  std::printf("RATIO parse_only %.2f\n", parse_ns / mixed.b_ns);
+  std::printf("TARGET check <= 2.00: %s\n", check_ratio <= 2.0 ? "met" : "not met");
+  std::printf("TARGET build <= 2.00: %s\n", build_ratio <= 2.0 ? "met" : "not met");
+
+  psoc_diags_free(&diags);
+  for (Stream& s : streams) std::free(s.data);
+  return 0;
+}
