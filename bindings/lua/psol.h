@@ -58,6 +58,13 @@ typedef struct psol_options {
   /* Receives the script's print() output, one call per print, with the
   ** trailing newline. NULL = discard (the library never prints). */
   void (*log)(void *ud, const char *text, size_t len);
+  /* How psol_evaluate_* check the result streams: the device's capability
+  ** profile (NULL: as p:check() does, the default profile, and mesh
+  ** pipelines are not held to a mesh shader tier) and PSOC_CHECK_* flags
+  ** (PSOC_CHECK_FOLLOW_POINTERS also reads shader containers, input element
+  ** names, ...: for real compiled shaders). */
+  const psoc_profile *profile;
+  uint32_t check_flags;
 } psol_options;
 
 typedef struct psol_pipeline {

@@ -921,14 +921,21 @@ static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, .
 }
 
 /* Copy one pipeline out of the state and check it. */
-static psoc_status take(psol_result *out, const pso_pipeline *p, const char *display) {
+static psoc_status take(psol_result *out, const pso_pipeline *p, const char *display,
+                        const psol_options *opts) {
   psol_pipeline *dst = &out->pipelines[out->count];
   const char *name = pso_pipeline_name(p), *rs = pso_pipeline_root_signature(p);
   const psoc_stream *stream = pso_pipeline_stream(p);
   psoc_diags diags;
+  psoc_check_options check;
   psoc_status status;
   size_t i;
   memset(dst, 0, sizeof *dst);
+  memset(&check, 0, sizeof check);
+  if (opts) {
+    check.profile = opts->profile;
+    check.flags = opts->check_flags;
+  }
   if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
                            name ? name : "");
   dst->name = res_strdup(&out->alloc, name ? name : "");
@@ -943,7 +950,7 @@ static psoc_status take(psol_result *out, const pso_pipeline *p, const char *dis
                 name ? name : "", psoc_status_name(status));
   dst->hash = pso_pipeline_hash(p); /* content hash: the same for the copy */
   psoc_diags_init(&diags, out->alloc.fn ? &out->alloc : NULL);
-  status = psoc_check(psoc_stream_data(dst->stream), psoc_stream_size(dst->stream), NULL, &diags);
+  status = psoc_check(psoc_stream_data(dst->stream), psoc_stream_size(dst->stream), &check, &diags);
   if (status != PSOC_OK) {
     for (i = 0; i < diags.count; i++)
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
@@ -965,7 +972,8 @@ static psoc_status take(psol_result *out, const pso_pipeline *p, const char *dis
 }
 
 /* The script's result (at the top of the stack) into 'out'. */
-static psoc_status collect(lua_State *L, psol_result *out, const char *display) {
+static psoc_status collect(lua_State *L, psol_result *out, const char *display,
+                           const psol_options *opts) {
   pso_pipeline *p = pso_topipeline(L, -1);
   size_t n, i;
   psoc_status status;
@@ -994,7 +1002,7 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display) 
       }
       lua_pop(L, 1); /* still referenced by the result table */
     }
-    if ((status = take(out, q, display)) != PSOC_OK) return status;
+    if ((status = take(out, q, display, opts)) != PSOC_OK) return status;
   }
   return PSOC_OK;
 }
@@ -1008,7 +1016,7 @@ static psoc_status evaluate(const psol_options *opts, const psol_chunk *c, const
   else status = psol_dostring(L, c->chunkname, c->src, c->len, 1) == LUA_OK ? PSOC_OK
                                                                             : PSOC_ERR_INVALID;
   if (status != PSOC_OK) psol_error_message(L, -1, out->error, sizeof out->error);
-  else status = collect(L, out, display);
+  else status = collect(L, out, display, opts);
   psol_close(L);
   return status;
 }

@@ -2,7 +2,9 @@
 ** script.c: the material-script forms of 'psoc check', 'dump', 'explain'
 ** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the
 ** pipelines they return are inspected through the pso module's methods
-** (p:check(), p:dump(), p:json(), p:explain(), p:diff(q)).
+** (p:dump(), p:json(), p:explain(), p:diff(q)); check runs psoc_check on
+** their streams directly (what p:check() does), so that it can take a
+** capability profile and follow the stream's pointers.
 **
 ** main.c calls in here when built with PSOC_CLI_HAVE_SCRIPTS (premake5.lua
 ** sets it for the psoc project).
@@ -31,6 +33,8 @@ typedef struct script_options {
   int quiet;             /* check: errors only */
   int json;              /* check --format=json, dump --json */
   int summary;           /* check: a table of every pipeline at the end */
+  int deep;              /* check: follow the stream's pointers */
+  const psoc_profile *profile; /* check: NULL = like p:check() */
   const char *pipeline;  /* explain/dump: only this pipeline */
   char **args;           /* positional arguments */
   int arg_count;
@@ -58,7 +62,8 @@ static const char common_options[] =
   "  -h, --help         show this help\n";
 
 static const char check_help[] =
-  "usage: psoc check [-q] [--summary] [--format=text|json] [--root DIR]... SCRIPT...\n"
+  "usage: psoc check [-q] [--summary] [--format=text|json] [--profile=NAME] [--deep]\n"
+  "                  [--root DIR]... SCRIPT...\n"
   "       psoc check --raw [OPTIONS] FILE...     (raw stream bytes; see below)\n"
   "\n"
   "Run material scripts in the sandbox and check every pipeline they return the\n"
@@ -69,6 +74,13 @@ static const char check_help[] =
   "  --summary          end with a table of every pipeline: kind, subobjects,\n"
   "                     bytes, hash prefix, errors and warnings\n"
   "  --format=FORMAT    'text' (default) or 'json'\n"
+  "  --profile=NAME     check capabilities (mesh shaders, view instancing, depth\n"
+  "                     bounds, ...) against device profile NAME (listed below);\n"
+  "                     without it, as p:check() does: the default profile, and\n"
+  "                     mesh pipelines are not held to a mesh shader tier\n"
+  "  --deep             also read what the streams point to (input element names,\n"
+  "                     stream-output declarations, view-instance locations and\n"
+  "                     shader containers: needs real compiled shaders)\n"
   "%s"
   "\n"
   "text output, on stdout: one line per diagnostic,\n"
@@ -80,10 +92,11 @@ static const char check_help[] =
   "and last, one summary line:\n"
   "  N script(s), N pipeline(s): N error(s), N warning(s), N note(s)\n"
   "\n"
-  "json output: {\"command\":\"check\",\"scripts\":[{\"file\",\"error\":null or\n"
+  "json output: {\"command\":\"check\",\"profile\",\"scripts\":[{\"file\",\"error\":null or\n"
   "  {\"line\",\"message\"},\"pipelines\":[{\"name\",\"kind\",\"subobjects\",\"bytes\",\"hash\",\n"
   "  \"errors\",\"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
-  "  \"field\",\"message\",\"subobject\",\"offset\"}]}]}],\"summary\":{...}}\n"
+  "  \"subobject\",\"offset\",\"field\",\"message\"}]}]}],\"summary\":{\"scripts\",\n"
+  "  \"failed_scripts\",\"pipelines\",\"errors\",\"warnings\",\"notes\"}}\n"
   "\n"
   "exit status: 0 no errors (notes and warnings allowed), 1 a script or a\n"
   "pipeline has errors, 2 usage or I/O error.\n"
@@ -210,6 +223,18 @@ static int parse_args(script_options *o, int argc, char **argv) {
     }
     if (is_check && strcmp(arg, "--summary") == 0) {
       o->summary = 1;
+      continue;
+    }
+    if (is_check && strcmp(arg, "--deep") == 0) {
+      o->deep = 1;
+      continue;
+    }
+    if (is_check && (r = takes_value(arg, "--profile", argc, argv, &i, &value, cmd)) != 0) {
+      if (r < 0) return CLI_EXIT_USAGE;
+      o->profile = psoc_profile_find(value);
+      if (!o->profile)
+        return cli_usage_error(cmd, "unknown profile '%s' (the list is in 'psoc check --help')",
+                               value);
       continue;
     }
     if (is_check && (r = takes_value(arg, "--format", argc, argv, &i, &value, cmd)) != 0) {
@@ -389,22 +414,6 @@ static summary_row *add_row(summary_row ***tail, const char *file, const char *n
   return r;
 }
 
-static const char *field_string(lua_State *L, int idx, const char *key, const char *dflt) {
-  const char *s;
-  lua_getfield(L, idx, key);
-  s = lua_tostring(L, -1);
-  lua_pop(L, 1); /* the string stays alive in the table */
-  return s ? s : dflt;
-}
-
-static long long field_int(lua_State *L, int idx, const char *key, long long dflt) {
-  long long v = dflt;
-  lua_getfield(L, idx, key);
-  if (lua_type(L, -1) == LUA_TNUMBER) v = (long long)lua_tonumber(L, -1);
-  lua_pop(L, 1);
-  return v;
-}
-
 static void json_key_string(const char *key, const char *value, int comma) {
   printf("%s\"%s\":", comma ? "," : "", key);
   if (value) cli_json_string(stdout, value);
@@ -417,39 +426,26 @@ static void json_key_int(const char *key, long long v, int comma) {
   else fputs("null", stdout);
 }
 
-static int severity_rank(const char *s) {
-  if (strcmp(s, "error") == 0) return PSOC_SEVERITY_ERROR;
-  if (strcmp(s, "warning") == 0) return PSOC_SEVERITY_WARNING;
-  return PSOC_SEVERITY_NOTE;
-}
-
-/* One diagnostic table (from p:check()) at the top of the stack. */
-static void print_diag(lua_State *L, const script_options *o, const char *path,
-                       const char *name, int first) {
-  int t = lua_gettop(L);
-  const char *severity = field_string(L, t, "severity", "error");
-  const char *code = field_string(L, t, "code", NULL);
-  const char *id = field_string(L, t, "message_id", NULL);
-  const char *field = field_string(L, t, "field", "");
-  const char *message = field_string(L, t, "message", "");
+static void print_diag(const script_options *o, const char *path, const char *name,
+                       const psoc_diag *d, int first) {
+  char id[PSOC_DIAG_MESSAGE_MAX];
+  if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
   if (o->json) {
     printf("%s{", first ? "" : ",");
-    json_key_string("severity", severity, 0);
-    json_key_string("code", code, 1);
-    json_key_string("message_id", id, 1);
-    json_key_string("field", field, 1);
-    json_key_string("message", message, 1);
-    json_key_int("subobject", field_int(L, t, "subobject", -1), 1);
-    json_key_int("offset", field_int(L, t, "offset", -1), 1);
+    json_key_string("severity", psoc_severity_name(d->severity), 0);
+    json_key_string("code", psoc_code_name(d->code), 1);
+    json_key_string("message_id", d->message_id ? id : NULL, 1);
+    json_key_int("subobject", d->subobject, 1);
+    json_key_int("offset", d->offset, 1);
+    json_key_string("field", d->field, 1);
+    json_key_string("message", d->message, 1);
     fputs("}", stdout);
     return;
   }
-  if (o->quiet && severity_rank(severity) != PSOC_SEVERITY_ERROR) return;
-  printf("%s: %s: pipeline '%s': %s%s%s [%s", path, severity, name, field,
-         field[0] ? ": " : "", message, code ? code : "?");
-  if (id && id[0])
-    printf("%s%s", strncmp(id, "D3D12_MESSAGE_ID_", 17) == 0 ? " / " : " / D3D12_MESSAGE_ID_",
-           id);
+  if (o->quiet && d->severity != PSOC_SEVERITY_ERROR) return;
+  printf("%s: %s: pipeline '%s': %s%s%s [%s", path, psoc_severity_name(d->severity), name,
+         d->field, d->field[0] ? ": " : "", d->message, psoc_code_name(d->code));
+  if (d->message_id) printf(" / %s", id);
   fputs("]\n", stdout);
 }
 
@@ -458,15 +454,23 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   pso_pipeline *p = pso_topipeline(L, idx);
   const psoc_stream *stream = pso_pipeline_stream(p);
   const char *name = pipeline_name(p), *kind = psoc_kind_name(pso_pipeline_kind(p));
-  size_t bytes = stream ? psoc_stream_size(stream) : 0, errors = 0, warnings = 0, notes = 0;
-  size_t subobjects = 0, i, n;
+  size_t bytes = stream ? psoc_stream_size(stream) : 0, subobjects = 0, i;
   char hash[33];
   psoc_parsed parsed;
+  psoc_check_options options;
+  psoc_diags diags;
   summary_row *row;
-  int rc = CLI_EXIT_OK;
+  int shown = 0, rc;
   psoc_hash_hex(pso_pipeline_hash(p), hash);
-  if (stream && psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)
-    subobjects = parsed.count;
+  memset(&options, 0, sizeof options);
+  options.profile = o->profile;
+  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : 0;
+  psoc_diags_init(&diags, NULL);
+  if (stream) {
+    if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)
+      subobjects = parsed.count;
+    psoc_check(psoc_stream_data(stream), bytes, &options, &diags);
+  }
   t->pipelines++;
   if (o->json) {
     printf("%s{", first ? "" : ",");
@@ -474,57 +478,30 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
     json_key_string("kind", kind, 1);
     printf(",\"subobjects\":%zu,\"bytes\":%zu", subobjects, bytes);
     json_key_string("hash", hash, 1);
+    printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", diags.errors,
+           diags.warnings, diags.notes);
   }
-  if (call_method(L, idx, "check", 0) != LUA_OK) {
-    /* the module failed: report it as an error of this pipeline */
-    char msg[1024];
-    psol_error_message(L, -1, msg, sizeof msg);
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_newtable(L);
-    lua_pushliteral(L, "error");
-    lua_setfield(L, -2, "severity");
-    lua_pushstring(L, msg);
-    lua_setfield(L, -2, "message");
-    lua_rawseti(L, -2, 1);
-  }
-  n = lua_istable(L, -1) ? (size_t)lua_rawlen(L, -1) : 0;
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, (int)i);
-    if (lua_istable(L, -1)) {
-      int rank = severity_rank(field_string(L, lua_gettop(L), "severity", "error"));
-      if (rank == PSOC_SEVERITY_ERROR) errors++;
-      else if (rank == PSOC_SEVERITY_WARNING) warnings++;
-      else notes++;
-    }
-    lua_pop(L, 1);
-  }
-  if (o->json) {
-    printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", errors, warnings,
-           notes);
-  }
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, (int)i);
-    if (lua_istable(L, -1)) print_diag(L, o, path, name, i == 1);
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
+  for (i = 0; i < diags.count; i++) print_diag(o, path, name, &diags.items[i], shown++ == 0);
   if (o->json) fputs("]}", stdout);
-  else if (errors == 0 && !o->quiet && !o->summary)
+  else if (diags.errors == 0 && !o->quiet && !o->summary)
     printf("%s: pipeline '%s': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", path, name, kind,
            subobjects, subobjects == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s", hash);
-  t->errors += errors;
-  t->warnings += warnings;
-  t->notes += notes;
-  if (errors) rc = CLI_EXIT_ERRORS;
+  if (diags.dropped)
+    fprintf(stderr, "psoc check: %s: %zu diagnostic(s) not shown (out of memory)\n", path,
+            diags.dropped);
+  t->errors += diags.errors;
+  t->warnings += diags.warnings;
+  t->notes += diags.notes;
   if (tail && (row = add_row(tail, path, name, kind)) != NULL) {
     memcpy(row->hash, hash, 12);
     row->hash[12] = '\0';
     row->subobjects = subobjects;
     row->bytes = bytes;
-    row->errors = errors;
-    row->warnings = warnings;
+    row->errors = diags.errors;
+    row->warnings = diags.warnings;
   }
+  rc = diags.errors ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
+  psoc_diags_free(&diags);
   return rc;
 }
 
@@ -584,7 +561,7 @@ static int check_script(lua_State *L, const script_options *o, const char *path,
 }
 
 static void print_summary_table(summary_row *rows) {
-  size_t wf = 8, wn = 8;
+  size_t wf = 8, wn = 15; /* "(script failed)" */
   summary_row *r;
   for (r = rows; r; r = r->next) {
     if (strlen(r->file) > wf) wf = strlen(r->file);
@@ -620,7 +597,12 @@ static int run_check(const script_options *o) {
   lua_State *L = open_state(o);
   if (!L) return CLI_EXIT_USAGE;
   memset(&t, 0, sizeof t);
-  if (o->json) fputs("{\"command\":\"check\",\"scripts\":[", stdout);
+  if (o->json) {
+    fputs("{\"command\":\"check\",\"profile\":", stdout);
+    if (o->profile) cli_json_string(stdout, o->profile->name);
+    else fputs("null", stdout);
+    fputs(",\"scripts\":[", stdout);
+  }
   for (i = 0; i < o->arg_count; i++)
     rc = worse(rc, check_script(L, o, o->args[i], &t, o->summary ? &tail : NULL));
   if (o->json) {

@@ -314,6 +314,27 @@ START_TEST(test_root_signature_resolver) {
 }
 END_TEST
 
+/* Results are checked against the options' profile. */
+START_TEST(test_check_profile) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "return pso.graphics { name = 'stereo', vs = pso.shader 'vs.cso',\n"
+    "  view_instancing = { locations = { { render_target = 0 }, { render_target = 1 } } } }\n";
+  psol_options o = options();
+  psol_result r;
+  ck_assert_int_eq(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r), PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(r.error, "pipeline 'stereo'") != NULL &&
+                    strstr(r.error, "VIEW_INSTANCING") != NULL, "%s", r.error);
+  psol_result_free(&r);
+  o.profile = psoc_profile_find("desktop_fl12_1");
+  ck_assert_ptr_nonnull(o.profile);
+  ck_assert_msg(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r) == PSOC_OK, "%s",
+                r.error);
+  ck_assert_uint_eq(r.count, 1);
+  psol_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_bad_results) {
   psol_options o = options();
   psol_result r;
@@ -583,6 +604,7 @@ Suite *suite_sandbox(void) {
   tcase_add_test(tc, test_default_root_is_script_directory);
   tcase_add_test(tc, test_result_allocator_is_honoured);
   tcase_add_test(tc, test_root_signature_resolver);
+  tcase_add_test(tc, test_check_profile);
   tcase_add_test(tc, test_bad_results);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_library_surface);
