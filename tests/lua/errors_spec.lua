@@ -1,0 +1,152 @@
+-- errors_spec.lua: every error class names the script line, the field path
+-- and, where it can, the closest valid spellings.
+local pso = require "pso"
+local compile = loadstring or load
+
+-- Run a material chunk (named mat.lua; line 1 is "local pso = ...") and
+-- return its error message. "return pso.x" becomes "local r = pso.x ...
+-- return r": LuaJIT really tail-calls C functions and so loses the line
+-- of a "return pso.graphics {...}" (see the tail-call test below).
+local function fails(src, ...)
+  src = src:gsub("return (pso%.[%w_]+)", "local r = %1")
+  local chunk = assert(compile("local pso = ...\n" .. src .. "\nreturn r", "=mat.lua"))
+  return expect(function() chunk(pso) end).to.fail(...)
+end
+
+local VS = 'vs = pso.shader { bytes = "x" }'
+
+describe("errors", function()
+  it("unknown key, with a suggestion", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }",
+          "mat.lua:2:", "rasterizer.cul: unknown key", "did you mean 'cull'?")
+  end)
+
+  it("unknown top-level key, with a suggestion", function()
+    fails("local x = 1\nreturn pso.graphics { " .. VS .. ", rasterzer = {} }",
+          "mat.lua:3:", "rasterzer: unknown key", "'rasterizer'")
+  end)
+
+  it("unknown enum value, with a suggestion", function()
+    fails("return pso.graphics { " .. VS .. ", blend = { render_targets = { {}, { src = 'src_alhpa' } } } }",
+          "mat.lua:2:", "blend.render_targets[2].src", "unknown blend 'src_alhpa'", "did you mean 'src_alpha'")
+  end)
+
+  it("unknown format in a list, with a suggestion", function()
+    fails("return pso.graphics { " .. VS .. ",\n input_layout = { { 'P', 'R32G32_FLOAT' }, { 'N', 'R32G32B32_FLAOT' } } }",
+          "mat.lua:2:", "input_layout[2].format", "did you mean 'r32g32b32_float'")
+  end)
+
+  it("wrong type", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { front_ccw = 1 } }",
+          "mat.lua:2:", "rasterizer.front_ccw: expected a boolean, got a number (1)")
+    fails("return pso.graphics { " .. VS .. ", rasterizer = 'back' }",
+          "mat.lua:2:", "rasterizer: expected a table")
+    fails("return pso.graphics { vs = 'x.cso' }", "mat.lua:2:", "vs: expected a shader")
+    fails("return pso.graphics { " .. VS .. ", cached_pso = pso.shader { bytes = 'x' } }",
+          "cached_pso: expected a blob")
+  end)
+
+  it("out of range and non-integral numbers", function()
+    fails("return pso.graphics { " .. VS .. ", depth_stencil = { stencil_read_mask = 256 } }",
+          "mat.lua:2:", "depth_stencil.stencil_read_mask", "out of range", "0..255")
+    fails("return pso.graphics { " .. VS .. ", sample_desc = { count = -1 } }",
+          "sample_desc.count", "out of range")
+    fails("return pso.graphics { " .. VS .. ", input_layout = { { 'P', 'R32_FLOAT', slot = 1.5 } } }",
+          "input_layout[1].slot: expected an integer, got a number (1.5)")
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { slope_scaled_depth_bias = 1/0 } }",
+          "rasterizer.slope_scaled_depth_bias: expected a finite number")
+    fails("return pso.graphics { " .. VS .. ", render_targets = { 'r8_unorm', 'r8_unorm', 'r8_unorm', 'r8_unorm', "
+          .. "'r8_unorm', 'r8_unorm', 'r8_unorm', 'r8_unorm', 'r8_unorm' } }", "render_targets: at most 8")
+  end)
+
+  it("count fields are implied", function()
+    fails("return pso.graphics { " .. VS .. ", input_layout = { { 'P', 'R32_FLOAT' }, num_elements = 1 } }",
+          "mat.lua:2:", "input_layout.num_elements", "implied")
+    fails("return pso.graphics { " .. VS .. ", view_instancing = { locations = { {} }, count = 1 } }",
+          "view_instancing.count", "implied by the length of 'locations'")
+    fails("return pso.graphics { " .. VS .. ", stream_output = { entries = {}, NumEntries = 0 } }",
+          "stream_output.NumEntries", "implied")
+  end)
+
+  it("two of a class", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = {}, rasterizer1 = {} }",
+          "mat.lua:2:", "rasterizer1: 'rasterizer' is also given", "only one")
+    fails("return pso.graphics { " .. VS .. ", depth_stencil1 = {}, depth_stencil2 = {} }",
+          "depth_stencil2: 'depth_stencil1' is also given")
+  end)
+
+  it("keys no single version has", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { multisample = true, line_mode = 'aliased' } }",
+          "mat.lua:2:", "cannot be combined", "rasterizer2")
+    fails("return pso.graphics { " .. VS .. ", rasterizer1 = { line_mode = 'aliased' } }",
+          "rasterizer1.line_mode: not a field of rasterizer1", "rasterizer2")
+  end)
+
+  it("a key irrelevant to the kind", function()
+    fails("return pso.compute { cs = pso.shader { bytes = 'c' }, input_layout = {} }",
+          "mat.lua:2:", "input_layout is not used by compute pipelines")
+    fails("return pso.mesh { ms = pso.shader { bytes = 'm' }, " .. VS .. " }",
+          "vs is not used by mesh pipelines")
+  end)
+
+  it("a missing shader", function()
+    fails("return pso.graphics { ps = pso.shader { bytes = 'p' } }",
+          "mat.lua:2:", "vs: missing: a graphics pipeline needs a vertex shader")
+    fails("return pso.compute { }", "cs: missing")
+    fails("return pso.mesh { }", "ms: missing")
+  end)
+
+  it("a key given twice under two spellings", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { cull = 'back', CullMode = 'none' } }",
+          "rasterizer.", "given twice")
+    fails("return pso.graphics { " .. VS .. ", blend = { src = 'one', render_targets = { { src = 'zero' } } } }",
+          "blend.", "given twice")
+  end)
+
+  it("positional values where names are expected", function()
+    fails("return pso.graphics { " .. VS .. ", 'extra' }", "unexpected positional value")
+    fails("return pso.graphics { " .. VS .. ", input_layout = { { 'P', 'R32_FLOAT', 0 } } }",
+          "input_layout[1][3]", "only semantic [1] and format [2]")
+  end)
+
+  it("flags", function()
+    fails("return pso.graphics { " .. VS .. ", blend = { write_mask = 'rgx' } }",
+          "blend.write_mask: unknown color_write_enable 'rgx'")
+    fails("return pso.graphics { " .. VS .. ", flags = 0x100 }", "flags: unknown pipeline_state_flags bits")
+    fails("return pso.graphics { " .. VS .. ", flags = { 'tool_debgu' } }", "flags[1]", "did you mean 'tool_debug'")
+  end)
+
+  it("presets used wrongly", function()
+    fails("return pso.graphics { " .. VS .. ", blend = pso.blend }", "pso.blend is a collection of presets")
+    fails("pso.blend.alpha.src = 'one'", "mat.lua:2:", "preset blend.alpha is read-only")
+    fails("pso.blend.mine = {}", "pso.blend is read-only")
+  end)
+
+  it("names", function()
+    fails("return pso.graphics { " .. VS .. ", name = 3 }", "name: expected a non-empty string")
+    fails("local b = pso.graphics { " .. VS .. " }\nreturn pso.derive(b, { })", "mat.lua:3:", "name: missing")
+  end)
+
+  it("shaders", function()
+    fails("return pso.shader { bytes = '' }", "mat.lua:2:", "pso.shader: bytes is empty")
+    fails("return pso.shader { byte = 'x' }", "unknown key 'byte'", "did you mean 'bytes'")
+    fails("return pso.shader 'no/such/file.cso'", "pso.shader: cannot read 'no/such/file.cso'")
+  end)
+
+  it("reports the line of the call in a multi-line declaration", function()
+    fails("local p = 1\n\nreturn pso.graphics {\n  " .. VS .. ",\n  rasterizer = { cull = 'nope' },\n}",
+          "mat.lua:4:", "rasterizer.cull")
+  end)
+
+  it("reports the line of a tail call (not under LuaJIT, which drops the frame)", function()
+    if jit then return end
+    local chunk = assert(compile("local pso = ...\n\nreturn pso.graphics { vs = 1 }", "=tail.lua"))
+    expect(function() chunk(pso) end).to.fail("tail.lua:3:", "vs: expected a shader")
+  end)
+
+  it("pipelines are immutable and strict about fields", function()
+    local p = pso.graphics { vs = pso.shader { bytes = "x" } }
+    expect(function() p.name = "x" end).to.fail("immutable")
+    expect(function() return p.rasterzer end).to.fail("no field 'rasterzer'", "did you mean 'rasterizer'")
+  end)
+end)

@@ -1,0 +1,156 @@
+-- pipeline_spec.lua: pipeline methods: bytes, size, hash, check, valid,
+-- dump, json, diff, table, subobjects, tostring; pso.same, pso.check_bytes.
+local pso = require "pso"
+
+local vs = pso.shader { bytes = "DXBC-vertex" }
+local ps = pso.shader { bytes = "DXBC-pixel" }
+
+local function lit(extra)
+  local t = {
+    name = "lit", root_signature = "forward", vs = vs, ps = ps,
+    input_layout = { { "POSITION", "R32G32B32_FLOAT" } },
+    rasterizer = { cull = "back" },
+    depth_stencil = { depth = true, func = "greater_equal" },
+    render_targets = { "R8G8B8A8_UNORM" },
+    depth_format = "D32_FLOAT",
+  }
+  for k, v in pairs(extra or {}) do t[k] = v end
+  return pso.graphics(t)
+end
+
+describe("bytes and size", function()
+  it("agree", function()
+    local p = lit()
+    expect(#p:bytes()).to.equal(p:size())
+    expect(p:size() % 8).to.equal(0)
+  end)
+end)
+
+describe("hash", function()
+  it("is 32 hex digits and stable", function()
+    local p = lit()
+    expect(p:hash()).to.match("^%x+$")
+    expect(#p:hash()).to.equal(32)
+    expect(lit():hash()).to.equal(p:hash())
+  end)
+
+  it("does not depend on key order, spelling or how a value was given", function()
+    local a = pso.graphics { vs = vs, ps = ps, rasterizer = { cull = "none", fill = "wireframe" }, topology = "line",
+                             blend = pso.blend.alpha, sample_desc = 4 }
+    local b = pso.graphics { sample_desc = { count = 4, quality = 0 }, topology = "D3D12_PRIMITIVE_TOPOLOGY_TYPE_LINE",
+                             blend = { render_targets = { { enable = true, logic_op_enable = false, src = "src_alpha",
+                               dst = "inv_src_alpha", op = "add", src_alpha = "one", dst_alpha = "inv_src_alpha",
+                               op_alpha = "add", logic_op = "noop", write_mask = "rgba" } },
+                               alpha_to_coverage = false, independent = false },
+                             rasterizer = { FillMode = "WIREFRAME", CullMode = "none" }, ps = ps, vs = vs }
+    expect(b:hash()).to.equal(a:hash())
+  end)
+
+  it("covers shader contents and the root-signature name, not the name", function()
+    local a = lit()
+    expect(lit({ name = "other" }):hash()).to.equal(a:hash())
+    expect(lit({ ps = pso.shader { bytes = "DXBC-pixeL" } }):hash()).to.differ(a:hash())
+    expect(lit({ root_signature = "deferred" }):hash()).to.differ(a:hash())
+  end)
+
+  it("changes when a field changes", function()
+    local a = lit()
+    expect(lit({ rasterizer = { cull = "front" } }):hash()).to.differ(a:hash())
+    expect(lit({ depth_format = "D16_UNORM" }):hash()).to.differ(a:hash())
+    expect(lit({ input_layout = { { "POSITION", "R32G32B32_FLOAT", index = 1 } } }):hash()).to.differ(a:hash())
+    expect(lit({ rasterizer = { cull = "back", depth_bias = 1 } }):hash()).to.differ(a:hash())
+  end)
+
+  it("is what pso.same compares", function()
+    expect(pso.same(lit(), lit({ name = "x" }))).to.be_true()
+    expect(pso.same(lit(), lit({ topology = "point" }))).to.be_false()
+  end)
+end)
+
+describe("check", function()
+  it("reports no errors for a clean pipeline", function()
+    local p = lit()
+    for _, d in ipairs(p:check()) do expect(d.severity).to.differ("error") end
+    expect(p:valid()).to.be_true()
+  end)
+
+  it("returns diagnostics with codes and message ids", function()
+    local p = lit({ blend = { enable = true, logic_op_enable = true } })
+    local found
+    for _, d in ipairs(p:check()) do
+      if d.code == "PSOC_BLEND_STATE" then found = d end
+    end
+    expect(found ~= nil).to.be_true()
+    expect(found.severity).to.equal("error")
+    expect(type(found.message_id)).to.equal("string")
+    expect(type(found.message)).to.equal("string")
+    expect(p:valid()).to.be_false()
+  end)
+
+  it("checks raw streams: a subobject twice", function()
+    local p = lit()
+    local diags = pso.check_bytes(p:bytes() .. p:bytes())
+    local dup
+    for _, d in ipairs(diags) do
+      if d.code == "PSOC_DUPLICATE_SUBOBJECT" then dup = dup or d end
+    end
+    expect(dup ~= nil).to.be_true()
+    expect(dup.message_id).to.equal("CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT")
+    expect(dup.subobject).to.equal(#p:subobjects())
+    expect(dup.offset).to.equal(p:size())
+  end)
+end)
+
+describe("text and tables", function()
+  it("dumps the stream", function()
+    local d = lit():dump()
+    expect(d).to.contain("RASTERIZER")
+    expect(d).to.contain("D3D12_CULL_MODE_BACK")
+    expect(d).to.contain("\"POSITION\"")
+  end)
+
+  it("writes stable JSON", function()
+    local a, b = lit(), lit()
+    local j = a:json()
+    expect(j).to.equal(b:json())
+    expect(j).to.match('^{"name":"lit","kind":"graphics","root_signature":"forward","hash":"%x+","subobjects":%[')
+    expect(j).to.contain('"rasterizer":{"fill":"solid","cull":"back"')
+    expect(j).to.contain('"render_targets":["r8g8b8a8_unorm"]')
+    expect(j).to.contain('"depth_stencil":{"depth":true')
+  end)
+
+  it("diffs effective values", function()
+    local a = lit()
+    local b = lit({ rasterizer = { cull = "none" }, topology = "line" })
+    local rows = {}
+    for _, r in ipairs(a:diff(b)) do rows[r.path] = r end
+    expect(rows["rasterizer.cull"].a).to.equal("back")
+    expect(rows["rasterizer.cull"].b).to.equal("none")
+    expect(rows["topology"].a).to.equal("triangle")
+    expect(rows["topology"].b).to.equal("line")
+    expect(rows["topology (subobject)"].a).to.equal("absent")
+    expect(rows["rasterizer.fill"]).to.be_nil()
+    expect(#a:diff(lit({ name = "same" }))).to.equal(0)
+  end)
+
+  it("prints a summary", function()
+    local p = lit()
+    local s = tostring(p)
+    expect(s).to.contain("pipeline lit (graphics, " .. #p:subobjects() .. " subobjects, " .. p:size() .. " bytes, hash ")
+    expect(s).to.contain(p:hash())
+  end)
+
+  it("returns a declaration that reproduces the pipeline", function()
+    local p = lit({ rasterizer = { depth_bias = 0.25 }, blend = pso.blend.premultiplied })
+    local t = p:table()
+    expect(t.rasterizer1.depth_bias).to.equal(0.25)
+    expect(t.name).to.equal("lit")
+    expect(pso.graphics(t):hash()).to.equal(p:hash())
+  end)
+
+  it("knows what is a pipeline", function()
+    expect(pso.is_pipeline(lit())).to.be_true()
+    expect(pso.is_pipeline({})).to.be_false()
+    expect(tostring(pso.none)).to.equal("pso.none")
+  end)
+end)
