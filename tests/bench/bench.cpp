@@ -29,6 +29,10 @@
 
 #include "psoc.h"
 
+/* bench_validation.c: full check with real-sized shader containers, as a
+** multiple of the structural walk (information). */
+extern "C" int bench_validation_main(int quick);
+
 namespace {
 
 /* ---- defeating the optimiser ------------------------------------------- */
@@ -625,6 +629,12 @@ int main(int argc, char** argv) {
   result("RESULT build_small_d3dx12_ns %.1f", build_small.b_ns);
   std::printf("\n");
   psoc_builder_free(builder);
+
+  std::printf("validation depth (bench_validation.c; information, not compared with d3dx12):\n");
+  std::fflush(stdout);
+  if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
+  std::fflush(stdout);
+  std::printf("\n");
 
   for (const std::string& line : g_results) std::printf("%s\n", line.c_str());
   std::printf("RATIO check %.2f\n", check_ratio);
