@@ -117,6 +117,10 @@ int psol_pcall(lua_State *L, int nargs, int nresults);
 /* The message of an error left by psol_dofile/psol_pcall, without the
 ** traceback, copied into 'buf'. Returns 'buf'. */
 const char *psol_error_message(lua_State *L, int idx, char *buf, size_t buflen);
+/* Where the pipeline at 'idx' was declared: the line of its pso.graphics,
+** mesh, compute or derive call (0 when unknown), and the chunk's name
+** (the file for "@file" chunks) in 'source'. */
+int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen);
 /* Instructions executed so far (to the granularity of the count hook)
 ** and bytes currently allocated by the state. */
 uint64_t psol_instructions(lua_State *L);

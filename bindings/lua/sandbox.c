@@ -470,6 +470,105 @@ static int sb_string_rep(lua_State *L) {
   return 1;
 }
 
+/* ---- declaration sites ----------------------------------------------------- */
+
+/* Registry key of a weak-keyed table: pipeline -> { source, line } of the
+** pso.graphics/mesh/compute/derive call that made it. */
+static const char where_key = 'w';
+
+/* Does 'msg' start with a position ("file:12: ") on its first line? */
+static int has_position(const char *msg) {
+  const char *p;
+  for (p = msg; *p && *p != '\n'; p++) {
+    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+      const char *q = p + 1;
+      while (*q >= '0' && *q <= '9') q++;
+      if (q[0] == ':' && q[1] == ' ') return 1;
+    }
+  }
+  return 0;
+}
+
+/* Wraps a pso declaration function (upvalue 1): calls it, records where
+** the pipeline it returns was declared, and keeps its errors at the
+** script's line (the module names its caller's line, now this wrapper's). */
+static int sb_declare(lua_State *L) {
+  int n = lua_gettop(L);
+  lua_Debug ar;
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  if (lua_pcall(L, n, 1, 0) != LUA_OK) {
+    if (lua_type(L, -1) == LUA_TSTRING && !has_position(lua_tostring(L, -1))) {
+      luaL_where(L, 1);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+    }
+    return lua_error(L);
+  }
+  if (lua_type(L, -1) == LUA_TUSERDATA && lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) &&
+      ar.currentline > 0) {
+    lua_pushlightuserdata(L, (void *)&where_key);
+    lua_rawget(L, LUA_REGISTRYINDEX);
+    if (lua_istable(L, -1)) {
+      lua_pushvalue(L, -2);
+      lua_createtable(L, 2, 0);
+      lua_pushstring(L, ar.source[0] == '@' || ar.source[0] == '=' ? ar.source + 1 : ar.short_src);
+      lua_rawseti(L, -2, 1);
+      lua_pushnumber(L, (lua_Number)ar.currentline);
+      lua_rawseti(L, -2, 2);
+      lua_rawset(L, -3);
+    }
+    lua_pop(L, 1);
+  }
+  return 1;
+}
+
+/* Wrap the declaration functions of the module table at the top. */
+static void wrap_module(lua_State *L) {
+  static const char *const names[] = { "graphics", "mesh", "compute", "derive", NULL };
+  int i;
+  lua_pushlightuserdata(L, (void *)&where_key);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  if (!lua_istable(L, -1)) return;
+  for (i = 0; names[i]; i++) {
+    lua_getfield(L, -1, names[i]);
+    if (lua_type(L, -1) == LUA_TFUNCTION) {
+      lua_pushcclosure(L, sb_declare, 1);
+      lua_setfield(L, -2, names[i]);
+    } else {
+      lua_pop(L, 1);
+    }
+  }
+}
+
+int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen) {
+  int line = 0;
+  if (source && sourcelen) source[0] = '\0';
+  idx = lua_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)&where_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (lua_istable(L, -1)) {
+    lua_pushvalue(L, idx);
+    lua_rawget(L, -2);
+    if (lua_istable(L, -1)) {
+      lua_rawgeti(L, -1, 1);
+      lua_rawgeti(L, -2, 2);
+      line = (int)lua_tonumber(L, -1);
+      if (source && sourcelen && lua_tostring(L, -2))
+        snprintf(source, sourcelen, "%s", lua_tostring(L, -2));
+      lua_pop(L, 2);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return line;
+}
+
 /* ---- require ------------------------------------------------------------- */
 
 static int valid_module_name(const char *name) {
@@ -500,6 +599,7 @@ static int sb_require(lua_State *L) {
     lua_pushcfunction(L, luaopen_pso);
     lua_pushstring(L, name);
     lua_call(L, 1, 1);
+    wrap_module(L);
   } else {
     char rel[PATH_MAX], chunk[PATH_MAX + 1];
     psol_found *found;
@@ -920,9 +1020,10 @@ static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, .
   return status;
 }
 
-/* Copy one pipeline out of the state and check it. */
-static psoc_status take(psol_result *out, const pso_pipeline *p, const char *display,
-                        const psol_options *opts) {
+/* Copy one pipeline (at the top of the stack) out of the state and check
+** it. */
+static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
+                        const char *display, const psol_options *opts) {
   psol_pipeline *dst = &out->pipelines[out->count];
   const char *name = pso_pipeline_name(p), *rs = pso_pipeline_root_signature(p);
   const psoc_stream *stream = pso_pipeline_stream(p);
@@ -956,8 +1057,11 @@ static psoc_status take(psol_result *out, const pso_pipeline *p, const char *dis
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
     if (i < diags.count) {
       const psoc_diag *d = &diags.items[i];
-      char msg[512];
-      snprintf(msg, sizeof msg, "%s: pipeline '%s': %s%s%s [%s]", display, dst->name, d->field,
+      char msg[768], where[512];
+      int line = psol_pipeline_where(L, -1, where, sizeof where);
+      if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
+      else snprintf(where, sizeof where, "%s", display);
+      snprintf(msg, sizeof msg, "%s: pipeline '%s': %s%s%s [%s]", where, dst->name, d->field,
                d->field[0] ? ": " : "", d->message,
                d->message_id ? d->message_id : psoc_code_name(d->code));
       psoc_diags_free(&diags);
@@ -990,19 +1094,18 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
   if (!out->pipelines) return fail(out, PSOC_ERR_NOMEM, "out of memory");
   for (i = 0; i < n; i++) {
     pso_pipeline *q = p;
-    if (!q) {
-      lua_rawgeti(L, -1, (int)(i + 1));
-      q = pso_topipeline(L, -1);
-      if (!q) {
-        const char *type = luaL_typename(L, -1);
-        lua_pop(L, 1);
-        return fail(out, PSOC_ERR_INVALID,
-                    "%s: result[%zu] is a %s, not a pipeline (a material script returns a "
-                    "pipeline or a list of pipelines)", display, i + 1, type);
-      }
-      lua_pop(L, 1); /* still referenced by the result table */
+    if (q) lua_pushvalue(L, -1);
+    else lua_rawgeti(L, -1, (int)(i + 1));
+    if (!q && (q = pso_topipeline(L, -1)) == NULL) {
+      const char *type = luaL_typename(L, -1);
+      lua_pop(L, 1);
+      return fail(out, PSOC_ERR_INVALID,
+                  "%s: result[%zu] is a %s, not a pipeline (a material script returns a "
+                  "pipeline or a list of pipelines)", display, i + 1, type);
     }
-    if ((status = take(out, q, display, opts)) != PSOC_OK) return status;
+    status = take(L, out, q, display, opts);
+    lua_pop(L, 1);
+    if (status != PSOC_OK) return status;
   }
   return PSOC_OK;
 }

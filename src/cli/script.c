@@ -86,14 +86,15 @@ static const char check_help[] =
   "text output, on stdout: one line per diagnostic,\n"
   "  SCRIPT[:LINE]: SEVERITY: [pipeline 'NAME': ][FIELD: ]MESSAGE [CODE[ / MESSAGE_ID]]\n"
   "Script errors (syntax, a misspelt key, a sandbox violation) carry the line of\n"
-  "the Lua error; stream diagnostics name the pipeline. For each pipeline without\n"
-  "errors:\n"
+  "the Lua error; stream diagnostics carry the line of the pipeline's declaration\n"
+  "(its pso.graphics/mesh/compute/derive call) and name the pipeline. For each\n"
+  "pipeline without errors:\n"
   "  SCRIPT: pipeline 'NAME': ok (KIND, N subobjects, N bytes, hash HASH)\n"
   "and last, one summary line:\n"
   "  N script(s), N pipeline(s): N error(s), N warning(s), N note(s)\n"
   "\n"
   "json output: {\"command\":\"check\",\"profile\",\"scripts\":[{\"file\",\"error\":null or\n"
-  "  {\"line\",\"message\"},\"pipelines\":[{\"name\",\"kind\",\"subobjects\",\"bytes\",\"hash\",\n"
+  "  {\"line\",\"message\"},\"pipelines\":[{\"name\",\"kind\",\"subobjects\",\"bytes\",\"hash\",\"line\",\n"
   "  \"errors\",\"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
   "  \"subobject\",\"offset\",\"field\",\"message\"}]}]}],\"summary\":{\"scripts\",\n"
   "  \"failed_scripts\",\"pipelines\",\"errors\",\"warnings\",\"notes\"}}\n"
@@ -426,7 +427,8 @@ static void json_key_int(const char *key, long long v, int comma) {
   else fputs("null", stdout);
 }
 
-static void print_diag(const script_options *o, const char *path, const char *name,
+/* 'where' is "FILE:LINE" of the pipeline's declaration, or the script. */
+static void print_diag(const script_options *o, const char *where, const char *name,
                        const psoc_diag *d, int first) {
   char id[PSOC_DIAG_MESSAGE_MAX];
   if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
@@ -443,7 +445,7 @@ static void print_diag(const script_options *o, const char *path, const char *na
     return;
   }
   if (o->quiet && d->severity != PSOC_SEVERITY_ERROR) return;
-  printf("%s: %s: pipeline '%s': %s%s%s [%s", path, psoc_severity_name(d->severity), name,
+  printf("%s: %s: pipeline '%s': %s%s%s [%s", where, psoc_severity_name(d->severity), name,
          d->field, d->field[0] ? ": " : "", d->message, psoc_code_name(d->code));
   if (d->message_id) printf(" / %s", id);
   fputs("]\n", stdout);
@@ -460,7 +462,11 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   psoc_check_options options;
   psoc_diags diags;
   summary_row *row;
-  int shown = 0, rc;
+  int shown = 0, rc, line;
+  char where[1024];
+  line = psol_pipeline_where(L, idx, where, sizeof where);
+  if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
+  else snprintf(where, sizeof where, "%s", path);
   psoc_hash_hex(pso_pipeline_hash(p), hash);
   memset(&options, 0, sizeof options);
   options.profile = o->profile;
@@ -478,10 +484,11 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
     json_key_string("kind", kind, 1);
     printf(",\"subobjects\":%zu,\"bytes\":%zu", subobjects, bytes);
     json_key_string("hash", hash, 1);
+    json_key_int("line", line > 0 ? line : -1, 1);
     printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", diags.errors,
            diags.warnings, diags.notes);
   }
-  for (i = 0; i < diags.count; i++) print_diag(o, path, name, &diags.items[i], shown++ == 0);
+  for (i = 0; i < diags.count; i++) print_diag(o, where, name, &diags.items[i], shown++ == 0);
   if (o->json) fputs("]}", stdout);
   else if (diags.errors == 0 && !o->quiet && !o->summary)
     printf("%s: pipeline '%s': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", path, name, kind,

@@ -323,8 +323,9 @@ START_TEST(test_check_profile) {
   psol_options o = options();
   psol_result r;
   ck_assert_int_eq(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r), PSOC_ERR_INVALID);
-  ck_assert_msg(strstr(r.error, "pipeline 'stereo'") != NULL &&
-                    strstr(r.error, "VIEW_INSTANCING") != NULL, "%s", r.error);
+  /* named by its declaration's line */
+  ck_assert_msg(strncmp(r.error, "stereo:2: pipeline 'stereo': VIEW_INSTANCING", 44) == 0, "%s",
+                r.error);
   psol_result_free(&r);
   o.profile = psoc_profile_find("desktop_fl12_1");
   ck_assert_ptr_nonnull(o.profile);
@@ -544,6 +545,10 @@ START_TEST(test_state_api) {
   ck_assert(lua_istable(L, -1));
   lua_rawgeti(L, -1, 1);
   ck_assert_ptr_nonnull(pso_topipeline(L, -1));
+  /* declared on line 4 of mat.lua */
+  ck_assert_int_eq(psol_pipeline_where(L, -1, msg, sizeof msg), 4);
+  ck_assert_str_eq(msg, path);
+  ck_assert_int_eq(psol_pipeline_where(L, -2, msg, sizeof msg), 0); /* not a pipeline */
   lua_pop(L, 2);
   /* an error keeps its traceback on the stack; the message drops it */
   ck_assert_int_ne(psol_dostring(L, "=broken", "local x = nil; return x.y", 25, 0), LUA_OK);
