@@ -74,6 +74,18 @@ if not BUILD or BUILD == "" then
 end
 BUILD = BUILD:gsub("/+$", "")
 
+-- The library version, read from src/psoc.h (the only place it is written).
+local function psoc_version()
+    local f = io.open("src/psoc.h", "r")
+    local text = f and f:read("*a") or ""
+    if f then f:close() end
+    local major = text:match("#define%s+PSOC_VERSION_MAJOR%s+(%d+)") or "0"
+    local minor = text:match("#define%s+PSOC_VERSION_MINOR%s+(%d+)") or "0"
+    return major, minor
+end
+local PSOC_MAJOR, PSOC_MINOR = psoc_version()
+local PSOC_ABI = PSOC_MAJOR .. "." .. PSOC_MINOR
+
 local CONFIGS = { "release", "debug", "sanitize" }
 local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize" }
 
@@ -248,6 +260,9 @@ if wanted("psoc_static/psoc_shared", "src/*.c") then
         files { "src/*.c" }
         excludes { "src/cli/**" }
         links { "m" }
+        -- soname libpsoc.so.MAJOR.MINOR (while MAJOR is 0 every minor
+        -- release may break the ABI); scripts/install.sh adds the links.
+        linkoptions { "-Wl,-soname,libpsoc.so." .. PSOC_ABI }
 end
 
 -- Lua binding: embedding library and loadable module ----------------------
@@ -318,6 +333,17 @@ if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
             buildoptions { "-O2" }
             links(bench_links)
     end
+end
+
+-- Tools ------------------------------------------------------------------
+
+-- LuaLS annotations of the material language, printed from the registry:
+-- BUILD/bin/psoc_gen_annotations > scripts/types/pso.lua (--check FILE
+-- compares; see scripts/gen_annotations.c).
+if wanted("psoc_gen_annotations", "scripts/gen_annotations.c") then
+    c_project("psoc_gen_annotations", "ConsoleApp", "bin")
+        files { "scripts/gen_annotations.c" }
+        links { "psoc_static", "m" }
 end
 
 if #skipped > 0 and _ACTION then

@@ -1,0 +1,1478 @@
+---@meta pso
+-- pso.lua: LuaLS / EmmyLua annotations of the material language (the `pso`
+-- module of psoc 0.1.0), for completion of keys and enum names and for typo
+-- warnings while writing materials.
+--
+-- GENERATED from psoc's registry by scripts/gen_annotations.c; do not edit.
+--   regenerate: build/bin/psoc_gen_annotations -o scripts/types/pso.lua
+--   check:      build/bin/psoc_gen_annotations --check scripts/types/pso.lua
+--
+-- Use: point the editor's Lua language server at this folder, e.g. in
+-- .luarc.json: { "workspace.library": ["<psoc>/scripts/types"] } (installed:
+-- PREFIX/share/psoc/types). See docs/embedding.md.
+-- luacheck: ignore 212
+
+-- Enumerations ----------------------------------------------------------------
+
+---DXGI_FORMAT: enum names (121 values). Short lowercase names, the same in upper case,
+---and the full DXGI names are all accepted (case does not matter).
+---@alias pso.enum.format
+---| "unknown" # DXGI_FORMAT_UNKNOWN = 0
+---| "r32g32b32a32_typeless" # DXGI_FORMAT_R32G32B32A32_TYPELESS = 1
+---| "r32g32b32a32_float" # DXGI_FORMAT_R32G32B32A32_FLOAT = 2
+---| "r32g32b32a32_uint" # DXGI_FORMAT_R32G32B32A32_UINT = 3
+---| "r32g32b32a32_sint" # DXGI_FORMAT_R32G32B32A32_SINT = 4
+---| "r32g32b32_typeless" # DXGI_FORMAT_R32G32B32_TYPELESS = 5
+---| "r32g32b32_float" # DXGI_FORMAT_R32G32B32_FLOAT = 6
+---| "r32g32b32_uint" # DXGI_FORMAT_R32G32B32_UINT = 7
+---| "r32g32b32_sint" # DXGI_FORMAT_R32G32B32_SINT = 8
+---| "r16g16b16a16_typeless" # DXGI_FORMAT_R16G16B16A16_TYPELESS = 9
+---| "r16g16b16a16_float" # DXGI_FORMAT_R16G16B16A16_FLOAT = a
+---| "r16g16b16a16_unorm" # DXGI_FORMAT_R16G16B16A16_UNORM = b
+---| "r16g16b16a16_uint" # DXGI_FORMAT_R16G16B16A16_UINT = c
+---| "r16g16b16a16_snorm" # DXGI_FORMAT_R16G16B16A16_SNORM = d
+---| "r16g16b16a16_sint" # DXGI_FORMAT_R16G16B16A16_SINT = e
+---| "r32g32_typeless" # DXGI_FORMAT_R32G32_TYPELESS = f
+---| "r32g32_float" # DXGI_FORMAT_R32G32_FLOAT = 10
+---| "r32g32_uint" # DXGI_FORMAT_R32G32_UINT = 11
+---| "r32g32_sint" # DXGI_FORMAT_R32G32_SINT = 12
+---| "r32g8x24_typeless" # DXGI_FORMAT_R32G8X24_TYPELESS = 13
+---| "d32_float_s8x24_uint" # DXGI_FORMAT_D32_FLOAT_S8X24_UINT = 14
+---| "r32_float_x8x24_typeless" # DXGI_FORMAT_R32_FLOAT_X8X24_TYPELESS = 15
+---| "x32_typeless_g8x24_uint" # DXGI_FORMAT_X32_TYPELESS_G8X24_UINT = 16
+---| "r10g10b10a2_typeless" # DXGI_FORMAT_R10G10B10A2_TYPELESS = 17
+---| "r10g10b10a2_unorm" # DXGI_FORMAT_R10G10B10A2_UNORM = 18
+---| "r10g10b10a2_uint" # DXGI_FORMAT_R10G10B10A2_UINT = 19
+---| "r11g11b10_float" # DXGI_FORMAT_R11G11B10_FLOAT = 1a
+---| "r8g8b8a8_typeless" # DXGI_FORMAT_R8G8B8A8_TYPELESS = 1b
+---| "r8g8b8a8_unorm" # DXGI_FORMAT_R8G8B8A8_UNORM = 1c
+---| "r8g8b8a8_unorm_srgb" # DXGI_FORMAT_R8G8B8A8_UNORM_SRGB = 1d
+---| "r8g8b8a8_uint" # DXGI_FORMAT_R8G8B8A8_UINT = 1e
+---| "r8g8b8a8_snorm" # DXGI_FORMAT_R8G8B8A8_SNORM = 1f
+---| "r8g8b8a8_sint" # DXGI_FORMAT_R8G8B8A8_SINT = 20
+---| "r16g16_typeless" # DXGI_FORMAT_R16G16_TYPELESS = 21
+---| "r16g16_float" # DXGI_FORMAT_R16G16_FLOAT = 22
+---| "r16g16_unorm" # DXGI_FORMAT_R16G16_UNORM = 23
+---| "r16g16_uint" # DXGI_FORMAT_R16G16_UINT = 24
+---| "r16g16_snorm" # DXGI_FORMAT_R16G16_SNORM = 25
+---| "r16g16_sint" # DXGI_FORMAT_R16G16_SINT = 26
+---| "r32_typeless" # DXGI_FORMAT_R32_TYPELESS = 27
+---| "d32_float" # DXGI_FORMAT_D32_FLOAT = 28
+---| "r32_float" # DXGI_FORMAT_R32_FLOAT = 29
+---| "r32_uint" # DXGI_FORMAT_R32_UINT = 2a
+---| "r32_sint" # DXGI_FORMAT_R32_SINT = 2b
+---| "r24g8_typeless" # DXGI_FORMAT_R24G8_TYPELESS = 2c
+---| "d24_unorm_s8_uint" # DXGI_FORMAT_D24_UNORM_S8_UINT = 2d
+---| "r24_unorm_x8_typeless" # DXGI_FORMAT_R24_UNORM_X8_TYPELESS = 2e
+---| "x24_typeless_g8_uint" # DXGI_FORMAT_X24_TYPELESS_G8_UINT = 2f
+---| "r8g8_typeless" # DXGI_FORMAT_R8G8_TYPELESS = 30
+---| "r8g8_unorm" # DXGI_FORMAT_R8G8_UNORM = 31
+---| "r8g8_uint" # DXGI_FORMAT_R8G8_UINT = 32
+---| "r8g8_snorm" # DXGI_FORMAT_R8G8_SNORM = 33
+---| "r8g8_sint" # DXGI_FORMAT_R8G8_SINT = 34
+---| "r16_typeless" # DXGI_FORMAT_R16_TYPELESS = 35
+---| "r16_float" # DXGI_FORMAT_R16_FLOAT = 36
+---| "d16_unorm" # DXGI_FORMAT_D16_UNORM = 37
+---| "r16_unorm" # DXGI_FORMAT_R16_UNORM = 38
+---| "r16_uint" # DXGI_FORMAT_R16_UINT = 39
+---| "r16_snorm" # DXGI_FORMAT_R16_SNORM = 3a
+---| "r16_sint" # DXGI_FORMAT_R16_SINT = 3b
+---| "r8_typeless" # DXGI_FORMAT_R8_TYPELESS = 3c
+---| "r8_unorm" # DXGI_FORMAT_R8_UNORM = 3d
+---| "r8_uint" # DXGI_FORMAT_R8_UINT = 3e
+---| "r8_snorm" # DXGI_FORMAT_R8_SNORM = 3f
+---| "r8_sint" # DXGI_FORMAT_R8_SINT = 40
+---| "a8_unorm" # DXGI_FORMAT_A8_UNORM = 41
+---| "r1_unorm" # DXGI_FORMAT_R1_UNORM = 42
+---| "r9g9b9e5_sharedexp" # DXGI_FORMAT_R9G9B9E5_SHAREDEXP = 43
+---| "r8g8_b8g8_unorm" # DXGI_FORMAT_R8G8_B8G8_UNORM = 44
+---| "g8r8_g8b8_unorm" # DXGI_FORMAT_G8R8_G8B8_UNORM = 45
+---| "bc1_typeless" # DXGI_FORMAT_BC1_TYPELESS = 46
+---| "bc1_unorm" # DXGI_FORMAT_BC1_UNORM = 47
+---| "bc1_unorm_srgb" # DXGI_FORMAT_BC1_UNORM_SRGB = 48
+---| "bc2_typeless" # DXGI_FORMAT_BC2_TYPELESS = 49
+---| "bc2_unorm" # DXGI_FORMAT_BC2_UNORM = 4a
+---| "bc2_unorm_srgb" # DXGI_FORMAT_BC2_UNORM_SRGB = 4b
+---| "bc3_typeless" # DXGI_FORMAT_BC3_TYPELESS = 4c
+---| "bc3_unorm" # DXGI_FORMAT_BC3_UNORM = 4d
+---| "bc3_unorm_srgb" # DXGI_FORMAT_BC3_UNORM_SRGB = 4e
+---| "bc4_typeless" # DXGI_FORMAT_BC4_TYPELESS = 4f
+---| "bc4_unorm" # DXGI_FORMAT_BC4_UNORM = 50
+---| "bc4_snorm" # DXGI_FORMAT_BC4_SNORM = 51
+---| "bc5_typeless" # DXGI_FORMAT_BC5_TYPELESS = 52
+---| "bc5_unorm" # DXGI_FORMAT_BC5_UNORM = 53
+---| "bc5_snorm" # DXGI_FORMAT_BC5_SNORM = 54
+---| "b5g6r5_unorm" # DXGI_FORMAT_B5G6R5_UNORM = 55
+---| "b5g5r5a1_unorm" # DXGI_FORMAT_B5G5R5A1_UNORM = 56
+---| "b8g8r8a8_unorm" # DXGI_FORMAT_B8G8R8A8_UNORM = 57
+---| "b8g8r8x8_unorm" # DXGI_FORMAT_B8G8R8X8_UNORM = 58
+---| "r10g10b10_xr_bias_a2_unorm" # DXGI_FORMAT_R10G10B10_XR_BIAS_A2_UNORM = 59
+---| "b8g8r8a8_typeless" # DXGI_FORMAT_B8G8R8A8_TYPELESS = 5a
+---| "b8g8r8a8_unorm_srgb" # DXGI_FORMAT_B8G8R8A8_UNORM_SRGB = 5b
+---| "b8g8r8x8_typeless" # DXGI_FORMAT_B8G8R8X8_TYPELESS = 5c
+---| "b8g8r8x8_unorm_srgb" # DXGI_FORMAT_B8G8R8X8_UNORM_SRGB = 5d
+---| "bc6h_typeless" # DXGI_FORMAT_BC6H_TYPELESS = 5e
+---| "bc6h_uf16" # DXGI_FORMAT_BC6H_UF16 = 5f
+---| "bc6h_sf16" # DXGI_FORMAT_BC6H_SF16 = 60
+---| "bc7_typeless" # DXGI_FORMAT_BC7_TYPELESS = 61
+---| "bc7_unorm" # DXGI_FORMAT_BC7_UNORM = 62
+---| "bc7_unorm_srgb" # DXGI_FORMAT_BC7_UNORM_SRGB = 63
+---| "ayuv" # DXGI_FORMAT_AYUV = 64
+---| "y410" # DXGI_FORMAT_Y410 = 65
+---| "y416" # DXGI_FORMAT_Y416 = 66
+---| "nv12" # DXGI_FORMAT_NV12 = 67
+---| "p010" # DXGI_FORMAT_P010 = 68
+---| "p016" # DXGI_FORMAT_P016 = 69
+---| "420_opaque" # DXGI_FORMAT_420_OPAQUE = 6a
+---| "yuy2" # DXGI_FORMAT_YUY2 = 6b
+---| "y210" # DXGI_FORMAT_Y210 = 6c
+---| "y216" # DXGI_FORMAT_Y216 = 6d
+---| "nv11" # DXGI_FORMAT_NV11 = 6e
+---| "ai44" # DXGI_FORMAT_AI44 = 6f
+---| "ia44" # DXGI_FORMAT_IA44 = 70
+---| "p8" # DXGI_FORMAT_P8 = 71
+---| "a8p8" # DXGI_FORMAT_A8P8 = 72
+---| "b4g4r4a4_unorm" # DXGI_FORMAT_B4G4R4A4_UNORM = 73
+---| "p208" # DXGI_FORMAT_P208 = 82
+---| "v208" # DXGI_FORMAT_V208 = 83
+---| "v408" # DXGI_FORMAT_V408 = 84
+---| "sampler_feedback_min_mip_opaque" # DXGI_FORMAT_SAMPLER_FEEDBACK_MIN_MIP_OPAQUE = bd
+---| "sampler_feedback_mip_region_used_opaque" # DXGI_FORMAT_SAMPLER_FEEDBACK_MIP_REGION_USED_OPAQUE = be
+---| "UNKNOWN"
+---| "R32G32B32A32_TYPELESS"
+---| "R32G32B32A32_FLOAT"
+---| "R32G32B32A32_UINT"
+---| "R32G32B32A32_SINT"
+---| "R32G32B32_TYPELESS"
+---| "R32G32B32_FLOAT"
+---| "R32G32B32_UINT"
+---| "R32G32B32_SINT"
+---| "R16G16B16A16_TYPELESS"
+---| "R16G16B16A16_FLOAT"
+---| "R16G16B16A16_UNORM"
+---| "R16G16B16A16_UINT"
+---| "R16G16B16A16_SNORM"
+---| "R16G16B16A16_SINT"
+---| "R32G32_TYPELESS"
+---| "R32G32_FLOAT"
+---| "R32G32_UINT"
+---| "R32G32_SINT"
+---| "R32G8X24_TYPELESS"
+---| "D32_FLOAT_S8X24_UINT"
+---| "R32_FLOAT_X8X24_TYPELESS"
+---| "X32_TYPELESS_G8X24_UINT"
+---| "R10G10B10A2_TYPELESS"
+---| "R10G10B10A2_UNORM"
+---| "R10G10B10A2_UINT"
+---| "R11G11B10_FLOAT"
+---| "R8G8B8A8_TYPELESS"
+---| "R8G8B8A8_UNORM"
+---| "R8G8B8A8_UNORM_SRGB"
+---| "R8G8B8A8_UINT"
+---| "R8G8B8A8_SNORM"
+---| "R8G8B8A8_SINT"
+---| "R16G16_TYPELESS"
+---| "R16G16_FLOAT"
+---| "R16G16_UNORM"
+---| "R16G16_UINT"
+---| "R16G16_SNORM"
+---| "R16G16_SINT"
+---| "R32_TYPELESS"
+---| "D32_FLOAT"
+---| "R32_FLOAT"
+---| "R32_UINT"
+---| "R32_SINT"
+---| "R24G8_TYPELESS"
+---| "D24_UNORM_S8_UINT"
+---| "R24_UNORM_X8_TYPELESS"
+---| "X24_TYPELESS_G8_UINT"
+---| "R8G8_TYPELESS"
+---| "R8G8_UNORM"
+---| "R8G8_UINT"
+---| "R8G8_SNORM"
+---| "R8G8_SINT"
+---| "R16_TYPELESS"
+---| "R16_FLOAT"
+---| "D16_UNORM"
+---| "R16_UNORM"
+---| "R16_UINT"
+---| "R16_SNORM"
+---| "R16_SINT"
+---| "R8_TYPELESS"
+---| "R8_UNORM"
+---| "R8_UINT"
+---| "R8_SNORM"
+---| "R8_SINT"
+---| "A8_UNORM"
+---| "R1_UNORM"
+---| "R9G9B9E5_SHAREDEXP"
+---| "R8G8_B8G8_UNORM"
+---| "G8R8_G8B8_UNORM"
+---| "BC1_TYPELESS"
+---| "BC1_UNORM"
+---| "BC1_UNORM_SRGB"
+---| "BC2_TYPELESS"
+---| "BC2_UNORM"
+---| "BC2_UNORM_SRGB"
+---| "BC3_TYPELESS"
+---| "BC3_UNORM"
+---| "BC3_UNORM_SRGB"
+---| "BC4_TYPELESS"
+---| "BC4_UNORM"
+---| "BC4_SNORM"
+---| "BC5_TYPELESS"
+---| "BC5_UNORM"
+---| "BC5_SNORM"
+---| "B5G6R5_UNORM"
+---| "B5G5R5A1_UNORM"
+---| "B8G8R8A8_UNORM"
+---| "B8G8R8X8_UNORM"
+---| "R10G10B10_XR_BIAS_A2_UNORM"
+---| "B8G8R8A8_TYPELESS"
+---| "B8G8R8A8_UNORM_SRGB"
+---| "B8G8R8X8_TYPELESS"
+---| "B8G8R8X8_UNORM_SRGB"
+---| "BC6H_TYPELESS"
+---| "BC6H_UF16"
+---| "BC6H_SF16"
+---| "BC7_TYPELESS"
+---| "BC7_UNORM"
+---| "BC7_UNORM_SRGB"
+---| "AYUV"
+---| "Y410"
+---| "Y416"
+---| "NV12"
+---| "P010"
+---| "P016"
+---| "420_OPAQUE"
+---| "YUY2"
+---| "Y210"
+---| "Y216"
+---| "NV11"
+---| "AI44"
+---| "IA44"
+---| "P8"
+---| "A8P8"
+---| "B4G4R4A4_UNORM"
+---| "P208"
+---| "V208"
+---| "V408"
+---| "SAMPLER_FEEDBACK_MIN_MIP_OPAQUE"
+---| "SAMPLER_FEEDBACK_MIP_REGION_USED_OPAQUE"
+---| "DXGI_FORMAT_UNKNOWN"
+---| "DXGI_FORMAT_R32G32B32A32_TYPELESS"
+---| "DXGI_FORMAT_R32G32B32A32_FLOAT"
+---| "DXGI_FORMAT_R32G32B32A32_UINT"
+---| "DXGI_FORMAT_R32G32B32A32_SINT"
+---| "DXGI_FORMAT_R32G32B32_TYPELESS"
+---| "DXGI_FORMAT_R32G32B32_FLOAT"
+---| "DXGI_FORMAT_R32G32B32_UINT"
+---| "DXGI_FORMAT_R32G32B32_SINT"
+---| "DXGI_FORMAT_R16G16B16A16_TYPELESS"
+---| "DXGI_FORMAT_R16G16B16A16_FLOAT"
+---| "DXGI_FORMAT_R16G16B16A16_UNORM"
+---| "DXGI_FORMAT_R16G16B16A16_UINT"
+---| "DXGI_FORMAT_R16G16B16A16_SNORM"
+---| "DXGI_FORMAT_R16G16B16A16_SINT"
+---| "DXGI_FORMAT_R32G32_TYPELESS"
+---| "DXGI_FORMAT_R32G32_FLOAT"
+---| "DXGI_FORMAT_R32G32_UINT"
+---| "DXGI_FORMAT_R32G32_SINT"
+---| "DXGI_FORMAT_R32G8X24_TYPELESS"
+---| "DXGI_FORMAT_D32_FLOAT_S8X24_UINT"
+---| "DXGI_FORMAT_R32_FLOAT_X8X24_TYPELESS"
+---| "DXGI_FORMAT_X32_TYPELESS_G8X24_UINT"
+---| "DXGI_FORMAT_R10G10B10A2_TYPELESS"
+---| "DXGI_FORMAT_R10G10B10A2_UNORM"
+---| "DXGI_FORMAT_R10G10B10A2_UINT"
+---| "DXGI_FORMAT_R11G11B10_FLOAT"
+---| "DXGI_FORMAT_R8G8B8A8_TYPELESS"
+---| "DXGI_FORMAT_R8G8B8A8_UNORM"
+---| "DXGI_FORMAT_R8G8B8A8_UNORM_SRGB"
+---| "DXGI_FORMAT_R8G8B8A8_UINT"
+---| "DXGI_FORMAT_R8G8B8A8_SNORM"
+---| "DXGI_FORMAT_R8G8B8A8_SINT"
+---| "DXGI_FORMAT_R16G16_TYPELESS"
+---| "DXGI_FORMAT_R16G16_FLOAT"
+---| "DXGI_FORMAT_R16G16_UNORM"
+---| "DXGI_FORMAT_R16G16_UINT"
+---| "DXGI_FORMAT_R16G16_SNORM"
+---| "DXGI_FORMAT_R16G16_SINT"
+---| "DXGI_FORMAT_R32_TYPELESS"
+---| "DXGI_FORMAT_D32_FLOAT"
+---| "DXGI_FORMAT_R32_FLOAT"
+---| "DXGI_FORMAT_R32_UINT"
+---| "DXGI_FORMAT_R32_SINT"
+---| "DXGI_FORMAT_R24G8_TYPELESS"
+---| "DXGI_FORMAT_D24_UNORM_S8_UINT"
+---| "DXGI_FORMAT_R24_UNORM_X8_TYPELESS"
+---| "DXGI_FORMAT_X24_TYPELESS_G8_UINT"
+---| "DXGI_FORMAT_R8G8_TYPELESS"
+---| "DXGI_FORMAT_R8G8_UNORM"
+---| "DXGI_FORMAT_R8G8_UINT"
+---| "DXGI_FORMAT_R8G8_SNORM"
+---| "DXGI_FORMAT_R8G8_SINT"
+---| "DXGI_FORMAT_R16_TYPELESS"
+---| "DXGI_FORMAT_R16_FLOAT"
+---| "DXGI_FORMAT_D16_UNORM"
+---| "DXGI_FORMAT_R16_UNORM"
+---| "DXGI_FORMAT_R16_UINT"
+---| "DXGI_FORMAT_R16_SNORM"
+---| "DXGI_FORMAT_R16_SINT"
+---| "DXGI_FORMAT_R8_TYPELESS"
+---| "DXGI_FORMAT_R8_UNORM"
+---| "DXGI_FORMAT_R8_UINT"
+---| "DXGI_FORMAT_R8_SNORM"
+---| "DXGI_FORMAT_R8_SINT"
+---| "DXGI_FORMAT_A8_UNORM"
+---| "DXGI_FORMAT_R1_UNORM"
+---| "DXGI_FORMAT_R9G9B9E5_SHAREDEXP"
+---| "DXGI_FORMAT_R8G8_B8G8_UNORM"
+---| "DXGI_FORMAT_G8R8_G8B8_UNORM"
+---| "DXGI_FORMAT_BC1_TYPELESS"
+---| "DXGI_FORMAT_BC1_UNORM"
+---| "DXGI_FORMAT_BC1_UNORM_SRGB"
+---| "DXGI_FORMAT_BC2_TYPELESS"
+---| "DXGI_FORMAT_BC2_UNORM"
+---| "DXGI_FORMAT_BC2_UNORM_SRGB"
+---| "DXGI_FORMAT_BC3_TYPELESS"
+---| "DXGI_FORMAT_BC3_UNORM"
+---| "DXGI_FORMAT_BC3_UNORM_SRGB"
+---| "DXGI_FORMAT_BC4_TYPELESS"
+---| "DXGI_FORMAT_BC4_UNORM"
+---| "DXGI_FORMAT_BC4_SNORM"
+---| "DXGI_FORMAT_BC5_TYPELESS"
+---| "DXGI_FORMAT_BC5_UNORM"
+---| "DXGI_FORMAT_BC5_SNORM"
+---| "DXGI_FORMAT_B5G6R5_UNORM"
+---| "DXGI_FORMAT_B5G5R5A1_UNORM"
+---| "DXGI_FORMAT_B8G8R8A8_UNORM"
+---| "DXGI_FORMAT_B8G8R8X8_UNORM"
+---| "DXGI_FORMAT_R10G10B10_XR_BIAS_A2_UNORM"
+---| "DXGI_FORMAT_B8G8R8A8_TYPELESS"
+---| "DXGI_FORMAT_B8G8R8A8_UNORM_SRGB"
+---| "DXGI_FORMAT_B8G8R8X8_TYPELESS"
+---| "DXGI_FORMAT_B8G8R8X8_UNORM_SRGB"
+---| "DXGI_FORMAT_BC6H_TYPELESS"
+---| "DXGI_FORMAT_BC6H_UF16"
+---| "DXGI_FORMAT_BC6H_SF16"
+---| "DXGI_FORMAT_BC7_TYPELESS"
+---| "DXGI_FORMAT_BC7_UNORM"
+---| "DXGI_FORMAT_BC7_UNORM_SRGB"
+---| "DXGI_FORMAT_AYUV"
+---| "DXGI_FORMAT_Y410"
+---| "DXGI_FORMAT_Y416"
+---| "DXGI_FORMAT_NV12"
+---| "DXGI_FORMAT_P010"
+---| "DXGI_FORMAT_P016"
+---| "DXGI_FORMAT_420_OPAQUE"
+---| "DXGI_FORMAT_YUY2"
+---| "DXGI_FORMAT_Y210"
+---| "DXGI_FORMAT_Y216"
+---| "DXGI_FORMAT_NV11"
+---| "DXGI_FORMAT_AI44"
+---| "DXGI_FORMAT_IA44"
+---| "DXGI_FORMAT_P8"
+---| "DXGI_FORMAT_A8P8"
+---| "DXGI_FORMAT_B4G4R4A4_UNORM"
+---| "DXGI_FORMAT_P208"
+---| "DXGI_FORMAT_V208"
+---| "DXGI_FORMAT_V408"
+---| "DXGI_FORMAT_SAMPLER_FEEDBACK_MIN_MIP_OPAQUE"
+---| "DXGI_FORMAT_SAMPLER_FEEDBACK_MIP_REGION_USED_OPAQUE"
+
+---D3D12_FILL_MODE: enum names (2 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.fill_mode
+---| "wireframe" # D3D12_FILL_MODE_WIREFRAME = 2
+---| "solid" # D3D12_FILL_MODE_SOLID = 3
+---| "WIREFRAME"
+---| "SOLID"
+---| "D3D12_FILL_MODE_WIREFRAME"
+---| "D3D12_FILL_MODE_SOLID"
+
+---D3D12_CULL_MODE: enum names (3 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.cull_mode
+---| "none" # D3D12_CULL_MODE_NONE = 1
+---| "front" # D3D12_CULL_MODE_FRONT = 2
+---| "back" # D3D12_CULL_MODE_BACK = 3
+---| "NONE"
+---| "FRONT"
+---| "BACK"
+---| "D3D12_CULL_MODE_NONE"
+---| "D3D12_CULL_MODE_FRONT"
+---| "D3D12_CULL_MODE_BACK"
+
+---D3D12_CONSERVATIVE_RASTERIZATION_MODE: enum names (2 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.conservative_rasterization_mode
+---| "off" # D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF = 0
+---| "on" # D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON = 1
+---| "OFF"
+---| "ON"
+---| "D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF"
+---| "D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON"
+
+---D3D12_LINE_RASTERIZATION_MODE: enum names (4 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.line_rasterization_mode
+---| "aliased" # D3D12_LINE_RASTERIZATION_MODE_ALIASED = 0
+---| "alpha_antialiased" # D3D12_LINE_RASTERIZATION_MODE_ALPHA_ANTIALIASED = 1
+---| "quadrilateral_wide" # D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE = 2
+---| "quadrilateral_narrow" # D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW = 3
+---| "ALIASED"
+---| "ALPHA_ANTIALIASED"
+---| "QUADRILATERAL_WIDE"
+---| "QUADRILATERAL_NARROW"
+---| "D3D12_LINE_RASTERIZATION_MODE_ALIASED"
+---| "D3D12_LINE_RASTERIZATION_MODE_ALPHA_ANTIALIASED"
+---| "D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE"
+---| "D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW"
+
+---D3D12_BLEND: enum names (19 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.blend
+---| "zero" # D3D12_BLEND_ZERO = 1
+---| "one" # D3D12_BLEND_ONE = 2
+---| "src_color" # D3D12_BLEND_SRC_COLOR = 3
+---| "inv_src_color" # D3D12_BLEND_INV_SRC_COLOR = 4
+---| "src_alpha" # D3D12_BLEND_SRC_ALPHA = 5
+---| "inv_src_alpha" # D3D12_BLEND_INV_SRC_ALPHA = 6
+---| "dest_alpha" # D3D12_BLEND_DEST_ALPHA = 7
+---| "inv_dest_alpha" # D3D12_BLEND_INV_DEST_ALPHA = 8
+---| "dest_color" # D3D12_BLEND_DEST_COLOR = 9
+---| "inv_dest_color" # D3D12_BLEND_INV_DEST_COLOR = a
+---| "src_alpha_sat" # D3D12_BLEND_SRC_ALPHA_SAT = b
+---| "blend_factor" # D3D12_BLEND_BLEND_FACTOR = e
+---| "inv_blend_factor" # D3D12_BLEND_INV_BLEND_FACTOR = f
+---| "src1_color" # D3D12_BLEND_SRC1_COLOR = 10
+---| "inv_src1_color" # D3D12_BLEND_INV_SRC1_COLOR = 11
+---| "src1_alpha" # D3D12_BLEND_SRC1_ALPHA = 12
+---| "inv_src1_alpha" # D3D12_BLEND_INV_SRC1_ALPHA = 13
+---| "alpha_factor" # D3D12_BLEND_ALPHA_FACTOR = 14
+---| "inv_alpha_factor" # D3D12_BLEND_INV_ALPHA_FACTOR = 15
+---| "ZERO"
+---| "ONE"
+---| "SRC_COLOR"
+---| "INV_SRC_COLOR"
+---| "SRC_ALPHA"
+---| "INV_SRC_ALPHA"
+---| "DEST_ALPHA"
+---| "INV_DEST_ALPHA"
+---| "DEST_COLOR"
+---| "INV_DEST_COLOR"
+---| "SRC_ALPHA_SAT"
+---| "BLEND_FACTOR"
+---| "INV_BLEND_FACTOR"
+---| "SRC1_COLOR"
+---| "INV_SRC1_COLOR"
+---| "SRC1_ALPHA"
+---| "INV_SRC1_ALPHA"
+---| "ALPHA_FACTOR"
+---| "INV_ALPHA_FACTOR"
+---| "D3D12_BLEND_ZERO"
+---| "D3D12_BLEND_ONE"
+---| "D3D12_BLEND_SRC_COLOR"
+---| "D3D12_BLEND_INV_SRC_COLOR"
+---| "D3D12_BLEND_SRC_ALPHA"
+---| "D3D12_BLEND_INV_SRC_ALPHA"
+---| "D3D12_BLEND_DEST_ALPHA"
+---| "D3D12_BLEND_INV_DEST_ALPHA"
+---| "D3D12_BLEND_DEST_COLOR"
+---| "D3D12_BLEND_INV_DEST_COLOR"
+---| "D3D12_BLEND_SRC_ALPHA_SAT"
+---| "D3D12_BLEND_BLEND_FACTOR"
+---| "D3D12_BLEND_INV_BLEND_FACTOR"
+---| "D3D12_BLEND_SRC1_COLOR"
+---| "D3D12_BLEND_INV_SRC1_COLOR"
+---| "D3D12_BLEND_SRC1_ALPHA"
+---| "D3D12_BLEND_INV_SRC1_ALPHA"
+---| "D3D12_BLEND_ALPHA_FACTOR"
+---| "D3D12_BLEND_INV_ALPHA_FACTOR"
+
+---D3D12_BLEND_OP: enum names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.blend_op
+---| "add" # D3D12_BLEND_OP_ADD = 1
+---| "subtract" # D3D12_BLEND_OP_SUBTRACT = 2
+---| "rev_subtract" # D3D12_BLEND_OP_REV_SUBTRACT = 3
+---| "min" # D3D12_BLEND_OP_MIN = 4
+---| "max" # D3D12_BLEND_OP_MAX = 5
+---| "ADD"
+---| "SUBTRACT"
+---| "REV_SUBTRACT"
+---| "MIN"
+---| "MAX"
+---| "D3D12_BLEND_OP_ADD"
+---| "D3D12_BLEND_OP_SUBTRACT"
+---| "D3D12_BLEND_OP_REV_SUBTRACT"
+---| "D3D12_BLEND_OP_MIN"
+---| "D3D12_BLEND_OP_MAX"
+
+---D3D12_LOGIC_OP: enum names (16 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.logic_op
+---| "clear" # D3D12_LOGIC_OP_CLEAR = 0
+---| "set" # D3D12_LOGIC_OP_SET = 1
+---| "copy" # D3D12_LOGIC_OP_COPY = 2
+---| "copy_inverted" # D3D12_LOGIC_OP_COPY_INVERTED = 3
+---| "noop" # D3D12_LOGIC_OP_NOOP = 4
+---| "invert" # D3D12_LOGIC_OP_INVERT = 5
+---| "and" # D3D12_LOGIC_OP_AND = 6
+---| "nand" # D3D12_LOGIC_OP_NAND = 7
+---| "or" # D3D12_LOGIC_OP_OR = 8
+---| "nor" # D3D12_LOGIC_OP_NOR = 9
+---| "xor" # D3D12_LOGIC_OP_XOR = a
+---| "equiv" # D3D12_LOGIC_OP_EQUIV = b
+---| "and_reverse" # D3D12_LOGIC_OP_AND_REVERSE = c
+---| "and_inverted" # D3D12_LOGIC_OP_AND_INVERTED = d
+---| "or_reverse" # D3D12_LOGIC_OP_OR_REVERSE = e
+---| "or_inverted" # D3D12_LOGIC_OP_OR_INVERTED = f
+---| "CLEAR"
+---| "SET"
+---| "COPY"
+---| "COPY_INVERTED"
+---| "NOOP"
+---| "INVERT"
+---| "AND"
+---| "NAND"
+---| "OR"
+---| "NOR"
+---| "XOR"
+---| "EQUIV"
+---| "AND_REVERSE"
+---| "AND_INVERTED"
+---| "OR_REVERSE"
+---| "OR_INVERTED"
+---| "D3D12_LOGIC_OP_CLEAR"
+---| "D3D12_LOGIC_OP_SET"
+---| "D3D12_LOGIC_OP_COPY"
+---| "D3D12_LOGIC_OP_COPY_INVERTED"
+---| "D3D12_LOGIC_OP_NOOP"
+---| "D3D12_LOGIC_OP_INVERT"
+---| "D3D12_LOGIC_OP_AND"
+---| "D3D12_LOGIC_OP_NAND"
+---| "D3D12_LOGIC_OP_OR"
+---| "D3D12_LOGIC_OP_NOR"
+---| "D3D12_LOGIC_OP_XOR"
+---| "D3D12_LOGIC_OP_EQUIV"
+---| "D3D12_LOGIC_OP_AND_REVERSE"
+---| "D3D12_LOGIC_OP_AND_INVERTED"
+---| "D3D12_LOGIC_OP_OR_REVERSE"
+---| "D3D12_LOGIC_OP_OR_INVERTED"
+
+---D3D12_COLOR_WRITE_ENABLE: flag names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.color_write_enable
+---| "red" # D3D12_COLOR_WRITE_ENABLE_RED = 0x1
+---| "green" # D3D12_COLOR_WRITE_ENABLE_GREEN = 0x2
+---| "blue" # D3D12_COLOR_WRITE_ENABLE_BLUE = 0x4
+---| "alpha" # D3D12_COLOR_WRITE_ENABLE_ALPHA = 0x8
+---| "all" # D3D12_COLOR_WRITE_ENABLE_ALL = 0xf
+---| "RED"
+---| "GREEN"
+---| "BLUE"
+---| "ALPHA"
+---| "ALL"
+---| "D3D12_COLOR_WRITE_ENABLE_RED"
+---| "D3D12_COLOR_WRITE_ENABLE_GREEN"
+---| "D3D12_COLOR_WRITE_ENABLE_BLUE"
+---| "D3D12_COLOR_WRITE_ENABLE_ALPHA"
+---| "D3D12_COLOR_WRITE_ENABLE_ALL"
+
+---D3D12_COMPARISON_FUNC: enum names (9 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.comparison_func
+---| "none" # D3D12_COMPARISON_FUNC_NONE = 0
+---| "never" # D3D12_COMPARISON_FUNC_NEVER = 1
+---| "less" # D3D12_COMPARISON_FUNC_LESS = 2
+---| "equal" # D3D12_COMPARISON_FUNC_EQUAL = 3
+---| "less_equal" # D3D12_COMPARISON_FUNC_LESS_EQUAL = 4
+---| "greater" # D3D12_COMPARISON_FUNC_GREATER = 5
+---| "not_equal" # D3D12_COMPARISON_FUNC_NOT_EQUAL = 6
+---| "greater_equal" # D3D12_COMPARISON_FUNC_GREATER_EQUAL = 7
+---| "always" # D3D12_COMPARISON_FUNC_ALWAYS = 8
+---| "NONE"
+---| "NEVER"
+---| "LESS"
+---| "EQUAL"
+---| "LESS_EQUAL"
+---| "GREATER"
+---| "NOT_EQUAL"
+---| "GREATER_EQUAL"
+---| "ALWAYS"
+---| "D3D12_COMPARISON_FUNC_NONE"
+---| "D3D12_COMPARISON_FUNC_NEVER"
+---| "D3D12_COMPARISON_FUNC_LESS"
+---| "D3D12_COMPARISON_FUNC_EQUAL"
+---| "D3D12_COMPARISON_FUNC_LESS_EQUAL"
+---| "D3D12_COMPARISON_FUNC_GREATER"
+---| "D3D12_COMPARISON_FUNC_NOT_EQUAL"
+---| "D3D12_COMPARISON_FUNC_GREATER_EQUAL"
+---| "D3D12_COMPARISON_FUNC_ALWAYS"
+
+---D3D12_STENCIL_OP: enum names (8 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.stencil_op
+---| "keep" # D3D12_STENCIL_OP_KEEP = 1
+---| "zero" # D3D12_STENCIL_OP_ZERO = 2
+---| "replace" # D3D12_STENCIL_OP_REPLACE = 3
+---| "incr_sat" # D3D12_STENCIL_OP_INCR_SAT = 4
+---| "decr_sat" # D3D12_STENCIL_OP_DECR_SAT = 5
+---| "invert" # D3D12_STENCIL_OP_INVERT = 6
+---| "incr" # D3D12_STENCIL_OP_INCR = 7
+---| "decr" # D3D12_STENCIL_OP_DECR = 8
+---| "KEEP"
+---| "ZERO"
+---| "REPLACE"
+---| "INCR_SAT"
+---| "DECR_SAT"
+---| "INVERT"
+---| "INCR"
+---| "DECR"
+---| "D3D12_STENCIL_OP_KEEP"
+---| "D3D12_STENCIL_OP_ZERO"
+---| "D3D12_STENCIL_OP_REPLACE"
+---| "D3D12_STENCIL_OP_INCR_SAT"
+---| "D3D12_STENCIL_OP_DECR_SAT"
+---| "D3D12_STENCIL_OP_INVERT"
+---| "D3D12_STENCIL_OP_INCR"
+---| "D3D12_STENCIL_OP_DECR"
+
+---D3D12_DEPTH_WRITE_MASK: enum names (2 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.depth_write_mask
+---| "zero" # D3D12_DEPTH_WRITE_MASK_ZERO = 0
+---| "all" # D3D12_DEPTH_WRITE_MASK_ALL = 1
+---| "ZERO"
+---| "ALL"
+---| "D3D12_DEPTH_WRITE_MASK_ZERO"
+---| "D3D12_DEPTH_WRITE_MASK_ALL"
+
+---D3D12_INPUT_CLASSIFICATION: enum names (2 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.input_classification
+---| "per_vertex_data" # D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA = 0
+---| "per_instance_data" # D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA = 1
+---| "PER_VERTEX_DATA"
+---| "PER_INSTANCE_DATA"
+---| "D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA"
+---| "D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA"
+
+---D3D12_INDEX_BUFFER_STRIP_CUT_VALUE: enum names (3 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.index_buffer_strip_cut_value
+---| "disabled" # D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_DISABLED = 0
+---| "0xffff" # D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFF = 1
+---| "0xffffffff" # D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFFFFFF = 2
+---| "DISABLED"
+---| "0XFFFF"
+---| "0XFFFFFFFF"
+---| "D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_DISABLED"
+---| "D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFF"
+---| "D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFFFFFF"
+
+---D3D12_PRIMITIVE_TOPOLOGY_TYPE: enum names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.primitive_topology_type
+---| "undefined" # D3D12_PRIMITIVE_TOPOLOGY_TYPE_UNDEFINED = 0
+---| "point" # D3D12_PRIMITIVE_TOPOLOGY_TYPE_POINT = 1
+---| "line" # D3D12_PRIMITIVE_TOPOLOGY_TYPE_LINE = 2
+---| "triangle" # D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE = 3
+---| "patch" # D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH = 4
+---| "UNDEFINED"
+---| "POINT"
+---| "LINE"
+---| "TRIANGLE"
+---| "PATCH"
+---| "D3D12_PRIMITIVE_TOPOLOGY_TYPE_UNDEFINED"
+---| "D3D12_PRIMITIVE_TOPOLOGY_TYPE_POINT"
+---| "D3D12_PRIMITIVE_TOPOLOGY_TYPE_LINE"
+---| "D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE"
+---| "D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH"
+
+---D3D12_PIPELINE_STATE_FLAGS: flag names (4 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.pipeline_state_flags
+---| "none" # D3D12_PIPELINE_STATE_FLAG_NONE = 0x0
+---| "tool_debug" # D3D12_PIPELINE_STATE_FLAG_TOOL_DEBUG = 0x1
+---| "dynamic_depth_bias" # D3D12_PIPELINE_STATE_FLAG_DYNAMIC_DEPTH_BIAS = 0x4
+---| "dynamic_index_buffer_strip_cut" # D3D12_PIPELINE_STATE_FLAG_DYNAMIC_INDEX_BUFFER_STRIP_CUT = 0x8
+---| "NONE"
+---| "TOOL_DEBUG"
+---| "DYNAMIC_DEPTH_BIAS"
+---| "DYNAMIC_INDEX_BUFFER_STRIP_CUT"
+---| "D3D12_PIPELINE_STATE_FLAG_NONE"
+---| "D3D12_PIPELINE_STATE_FLAG_TOOL_DEBUG"
+---| "D3D12_PIPELINE_STATE_FLAG_DYNAMIC_DEPTH_BIAS"
+---| "D3D12_PIPELINE_STATE_FLAG_DYNAMIC_INDEX_BUFFER_STRIP_CUT"
+
+---D3D12_VIEW_INSTANCING_FLAGS: flag names (2 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.view_instancing_flags
+---| "none" # D3D12_VIEW_INSTANCING_FLAG_NONE = 0x0
+---| "enable_view_instance_masking" # D3D12_VIEW_INSTANCING_FLAG_ENABLE_VIEW_INSTANCE_MASKING = 0x1
+---| "NONE"
+---| "ENABLE_VIEW_INSTANCE_MASKING"
+---| "D3D12_VIEW_INSTANCING_FLAG_NONE"
+---| "D3D12_VIEW_INSTANCING_FLAG_ENABLE_VIEW_INSTANCE_MASKING"
+
+---D3D12_PIPELINE_STATE_SUBOBJECT_TYPE: enum names (29 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.pipeline_state_subobject_type
+---| "root_signature" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_ROOT_SIGNATURE = 0
+---| "vs" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VS = 1
+---| "ps" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_PS = 2
+---| "ds" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DS = 3
+---| "hs" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_HS = 4
+---| "gs" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_GS = 5
+---| "cs" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CS = 6
+---| "stream_output" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_STREAM_OUTPUT = 7
+---| "blend" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_BLEND = 8
+---| "sample_mask" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SAMPLE_MASK = 9
+---| "rasterizer" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER = a
+---| "depth_stencil" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL = b
+---| "input_layout" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_INPUT_LAYOUT = c
+---| "ib_strip_cut_value" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_IB_STRIP_CUT_VALUE = d
+---| "primitive_topology" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_PRIMITIVE_TOPOLOGY = e
+---| "render_target_formats" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RENDER_TARGET_FORMATS = f
+---| "depth_stencil_format" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL_FORMAT = 10
+---| "sample_desc" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SAMPLE_DESC = 11
+---| "node_mask" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_NODE_MASK = 12
+---| "cached_pso" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CACHED_PSO = 13
+---| "flags" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_FLAGS = 14
+---| "depth_stencil1" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL1 = 15
+---| "view_instancing" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VIEW_INSTANCING = 16
+---| "as" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_AS = 18
+---| "ms" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_MS = 19
+---| "depth_stencil2" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL2 = 1a
+---| "rasterizer1" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER1 = 1b
+---| "rasterizer2" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER2 = 1c
+---| "serialized_root_signature" # D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SERIALIZED_ROOT_SIGNATURE = 1d
+---| "ROOT_SIGNATURE"
+---| "VS"
+---| "PS"
+---| "DS"
+---| "HS"
+---| "GS"
+---| "CS"
+---| "STREAM_OUTPUT"
+---| "BLEND"
+---| "SAMPLE_MASK"
+---| "RASTERIZER"
+---| "DEPTH_STENCIL"
+---| "INPUT_LAYOUT"
+---| "IB_STRIP_CUT_VALUE"
+---| "PRIMITIVE_TOPOLOGY"
+---| "RENDER_TARGET_FORMATS"
+---| "DEPTH_STENCIL_FORMAT"
+---| "SAMPLE_DESC"
+---| "NODE_MASK"
+---| "CACHED_PSO"
+---| "FLAGS"
+---| "DEPTH_STENCIL1"
+---| "VIEW_INSTANCING"
+---| "AS"
+---| "MS"
+---| "DEPTH_STENCIL2"
+---| "RASTERIZER1"
+---| "RASTERIZER2"
+---| "SERIALIZED_ROOT_SIGNATURE"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_ROOT_SIGNATURE"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_PS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_HS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_GS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_STREAM_OUTPUT"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_BLEND"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SAMPLE_MASK"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_INPUT_LAYOUT"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_IB_STRIP_CUT_VALUE"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_PRIMITIVE_TOPOLOGY"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RENDER_TARGET_FORMATS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL_FORMAT"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SAMPLE_DESC"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_NODE_MASK"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_CACHED_PSO"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_FLAGS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL1"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VIEW_INSTANCING"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_AS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_MS"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_DEPTH_STENCIL2"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER1"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER2"
+---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SERIALIZED_ROOT_SIGNATURE"
+
+-- Flags: a name, a list of names, a string "a|b" or an integer.
+-- (Editors check the name and list forms; "a|b" strings are accepted by pso
+-- but are not in these aliases, so prefer a list.)
+---@alias pso.flags.color_write_enable pso.enum.color_write_enable|pso.enum.color_write_enable[]|pso.color_letters|integer
+---@alias pso.flags.pipeline_state_flags pso.enum.pipeline_state_flags|pso.enum.pipeline_state_flags[]|integer
+---@alias pso.flags.view_instancing_flags pso.enum.view_instancing_flags|pso.enum.view_instancing_flags[]|integer
+
+---write_mask shorthand: the channels as letters ("rgb", "a", ...).
+---@alias pso.color_letters
+---| "r"
+---| "g"
+---| "rg"
+---| "b"
+---| "rb"
+---| "gb"
+---| "rgb"
+---| "a"
+---| "ra"
+---| "ga"
+---| "rga"
+---| "ba"
+---| "rba"
+---| "gba"
+---| "rgba"
+
+---The subobject keys of the material language (pipeline:subobjects()).
+---@alias pso.subobject_key
+---| "root_signature" # ROOT_SIGNATURE
+---| "vs" # VS
+---| "ps" # PS
+---| "ds" # DS
+---| "hs" # HS
+---| "gs" # GS
+---| "cs" # CS
+---| "stream_output" # STREAM_OUTPUT
+---| "blend" # BLEND
+---| "sample_mask" # SAMPLE_MASK
+---| "rasterizer" # RASTERIZER
+---| "depth_stencil" # DEPTH_STENCIL
+---| "input_layout" # INPUT_LAYOUT
+---| "strip_cut" # IB_STRIP_CUT_VALUE
+---| "topology" # PRIMITIVE_TOPOLOGY
+---| "render_targets" # RENDER_TARGET_FORMATS
+---| "depth_format" # DEPTH_STENCIL_FORMAT
+---| "sample_desc" # SAMPLE_DESC
+---| "node_mask" # NODE_MASK
+---| "cached_pso" # CACHED_PSO
+---| "flags" # FLAGS
+---| "depth_stencil1" # DEPTH_STENCIL1
+---| "view_instancing" # VIEW_INSTANCING
+---| "as" # AS
+---| "ms" # MS
+---| "depth_stencil2" # DEPTH_STENCIL2
+---| "rasterizer1" # RASTERIZER1
+---| "rasterizer2" # RASTERIZER2
+---| "serialized_root_signature" # SERIALIZED_ROOT_SIGNATURE
+
+-- Payload structs -------------------------------------------------------------
+
+---D3D12_STREAM_OUTPUT_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_STREAM_OUTPUT_DESC
+---@field entries? pso.struct.D3D12_SO_DECLARATION_ENTRY[] D3D12_STREAM_OUTPUT_DESC.pSODeclaration
+---@field strides? integer[] D3D12_STREAM_OUTPUT_DESC.pBufferStrides
+---@field rasterized_stream? integer D3D12_STREAM_OUTPUT_DESC.RasterizedStream
+---@field pSODeclaration? pso.struct.D3D12_SO_DECLARATION_ENTRY[] same as `entries`
+---@field pBufferStrides? integer[] same as `strides`
+---@field RasterizedStream? integer same as `rasterized_stream`
+
+---D3D12_SO_DECLARATION_ENTRY. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_SO_DECLARATION_ENTRY
+---@field stream? integer D3D12_SO_DECLARATION_ENTRY.Stream
+---@field semantic? string D3D12_SO_DECLARATION_ENTRY.SemanticName
+---@field index? integer D3D12_SO_DECLARATION_ENTRY.SemanticIndex
+---@field start_component? integer D3D12_SO_DECLARATION_ENTRY.StartComponent
+---@field component_count? integer D3D12_SO_DECLARATION_ENTRY.ComponentCount
+---@field slot? integer D3D12_SO_DECLARATION_ENTRY.OutputSlot
+---@field Stream? integer same as `stream`
+---@field SemanticName? string same as `semantic`
+---@field SemanticIndex? integer same as `index`
+---@field StartComponent? integer same as `start_component`
+---@field ComponentCount? integer same as `component_count`
+---@field OutputSlot? integer same as `slot`
+
+---D3D12_BLEND_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies). The keys of one D3D12_RENDER_TARGET_BLEND_DESC may be given directly:
+---they apply to render_targets[1].
+---@class (exact) pso.struct.D3D12_BLEND_DESC
+---@field alpha_to_coverage? boolean D3D12_BLEND_DESC.AlphaToCoverageEnable
+---@field independent? boolean D3D12_BLEND_DESC.IndependentBlendEnable
+---@field render_targets? pso.struct.D3D12_RENDER_TARGET_BLEND_DESC[] D3D12_BLEND_DESC.RenderTarget
+---@field enable? boolean D3D12_RENDER_TARGET_BLEND_DESC.BlendEnable (of render target 1)
+---@field logic_op_enable? boolean D3D12_RENDER_TARGET_BLEND_DESC.LogicOpEnable (of render target 1)
+---@field src? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.SrcBlend (of render target 1)
+---@field dst? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.DestBlend (of render target 1)
+---@field op? pso.enum.blend_op D3D12_RENDER_TARGET_BLEND_DESC.BlendOp (of render target 1)
+---@field src_alpha? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.SrcBlendAlpha (of render target 1)
+---@field dst_alpha? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.DestBlendAlpha (of render target 1)
+---@field op_alpha? pso.enum.blend_op D3D12_RENDER_TARGET_BLEND_DESC.BlendOpAlpha (of render target 1)
+---@field logic_op? pso.enum.logic_op D3D12_RENDER_TARGET_BLEND_DESC.LogicOp (of render target 1)
+---@field write_mask? pso.flags.color_write_enable D3D12_RENDER_TARGET_BLEND_DESC.RenderTargetWriteMask (of render target 1)
+---@field AlphaToCoverageEnable? boolean same as `alpha_to_coverage`
+---@field IndependentBlendEnable? boolean same as `independent`
+---@field RenderTarget? pso.struct.D3D12_RENDER_TARGET_BLEND_DESC[] same as `render_targets`
+---@field BlendEnable? boolean same as `enable`
+---@field LogicOpEnable? boolean same as `logic_op_enable`
+---@field SrcBlend? pso.enum.blend same as `src`
+---@field DestBlend? pso.enum.blend same as `dst`
+---@field BlendOp? pso.enum.blend_op same as `op`
+---@field SrcBlendAlpha? pso.enum.blend same as `src_alpha`
+---@field DestBlendAlpha? pso.enum.blend same as `dst_alpha`
+---@field BlendOpAlpha? pso.enum.blend_op same as `op_alpha`
+---@field LogicOp? pso.enum.logic_op same as `logic_op`
+---@field RenderTargetWriteMask? pso.flags.color_write_enable same as `write_mask`
+
+---D3D12_RENDER_TARGET_BLEND_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_RENDER_TARGET_BLEND_DESC
+---@field enable? boolean D3D12_RENDER_TARGET_BLEND_DESC.BlendEnable
+---@field logic_op_enable? boolean D3D12_RENDER_TARGET_BLEND_DESC.LogicOpEnable
+---@field src? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.SrcBlend
+---@field dst? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.DestBlend
+---@field op? pso.enum.blend_op D3D12_RENDER_TARGET_BLEND_DESC.BlendOp
+---@field src_alpha? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.SrcBlendAlpha
+---@field dst_alpha? pso.enum.blend D3D12_RENDER_TARGET_BLEND_DESC.DestBlendAlpha
+---@field op_alpha? pso.enum.blend_op D3D12_RENDER_TARGET_BLEND_DESC.BlendOpAlpha
+---@field logic_op? pso.enum.logic_op D3D12_RENDER_TARGET_BLEND_DESC.LogicOp
+---@field write_mask? pso.flags.color_write_enable D3D12_RENDER_TARGET_BLEND_DESC.RenderTargetWriteMask
+---@field BlendEnable? boolean same as `enable`
+---@field LogicOpEnable? boolean same as `logic_op_enable`
+---@field SrcBlend? pso.enum.blend same as `src`
+---@field DestBlend? pso.enum.blend same as `dst`
+---@field BlendOp? pso.enum.blend_op same as `op`
+---@field SrcBlendAlpha? pso.enum.blend same as `src_alpha`
+---@field DestBlendAlpha? pso.enum.blend same as `dst_alpha`
+---@field BlendOpAlpha? pso.enum.blend_op same as `op_alpha`
+---@field LogicOp? pso.enum.logic_op same as `logic_op`
+---@field RenderTargetWriteMask? pso.flags.color_write_enable same as `write_mask`
+
+---D3D12_DEPTH_STENCILOP_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_DEPTH_STENCILOP_DESC
+---@field fail? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC.StencilFailOp
+---@field depth_fail? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC.StencilDepthFailOp
+---@field pass? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC.StencilPassOp
+---@field func? pso.enum.comparison_func D3D12_DEPTH_STENCILOP_DESC.StencilFunc
+---@field StencilFailOp? pso.enum.stencil_op same as `fail`
+---@field StencilDepthFailOp? pso.enum.stencil_op same as `depth_fail`
+---@field StencilPassOp? pso.enum.stencil_op same as `pass`
+---@field StencilFunc? pso.enum.comparison_func same as `func`
+
+---D3D12_INPUT_ELEMENT_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_INPUT_ELEMENT_DESC
+---@field [1] string semantic, by position: { "POSITION", "R32G32B32_FLOAT" }
+---@field [2] pso.enum.format format, by position
+---@field semantic? string D3D12_INPUT_ELEMENT_DESC.SemanticName
+---@field index? integer D3D12_INPUT_ELEMENT_DESC.SemanticIndex
+---@field format? pso.enum.format D3D12_INPUT_ELEMENT_DESC.Format
+---@field slot? integer D3D12_INPUT_ELEMENT_DESC.InputSlot
+---@field offset? integer D3D12_INPUT_ELEMENT_DESC.AlignedByteOffset
+---@field classification? pso.enum.input_classification D3D12_INPUT_ELEMENT_DESC.InputSlotClass
+---@field step_rate? integer D3D12_INPUT_ELEMENT_DESC.InstanceDataStepRate
+---@field SemanticName? string same as `semantic`
+---@field SemanticIndex? integer same as `index`
+---@field Format? pso.enum.format same as `format`
+---@field InputSlot? integer same as `slot`
+---@field AlignedByteOffset? integer same as `offset`
+---@field InputSlotClass? pso.enum.input_classification same as `classification`
+---@field InstanceDataStepRate? integer same as `step_rate`
+
+---D3D12_RT_FORMAT_ARRAY. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_RT_FORMAT_ARRAY
+---@field formats? pso.enum.format[] D3D12_RT_FORMAT_ARRAY.RTFormats
+---@field count? integer D3D12_RT_FORMAT_ARRAY.NumRenderTargets
+---@field RTFormats? pso.enum.format[] same as `formats`
+---@field NumRenderTargets? integer same as `count`
+
+---DXGI_SAMPLE_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.DXGI_SAMPLE_DESC
+---@field count? integer DXGI_SAMPLE_DESC.Count
+---@field quality? integer DXGI_SAMPLE_DESC.Quality
+---@field Count? integer same as `count`
+---@field Quality? integer same as `quality`
+
+---D3D12_DEPTH_STENCIL_DESC1. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_DEPTH_STENCIL_DESC1
+---@field depth? boolean D3D12_DEPTH_STENCIL_DESC1.DepthEnable
+---@field write? pso.enum.depth_write_mask|boolean D3D12_DEPTH_STENCIL_DESC1.DepthWriteMask
+---@field func? pso.enum.comparison_func D3D12_DEPTH_STENCIL_DESC1.DepthFunc
+---@field stencil? boolean D3D12_DEPTH_STENCIL_DESC1.StencilEnable
+---@field stencil_read_mask? integer D3D12_DEPTH_STENCIL_DESC1.StencilReadMask
+---@field stencil_write_mask? integer D3D12_DEPTH_STENCIL_DESC1.StencilWriteMask
+---@field front? pso.struct.D3D12_DEPTH_STENCILOP_DESC D3D12_DEPTH_STENCIL_DESC1.FrontFace
+---@field back? pso.struct.D3D12_DEPTH_STENCILOP_DESC D3D12_DEPTH_STENCIL_DESC1.BackFace
+---@field depth_bounds? boolean D3D12_DEPTH_STENCIL_DESC1.DepthBoundsTestEnable
+---@field DepthEnable? boolean same as `depth`
+---@field DepthWriteMask? pso.enum.depth_write_mask|boolean same as `write`
+---@field DepthFunc? pso.enum.comparison_func same as `func`
+---@field StencilEnable? boolean same as `stencil`
+---@field StencilReadMask? integer same as `stencil_read_mask`
+---@field StencilWriteMask? integer same as `stencil_write_mask`
+---@field FrontFace? pso.struct.D3D12_DEPTH_STENCILOP_DESC same as `front`
+---@field BackFace? pso.struct.D3D12_DEPTH_STENCILOP_DESC same as `back`
+---@field DepthBoundsTestEnable? boolean same as `depth_bounds`
+
+---D3D12_VIEW_INSTANCING_DESC. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_VIEW_INSTANCING_DESC
+---@field locations? pso.struct.D3D12_VIEW_INSTANCE_LOCATION[] D3D12_VIEW_INSTANCING_DESC.pViewInstanceLocations
+---@field flags? pso.flags.view_instancing_flags D3D12_VIEW_INSTANCING_DESC.Flags
+---@field pViewInstanceLocations? pso.struct.D3D12_VIEW_INSTANCE_LOCATION[] same as `locations`
+---@field Flags? pso.flags.view_instancing_flags same as `flags`
+
+---D3D12_VIEW_INSTANCE_LOCATION. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_VIEW_INSTANCE_LOCATION
+---@field viewport? integer D3D12_VIEW_INSTANCE_LOCATION.ViewportArrayIndex
+---@field render_target? integer D3D12_VIEW_INSTANCE_LOCATION.RenderTargetArrayIndex
+---@field ViewportArrayIndex? integer same as `viewport`
+---@field RenderTargetArrayIndex? integer same as `render_target`
+
+---D3D12_DEPTH_STENCIL_DESC2. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_DEPTH_STENCIL_DESC2
+---@field depth? boolean D3D12_DEPTH_STENCIL_DESC2.DepthEnable
+---@field write? pso.enum.depth_write_mask|boolean D3D12_DEPTH_STENCIL_DESC2.DepthWriteMask
+---@field func? pso.enum.comparison_func D3D12_DEPTH_STENCIL_DESC2.DepthFunc
+---@field stencil? boolean D3D12_DEPTH_STENCIL_DESC2.StencilEnable
+---@field front? pso.struct.D3D12_DEPTH_STENCILOP_DESC1 D3D12_DEPTH_STENCIL_DESC2.FrontFace
+---@field back? pso.struct.D3D12_DEPTH_STENCILOP_DESC1 D3D12_DEPTH_STENCIL_DESC2.BackFace
+---@field depth_bounds? boolean D3D12_DEPTH_STENCIL_DESC2.DepthBoundsTestEnable
+---@field DepthEnable? boolean same as `depth`
+---@field DepthWriteMask? pso.enum.depth_write_mask|boolean same as `write`
+---@field DepthFunc? pso.enum.comparison_func same as `func`
+---@field StencilEnable? boolean same as `stencil`
+---@field FrontFace? pso.struct.D3D12_DEPTH_STENCILOP_DESC1 same as `front`
+---@field BackFace? pso.struct.D3D12_DEPTH_STENCILOP_DESC1 same as `back`
+---@field DepthBoundsTestEnable? boolean same as `depth_bounds`
+
+---D3D12_DEPTH_STENCILOP_DESC1. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_DEPTH_STENCILOP_DESC1
+---@field fail? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC1.StencilFailOp
+---@field depth_fail? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC1.StencilDepthFailOp
+---@field pass? pso.enum.stencil_op D3D12_DEPTH_STENCILOP_DESC1.StencilPassOp
+---@field func? pso.enum.comparison_func D3D12_DEPTH_STENCILOP_DESC1.StencilFunc
+---@field read_mask? integer D3D12_DEPTH_STENCILOP_DESC1.StencilReadMask
+---@field write_mask? integer D3D12_DEPTH_STENCILOP_DESC1.StencilWriteMask
+---@field StencilFailOp? pso.enum.stencil_op same as `fail`
+---@field StencilDepthFailOp? pso.enum.stencil_op same as `depth_fail`
+---@field StencilPassOp? pso.enum.stencil_op same as `pass`
+---@field StencilFunc? pso.enum.comparison_func same as `func`
+---@field StencilReadMask? integer same as `read_mask`
+---@field StencilWriteMask? integer same as `write_mask`
+
+---D3D12_RASTERIZER_DESC1. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_RASTERIZER_DESC1
+---@field fill? pso.enum.fill_mode D3D12_RASTERIZER_DESC1.FillMode
+---@field cull? pso.enum.cull_mode D3D12_RASTERIZER_DESC1.CullMode
+---@field front_ccw? boolean D3D12_RASTERIZER_DESC1.FrontCounterClockwise
+---@field depth_bias? number D3D12_RASTERIZER_DESC1.DepthBias
+---@field depth_bias_clamp? number D3D12_RASTERIZER_DESC1.DepthBiasClamp
+---@field slope_scaled_depth_bias? number D3D12_RASTERIZER_DESC1.SlopeScaledDepthBias
+---@field depth_clip? boolean D3D12_RASTERIZER_DESC1.DepthClipEnable
+---@field multisample? boolean D3D12_RASTERIZER_DESC1.MultisampleEnable
+---@field antialiased_line? boolean D3D12_RASTERIZER_DESC1.AntialiasedLineEnable
+---@field forced_sample_count? integer D3D12_RASTERIZER_DESC1.ForcedSampleCount
+---@field conservative? pso.enum.conservative_rasterization_mode D3D12_RASTERIZER_DESC1.ConservativeRaster
+---@field FillMode? pso.enum.fill_mode same as `fill`
+---@field CullMode? pso.enum.cull_mode same as `cull`
+---@field FrontCounterClockwise? boolean same as `front_ccw`
+---@field DepthBias? number same as `depth_bias`
+---@field DepthBiasClamp? number same as `depth_bias_clamp`
+---@field SlopeScaledDepthBias? number same as `slope_scaled_depth_bias`
+---@field DepthClipEnable? boolean same as `depth_clip`
+---@field MultisampleEnable? boolean same as `multisample`
+---@field AntialiasedLineEnable? boolean same as `antialiased_line`
+---@field ForcedSampleCount? integer same as `forced_sample_count`
+---@field ConservativeRaster? pso.enum.conservative_rasterization_mode same as `conservative`
+
+---D3D12_RASTERIZER_DESC2. Keys or the D3D12 member names; every field is optional (the
+---runtime's default applies).
+---@class (exact) pso.struct.D3D12_RASTERIZER_DESC2
+---@field fill? pso.enum.fill_mode D3D12_RASTERIZER_DESC2.FillMode
+---@field cull? pso.enum.cull_mode D3D12_RASTERIZER_DESC2.CullMode
+---@field front_ccw? boolean D3D12_RASTERIZER_DESC2.FrontCounterClockwise
+---@field depth_bias? number D3D12_RASTERIZER_DESC2.DepthBias
+---@field depth_bias_clamp? number D3D12_RASTERIZER_DESC2.DepthBiasClamp
+---@field slope_scaled_depth_bias? number D3D12_RASTERIZER_DESC2.SlopeScaledDepthBias
+---@field depth_clip? boolean D3D12_RASTERIZER_DESC2.DepthClipEnable
+---@field line_mode? pso.enum.line_rasterization_mode D3D12_RASTERIZER_DESC2.LineRasterizationMode
+---@field forced_sample_count? integer D3D12_RASTERIZER_DESC2.ForcedSampleCount
+---@field conservative? pso.enum.conservative_rasterization_mode D3D12_RASTERIZER_DESC2.ConservativeRaster
+---@field FillMode? pso.enum.fill_mode same as `fill`
+---@field CullMode? pso.enum.cull_mode same as `cull`
+---@field FrontCounterClockwise? boolean same as `front_ccw`
+---@field DepthBias? number same as `depth_bias`
+---@field DepthBiasClamp? number same as `depth_bias_clamp`
+---@field SlopeScaledDepthBias? number same as `slope_scaled_depth_bias`
+---@field DepthClipEnable? boolean same as `depth_clip`
+---@field LineRasterizationMode? pso.enum.line_rasterization_mode same as `line_mode`
+---@field ForcedSampleCount? integer same as `forced_sample_count`
+---@field ConservativeRaster? pso.enum.conservative_rasterization_mode same as `conservative`
+
+-- Versioned subobjects --------------------------------------------------------
+
+---rasterizer: the keys of every version; the oldest version that has every key
+---given (and can hold every value) is picked.
+---@class (exact) pso.decl.rasterizer
+---@field fill? pso.enum.fill_mode FillMode
+---@field cull? pso.enum.cull_mode CullMode
+---@field front_ccw? boolean FrontCounterClockwise
+---@field depth_bias? number DepthBias
+---@field depth_bias_clamp? number DepthBiasClamp
+---@field slope_scaled_depth_bias? number SlopeScaledDepthBias
+---@field depth_clip? boolean DepthClipEnable
+---@field multisample? boolean MultisampleEnable (rasterizer, rasterizer1)
+---@field antialiased_line? boolean AntialiasedLineEnable (rasterizer, rasterizer1)
+---@field forced_sample_count? integer ForcedSampleCount
+---@field conservative? pso.enum.conservative_rasterization_mode ConservativeRaster
+---@field line_mode? pso.enum.line_rasterization_mode LineRasterizationMode (rasterizer2)
+---@field FillMode? pso.enum.fill_mode same as `fill`
+---@field CullMode? pso.enum.cull_mode same as `cull`
+---@field FrontCounterClockwise? boolean same as `front_ccw`
+---@field DepthBias? number same as `depth_bias`
+---@field DepthBiasClamp? number same as `depth_bias_clamp`
+---@field SlopeScaledDepthBias? number same as `slope_scaled_depth_bias`
+---@field DepthClipEnable? boolean same as `depth_clip`
+---@field MultisampleEnable? boolean same as `multisample`
+---@field AntialiasedLineEnable? boolean same as `antialiased_line`
+---@field ForcedSampleCount? integer same as `forced_sample_count`
+---@field ConservativeRaster? pso.enum.conservative_rasterization_mode same as `conservative`
+---@field LineRasterizationMode? pso.enum.line_rasterization_mode same as `line_mode`
+
+---depth_stencil: the keys of every version; the oldest version that has every key
+---given (and can hold every value) is picked.
+---@class (exact) pso.decl.depth_stencil
+---@field depth? boolean DepthEnable
+---@field write? pso.enum.depth_write_mask|boolean DepthWriteMask
+---@field func? pso.enum.comparison_func DepthFunc
+---@field stencil? boolean StencilEnable
+---@field stencil_read_mask? integer StencilReadMask (depth_stencil, depth_stencil1)
+---@field stencil_write_mask? integer StencilWriteMask (depth_stencil, depth_stencil1)
+---@field front? pso.decl.depth_stencil.front FrontFace
+---@field back? pso.decl.depth_stencil.back BackFace
+---@field depth_bounds? boolean DepthBoundsTestEnable (depth_stencil1, depth_stencil2)
+---@field DepthEnable? boolean same as `depth`
+---@field DepthWriteMask? pso.enum.depth_write_mask|boolean same as `write`
+---@field DepthFunc? pso.enum.comparison_func same as `func`
+---@field StencilEnable? boolean same as `stencil`
+---@field StencilReadMask? integer same as `stencil_read_mask`
+---@field StencilWriteMask? integer same as `stencil_write_mask`
+---@field FrontFace? pso.decl.depth_stencil.front same as `front`
+---@field BackFace? pso.decl.depth_stencil.back same as `back`
+---@field DepthBoundsTestEnable? boolean same as `depth_bounds`
+
+---depth_stencil.front: the keys of every version; the oldest version that has every key
+---given (and can hold every value) is picked.
+---@class (exact) pso.decl.depth_stencil.front
+---@field fail? pso.enum.stencil_op StencilFailOp
+---@field depth_fail? pso.enum.stencil_op StencilDepthFailOp
+---@field pass? pso.enum.stencil_op StencilPassOp
+---@field func? pso.enum.comparison_func StencilFunc
+---@field read_mask? integer StencilReadMask (depth_stencil2)
+---@field write_mask? integer StencilWriteMask (depth_stencil2)
+---@field StencilFailOp? pso.enum.stencil_op same as `fail`
+---@field StencilDepthFailOp? pso.enum.stencil_op same as `depth_fail`
+---@field StencilPassOp? pso.enum.stencil_op same as `pass`
+---@field StencilFunc? pso.enum.comparison_func same as `func`
+---@field StencilReadMask? integer same as `read_mask`
+---@field StencilWriteMask? integer same as `write_mask`
+
+---depth_stencil.back: the keys of every version; the oldest version that has every key
+---given (and can hold every value) is picked.
+---@class (exact) pso.decl.depth_stencil.back
+---@field fail? pso.enum.stencil_op StencilFailOp
+---@field depth_fail? pso.enum.stencil_op StencilDepthFailOp
+---@field pass? pso.enum.stencil_op StencilPassOp
+---@field func? pso.enum.comparison_func StencilFunc
+---@field read_mask? integer StencilReadMask (depth_stencil2)
+---@field write_mask? integer StencilWriteMask (depth_stencil2)
+---@field StencilFailOp? pso.enum.stencil_op same as `fail`
+---@field StencilDepthFailOp? pso.enum.stencil_op same as `depth_fail`
+---@field StencilPassOp? pso.enum.stencil_op same as `pass`
+---@field StencilFunc? pso.enum.comparison_func same as `func`
+---@field StencilReadMask? integer same as `read_mask`
+---@field StencilWriteMask? integer same as `write_mask`
+
+-- Declarations ----------------------------------------------------------------
+
+---The table given to pso.graphics { ... }.
+---@class (exact) pso.decl.graphics
+---@field name? string the pipeline's name (explain, diff and the engine see it)
+---@field root_signature? string|lightuserdata|pso.None ROOT_SIGNATURE (ID3D12RootSignature*) in graphics, compute, mesh pipelines. A name the engine resolves, or a pointer.
+---@field vs pso.Shader|pso.None VS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field ps? pso.Shader|pso.None PS (D3D12_SHADER_BYTECODE) in graphics, mesh pipelines.
+---@field ds? pso.Shader|pso.None DS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field hs? pso.Shader|pso.None HS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field gs? pso.Shader|pso.None GS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field stream_output? pso.struct.D3D12_STREAM_OUTPUT_DESC|pso.None STREAM_OUTPUT (D3D12_STREAM_OUTPUT_DESC) in graphics pipelines.
+---@field blend? pso.struct.D3D12_BLEND_DESC|pso.None BLEND (D3D12_BLEND_DESC) in graphics, mesh pipelines.
+---@field sample_mask? integer|pso.None SAMPLE_MASK (UINT) in graphics, mesh pipelines.
+---@field rasterizer? pso.decl.rasterizer|pso.None RASTERIZER (D3D12_RASTERIZER_DESC) in graphics, mesh pipelines.
+---@field depth_stencil? pso.decl.depth_stencil|pso.None DEPTH_STENCIL (D3D12_DEPTH_STENCIL_DESC) in graphics, mesh pipelines.
+---@field input_layout? pso.struct.D3D12_INPUT_ELEMENT_DESC[]|pso.None INPUT_LAYOUT (D3D12_INPUT_LAYOUT_DESC) in graphics pipelines. A list of elements: { "POSITION", "R32G32B32_FLOAT" }, ...
+---@field strip_cut? pso.enum.index_buffer_strip_cut_value|pso.None IB_STRIP_CUT_VALUE (D3D12_INDEX_BUFFER_STRIP_CUT_VALUE) in graphics pipelines.
+---@field topology? pso.enum.primitive_topology_type|pso.None PRIMITIVE_TOPOLOGY (D3D12_PRIMITIVE_TOPOLOGY_TYPE) in graphics, mesh pipelines.
+---@field render_targets? pso.enum.format[]|pso.struct.D3D12_RT_FORMAT_ARRAY|pso.None RENDER_TARGET_FORMATS (D3D12_RT_FORMAT_ARRAY) in graphics, mesh pipelines. A list of formats: { "R8G8B8A8_UNORM", ... }.
+---@field depth_format? pso.enum.format|pso.None DEPTH_STENCIL_FORMAT (DXGI_FORMAT) in graphics, mesh pipelines.
+---@field sample_desc? integer|pso.struct.DXGI_SAMPLE_DESC|pso.None SAMPLE_DESC (DXGI_SAMPLE_DESC) in graphics, mesh pipelines. A number is the sample count: sample_desc = 4.
+---@field node_mask? integer|pso.None NODE_MASK (D3D12_NODE_MASK) in graphics, compute, mesh pipelines.
+---@field cached_pso? pso.Blob|pso.None CACHED_PSO (D3D12_CACHED_PIPELINE_STATE) in graphics, compute, mesh pipelines.
+---@field flags? pso.flags.pipeline_state_flags|pso.None FLAGS (D3D12_PIPELINE_STATE_FLAGS) in graphics, compute, mesh pipelines.
+---@field depth_stencil1? pso.struct.D3D12_DEPTH_STENCIL_DESC1|pso.None DEPTH_STENCIL1 (D3D12_DEPTH_STENCIL_DESC1) in graphics, mesh pipelines.
+---@field view_instancing? pso.struct.D3D12_VIEW_INSTANCING_DESC|pso.None VIEW_INSTANCING (D3D12_VIEW_INSTANCING_DESC) in graphics, mesh pipelines.
+---@field depth_stencil2? pso.struct.D3D12_DEPTH_STENCIL_DESC2|pso.None DEPTH_STENCIL2 (D3D12_DEPTH_STENCIL_DESC2) in graphics, mesh pipelines.
+---@field rasterizer1? pso.struct.D3D12_RASTERIZER_DESC1|pso.None RASTERIZER1 (D3D12_RASTERIZER_DESC1) in graphics, mesh pipelines.
+---@field rasterizer2? pso.struct.D3D12_RASTERIZER_DESC2|pso.None RASTERIZER2 (D3D12_RASTERIZER_DESC2) in graphics, mesh pipelines.
+---@field serialized_root_signature? pso.Blob|pso.None SERIALIZED_ROOT_SIGNATURE (D3D12_SERIALIZED_ROOT_SIGNATURE_DESC) in graphics, compute, mesh pipelines.
+
+---The table given to pso.mesh { ... }.
+---@class (exact) pso.decl.mesh
+---@field name? string the pipeline's name (explain, diff and the engine see it)
+---@field root_signature? string|lightuserdata|pso.None ROOT_SIGNATURE (ID3D12RootSignature*) in graphics, compute, mesh pipelines. A name the engine resolves, or a pointer.
+---@field ps? pso.Shader|pso.None PS (D3D12_SHADER_BYTECODE) in graphics, mesh pipelines.
+---@field blend? pso.struct.D3D12_BLEND_DESC|pso.None BLEND (D3D12_BLEND_DESC) in graphics, mesh pipelines.
+---@field sample_mask? integer|pso.None SAMPLE_MASK (UINT) in graphics, mesh pipelines.
+---@field rasterizer? pso.decl.rasterizer|pso.None RASTERIZER (D3D12_RASTERIZER_DESC) in graphics, mesh pipelines.
+---@field depth_stencil? pso.decl.depth_stencil|pso.None DEPTH_STENCIL (D3D12_DEPTH_STENCIL_DESC) in graphics, mesh pipelines.
+---@field topology? pso.enum.primitive_topology_type|pso.None PRIMITIVE_TOPOLOGY (D3D12_PRIMITIVE_TOPOLOGY_TYPE) in graphics, mesh pipelines.
+---@field render_targets? pso.enum.format[]|pso.struct.D3D12_RT_FORMAT_ARRAY|pso.None RENDER_TARGET_FORMATS (D3D12_RT_FORMAT_ARRAY) in graphics, mesh pipelines. A list of formats: { "R8G8B8A8_UNORM", ... }.
+---@field depth_format? pso.enum.format|pso.None DEPTH_STENCIL_FORMAT (DXGI_FORMAT) in graphics, mesh pipelines.
+---@field sample_desc? integer|pso.struct.DXGI_SAMPLE_DESC|pso.None SAMPLE_DESC (DXGI_SAMPLE_DESC) in graphics, mesh pipelines. A number is the sample count: sample_desc = 4.
+---@field node_mask? integer|pso.None NODE_MASK (D3D12_NODE_MASK) in graphics, compute, mesh pipelines.
+---@field cached_pso? pso.Blob|pso.None CACHED_PSO (D3D12_CACHED_PIPELINE_STATE) in graphics, compute, mesh pipelines.
+---@field flags? pso.flags.pipeline_state_flags|pso.None FLAGS (D3D12_PIPELINE_STATE_FLAGS) in graphics, compute, mesh pipelines.
+---@field depth_stencil1? pso.struct.D3D12_DEPTH_STENCIL_DESC1|pso.None DEPTH_STENCIL1 (D3D12_DEPTH_STENCIL_DESC1) in graphics, mesh pipelines.
+---@field view_instancing? pso.struct.D3D12_VIEW_INSTANCING_DESC|pso.None VIEW_INSTANCING (D3D12_VIEW_INSTANCING_DESC) in graphics, mesh pipelines.
+---@field as? pso.Shader|pso.None AS (D3D12_SHADER_BYTECODE) in mesh pipelines.
+---@field ms pso.Shader|pso.None MS (D3D12_SHADER_BYTECODE) in mesh pipelines.
+---@field depth_stencil2? pso.struct.D3D12_DEPTH_STENCIL_DESC2|pso.None DEPTH_STENCIL2 (D3D12_DEPTH_STENCIL_DESC2) in graphics, mesh pipelines.
+---@field rasterizer1? pso.struct.D3D12_RASTERIZER_DESC1|pso.None RASTERIZER1 (D3D12_RASTERIZER_DESC1) in graphics, mesh pipelines.
+---@field rasterizer2? pso.struct.D3D12_RASTERIZER_DESC2|pso.None RASTERIZER2 (D3D12_RASTERIZER_DESC2) in graphics, mesh pipelines.
+---@field serialized_root_signature? pso.Blob|pso.None SERIALIZED_ROOT_SIGNATURE (D3D12_SERIALIZED_ROOT_SIGNATURE_DESC) in graphics, compute, mesh pipelines.
+
+---The table given to pso.compute { ... }.
+---@class (exact) pso.decl.compute
+---@field name? string the pipeline's name (explain, diff and the engine see it)
+---@field root_signature? string|lightuserdata|pso.None ROOT_SIGNATURE (ID3D12RootSignature*) in graphics, compute, mesh pipelines. A name the engine resolves, or a pointer.
+---@field cs pso.Shader|pso.None CS (D3D12_SHADER_BYTECODE) in compute pipelines.
+---@field node_mask? integer|pso.None NODE_MASK (D3D12_NODE_MASK) in graphics, compute, mesh pipelines.
+---@field cached_pso? pso.Blob|pso.None CACHED_PSO (D3D12_CACHED_PIPELINE_STATE) in graphics, compute, mesh pipelines.
+---@field flags? pso.flags.pipeline_state_flags|pso.None FLAGS (D3D12_PIPELINE_STATE_FLAGS) in graphics, compute, mesh pipelines.
+---@field serialized_root_signature? pso.Blob|pso.None SERIALIZED_ROOT_SIGNATURE (D3D12_SERIALIZED_ROOT_SIGNATURE_DESC) in graphics, compute, mesh pipelines.
+
+---The overrides of pso.derive(base, overrides): `name` is required; records
+---merge key by key, lists and scalars replace, pso.none removes a subobject.
+---@class (exact) pso.decl.overrides
+---@field name string the new pipeline's name
+---@field root_signature? string|lightuserdata|pso.None ROOT_SIGNATURE (ID3D12RootSignature*) in graphics, compute, mesh pipelines. A name the engine resolves, or a pointer.
+---@field vs? pso.Shader|pso.None VS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field ps? pso.Shader|pso.None PS (D3D12_SHADER_BYTECODE) in graphics, mesh pipelines.
+---@field ds? pso.Shader|pso.None DS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field hs? pso.Shader|pso.None HS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field gs? pso.Shader|pso.None GS (D3D12_SHADER_BYTECODE) in graphics pipelines.
+---@field cs? pso.Shader|pso.None CS (D3D12_SHADER_BYTECODE) in compute pipelines.
+---@field stream_output? pso.struct.D3D12_STREAM_OUTPUT_DESC|pso.None STREAM_OUTPUT (D3D12_STREAM_OUTPUT_DESC) in graphics pipelines.
+---@field blend? pso.struct.D3D12_BLEND_DESC|pso.None BLEND (D3D12_BLEND_DESC) in graphics, mesh pipelines.
+---@field sample_mask? integer|pso.None SAMPLE_MASK (UINT) in graphics, mesh pipelines.
+---@field rasterizer? pso.decl.rasterizer|pso.None RASTERIZER (D3D12_RASTERIZER_DESC) in graphics, mesh pipelines.
+---@field depth_stencil? pso.decl.depth_stencil|pso.None DEPTH_STENCIL (D3D12_DEPTH_STENCIL_DESC) in graphics, mesh pipelines.
+---@field input_layout? pso.struct.D3D12_INPUT_ELEMENT_DESC[]|pso.None INPUT_LAYOUT (D3D12_INPUT_LAYOUT_DESC) in graphics pipelines. A list of elements: { "POSITION", "R32G32B32_FLOAT" }, ...
+---@field strip_cut? pso.enum.index_buffer_strip_cut_value|pso.None IB_STRIP_CUT_VALUE (D3D12_INDEX_BUFFER_STRIP_CUT_VALUE) in graphics pipelines.
+---@field topology? pso.enum.primitive_topology_type|pso.None PRIMITIVE_TOPOLOGY (D3D12_PRIMITIVE_TOPOLOGY_TYPE) in graphics, mesh pipelines.
+---@field render_targets? pso.enum.format[]|pso.struct.D3D12_RT_FORMAT_ARRAY|pso.None RENDER_TARGET_FORMATS (D3D12_RT_FORMAT_ARRAY) in graphics, mesh pipelines. A list of formats: { "R8G8B8A8_UNORM", ... }.
+---@field depth_format? pso.enum.format|pso.None DEPTH_STENCIL_FORMAT (DXGI_FORMAT) in graphics, mesh pipelines.
+---@field sample_desc? integer|pso.struct.DXGI_SAMPLE_DESC|pso.None SAMPLE_DESC (DXGI_SAMPLE_DESC) in graphics, mesh pipelines. A number is the sample count: sample_desc = 4.
+---@field node_mask? integer|pso.None NODE_MASK (D3D12_NODE_MASK) in graphics, compute, mesh pipelines.
+---@field cached_pso? pso.Blob|pso.None CACHED_PSO (D3D12_CACHED_PIPELINE_STATE) in graphics, compute, mesh pipelines.
+---@field flags? pso.flags.pipeline_state_flags|pso.None FLAGS (D3D12_PIPELINE_STATE_FLAGS) in graphics, compute, mesh pipelines.
+---@field depth_stencil1? pso.struct.D3D12_DEPTH_STENCIL_DESC1|pso.None DEPTH_STENCIL1 (D3D12_DEPTH_STENCIL_DESC1) in graphics, mesh pipelines.
+---@field view_instancing? pso.struct.D3D12_VIEW_INSTANCING_DESC|pso.None VIEW_INSTANCING (D3D12_VIEW_INSTANCING_DESC) in graphics, mesh pipelines.
+---@field as? pso.Shader|pso.None AS (D3D12_SHADER_BYTECODE) in mesh pipelines.
+---@field ms? pso.Shader|pso.None MS (D3D12_SHADER_BYTECODE) in mesh pipelines.
+---@field depth_stencil2? pso.struct.D3D12_DEPTH_STENCIL_DESC2|pso.None DEPTH_STENCIL2 (D3D12_DEPTH_STENCIL_DESC2) in graphics, mesh pipelines.
+---@field rasterizer1? pso.struct.D3D12_RASTERIZER_DESC1|pso.None RASTERIZER1 (D3D12_RASTERIZER_DESC1) in graphics, mesh pipelines.
+---@field rasterizer2? pso.struct.D3D12_RASTERIZER_DESC2|pso.None RASTERIZER2 (D3D12_RASTERIZER_DESC2) in graphics, mesh pipelines.
+---@field serialized_root_signature? pso.Blob|pso.None SERIALIZED_ROOT_SIGNATURE (D3D12_SERIALIZED_ROOT_SIGNATURE_DESC) in graphics, compute, mesh pipelines.
+
+-- The module ------------------------------------------------------------------
+
+---A shader loaded with pso.shader (read-only).
+---@class (exact) pso.Shader: userdata
+---@field bytes string the bytecode
+---@field size integer
+---@field file string? the file it was read from
+---@field kind "shader"
+
+---Bytes loaded with pso.blob, for cached_pso and serialized_root_signature (read-only).
+---@class (exact) pso.Blob: userdata
+---@field bytes string
+---@field size integer
+---@field file string?
+---@field kind "blob"
+
+---pso.none: "remove / not given" (in pso.derive overrides).
+---@class pso.None: userdata
+
+---@alias pso.kind "graphics"|"compute"|"mesh"
+
+---One diagnostic of psoc_check.
+---@class pso.Diag
+---@field severity "error"|"warning"|"note"
+---@field code string stable code, e.g. "PSOC_DUPLICATE_SUBOBJECT"
+---@field message_id string? D3D12 debug-layer ID name, without D3D12_MESSAGE_ID_
+---@field field string? e.g. "RASTERIZER.CullMode"
+---@field message string
+---@field subobject integer? index in the stream
+---@field offset integer? byte offset in the stream
+
+---@alias pso.FileOrBytes string|{ file: string }|{ bytes: string }
+
+---A declared pipeline (immutable). Fields read back the effective values.
+---@class (exact) pso.Pipeline: userdata
+---@field name string?
+---@field kind pso.kind
+---@field root_signature string?
+---@field vs? pso.Shader
+---@field ps? pso.Shader
+---@field ds? pso.Shader
+---@field hs? pso.Shader
+---@field gs? pso.Shader
+---@field cs? pso.Shader
+---@field stream_output? pso.struct.D3D12_STREAM_OUTPUT_DESC
+---@field blend? pso.struct.D3D12_BLEND_DESC
+---@field sample_mask? integer
+---@field rasterizer? pso.decl.rasterizer
+---@field depth_stencil? pso.decl.depth_stencil
+---@field input_layout? pso.struct.D3D12_INPUT_ELEMENT_DESC[]
+---@field strip_cut? pso.enum.index_buffer_strip_cut_value
+---@field topology? pso.enum.primitive_topology_type
+---@field render_targets? pso.enum.format[]|pso.struct.D3D12_RT_FORMAT_ARRAY
+---@field depth_format? pso.enum.format
+---@field sample_desc? integer|pso.struct.DXGI_SAMPLE_DESC
+---@field node_mask? integer
+---@field cached_pso? pso.Blob
+---@field flags? pso.flags.pipeline_state_flags
+---@field depth_stencil1? pso.struct.D3D12_DEPTH_STENCIL_DESC1
+---@field view_instancing? pso.struct.D3D12_VIEW_INSTANCING_DESC
+---@field as? pso.Shader
+---@field ms? pso.Shader
+---@field depth_stencil2? pso.struct.D3D12_DEPTH_STENCIL_DESC2
+---@field rasterizer1? pso.struct.D3D12_RASTERIZER_DESC1
+---@field rasterizer2? pso.struct.D3D12_RASTERIZER_DESC2
+---@field serialized_root_signature? pso.Blob
+---@field bytes fun(self: pso.Pipeline): string the stream bytes
+---@field size fun(self: pso.Pipeline): integer
+---@field hash fun(self: pso.Pipeline): string 32 hex digits, canonical
+---@field check fun(self: pso.Pipeline): pso.Diag[]
+---@field valid fun(self: pso.Pipeline): boolean
+---@field dump fun(self: pso.Pipeline): string
+---@field explain fun(self: pso.Pipeline): string every field and where it comes from
+---@field explain_table fun(self: pso.Pipeline): table[]
+---@field json fun(self: pso.Pipeline): string
+---@field diff fun(self: pso.Pipeline, other: pso.Pipeline): table[]
+---@field table fun(self: pso.Pipeline): table a declaration that reproduces it
+---@field subobjects fun(self: pso.Pipeline): pso.subobject_key[]
+
+---pso.blend: built-in presets (read-only; pso.copy makes a modifiable copy).
+---@class (exact) pso.presets.blend
+---@field opaque pso.struct.D3D12_BLEND_DESC
+---@field alpha pso.struct.D3D12_BLEND_DESC
+---@field premultiplied pso.struct.D3D12_BLEND_DESC
+---@field additive pso.struct.D3D12_BLEND_DESC
+---@field multiply pso.struct.D3D12_BLEND_DESC
+
+---pso.rasterizer: built-in presets (read-only; pso.copy makes a modifiable copy).
+---@class (exact) pso.presets.rasterizer
+---@field default pso.decl.rasterizer
+---@field cull_none pso.decl.rasterizer
+---@field cull_front pso.decl.rasterizer
+---@field wireframe pso.decl.rasterizer
+---@field shadow_bias pso.decl.rasterizer
+
+---pso.depth: built-in presets (read-only; pso.copy makes a modifiable copy).
+---@class (exact) pso.presets.depth
+---@field default pso.decl.depth_stencil
+---@field read_only pso.decl.depth_stencil
+---@field reverse_z pso.decl.depth_stencil
+---@field disabled pso.decl.depth_stencil
+---@field equal pso.decl.depth_stencil
+
+---@class pso
+---@field version string psoc's version, e.g. "0.1.0"
+---@field APPEND_ALIGNED integer D3D12_APPEND_ALIGNED_ELEMENT (an input element's default offset)
+---@field none pso.None removes a subobject in pso.derive overrides
+---@field blend pso.presets.blend
+---@field rasterizer pso.presets.rasterizer
+---@field depth pso.presets.depth
+local pso = {}
+
+---Declare a graphics pipeline (vertex shader required).
+---@param decl pso.decl.graphics
+---@return pso.Pipeline
+function pso.graphics(decl) end
+
+---Declare a mesh-shader pipeline (ms required).
+---@param decl pso.decl.mesh
+---@return pso.Pipeline
+function pso.mesh(decl) end
+
+---Declare a compute pipeline (cs required).
+---@param decl pso.decl.compute
+---@return pso.Pipeline
+function pso.compute(decl) end
+
+---A variant of `base`: records merge key by key, lists and scalars replace.
+---@param base pso.Pipeline
+---@param overrides pso.decl.overrides
+---@return pso.Pipeline
+function pso.derive(base, overrides) end
+
+---Shader bytecode: pso.shader "file.cso", { file = ... } or { bytes = ... }.
+---@param source pso.FileOrBytes
+---@return pso.Shader
+function pso.shader(source) end
+
+---Opaque bytes for cached_pso and serialized_root_signature (same forms as pso.shader).
+---@param source pso.FileOrBytes
+---@return pso.Blob
+function pso.blob(source) end
+
+---An immutable preset; explain names its fields "(preset NAME)".
+---@generic T: table
+---@param name string
+---@param value T
+---@return T
+function pso.preset(name, value) end
+
+---A modifiable deep copy (presets unwrapped).
+---@generic T
+---@param value T
+---@return T
+function pso.copy(value) end
+
+---@param value any
+---@return boolean
+function pso.is_pipeline(value) end
+
+---True when the two pipelines have equal canonical hashes.
+---@param a pso.Pipeline
+---@param b pso.Pipeline
+---@return boolean
+function pso.same(a, b) end
+
+---psoc_check diagnostics of a raw stream.
+---@param bytes string
+---@return pso.Diag[]
+function pso.check_bytes(bytes) end
+
+return pso
