@@ -46,6 +46,11 @@ void cli_raw_help(FILE *out, const char *command);
 ** Returns a CLI_EXIT_* status. */
 int cli_script_main(const char *command, int argc, char **argv);
 
+/* ---- test.c: 'psoc test' (script builds only) ------------------------ */
+
+/* Run test suites (*_test.lua) over materials; argv[0] == "test". */
+int cli_test_main(int argc, char **argv);
+
 /* ---- util.c: files, arguments and output helpers -------------------- */
 
 /* Raw files larger than this are refused. */

@@ -20,6 +20,7 @@ static int cmd_help(int argc, char **argv);
 #ifdef PSOC_CLI_HAVE_SCRIPTS
 static int cmd_explain(int argc, char **argv) { return cli_script_main("explain", argc, argv); }
 static int cmd_diff(int argc, char **argv) { return cli_script_main("diff", argc, argv); }
+static int cmd_test(int argc, char **argv) { return cli_test_main(argc, argv); }
 #endif
 
 static const cli_command commands[] = {
@@ -29,6 +30,7 @@ static const cli_command commands[] = {
   { "explain", "show every field of a material's pipelines and where it comes from",
     cmd_explain },
   { "diff", "compare two material pipelines field by field", cmd_diff },
+  { "test", "run Lua test suites over materials (*_test.lua)", cmd_test },
 #endif
   { "help", "show the help of psoc or of a command", cmd_help },
 };

@@ -1,0 +1,783 @@
+/*
+** pso_test.c: the C half of the test API (pso_test.h): stack walks for
+** the file:line of a failed expectation and for trimmed tracebacks,
+** material scripts resolved inside the material roots and evaluated in the
+** test's state, checks under a capability profile, and the per-test runner
+** (hooks, test, hooks; each test under a fresh instruction budget).
+** The Lua half is testlib.lua (compiled into testlib_lua.c).
+*/
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath */
+#endif
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lauxlib.h>
+
+#include "compat.h"
+#include "pso_module.h"
+#include "pso_test.h"
+#include "psoc.h"
+#include "psol.h"
+
+extern const char psot_testlib_source[];
+extern const size_t psot_testlib_size;
+
+#define TESTLIB_CHUNK "=psoc test"
+#define REG_T "psoc.test.T"
+#define REG_RESULT "psoc.test.result"
+#define CTX_MT "psoc.test.ctx"
+#define DIR_MT "psoc.test.dir"
+#define DIAGS_MT "psoc.test.diags"
+#define TRACEBACK_MARK "\nstack traceback:"
+#define TRACE_HEAD 10 /* frames shown before and after a cut */
+#define TRACE_TAIL 4
+#define SCAN_DEPTH 24
+#define SCAN_FILES 20000
+
+/* ------------------------------------------------------------------ */
+/* Per-state context                                                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct tpath {
+  char *shown; /* as given */
+  char *real;  /* realpath */
+} tpath;
+
+typedef struct tctx {
+  tpath *search;
+  size_t nsearch;
+  char **roots;
+  size_t nroots;
+  char *cwd; /* realpath of the current directory, or NULL */
+} tctx;
+
+static void ctx_free(tctx *c) {
+  size_t i;
+  for (i = 0; c->search && i < c->nsearch; i++) {
+    free(c->search[i].shown);
+    free(c->search[i].real);
+  }
+  for (i = 0; c->roots && i < c->nroots; i++) free(c->roots[i]);
+  free(c->search);
+  free(c->roots);
+  free(c->cwd);
+  memset(c, 0, sizeof *c);
+}
+
+static int ctx_gc(lua_State *L) {
+  tctx *c = (tctx *)luaL_checkudata(L, 1, CTX_MT);
+  ctx_free(c);
+  return 0;
+}
+
+static tctx *ctx_of(lua_State *L) { return (tctx *)lua_touserdata(L, lua_upvalueindex(1)); }
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = (char *)malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Stack walks                                                          */
+/* ------------------------------------------------------------------ */
+
+/* A frame of a Lua file (not C, not the test library, not a string). */
+static int file_frame(const lua_Debug *ar) { return ar->source && ar->source[0] == '@'; }
+
+/* Push "file:line" of the innermost file frame from 'level' up, or "". */
+static void push_where(lua_State *L, int level) {
+  lua_Debug ar;
+  for (; lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "Sl", &ar)) continue;
+    if (file_frame(&ar) && ar.currentline > 0) {
+      lua_pushfstring(L, "%s:%d", ar.source + 1, ar.currentline);
+      return;
+    }
+  }
+  lua_pushliteral(L, "");
+}
+
+static void frame_text(char *out, size_t n, lua_Debug *ar) {
+  const char *src = ar->source + 1;
+  if (ar->namewhat && *ar->namewhat && ar->name)
+    snprintf(out, n, "%s:%d: in function '%s'", src, ar->currentline, ar->name);
+  else if (ar->what && *ar->what == 'm')
+    snprintf(out, n, "%s:%d: in main chunk", src, ar->currentline);
+  else
+    snprintf(out, n, "%s:%d: in function <%s:%d>", src, ar->currentline, src, ar->linedefined);
+}
+
+/* Push the file frames from 'level' up, one per line, the middle of a deep
+** stack cut out. */
+static void push_traceback(lua_State *L, int level) {
+  lua_Debug ar;
+  char text[4096], line[PATH_MAX + 128];
+  size_t len = 0;
+  int total = 0, shown = 0, lv;
+  for (lv = level; lua_getstack(L, lv, &ar); lv++)
+    if (lua_getinfo(L, "S", &ar) && file_frame(&ar)) total++;
+  text[0] = '\0';
+  for (lv = level; lua_getstack(L, lv, &ar); lv++) {
+    int w;
+    if (!lua_getinfo(L, "nSl", &ar) || !file_frame(&ar)) continue;
+    shown++;
+    if (total > TRACE_HEAD + TRACE_TAIL && shown > TRACE_HEAD && shown <= total - TRACE_TAIL) {
+      if (shown == TRACE_HEAD + 1)
+        snprintf(line, sizeof line, "... (%d more frames)", total - TRACE_HEAD - TRACE_TAIL);
+      else
+        continue;
+    } else {
+      frame_text(line, sizeof line, &ar);
+    }
+    w = snprintf(text + len, sizeof text - len, "%s%s", len ? "\n" : "", line);
+    if (w < 0 || (size_t)w >= sizeof text - len) break;
+    len += (size_t)w;
+  }
+  lua_pushstring(L, text);
+}
+
+/* C.where(): "file:line" of the innermost test-file frame. */
+static int t_where(lua_State *L) {
+  push_where(L, 1);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors inside tests                                                  */
+/* ------------------------------------------------------------------ */
+
+/* Raw reads only: no metamethod may run once a limit has been hit. */
+static int raw_field(lua_State *L, int idx, const char *key) {
+  idx = lua_absindex(L, idx);
+  lua_pushstring(L, key);
+  return pso_compat_rawget(L, idx);
+}
+
+static int is_failure(lua_State *L, int idx) {
+  int r;
+  if (lua_type(L, idx) != LUA_TTABLE) return 0;
+  raw_field(L, idx, "psoc_failure");
+  r = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return r;
+}
+
+/* Message handler of a test's call: failures pass through; any other
+** error becomes { message, where, traceback } while the stack is there. */
+static int t_msgh(lua_State *L) {
+  const char *msg;
+  if (is_failure(L, 1)) {
+    lua_settop(L, 1);
+    return 1;
+  }
+  msg = lua_tostring(L, 1);
+  if (!msg) {
+    if (lua_type(L, 1) != LUA_TNIL && luaL_callmeta(L, 1, "__tostring") &&
+        lua_type(L, -1) == LUA_TSTRING)
+      msg = lua_tostring(L, -1);
+    else
+      msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+  }
+  lua_createtable(L, 0, 3);
+  lua_pushstring(L, msg);
+  lua_setfield(L, -2, "message");
+  push_where(L, 1);
+  lua_setfield(L, -2, "where");
+  push_traceback(L, 1);
+  lua_setfield(L, -2, "traceback");
+  return 1;
+}
+
+static int contains(const char *s, const char *what) { return s && strstr(s, what) != NULL; }
+
+static int is_limit_error(const char *msg) {
+  return contains(msg, "instruction budget exceeded") || contains(msg, "memory limit exceeded");
+}
+
+/* Fill the result table at 'result' from the error value at the top. */
+static void record_error(lua_State *L, int result, const char *phase) {
+  int err = lua_gettop(L);
+  int failure = is_failure(L, err);
+  const char *msg;
+  lua_pushstring(L, failure ? "fail" : "error");
+  lua_setfield(L, result, "status");
+  if (lua_type(L, err) == LUA_TTABLE) {
+    raw_field(L, err, "message");
+    msg = lua_tostring(L, -1);
+    if (phase) lua_pushfstring(L, "%s: %s", phase, msg ? msg : "?");
+    else lua_pushstring(L, msg ? msg : "?");
+    lua_setfield(L, result, "message");
+    lua_pop(L, 1);
+    raw_field(L, err, "where");
+    lua_setfield(L, result, "where");
+    raw_field(L, err, "traceback");
+    lua_setfield(L, result, "traceback");
+  } else {
+    msg = lua_tostring(L, err);
+    lua_pushfstring(L, "%s%s%s", phase ? phase : "", phase ? ": " : "",
+                    msg ? msg : "(error object is not a string)");
+    lua_setfield(L, result, "message");
+  }
+  lua_settop(L, err);
+}
+
+/* Runs under psol_pcall (a fresh budget): test i's plan, each function in
+** its own protected call. Returns the result table. */
+static int t_run(lua_State *L) {
+  lua_Integer i = lua_tointeger(L, 1);
+  int msgh, list, result, n, k, ti, failed = 0;
+  lua_settop(L, 1);
+  lua_pushcfunction(L, t_msgh);
+  msgh = lua_gettop(L);
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_T);
+  lua_getfield(L, -1, "plan");
+  lua_pushinteger(L, i + 1);
+  lua_call(L, 1, 2);
+  ti = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  list = lua_gettop(L);
+  lua_createtable(L, 0, 4);
+  result = lua_gettop(L);
+  lua_pushliteral(L, "pass");
+  lua_setfield(L, result, "status");
+  n = (int)lua_rawlen(L, list);
+  for (k = 1; k <= n; k++) {
+    int status;
+    const char *msg = NULL;
+    if (failed && k <= ti) continue; /* skip what is left before the test */
+    lua_rawgeti(L, list, k);
+    status = lua_pcall(L, 0, 0, msgh);
+    if (status == LUA_OK) continue;
+    if (status != LUA_ERRRUN) return lua_error(L); /* memory: psol names the limit */
+    if (lua_type(L, -1) == LUA_TTABLE) {
+      raw_field(L, -1, "message");
+      msg = lua_tostring(L, -1);
+      lua_pop(L, 1); /* still referenced by the error table */
+    } else {
+      msg = lua_tostring(L, -1);
+    }
+    if (!failed) record_error(L, result, k < ti ? "before_each" : k > ti ? "after_each" : NULL);
+    failed = 1;
+    if (is_limit_error(msg)) break; /* every further instruction fails */
+    lua_pop(L, 1);
+  }
+  lua_settop(L, result);
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* The runner's C interface                                             */
+/* ------------------------------------------------------------------ */
+
+/* Push test i's record (T.tests[i + 1]), or nil. */
+static void push_test(lua_State *L, size_t i) {
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_T);
+  if (lua_type(L, -1) != LUA_TTABLE) return;
+  lua_getfield(L, -1, "tests");
+  lua_remove(L, -2);
+  if (lua_type(L, -1) != LUA_TTABLE) return;
+  lua_rawgeti(L, -1, (int)i + 1);
+  lua_remove(L, -2);
+}
+
+size_t psot_count(lua_State *L) {
+  size_t n = 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_T);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, "tests");
+    if (lua_type(L, -1) == LUA_TTABLE) n = (size_t)lua_rawlen(L, -1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+static const char *field_string(lua_State *L, int idx, const char *key) {
+  const char *s;
+  lua_getfield(L, idx, key);
+  s = lua_tostring(L, -1); /* anchored by the table */
+  lua_pop(L, 1);
+  return s ? s : "";
+}
+
+void psot_info(lua_State *L, size_t i, const char **name, const char **defined) {
+  *name = *defined = "";
+  push_test(L, i);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    *name = field_string(L, -1, "name");
+    *defined = field_string(L, -1, "defined");
+  }
+  lua_pop(L, 1);
+}
+
+/* Split a psol error message "MSG\nstack traceback:\n\t..." into the
+** message and the file frames of the traceback. */
+static void split_error(lua_State *L, const char *msg) {
+  const char *cut = strstr(msg, TRACEBACK_MARK), *p;
+  luaL_Buffer b;
+  int first = 1;
+  lua_pushlstring(L, msg, cut ? (size_t)(cut - msg) : strlen(msg));
+  luaL_buffinit(L, &b);
+  if (cut) {
+    for (p = cut + strlen(TRACEBACK_MARK); *p;) {
+      const char *end = strchr(p + 1, '\n'), *text;
+      size_t n;
+      if (*p == '\n') p++;
+      if (!end) end = p + strlen(p);
+      text = p;
+      while (text < end && (*text == '\t' || *text == ' ')) text++;
+      n = (size_t)(end - text);
+      if (n && text[0] != '[' && text[0] != '(' && strncmp(text, "...\t", 4) != 0 &&
+          strncmp(text, TESTLIB_CHUNK + 1, strlen(TESTLIB_CHUNK + 1)) != 0) {
+        if (!first) luaL_addchar(&b, '\n');
+        luaL_addlstring(&b, text, n);
+        first = 0;
+      }
+      p = end;
+    }
+  }
+  luaL_pushresult(&b);
+}
+
+const char *psot_push_error(lua_State *L, int idx) {
+  const char *msg = lua_tostring(L, idx);
+  split_error(L, msg ? msg : "(error object is not a string)");
+  return lua_tostring(L, -2);
+}
+
+/* Protected: a result table for an error the runner itself hit. */
+static int t_error_result(lua_State *L) {
+  lua_createtable(L, 0, 4);
+  lua_pushliteral(L, "error");
+  lua_setfield(L, -2, "status");
+  psot_push_error(L, 1);
+  lua_setfield(L, -3, "traceback");
+  lua_setfield(L, -2, "message");
+  return 1;
+}
+
+void psot_run(lua_State *L, size_t i, psot_result *out) {
+  int status, top = lua_gettop(L);
+  memset(out, 0, sizeof *out);
+  psot_info(L, i, &out->name, &out->defined);
+  out->where = out->message = out->traceback = "";
+  lua_pushcfunction(L, t_run);
+  lua_pushinteger(L, (lua_Integer)i);
+  status = psol_pcall(L, 1, 1);
+  if (status != LUA_OK) {
+    lua_pushcfunction(L, t_error_result);
+    lua_insert(L, -2);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+      lua_settop(L, top);
+      out->status = PSOT_ERROR;
+      out->message = "not enough memory";
+      return;
+    }
+  }
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_RESULT); /* anchors the strings */
+  {
+    const char *s = field_string(L, -1, "status");
+    out->status = strcmp(s, "pass") == 0 ? PSOT_PASS : strcmp(s, "fail") == 0 ? PSOT_FAIL
+                                                                              : PSOT_ERROR;
+  }
+  out->message = field_string(L, -1, "message");
+  out->where = field_string(L, -1, "where");
+  out->traceback = field_string(L, -1, "traceback");
+  lua_settop(L, top);
+}
+
+/* ------------------------------------------------------------------ */
+/* Material files                                                       */
+/* ------------------------------------------------------------------ */
+
+static int inside(const char *real, const char *root) {
+  size_t n = strlen(root);
+  if (n == 1 && root[0] == '/') return 1;
+  return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+static int inside_search(const tctx *c, const char *real) {
+  size_t i;
+  for (i = 0; i < c->nsearch; i++)
+    if (inside(real, c->search[i].real)) return 1;
+  return 0;
+}
+
+static void join(char *out, size_t n, const char *dir, const char *name) {
+  size_t len = strlen(dir);
+  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
+  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
+}
+
+/* The path to show for a real path: relative to the current directory
+** when inside it. */
+static const char *shown_path(const tctx *c, const char *real) {
+  size_t n;
+  if (!c->cwd) return real;
+  n = strlen(c->cwd);
+  if (strcmp(real, c->cwd) == 0) return ".";
+  if (n == 1 && c->cwd[0] == '/') return real + 1;
+  if (strncmp(real, c->cwd, n) == 0 && real[n] == '/') return real + n + 1;
+  return real;
+}
+
+/* Raise "TEST_FILE:LINE: PREFIX: message" (the prefix is the API
+** function, e.g. "materials.load"). */
+static int raise_at_test(lua_State *L, const char *prefix, const char *fmt, const char *a,
+                         const char *b) {
+  push_where(L, 1);
+  if (lua_rawlen(L, -1) > 0) lua_pushliteral(L, ": ");
+  else lua_pushliteral(L, "");
+  lua_pushfstring(L, "%s: ", prefix);
+  lua_pushfstring(L, fmt, a, b);
+  lua_concat(L, 4);
+  return lua_error(L);
+}
+
+/* C.resolve(path, "file" | "directory", fname): the real path and the
+** path to show, tried against the test file's directory and each root in
+** turn; fname names the caller in errors. */
+static int t_resolve(lua_State *L) {
+  tctx *c = ctx_of(L);
+  const char *path = luaL_checkstring(L, 1);
+  int want_dir = strcmp(luaL_optstring(L, 2, "file"), "directory") == 0;
+  const char *fname = luaL_optstring(L, 3, "materials");
+  const char *what = want_dir ? "directory" : "file";
+  char cand[PATH_MAX], real[PATH_MAX];
+  luaL_Buffer tried;
+  size_t i, ncand = path[0] == '/' ? 1 : c->nsearch;
+  int escaped = 0, wrong = 0, ntried = 0;
+  if (!*path) return raise_at_test(L, fname, "empty %s name%s", what, "");
+  if (strlen(path) >= PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
+  luaL_buffinit(L, &tried);
+  for (i = 0; i < ncand; i++) {
+    struct stat st;
+    if (path[0] == '/') snprintf(cand, sizeof cand, "%s", path);
+    else join(cand, sizeof cand, c->search[i].shown, path);
+    if (!realpath(cand, real)) {
+      if (ntried++) luaL_addstring(&tried, ", ");
+      luaL_addstring(&tried, cand);
+      continue;
+    }
+    if (!inside_search(c, real)) {
+      escaped = 1;
+      continue;
+    }
+    if (stat(real, &st) != 0 || (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+      wrong = 1;
+      continue;
+    }
+    luaL_pushresult(&tried);
+    lua_pop(L, 1);
+    lua_pushstring(L, real);
+    lua_pushstring(L, shown_path(c, real));
+    return 2;
+  }
+  luaL_pushresult(&tried);
+  if (wrong)
+    return raise_at_test(L, fname, "'%s' is not a %s", path, what);
+  if (escaped)
+    return raise_at_test(L, fname, "'%s' is outside the material roots (give psoc test "
+                                   "--root DIR%s)", path, "");
+  return raise_at_test(L, fname, "cannot find '%s' (tried %s)", path, lua_tostring(L, -1));
+}
+
+static int dir_gc(lua_State *L) {
+  DIR **box = (DIR **)luaL_checkudata(L, 1, DIR_MT);
+  if (*box) closedir(*box);
+  *box = NULL;
+  return 0;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Append every *.lua file under 'dir' (but *_test.lua and hidden names)
+** to the table at 'out'. */
+static void scan_dir(lua_State *L, const char *dir, int out, int depth) {
+  DIR **box;
+  struct dirent *e;
+  int names, k, n = 0;
+  if (depth > SCAN_DEPTH) return;
+  luaL_checkstack(L, 8, "materials: directories nested too deeply");
+  box = (DIR **)pso_compat_newuserdata(L, sizeof *box);
+  *box = NULL;
+  luaL_setmetatable(L, DIR_MT);
+  lua_newtable(L);
+  names = lua_gettop(L);
+  *box = opendir(dir);
+  if (!*box) {
+    if (depth == 0) luaL_error(L, "materials: cannot open directory '%s': %s", dir, strerror(errno));
+    lua_pop(L, 2);
+    return;
+  }
+  while ((e = readdir(*box)) != NULL) {
+    if (e->d_name[0] == '.') continue;
+    lua_pushstring(L, e->d_name);
+    lua_rawseti(L, names, ++n);
+  }
+  closedir(*box);
+  *box = NULL;
+  for (k = 1; k <= n; k++) {
+    char full[PATH_MAX];
+    struct stat st;
+    const char *name;
+    lua_rawgeti(L, names, k);
+    name = lua_tostring(L, -1);
+    join(full, sizeof full, dir, name);
+    if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+      scan_dir(L, full, out, depth + 1);
+    } else if (ends_with(name, ".lua") && !ends_with(name, "_test.lua") && stat(full, &st) == 0 &&
+               S_ISREG(st.st_mode)) {
+      if (lua_rawlen(L, out) >= SCAN_FILES)
+        luaL_error(L, "materials: more than %d files under '%s'", SCAN_FILES, dir);
+      lua_pushstring(L, full);
+      lua_rawseti(L, out, (int)lua_rawlen(L, out) + 1);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 2);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* C.scan(dir): the sorted *.lua files under dir. */
+static int t_scan(lua_State *L) {
+  const char *dir = luaL_checkstring(L, 1);
+  const char **v;
+  size_t n, i;
+  lua_settop(L, 1);
+  lua_newtable(L); /* 2: found */
+  scan_dir(L, dir, 2, 0);
+  n = (size_t)lua_rawlen(L, 2);
+  v = (const char **)pso_compat_newuserdata(L, (n ? n : 1) * sizeof *v); /* 3 */
+  for (i = 0; i < n; i++) {
+    lua_rawgeti(L, 2, (int)i + 1);
+    v[i] = lua_tostring(L, -1); /* anchored by table 2 */
+    lua_pop(L, 1);
+  }
+  qsort(v, n, sizeof *v, cmp_str);
+  lua_createtable(L, (int)n, 0);
+  for (i = 0; i < n; i++) {
+    lua_pushstring(L, v[i]);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
+/* C.dofile(path): run a material script in this state (sandboxed, its
+** directory first for relative names); its result, or its error raised
+** again without the traceback. */
+static int t_dofile(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_settop(L, 1);
+  if (psol_dofile(L, path, 1) != LUA_OK) {
+    const char *msg = lua_tostring(L, -1), *cut;
+    if (!msg) return lua_error(L);
+    cut = strstr(msg, TRACEBACK_MARK);
+    lua_pushlstring(L, msg, cut ? (size_t)(cut - msg) : strlen(msg));
+    return lua_error(L);
+  }
+  return 1;
+}
+
+static int t_roots(lua_State *L) {
+  tctx *c = ctx_of(L);
+  size_t i;
+  lua_createtable(L, (int)c->nroots, 0);
+  for (i = 0; i < c->nroots; i++) {
+    lua_pushstring(L, c->roots[i]);
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks under a capability profile                                    */
+/* ------------------------------------------------------------------ */
+
+static int diags_gc(lua_State *L) {
+  psoc_diags *d = (psoc_diags *)luaL_checkudata(L, 1, DIAGS_MT);
+  psoc_diags_free(d);
+  memset(d, 0, sizeof *d);
+  return 0;
+}
+
+static void push_diags(lua_State *L, const psoc_diags *diags) {
+  size_t i;
+  lua_createtable(L, (int)diags->count, 0);
+  for (i = 0; i < diags->count; i++) {
+    const psoc_diag *d = &diags->items[i];
+    lua_createtable(L, 0, 7);
+    lua_pushstring(L, psoc_severity_name(d->severity));
+    lua_setfield(L, -2, "severity");
+    lua_pushstring(L, psoc_code_name(d->code));
+    lua_setfield(L, -2, "code");
+    if (d->message_id) {
+      lua_pushstring(L, d->message_id);
+      lua_setfield(L, -2, "message_id");
+    }
+    if (d->field[0]) {
+      lua_pushstring(L, d->field);
+      lua_setfield(L, -2, "field");
+    }
+    lua_pushstring(L, d->message);
+    lua_setfield(L, -2, "message");
+    if (d->subobject >= 0) {
+      pso_compat_pushint(L, d->subobject);
+      lua_setfield(L, -2, "subobject");
+    }
+    if (d->offset >= 0) {
+      pso_compat_pushint(L, d->offset);
+      lua_setfield(L, -2, "offset");
+    }
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+}
+
+/* C.check(p, profile): p:check() under the named capability profile. */
+static int t_check(lua_State *L) {
+  pso_pipeline *p = pso_topipeline(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  const psoc_profile *profile = psoc_profile_find(name);
+  const psoc_stream *stream;
+  psoc_check_options opts;
+  psoc_allocator alloc;
+  psoc_diags *diags;
+  if (!p || !(stream = pso_pipeline_stream(p)))
+    return raise_at_test(L, "check", "expected a pipeline%s%s", "", "");
+  if (!profile) {
+    luaL_Buffer b;
+    size_t i;
+    luaL_buffinit(L, &b);
+    for (i = 0; psoc_profile_at(i); i++) {
+      if (i) luaL_addstring(&b, ", ");
+      luaL_addstring(&b, psoc_profile_at(i)->name);
+    }
+    luaL_pushresult(&b);
+    return raise_at_test(L, "check", "unknown profile '%s' (profiles: %s)", name,
+                         lua_tostring(L, -1));
+  }
+  diags = (psoc_diags *)pso_compat_newuserdata(L, sizeof *diags);
+  alloc.fn = lua_getallocf(L, &alloc.ud);
+  psoc_diags_init(diags, &alloc);
+  luaL_setmetatable(L, DIAGS_MT);
+  memset(&opts, 0, sizeof opts);
+  opts.profile = profile;
+  psoc_check(psoc_stream_data(stream), psoc_stream_size(stream), &opts, diags);
+  push_diags(L, diags);
+  return 1;
+}
+
+/* C.profiles(): { { name, description }, ... } */
+static int t_profiles(lua_State *L) {
+  size_t i;
+  lua_newtable(L);
+  for (i = 0; psoc_profile_at(i); i++) {
+    const psoc_profile *p = psoc_profile_at(i);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, p->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, p->description ? p->description : "");
+    lua_setfield(L, -2, "description");
+    lua_rawseti(L, -2, (int)i + 1);
+  }
+  return 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Opening                                                              */
+/* ------------------------------------------------------------------ */
+
+static const luaL_Reg helpers[] = {
+  { "where", t_where },     { "resolve", t_resolve }, { "scan", t_scan },
+  { "dofile", t_dofile },   { "roots", t_roots },     { "check", t_check },
+  { "profiles", t_profiles }, { NULL, NULL }
+};
+
+static void new_metatable(lua_State *L, const char *name, lua_CFunction gc) {
+  luaL_newmetatable(L, name);
+  lua_pushcfunction(L, gc);
+  lua_setfield(L, -2, "__gc");
+  lua_pushliteral(L, "psoc test");
+  lua_setfield(L, -2, "__metatable");
+  lua_pop(L, 1);
+}
+
+static int t_open(lua_State *L) {
+  const psot_config *cfg = (const psot_config *)lua_touserdata(L, 1);
+  tctx *c;
+  size_t i;
+  char buf[PATH_MAX], here[PATH_MAX];
+  new_metatable(L, CTX_MT, ctx_gc);
+  new_metatable(L, DIR_MT, dir_gc);
+  new_metatable(L, DIAGS_MT, diags_gc);
+  c = (tctx *)pso_compat_newuserdata(L, sizeof *c);
+  memset(c, 0, sizeof *c);
+  luaL_setmetatable(L, CTX_MT);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, LUA_REGISTRYINDEX, CTX_MT); /* lives as long as the state */
+  if (getcwd(here, sizeof here) && realpath(here, buf)) c->cwd = dup_str(buf);
+  if (cfg->search_count) {
+    c->search = (tpath *)calloc(cfg->search_count, sizeof *c->search);
+    if (!c->search) return luaL_error(L, "not enough memory");
+  }
+  for (i = 0; i < cfg->search_count; i++) {
+    const char *dir = cfg->search[i] ? cfg->search[i] : "(null)";
+    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
+    c->search[i].shown = dup_str(dir);
+    c->search[i].real = dup_str(buf);
+    c->nsearch++;
+    if (!c->search[i].shown || !c->search[i].real) return luaL_error(L, "not enough memory");
+  }
+  if (cfg->root_count) {
+    c->roots = (char **)calloc(cfg->root_count, sizeof *c->roots);
+    if (!c->roots) return luaL_error(L, "not enough memory");
+  }
+  for (i = 0; i < cfg->root_count; i++) {
+    c->roots[i] = dup_str(cfg->roots[i] ? cfg->roots[i] : "(null)");
+    c->nroots++;
+    if (!c->roots[i]) return luaL_error(L, "not enough memory");
+  }
+  /* the helpers table C, with the context as upvalue */
+  lua_newtable(L);
+  lua_pushvalue(L, -2);
+  luaL_setfuncs(L, helpers, 1);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "pso");
+  lua_call(L, 1, 1);
+  lua_pushvalue(L, -1);
+  lua_setglobal(L, "pso");
+  lua_setfield(L, -2, "pso");
+  if (psol_compat_loadtext(L, psot_testlib_source, psot_testlib_size, TESTLIB_CHUNK) != LUA_OK)
+    return lua_error(L);
+  lua_insert(L, -2);
+  lua_call(L, 1, 1);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_T);
+  return 0;
+}
+
+int psot_open(lua_State *L, const psot_config *cfg) {
+  psot_config empty;
+  if (!cfg) {
+    memset(&empty, 0, sizeof empty);
+    cfg = &empty;
+  }
+  lua_pushcfunction(L, t_open);
+  lua_pushlightuserdata(L, (void *)cfg);
+  return psol_pcall(L, 1, 0);
+}

@@ -1,0 +1,75 @@
+/*
+** pso_test.h: the test API of `psoc test` in a sandboxed state (psol.h).
+**
+**   lua_State *L = psol_newstate(&opts, err, sizeof err);
+**   psot_open(L, &cfg);                   -- describe, it, expect, materials
+**   psol_dofile(L, "x_test.lua", 0);      -- collects the tests
+**   for (i = 0; i < psot_count(L); i++) psot_run(L, i, &result);
+**   psol_close(L);
+**
+** The Lua half (describe/it/expect and the materials helpers) lives in
+** testlib.lua, compiled into testlib_lua.c; the C half here walks the
+** stack for file:line and tracebacks, resolves and evaluates material
+** scripts inside the material roots, and runs each test under its own
+** instruction budget. See docs/testing.md for the API a test sees.
+*/
+#ifndef PSO_TEST_H
+#define PSO_TEST_H
+
+#include <stddef.h>
+
+#include "lua.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct psot_config {
+  const char *file;               /* the test file, as shown in messages */
+  /* Directories relative names (materials.load, materials.each) are tried
+  ** against, in order, and that resolved files must lie inside: give the
+  ** same list as psol_options.roots (the test file's directory first). */
+  const char *const *search;
+  size_t search_count;
+  /* The material roots materials.each()/all()/files() use when neither
+  ** an argument nor materials.root names a directory (psoc test --root). */
+  const char *const *roots;
+  size_t root_count;
+} psot_config;
+
+/* Install the test API as globals (describe, it, before_each, after_each,
+** expect, materials, pso). Returns LUA_OK, or an error status with the
+** message on the stack. Call once per state, before loading test files. */
+int psot_open(lua_State *L, const psot_config *cfg);
+
+typedef enum psot_status { PSOT_PASS = 0, PSOT_FAIL = 1, PSOT_ERROR = 2 } psot_status;
+
+typedef struct psot_result {
+  psot_status status;
+  const char *name;      /* "describe > ... > it" */
+  const char *defined;   /* "file:line" of the it() call */
+  const char *where;     /* "file:line" of the failing expect or the error, or "" */
+  const char *message;   /* what went wrong, "" when passed */
+  const char *traceback; /* error frames in test files, one per line, or "" */
+} psot_result;
+
+/* The number of tests the loaded file(s) declared. */
+size_t psot_count(lua_State *L);
+/* Name and definition of test i (0-based), without running it. */
+void psot_info(lua_State *L, size_t i, const char **name, const char **defined);
+/* Run test i: its before_each hooks, the test, its after_each hooks, with a
+** fresh instruction budget. A failed expectation is PSOT_FAIL, any other
+** error (including an exceeded budget or memory limit) PSOT_ERROR. The
+** strings stay valid until the next psot_run or psol_close. */
+void psot_run(lua_State *L, size_t i, psot_result *out);
+/* Split an error left on the stack at idx by psol_dofile/psol_pcall into
+** the message and a traceback holding only frames of Lua files (no [C]
+** frames, none of the test library). Both are pushed (message, then
+** traceback); returns the message. */
+const char *psot_push_error(lua_State *L, int idx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
