@@ -118,8 +118,89 @@ void psoi_arena_reset(psoi_ctx *ctx) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Pointer-keyed cache of interned strings                              */
+/* ------------------------------------------------------------------ */
+
+static size_t imap_slot(const void *owner, const char *str, size_t mask) {
+  uint64_t h = (uint64_t)(uintptr_t)str * 0x9e3779b97f4a7c15ull;
+  h ^= (uint64_t)(uintptr_t)owner * 0xc2b2ae3d27d4eb4full;
+  return (size_t)(h >> 17) & mask;
+}
+
+int psoi_imap_get(const psoi_ctx *ctx, const void *owner, const char *str, int64_t *value) {
+  size_t mask, i;
+  if (!ctx->imap) return 0;
+  mask = ctx->imap_cap - 1;
+  for (i = imap_slot(owner, str, mask);; i = (i + 1) & mask) {
+    const psoi_ientry *e = &ctx->imap[i];
+    if (!e->str) return 0;
+    if (e->str == str && e->owner == owner) {
+      *value = e->value;
+      return 1;
+    }
+  }
+}
+
+static void imap_insert(psoi_ientry *map, size_t cap, const void *owner, const char *str,
+                        int64_t value) {
+  size_t mask = cap - 1, i;
+  for (i = imap_slot(owner, str, mask);; i = (i + 1) & mask) {
+    psoi_ientry *e = &map[i];
+    if (!e->str || (e->str == str && e->owner == owner)) {
+      e->owner = owner;
+      e->str = str;
+      e->value = value;
+      return;
+    }
+  }
+}
+
+void psoi_imap_put(psoi_ctx *ctx, const void *owner, const char *str, int64_t value) {
+  if (ctx->imap_count + 1 > ctx->imap_cap / 2) { /* grow (or skip caching on failure) */
+    size_t cap = ctx->imap_cap ? ctx->imap_cap * 2 : 512, i;
+    psoi_ientry *map;
+    if (cap > ((size_t)1 << 24)) return;
+    map = ctx->alloc.fn(ctx->alloc.ud, NULL, 0, cap * sizeof *map);
+    if (!map) return;
+    memset(map, 0, cap * sizeof *map);
+    for (i = 0; i < ctx->imap_cap; i++)
+      if (ctx->imap[i].str)
+        imap_insert(map, cap, ctx->imap[i].owner, ctx->imap[i].str, ctx->imap[i].value);
+    if (ctx->imap) ctx->alloc.fn(ctx->alloc.ud, ctx->imap, ctx->imap_cap * sizeof *map, 0);
+    ctx->imap = map;
+    ctx->imap_cap = cap;
+  }
+  {
+    int64_t old;
+    if (!psoi_imap_get(ctx, owner, str, &old)) ctx->imap_count++;
+  }
+  imap_insert(ctx->imap, ctx->imap_cap, owner, str, value);
+}
+
+/* ------------------------------------------------------------------ */
 /* Per-state context                                                    */
 /* ------------------------------------------------------------------ */
+
+/* The builder's allocator: the state's lua_Alloc, except that a stream
+** block being captured comes from the pipeline userdata prepared for it. */
+static void *ctx_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  psoi_ctx *ctx = ud;
+  if (!ptr && nsize && ctx->capture_mem) {
+    unsigned char *mem = ctx->capture_mem;
+    if (nsize > ctx->capture_cap) {
+      ctx->capture_need = nsize;
+      return NULL;
+    }
+    ctx->capture_mem = NULL;
+    ctx->captured = mem;
+    return mem;
+  }
+  if (ptr && ptr == ctx->captured) { /* owned by the userdata: never freed */
+    if (nsize == 0) ctx->captured = NULL;
+    return NULL;
+  }
+  return ctx->alloc.fn(ctx->alloc.ud, ptr, osize, nsize);
+}
 
 static int context_gc(lua_State *L) {
   psoi_ctx *ctx = lua_touserdata(L, 1);
@@ -134,6 +215,8 @@ static int context_gc(lua_State *L) {
     c = next;
   }
   ctx->chunks = NULL;
+  if (ctx->imap) ctx->alloc.fn(ctx->alloc.ud, ctx->imap, ctx->imap_cap * sizeof *ctx->imap, 0);
+  ctx->imap = NULL;
   return 0;
 }
 
@@ -151,7 +234,10 @@ static psoi_ctx *push_context(lua_State *L) {
   lua_pushcfunction(L, context_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  if (psoc_builder_new(&ctx->alloc, &ctx->builder) != PSOC_OK) luaL_error(L, "not enough memory");
+  ctx->builder_alloc.fn = ctx_alloc;
+  ctx->builder_alloc.ud = ctx;
+  if (psoc_builder_new(&ctx->builder_alloc, &ctx->builder) != PSOC_OK)
+    luaL_error(L, "not enough memory");
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, PSOI_CONTEXT_KEY);
   return ctx;
@@ -607,6 +693,13 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   lua_setfield(L, -2, "__tostring");
   lua_setmetatable(L, -2);
   lua_rawseti(L, K, PSOI_K_NONE);
+  /* converted presets, by their data table (weak keys) */
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_rawseti(L, K, PSOI_K_PRESET_CACHE);
   /* pipelines */
   psoi_open_pipeline(L, ctx_idx, K);
   lua_pushvalue(L, K);

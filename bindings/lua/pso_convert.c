@@ -71,6 +71,8 @@ enum { CV_OK = 0, CV_SOFT = 1 };
 
 #define APPEND_ALIGNED 0xffffffffu
 
+static const char psoi_top_owner = 't'; /* imap owner of the top-level keys */
+
 /* ------------------------------------------------------------------ */
 /* Small helpers                                                        */
 /* ------------------------------------------------------------------ */
@@ -167,7 +169,18 @@ static void add_keys(lua_State *L, int t, const psoc_field *f, lua_Integer v, in
   }
 }
 
-static void init_struct(lua_State *L, int K, const psoc_struct *s) {
+/* Cache the key strings of the table at t (its own, anchored key objects)
+** under 'owner'. */
+static void cache_keys(lua_State *L, psoi_ctx *ctx, int t, const void *owner) {
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    if (lua_type(L, -2) == LUA_TSTRING && lua_type(L, -1) == LUA_TNUMBER)
+      psoi_imap_put(ctx, owner, lua_tostring(L, -2), (int64_t)lua_tointeger(L, -1));
+    lua_pop(L, 1);
+  }
+}
+
+static void init_struct(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s) {
   uint32_t i;
   int t, ft;
   if (!s) return;
@@ -186,8 +199,24 @@ static void init_struct(lua_State *L, int K, const psoc_struct *s) {
     const psoc_struct *e = s->fields[ft].element;
     for (i = 0; i < e->field_count; i++) add_keys(L, t, &e->fields[i], -((lua_Integer)i + 1), 1);
   }
+  lua_pushvalue(L, t);
   lua_rawsetp(L, K, s);
-  for (i = 0; i < s->field_count; i++) init_struct(L, K, s->fields[i].element);
+  cache_keys(L, ctx, t, s);
+  lua_pop(L, 1);
+  for (i = 0; i < s->field_count; i++) init_struct(L, ctx, K, s->fields[i].element);
+}
+
+static int struct_has_pointers(const psoc_struct *s) {
+  uint32_t i;
+  for (i = 0; s && i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_ARRAY || f->kind == PSOC_FIELD_BLOB || f->kind == PSOC_FIELD_STRING ||
+        f->kind == PSOC_FIELD_OBJECT)
+      return 1;
+    if ((f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) && struct_has_pointers(f->element))
+      return 1;
+  }
+  return 0;
 }
 
 static int field_index(const psoc_struct *s, const char *key) {
@@ -211,7 +240,8 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     lua_pushstring(L, info->key);
     lua_rawseti(L, -2, (int)t + 1);
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
-    init_struct(L, K, info->payload);
+    ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
+    init_struct(L, ctx, K, info->payload);
     if (ctx->class_ntypes[info->dup_class] < 4)
       ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
     if (t == PSOC_SO_INPUT_LAYOUT) {
@@ -222,6 +252,7 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
   lua_rawseti(L, K, PSOI_K_TYPEKEYS);
   lua_pushinteger(L, -1);
   lua_setfield(L, -2, "name");
+  cache_keys(L, ctx, lua_gettop(L), &psoi_top_owner);
   lua_rawseti(L, K, PSOI_K_TOP);
   for (i = 0; i < psoc_enum_all_count; i++) {
     lua_newtable(L);
@@ -246,6 +277,7 @@ typedef struct src {
   uint8_t filtered; /* read only the element keys of the parent struct */
   uint8_t pdepth;   /* path depth of this source's keys */
   int parent_kt;    /* filtered: the parent struct's key table */
+  const psoc_struct *parent_s; /* filtered: the parent struct */
 } src;
 
 /* A subobject's value in one layer. */
@@ -263,7 +295,10 @@ typedef struct cv {
   int depth;
   frame frames[MAX_DEPTH];
   int soft;         /* integer fit failures return CV_SOFT */
+  int soft_keys;    /* unknown keys return CV_SOFT (trying the oldest version) */
   int verify;       /* re-converting for a comparison: no hooks */
+  int locked;       /* holds a lock on the context's arena */
+  size_t extra;     /* bound of the out-of-line bytes converted so far */
   uint8_t *marks;   /* tracking: a label per payload byte, or NULL */
   size_t marks_size;
   int label_list, label_map; /* tracking: id -> text, text -> id */
@@ -308,9 +343,23 @@ static int cv_error(cv *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+static void cv_unlock(cv *c) {
+  if (c->locked) {
+    c->locked = 0;
+    if (c->ctx->arena_lock > 0) c->ctx->arena_lock--;
+  }
+}
+
+static void cv_lock(cv *c) {
+  if (c->ctx->arena_lock == 0) psoi_arena_reset(c->ctx);
+  c->ctx->arena_lock++;
+  c->locked = 1;
+}
+
 static int cv_error(cv *c, const char *fmt, ...) {
   char msg[768], path[256];
   va_list ap;
+  cv_unlock(c);
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
@@ -441,6 +490,17 @@ static int lookup_key(lua_State *L, int kt, int key_idx) {
   lua_pop(L, 1);
   return r;
 }
+
+/* The same through the pointer cache (owner s), falling back to kt. */
+static int key_lookup(cv *c, const psoc_struct *s, int kt, int key_idx) {
+  int64_t v;
+  if (psoi_imap_get(c->ctx, s, lua_tostring(c->L, key_idx), &v)) return (int)v;
+  return lookup_key(c->L, kt, key_idx);
+}
+
+/* Bytes an out-of-line piece can take in a stream block (an upper bound of
+** the builder's rounding). */
+static size_t piece_bound(size_t n) { return ((n + 7u) & ~(size_t)7u) + 16u; }
 
 static void mark(cv *c, int off, size_t size, uint8_t label) {
   if (!c->marks || off < 0) return;
@@ -587,6 +647,11 @@ static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *wh
 static int memo_get(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   int found = 0;
+  int64_t cached;
+  if (psoi_imap_get(c->ctx, e, lua_tostring(L, vidx), &cached)) {
+    *out = (uint64_t)cached;
+    return 1;
+  }
   lua_rawgetp(L, c->K, e);
   lua_pushvalue(L, vidx);
   if (pso_compat_rawget(L, -2) == LUA_TNUMBER) {
@@ -609,6 +674,8 @@ static void memo_put(cv *c, const psoc_enum *e, int vidx, uint64_t v) {
   pso_compat_pushuint(L, v);
   lua_rawset(L, -3);
   lua_pop(L, 1);
+  /* the memo table now holds this very string object as a key */
+  psoi_imap_put(c->ctx, e, lua_tostring(L, vidx), (int64_t)v);
 }
 
 static int cv_enum(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
@@ -820,7 +887,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   if (n > 0) {
     if (n > ((size_t)-1) / stride) return cv_error(c, "list too long");
     mem = psoi_arena_alloc(c->ctx, n * stride);
-    if (!mem) return luaL_error(L, "not enough memory");
+    if (!mem) return cv_error(c, "not enough memory");
   }
   luaL_checkstack(L, 8, "pso: nesting too deep");
   for (i = 0; i < n; i++) {
@@ -842,6 +909,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
       es.filtered = 0;
       es.pdepth = (uint8_t)c->depth;
       es.parent_kt = 0;
+      es.parent_s = NULL;
       r = cv_struct(c, f->element, &es, 1, e, -1);
       lua_pop(L, 1);
     } else {
@@ -853,6 +921,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   }
   put_ptr(dst + f->offset, mem);
   if (cf) put_uint(dst + cf->offset, cf->size, n);
+  if (n) c->extra += piece_bound(n * stride);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
   return CV_OK;
@@ -868,6 +937,7 @@ static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, u
                                                         : "a blob (pso.blob \"file\")");
   put_ptr(dst + f->offset, b->data);
   if (cf) put_uint(dst + cf->offset, cf->size, b->size);
+  c->extra += piece_bound(b->size);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
   return CV_OK;
@@ -882,6 +952,7 @@ static int cv_string(cv *c, const psoc_field *f, int vidx, unsigned char *dst, i
   if (len == 0) return cv_error(c, "expected a non-empty string");
   if (strlen(s) != len) return cv_error(c, "the string contains a NUL character");
   put_ptr(dst + f->offset, s);
+  c->extra += piece_bound(len + 1);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   return CV_OK;
 }
@@ -935,6 +1006,7 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
     es.filtered = 0;
     es.pdepth = (uint8_t)c->depth;
     es.parent_kt = 0;
+    es.parent_s = NULL;
     r = cv_struct(c, f->element, &es, 1, dst + f->offset, foff);
     lua_pop(c->L, 1);
     return r;
@@ -988,6 +1060,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
       es[ne] = srcs[i];
       es[ne].filtered = 1;
       es[ne].parent_kt = parent_kt;
+      es[ne].parent_s = s;
       es[ne].pdepth = (uint8_t)base_depth;
       ne++;
     }
@@ -1014,6 +1087,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
         es[pos].filtered = 0;
         es[pos].pdepth = (uint8_t)c->depth;
         es[pos].parent_kt = 0;
+        es[pos].parent_s = NULL;
         ne++;
       } else if (!done) { /* scalars: the topmost list wins */
         r = cv_scalar(c, f->element_kind, f->size, f->enumeration, lua_gettop(L), edst);
@@ -1071,13 +1145,13 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
       const psoc_field *f;
       const char *key = lua_type(L, key_idx) == LUA_TSTRING ? lua_tostring(L, key_idx) : NULL;
       if (srcs[i].filtered) { /* blend's own keys are read by blend */
-        if (!key || lookup_key(L, srcs[i].parent_kt, key_idx) > 0) {
+        if (!key || key_lookup(c, srcs[i].parent_s, srcs[i].parent_kt, key_idx) > 0) {
           lua_pop(L, 1);
           continue;
         }
       }
       if (key) {
-        fi = lookup_key(L, kt, key_idx);
+        fi = key_lookup(c, s, kt, key_idx);
       } else if (s == c->ctx->input_element && lua_type(L, key_idx) == LUA_TNUMBER) {
         /* positional shorthand: { "SEMANTIC", "FORMAT", ... } */
         int64_t k = 0;
@@ -1092,6 +1166,11 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         fi = 0;
       }
       if (fi == 0) {
+        if (c->soft_keys && key) { /* maybe a newer version's key */
+          c->depth = depth;
+          lua_settop(L, top);
+          return CV_SOFT;
+        }
         if (!key && lua_type(L, key_idx) == LUA_TNUMBER) {
           char d[96];
           return cv_error(c, "unexpected positional value: %s (this table takes named keys)",
@@ -1176,6 +1255,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         es[ne].filtered = 0;
         es[ne].pdepth = (uint8_t)c->depth;
         es[ne].parent_kt = 0;
+        es[ne].parent_s = NULL;
         ne++;
       }
       c->depth = depth;
@@ -1265,7 +1345,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
       }
       key = lua_tostring(L, key_idx);
       for (j = 0; j < nv; j++) {
-        fis[j] = kts[j] ? lookup_key(L, kts[j], key_idx) : 0;
+        fis[j] = kts[j] ? key_lookup(c, vs[j], kts[j], key_idx) : 0;
         if (fis[j] > 0) set |= 1u << j;
       }
       if (set == 0) return unknown_key(c, vs, nv, key_idx);
@@ -1340,6 +1420,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   one.filtered = 0;
   one.pdepth = 1;
   one.parent_kt = 0;
+  one.parent_s = NULL;
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
   if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
     int list;
@@ -1403,6 +1484,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
       ts[nt].filtered = 0;
       ts[nt].pdepth = 1;
       ts[nt].parent_kt = 0;
+      ts[nt].parent_s = NULL;
       nt++;
     }
     r = cv_struct(c, s, ts, nt, payload, 0);
@@ -1411,65 +1493,129 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   }
 }
 
+/* A preset's data table when the value at idx is a preset, pushed; else
+** nothing pushed and 0. */
+static int push_preset_data(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
+  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+    lua_remove(L, -2);
+    return 1;
+  }
+  lua_pop(L, 2);
+  return 0;
+}
+
 /* Convert one class from its sources (top first) into payload; returns
 ** the type emitted. */
 static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned char *payload) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
-  int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L);
+  int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L), forced = 0, min = 0;
+  int cache_data = 0; /* stack index of a preset's data table (cacheable) */
   unsigned acc = 1;
+  uint32_t emitted = PSOC_SO_TYPE_COUNT;
   c->depth = 0;
   push_frame(c, srcs[0].key, 0);
+  /* An immutable preset given alone converts the same every time. */
+  if (n == 1 && !c->marks && push_preset_data(L, srcs[0].idx)) {
+    size_t len;
+    const char *hit;
+    cache_data = lua_gettop(L);
+    lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
+    lua_pushvalue(L, cache_data);
+    lua_rawget(L, -2);
+    hit = lua_tolstring(L, -1, &len);
+    if (hit && len > 8) {
+      uint32_t req, type;
+      memcpy(&req, hit, 4);
+      memcpy(&type, hit + 4, 4);
+      if (req == srcs[0].type && psoc_subobject_info_get(type) &&
+          len == 8 + psoc_subobject_info_get(type)->payload->size) {
+        memcpy(payload, hit + 8, len - 8);
+        lua_settop(L, top);
+        return type;
+      }
+    }
+    lua_settop(L, cache_data);
+  }
   if (nv > 1) {
-    const psoc_struct *vs[4];
-    src ts[MAX_SOURCES];
-    restriction rs[32];
-    int nt = 0, nrs = 0, forced = 0, i;
-    for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
+    int i;
     if (srcs[0].type != cls) {
       forced = version_of(ctx, cls, srcs[0].type) + 1;
       acc = 1u << (forced - 1);
     } else {
-      int min = 0;
       for (i = 1; i < n; i++) {
         int v = version_of(ctx, cls, srcs[i].type);
         if (v > min) min = v;
       }
       acc = ((1u << nv) - 1) & ~((1u << min) - 1);
     }
-    for (i = 0; i < n; i++) {
-      uint8_t label = 0;
-      if (lua_type(L, srcs[i].idx) != LUA_TTABLE) break;
-      push_resolved(c, srcs[i].idx, &label);
-      ts[nt].idx = lua_gettop(L);
-      ts[nt].layer = srcs[i].layer;
-      ts[nt].label = 0;
-      ts[nt].filtered = 0;
-      ts[nt].pdepth = 1;
-      ts[nt].parent_kt = 0;
-      nt++;
-    }
-    if (nt > 0) acc = key_mask(c, cls, vs, nv, acc, ts, nt, rs, &nrs, forced);
-    lua_settop(L, top);
   }
-  for (j = 0; j < nv; j++)
-    if (acc & (1u << j)) last = j;
-  for (j = 0; j < nv; j++) {
-    const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][j]);
-    if (!(acc & (1u << j))) continue;
+  /* Fast path: the oldest candidate, with unknown keys and values it cannot
+  ** hold reported softly; most declarations stop here. */
+  if (nv > 1 && !forced && (acc >> min) > 1) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][min]);
     memcpy(payload, info->default_payload, info->payload->size);
     if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
-    c->soft = j != last;
+    c->soft = c->soft_keys = 1;
     c->depth = 1;
-    if (cv_payload(c, info, srcs, n, payload) == CV_OK) {
-      c->soft = 0;
-      lua_settop(L, top);
-      return info->type;
-    }
-    lua_settop(L, top);
+    if (cv_payload(c, info, srcs, n, payload) == CV_OK) emitted = info->type;
+    c->soft = c->soft_keys = 0;
+    lua_settop(L, cache_data ? cache_data : top);
   }
-  c->soft = 0;
-  return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+  if (emitted == PSOC_SO_TYPE_COUNT) {
+    if (nv > 1) {
+      const psoc_struct *vs[4];
+      src ts[MAX_SOURCES];
+      restriction rs[32];
+      int nt = 0, nrs = 0, i;
+      for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
+      for (i = 0; i < n; i++) {
+        uint8_t label = 0;
+        if (lua_type(L, srcs[i].idx) != LUA_TTABLE) break;
+        push_resolved(c, srcs[i].idx, &label);
+        ts[nt].idx = lua_gettop(L);
+        ts[nt].layer = srcs[i].layer;
+        ts[nt].label = 0;
+        ts[nt].filtered = 0;
+        ts[nt].pdepth = 1;
+        ts[nt].parent_kt = 0;
+        ts[nt].parent_s = NULL;
+        nt++;
+      }
+      c->depth = 1;
+      if (nt > 0) acc = key_mask(c, cls, vs, nv, acc, ts, nt, rs, &nrs, forced);
+      lua_settop(L, cache_data ? cache_data : top);
+    }
+    for (j = 0; j < nv; j++)
+      if (acc & (1u << j)) last = j;
+    for (j = 0; j < nv && emitted == PSOC_SO_TYPE_COUNT; j++) {
+      const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][j]);
+      if (!(acc & (1u << j))) continue;
+      memcpy(payload, info->default_payload, info->payload->size);
+      if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
+      c->soft = j != last;
+      c->depth = 1;
+      if (cv_payload(c, info, srcs, n, payload) == CV_OK) emitted = info->type;
+      c->soft = 0;
+      lua_settop(L, cache_data ? cache_data : top);
+    }
+    if (emitted == PSOC_SO_TYPE_COUNT)
+      return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+  }
+  if (cache_data && !ctx->type_has_ptr[emitted]) {
+    char buf[8 + PAYLOAD_MAX];
+    size_t size = psoc_subobject_info_get(emitted)->payload->size;
+    memcpy(buf, &srcs[0].type, 4);
+    memcpy(buf + 4, &emitted, 4);
+    memcpy(buf + 8, payload, size);
+    lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
+    lua_pushvalue(L, cache_data);
+    lua_pushlstring(L, buf, 8 + size);
+    lua_rawset(L, -3);
+  }
+  lua_settop(L, top);
+  return emitted;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1581,12 +1727,6 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
   }
 }
 
-static void check_status(lua_State *L, psoc_status st) {
-  if (st == PSOC_OK) return;
-  if (st == PSOC_ERR_NOMEM) luaL_error(L, "not enough memory");
-  luaL_error(L, "pso: internal error: %s", psoc_status_name(st));
-}
-
 typedef union payload_buf {
   double d;
   void *p;
@@ -1594,24 +1734,116 @@ typedef union payload_buf {
   unsigned char b[PAYLOAD_MAX];
 } payload_buf;
 
-static pso_pipeline *new_pipeline(cv *c, psoc_kind kind, const decl *d, const char *rs,
-                                  size_t rs_len) {
+/* Converted subobjects waiting for the builder (payloads in the arena). */
+typedef struct stage {
+  uint32_t type[PSOC_SO_TYPE_COUNT];
+  unsigned char *payload[PSOC_SO_TYPE_COUNT];
+  int n;
+  size_t bound; /* upper bound of the stream block */
+} stage;
+
+static void stage_add(cv *c, stage *st, uint32_t type, const unsigned char *payload,
+                      size_t extra) {
+  const psoc_subobject_info *info = psoc_subobject_info_get(type);
+  unsigned char *mem = psoi_arena_alloc(c->ctx, info->payload->size);
+  if (!mem) cv_error(c, "not enough memory");
+  memcpy(mem, payload, info->payload->size);
+  st->type[st->n] = type;
+  st->payload[st->n] = mem;
+  st->n++;
+  st->bound += info->stride + extra;
+}
+
+/* Out-of-line bytes of a payload (upper bound, as piece_bound counts). */
+static size_t measure(const psoc_struct *s, const unsigned char *p) {
+  size_t total = 0, k;
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    const unsigned char *q;
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT:
+      if (f->element) total += measure(f->element, p + f->offset);
+      break;
+    case PSOC_FIELD_FIXED:
+      for (k = 0; f->element && k < f->count; k++)
+        total += measure(f->element, p + f->offset + k * f->stride);
+      break;
+    case PSOC_FIELD_ARRAY: {
+      size_t n = count_of(s, f, p);
+      q = get_ptr(p + f->offset);
+      if (!q) break;
+      total += piece_bound(n * f->stride);
+      for (k = 0; f->element && k < n; k++) total += measure(f->element, q + k * f->stride);
+      break;
+    }
+    case PSOC_FIELD_BLOB:
+      if (get_ptr(p + f->offset)) total += piece_bound(count_of(s, f, p));
+      break;
+    case PSOC_FIELD_STRING:
+      q = get_ptr(p + f->offset);
+      if (q) total += piece_bound(strlen((const char *)q) + 1);
+      break;
+    default: break;
+    }
+  }
+  return total;
+}
+
+static void check_status(cv *c, psoc_status st) {
+  if (st == PSOC_OK) return;
+  if (st == PSOC_ERR_NOMEM) luaL_error(c->L, "not enough memory");
+  luaL_error(c->L, "pso: internal error: %s", psoc_status_name(st));
+}
+
+/* Create the pipeline userdata (a GC step may run here: the arena stays
+** locked for re-entrant declarations, the builder is idle), then build the
+** stream straight into it. No Lua call runs while the builder holds
+** entries. Leaves the pipeline on the stack. */
+static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *name,
+                           size_t name_len, const char *rs, size_t rs_len) {
   lua_State *L = c->L;
-  size_t name_len = 0;
-  const char *name = d->name_idx ? lua_tolstring(L, d->name_idx, &name_len) : NULL;
-  return psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len);
+  psoi_ctx *ctx = c->ctx;
+  psoc_builder *b = ctx->builder;
+  unsigned char *mem;
+  size_t cap = st->bound + 256;
+  psoc_status s = PSOC_OK;
+  pso_pipeline *p;
+  int i;
+  p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, cap, &mem);
+  cv_unlock(c);
+  if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");
+  ctx->building = 1;
+  psoc_builder_reset(b);
+  for (i = 0; i < st->n && s == PSOC_OK; i++)
+    s = psoc_builder_add(b, st->type[i], st->payload[i],
+                         psoc_subobject_info_get(st->type[i])->payload->size);
+  if (s == PSOC_OK) {
+    ctx->capture_mem = mem;
+    ctx->capture_cap = cap;
+    ctx->capture_need = 0;
+    s = psoc_builder_finish(b, &p->stream);
+    ctx->capture_mem = NULL;
+    ctx->captured = NULL;
+  }
+  p->count = (uint32_t)psoc_builder_count(b);
+  psoc_builder_reset(b);
+  ctx->building = 0;
+  if (s == PSOC_ERR_NOMEM && ctx->capture_need)
+    luaL_error(L, "pso: internal error: stream larger than its bound (%d > %d bytes)",
+               (int)ctx->capture_need, (int)cap);
+  check_status(c, s);
+  return p;
 }
 
 int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   cv c;
   decl d;
   payload_buf buf;
-  pso_pipeline *p;
-  int pipe;
+  stage st;
   uint32_t cls;
-  const char *rs = NULL;
-  size_t rs_len = 0;
-  psoc_builder *b;
+  const char *rs = NULL, *name = NULL;
+  size_t rs_len = 0, name_len = 0;
   t = lua_absindex(L, t);
   cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return type_error(&c, t, "a table declaring the pipeline");
@@ -1623,31 +1855,25 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   }
   if (d.vidx[PSOC_SO_ROOT_SIGNATURE] && lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
     rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
-  p = new_pipeline(&c, kind, &d, rs, rs_len);
-  pipe = lua_gettop(L);
-  b = c.ctx->builder;
-  psoc_builder_reset(b);
-  psoi_arena_reset(c.ctx);
+  if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
+  memset(&st, 0, sizeof st);
+  cv_lock(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     csrc s;
     uint32_t type;
-    const psoc_subobject_info *info;
     if (!d.vidx[cls]) continue;
     s.idx = d.vidx[cls];
     s.layer = 0;
     s.label = LABEL_SCRIPT;
     s.type = d.vtype[cls];
     s.key = d.vkey[cls];
+    c.extra = 0;
     type = cv_class(&c, cls, &s, 1, buf.b);
-    info = psoc_subobject_info_get(type);
-    check_status(L, psoc_builder_add(b, type, buf.b, info->payload->size));
+    stage_add(&c, &st, type, buf.b, c.extra);
   }
-  p->count = (uint32_t)psoc_builder_count(b);
-  check_status(L, psoc_builder_finish(b, &p->stream));
-  psoc_builder_reset(b);
+  build(&c, &st, kind, name, name_len, rs, rs_len);
   lua_pushvalue(L, t);
-  pso_compat_setuservalue(L, pipe);
-  lua_settop(L, pipe);
+  pso_compat_setuservalue(L, -2);
   return 1;
 }
 
@@ -1719,14 +1945,12 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
   cv c;
   decl d;
   payload_buf buf, vbuf;
-  pso_pipeline *p;
+  stage st;
   const pso_pipeline *base;
   psoc_parsed parsed;
-  int pipe;
   uint32_t cls, dc;
-  const char *rs = NULL;
-  size_t rs_len = 0;
-  psoc_builder *b;
+  const char *rs = NULL, *name;
+  size_t rs_len = 0, name_len;
   base_idx = lua_absindex(L, base_idx);
   ov = lua_absindex(L, ov);
   cv_init(&c, L, PSOI_UV_KEYS);
@@ -1739,6 +1963,7 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     push_frame(&c, "name", 0);
     return cv_error(&c, "missing: a derived pipeline needs its own name");
   }
+  name = lua_tolstring(L, d.name_idx, &name_len);
   dc = decider_of[base->kind];
   if (d.none[dc]) {
     c.depth = 0;
@@ -1756,11 +1981,8 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     rs = base->root_signature;
     rs_len = strlen(rs);
   }
-  p = new_pipeline(&c, (psoc_kind)base->kind, &d, rs, rs_len);
-  pipe = lua_gettop(L);
-  b = c.ctx->builder;
-  psoc_builder_reset(b);
-  psoi_arena_reset(c.ctx);
+  memset(&st, 0, sizeof st);
+  cv_lock(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_view *view = psoc_parsed_class(&parsed, cls);
     csrc srcs[MAX_SOURCES];
@@ -1769,7 +1991,7 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     if (!d.vidx[cls]) { /* untouched: the base's bytes */
       if (d.none[cls] || !view) continue;
       memcpy(vbuf.b, view->payload, view->info->payload->size);
-      check_status(L, psoc_builder_add(b, view->type, vbuf.b, view->info->payload->size));
+      stage_add(&c, &st, view->type, vbuf.b, measure(view->info->payload, vbuf.b));
       continue;
     }
     srcs[0].idx = d.vidx[cls];
@@ -1797,21 +2019,18 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
                         pipeline_label(base));
       }
     }
+    c.extra = 0;
     type = cv_class(&c, cls, srcs, n, buf.b);
-    check_status(L, psoc_builder_add(b, type, buf.b, psoc_subobject_info_get(type)->payload->size));
+    stage_add(&c, &st, type, buf.b, c.extra);
     lua_settop(L, top);
   }
-  p->count = (uint32_t)psoc_builder_count(b);
-  p->derived = 1;
-  check_status(L, psoc_builder_finish(b, &p->stream));
-  psoc_builder_reset(b);
+  build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len)->derived = 1;
   lua_createtable(L, 2, 0);
   lua_pushvalue(L, ov);
   lua_rawseti(L, -2, 1);
   lua_pushvalue(L, base_idx);
   lua_rawseti(L, -2, 2);
-  pso_compat_setuservalue(L, pipe);
-  lua_settop(L, pipe);
+  pso_compat_setuservalue(L, -2);
   return 1;
 }
 
@@ -1842,13 +2061,15 @@ int psoi_class_origins(lua_State *L, int K, int pipe_idx, uint32_t cls, uint8_t 
                 PSOC_OK)
     return 0;
   view = psoc_parsed_class(&parsed, cls);
-  psoi_arena_reset(c.ctx);
+  cv_lock(&c);
   n = collect(&c, pipe_idx, cls, srcs, MAX_SOURCES, 0, LABEL_SCRIPT);
   if (n == 0) {
+    cv_unlock(&c);
     lua_settop(L, top);
     return view == NULL;
   }
   type = cv_class(&c, cls, srcs, n, buf.b);
+  cv_unlock(&c);
   r = view && same_payload(type, buf.b, view->type, view->payload);
   lua_settop(L, top);
   return r;

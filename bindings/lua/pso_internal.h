@@ -41,7 +41,8 @@ enum {
   PSOI_K_NONE = 3,      /* the pso.none sentinel */
   PSOI_K_BLOB_MT = 4,   /* metatable of shader and blob objects */
   PSOI_K_METHODS = 5,   /* pipeline methods */
-  PSOI_K_PIPE_MT = 6    /* pipeline metatable */
+  PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
+  PSOI_K_PRESET_CACHE = 7 /* preset data table -> converted payload (weak keys) */
 };
 
 /* Preset and namespace proxies: the metatable holds these (lightuserdata
@@ -55,6 +56,15 @@ extern const char psoi_namespace_tag;
 
 typedef struct psoi_chunk psoi_chunk;
 
+/* Pointer-keyed cache: (owner, interned Lua string) -> value. Only strings
+** anchored in the key table K go in, so a pointer can never be reused for
+** another string while the entry exists. */
+typedef struct psoi_ientry {
+  const void *owner;
+  const char *str;
+  int64_t value;
+} psoi_ientry;
+
 typedef struct psoi_ctx {
   psoc_allocator alloc;     /* the state's lua_Alloc */
   psoc_builder *builder;    /* reused by every declaration */
@@ -65,7 +75,22 @@ typedef struct psoi_ctx {
   uint8_t class_types[PSOC_SO_TYPE_COUNT][4]; /* per class base type: its
                                                  types in version order */
   uint8_t class_ntypes[PSOC_SO_TYPE_COUNT];
+  psoi_ientry *imap;        /* open addressing, capacity a power of two */
+  size_t imap_cap, imap_count;
+  psoc_allocator builder_alloc; /* the builder's: ctx_alloc (capture) */
+  /* Stream capture: while capture_mem is set, the builder's next new block
+  ** of at most capture_cap bytes is capture_mem (inside a pipeline
+  ** userdata). capture_need reports a larger request. */
+  unsigned char *capture_mem;
+  size_t capture_cap, capture_need;
+  void *captured;           /* the block handed out: frees of it are no-ops */
+  int arena_lock;           /* declarations converting: no arena reset */
+  int building;             /* the builder holds entries: no re-entry */
+  uint8_t type_has_ptr[PSOC_SO_TYPE_COUNT];
 } psoi_ctx;
+
+int psoi_imap_get(const psoi_ctx *ctx, const void *owner, const char *str, int64_t *value);
+void psoi_imap_put(psoi_ctx *ctx, const void *owner, const char *str, int64_t value);
 
 psoi_ctx *psoi_context(lua_State *L); /* created on first use */
 void *psoi_arena_alloc(psoi_ctx *ctx, size_t size); /* zeroed; NULL: no memory */
@@ -91,7 +116,7 @@ const char *psoi_blob_file(const psoi_blob *b); /* NULL when none */
 /* ---- pipelines -------------------------------------------------------- */
 
 struct pso_pipeline {
-  psoc_stream *stream;     /* owned; freed by __gc */
+  psoc_stream *stream;     /* inside this userdata (after strings[]) */
   const char *name;        /* into strings[], or NULL */
   const char *root_signature; /* into strings[], or NULL */
   psoc_hash128 hash;
@@ -103,9 +128,12 @@ struct pso_pipeline {
   char strings[];
 };
 
-/* Push a new pipeline userdata (stream NULL) with its metatable set. */
+/* Push a new pipeline userdata, metatable set, with room for a stream of
+** stream_cap bytes after its strings (*stream_mem, 16-aligned). The stream
+** lives inside the userdata: the GC frees it, no __gc. */
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
-                                size_t name_len, const char *rs, size_t rs_len);
+                                size_t name_len, const char *rs, size_t rs_len, size_t stream_cap,
+                                unsigned char **stream_mem);
 /* Metatable and methods (closures over the context and K). */
 void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx);
 /* Diagnostics as a Lua list of { severity, code, message_id, field,

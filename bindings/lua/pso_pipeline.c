@@ -53,11 +53,17 @@ psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
 }
 
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
-                                size_t name_len, const char *rs, size_t rs_len) {
-  size_t extra = (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0);
-  pso_pipeline *p = pso_compat_newuserdata1(L, sizeof *p + extra);
-  char *s = p->strings;
+                                size_t name_len, const char *rs, size_t rs_len, size_t stream_cap,
+                                unsigned char **stream_mem) {
+  size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0);
+  pso_pipeline *p;
+  char *s;
+  head = (head + 15u) & ~(size_t)15u;
+  if (stream_cap > ((size_t)-1) / 2 - head) luaL_error(L, "pipeline too large");
+  p = pso_compat_newuserdata1(L, head + stream_cap);
+  s = p->strings;
   memset(p, 0, sizeof *p);
+  *stream_mem = (unsigned char *)p + head;
   p->kind = (uint8_t)kind;
   if (name) {
     memcpy(s, name, name_len);
@@ -208,15 +214,6 @@ static int pipe_index(lua_State *L) {
 
 static int pipe_newindex(lua_State *L) {
   return psoi_error(L, "pipelines are immutable (use pso.derive(p, { ... }) for a variant)");
-}
-
-static int pipe_gc(lua_State *L) {
-  pso_pipeline *p = luaL_testudata(L, 1, PSOI_PIPELINE_MT);
-  if (p && p->stream) {
-    psoc_stream_free(p->stream);
-    p->stream = NULL;
-  }
-  return 0;
 }
 
 static int pipe_tostring(lua_State *L) {
@@ -889,7 +886,7 @@ static const luaL_Reg methods[] = {
 };
 
 static const luaL_Reg meta[] = {
-  { "__newindex", pipe_newindex }, { "__gc", pipe_gc }, { "__tostring", pipe_tostring },
+  { "__newindex", pipe_newindex }, { "__tostring", pipe_tostring },
   { NULL, NULL }
 };
 
