@@ -259,7 +259,8 @@ psoc_status psoc_resolved_to_compute_desc(const psoc_resolved *r,
     if (s_ != PSOC_OK) return s_;                                      \
   } while (0)
 
-/* Same order as d3dx12's CD3DX12_PIPELINE_STATE_STREAM built from a desc. */
+/* Member order of d3dx12's CD3DX12_PIPELINE_STATE_STREAM, but with the desc's own
+** types: DEPTH_STENCIL (not DEPTH_STENCIL1) and no null CS subobject. */
 psoc_status psoc_builder_add_graphics_desc(psoc_builder *b,
                                            const D3D12_GRAPHICS_PIPELINE_STATE_DESC *d) {
   D3D12_RT_FORMAT_ARRAY rtv;
