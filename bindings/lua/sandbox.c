@@ -1056,16 +1056,16 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     for (i = 0; i < diags.count; i++)
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
     if (i < diags.count) {
-      const psoc_diag *d = &diags.items[i];
-      char msg[768], where[512];
+      psoc_diag d = diags.items[i];
+      char where[512];
       int line = psol_pipeline_where(L, -1, where, sizeof where);
       if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
       else snprintf(where, sizeof where, "%s", display);
-      snprintf(msg, sizeof msg, "%s: pipeline '%s': %s%s%s [%s]", where, dst->name, d->field,
-               d->field[0] ? ": " : "", d->message,
-               d->message_id ? d->message_id : psoc_code_name(d->code));
       psoc_diags_free(&diags);
-      return fail(out, PSOC_ERR_INVALID, "%s", msg);
+      /* 'name' belongs to the pipeline in the state: still valid */
+      return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]", where,
+                  name ? name : "", d.field, d.field[0] ? ": " : "", d.message,
+                  d.message_id ? d.message_id : psoc_code_name(d.code));
     }
     psoc_diags_free(&diags);
     return fail(out, status, "%s: pipeline '%s': check failed: %s", display, dst->name,

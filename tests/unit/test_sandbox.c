@@ -318,8 +318,9 @@ END_TEST
 START_TEST(test_check_profile) {
   static const char src[] =
     "local pso = require 'pso'\n"
-    "return pso.graphics { name = 'stereo', vs = pso.shader 'vs.cso',\n"
-    "  view_instancing = { locations = { { render_target = 0 }, { render_target = 1 } } } }\n";
+    "local p = pso.graphics { name = 'stereo', vs = pso.shader 'vs.cso',\n"
+    "  view_instancing = { locations = { { render_target = 0 }, { render_target = 1 } } } }\n"
+    "return p\n"; /* not a tail call: LuaJIT would drop the line */
   psol_options o = options();
   psol_result r;
   ck_assert_int_eq(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r), PSOC_ERR_INVALID);
