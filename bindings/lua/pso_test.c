@@ -32,6 +32,7 @@ extern const size_t psot_testlib_size;
 #define TESTLIB_CHUNK "=psoc test"
 #define REG_T "psoc.test.T"
 #define REG_RESULT "psoc.test.result"
+#define REG_CTX "psoc.test.context"
 #define CTX_MT "psoc.test.ctx"
 #define DIR_MT "psoc.test.dir"
 #define DIAGS_MT "psoc.test.diags"
@@ -199,8 +200,11 @@ static int t_msgh(lua_State *L) {
 
 static int contains(const char *s, const char *what) { return s && strstr(s, what) != NULL; }
 
+/* The sandbox's limits; some Luas report a refused allocation as a plain
+** "not enough memory ..." runtime error. */
 static int is_limit_error(const char *msg) {
-  return contains(msg, "instruction budget exceeded") || contains(msg, "memory limit exceeded");
+  return contains(msg, "instruction budget exceeded") || contains(msg, "memory limit exceeded") ||
+         contains(msg, "not enough memory");
 }
 
 /* Fill the result table at 'result' from the error value at the top. */
@@ -251,23 +255,25 @@ static int t_run(lua_State *L) {
   lua_setfield(L, result, "status");
   n = (int)lua_rawlen(L, list);
   for (k = 1; k <= n; k++) {
-    int status;
+    int status, limit;
     const char *msg = NULL;
     if (failed && k <= ti) continue; /* skip what is left before the test */
     lua_rawgeti(L, list, k);
     status = lua_pcall(L, 0, 0, msgh);
     if (status == LUA_OK) continue;
-    if (status != LUA_ERRRUN) return lua_error(L); /* memory: psol names the limit */
-    if (lua_type(L, -1) == LUA_TTABLE) {
-      raw_field(L, -1, "message");
-      msg = lua_tostring(L, -1);
-      lua_pop(L, 1); /* still referenced by the error table */
-    } else {
-      msg = lua_tostring(L, -1);
+    if (status != LUA_ERRRUN || lua_type(L, -1) != LUA_TTABLE)
+      return lua_error(L); /* memory, or the handler failed: psol names the limit */
+    raw_field(L, -1, "message");
+    msg = lua_tostring(L, -1);
+    limit = is_limit_error(msg);
+    if (contains(msg, "not enough memory") && !contains(msg, "memory limit exceeded")) {
+      lua_pushfstring(L, "%s (memory limit exceeded)", msg);
+      lua_setfield(L, -3, "message");
     }
+    lua_pop(L, 1);
     if (!failed) record_error(L, result, k < ti ? "before_each" : k > ti ? "after_each" : NULL);
     failed = 1;
-    if (is_limit_error(msg)) break; /* every further instruction fails */
+    if (limit) break; /* every further instruction fails */
     lua_pop(L, 1);
   }
   lua_settop(L, result);
@@ -730,7 +736,7 @@ static int t_open(lua_State *L) {
   memset(c, 0, sizeof *c);
   luaL_setmetatable(L, CTX_MT);
   lua_pushvalue(L, -1);
-  lua_setfield(L, LUA_REGISTRYINDEX, CTX_MT); /* lives as long as the state */
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_CTX); /* lives as long as the state */
   if (getcwd(here, sizeof here) && realpath(here, buf)) c->cwd = dup_str(buf);
   if (cfg->search_count) {
     c->search = (tpath *)calloc(cfg->search_count, sizeof *c->search);

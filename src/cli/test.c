@@ -187,8 +187,17 @@ static void buf_clear(text_buf *b) {
   if (b->data) b->data[0] = '\0';
 }
 
+/* print() output; NUL bytes are shown as "\0" (reports are C strings). */
 static void log_capture(void *ud, const char *text, size_t len) {
-  buf_add(&((runner *)ud)->log, text, len);
+  text_buf *b = &((runner *)ud)->log;
+  const char *nul;
+  while ((nul = memchr(text, '\0', len)) != NULL) {
+    buf_add(b, text, (size_t)(nul - text));
+    buf_add(b, "\\0", 2);
+    len -= (size_t)(nul - text) + 1;
+    text = nul + 1;
+  }
+  buf_add(b, text, len);
 }
 
 /* Print each line of 'text' with 'prefix' (nothing for empty text). */
@@ -331,9 +340,11 @@ static void tap_escape_name(const char *s, char *out, size_t n) {
   out[k] = '\0';
 }
 
+/* A YAML block scalar ('|': TAP::Parser's YAMLish reads no other style);
+** empty lines keep the indentation so the block goes on. */
 static void tap_block(const char *key, const char *text) {
   if (!text || !*text) return;
-  printf("  %s: |-\n", key);
+  printf("  %s: |\n", key);
   while (*text == ' ' || *text == '\t') text++;
   print_lines(stdout, "    ", text);
 }
@@ -351,7 +362,15 @@ static void report(runner *r, const outcome *t) {
       full_message(t, msg, sizeof msg);
       printf("  ---\n");
       printf("  severity: %s\n", t->status == PSOT_FAIL ? "fail" : "error");
-      if (t->where && *t->where) printf("  at: \"%s\"\n", t->where);
+      if (t->where && *t->where) {
+        const char *c;
+        printf("  at: \"");
+        for (c = t->where; *c; c++) {
+          if (*c == '"' || *c == '\\') putchar('\\');
+          putchar((unsigned char)*c < 0x20 ? '?' : *c);
+        }
+        printf("\"\n");
+      }
       tap_block("message", msg);
       tap_block("traceback", t->traceback);
       printf("  ...\n");

@@ -1,0 +1,268 @@
+#!/usr/bin/env bash
+# test_runner.sh PSOC_BIN: tests of 'psoc test' itself, over the
+# deliberately passing, failing, erroring, looping and broken test files
+# in tests/runner/fixtures. Checks the reports (text, TAP, JUnit XML), the
+# last line, the exit codes, and that nothing crashes.
+#
+#   tests/runner/test_runner.sh build/bin/psoc
+#
+# Exit status: 0 when every check passed.
+set -u
+export LC_ALL=C
+
+PSOC=${1:-build/bin/psoc}
+case $PSOC in /*) ;; *) PSOC=$PWD/$PSOC ;; esac
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+FIX=tests/runner/fixtures
+
+if [[ ! -x $PSOC ]]; then
+    echo "test_runner.sh: $PSOC is not an executable" >&2
+    exit 2
+fi
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+checks=0
+failures=0
+OUT=""
+RC=0
+
+fail() {
+    failures=$((failures + 1))
+    printf 'FAIL: %s\n' "$*"
+}
+
+ok() {
+    checks=$((checks + 1))
+}
+
+# run ARGS...: run psoc test, keep stdout+stderr in OUT and status in RC.
+run() {
+    OUT=$(timeout -k 5 120 "$PSOC" test "$@" 2>&1)
+    RC=$?
+    if ((RC >= 124)); then
+        fail "psoc test $* crashed or hung (status $RC)"
+        printf '%s\n' "$OUT" | tail -20
+    fi
+}
+
+expect_rc() {
+    if [[ $RC -eq $1 ]]; then ok; else fail "$2: exit status $RC, expected $1"; fi
+}
+
+has() { # TEXT WHAT
+    if [[ $OUT == *"$1"* ]]; then ok; else
+        fail "$2: output lacks '$1'"
+        printf '%s\n' "$OUT" | sed 's/^/    | /' | head -60
+    fi
+}
+
+lacks() { # TEXT WHAT
+    if [[ $OUT == *"$1"* ]]; then fail "$2: output has '$1'"; else ok; fi
+}
+
+last_line() { # EXPECTED WHAT
+    local last
+    last=$(printf '%s\n' "$OUT" | tail -n 1)
+    if [[ $last == "$1" ]]; then ok; else fail "$2: last line is '$last', expected '$1'"; fi
+    if [[ $last =~ ^(#\ )?[0-9]+\ passed,\ [0-9]+\ failed$ ]]; then ok; else
+        fail "$2: last line '$last' is not 'N passed, N failed'"
+    fi
+}
+
+# ---- passing -----------------------------------------------------------
+run "$FIX/passing.lua"
+expect_rc 0 "passing"
+has "ok    outer > inner > runs the outer hooks first" "passing: nested names"
+has "    | hello from a test" "passing: print output"
+last_line "5 passed, 0 failed" "passing"
+
+# ---- a failing assertion is a failure, not a crash ----------------------
+run "$FIX/failing.lua"
+expect_rc 1 "failing"
+has "FAIL  tables > compares deeply" "failing: status line"
+has "ok    tables > still runs the next test" "failing: the run goes on"
+has "tests/runner/fixtures/failing.lua:6: expected values to be equal" "failing: file:line"
+has 'expected: { name = "lit", targets = { "r8g8b8a8_unorm", "r16_float" } }' "failing: expected"
+has '  actual: { name = "lit", targets = { "r8g8b8a8_unorm", "d32_float" } }' "failing: actual"
+has 'targets[2]: expected "r16_float", got "d32_float"' "failing: table diff"
+has "rasterizer.cull: expected front, got none" "failing: pipeline diff"
+has "rasterizer.fill: expected wireframe, got solid" "failing: pipeline diff"
+has "CREATEBLENDSTATE_INVALIDLOGICOPS" "failing: to_be_valid lists diagnostics"
+has "failing.lua:27: pipeline shadow_depth: expected values to be equal" "failing: context"
+last_line "1 passed, 4 failed" "failing"
+
+# ---- an error inside a test has a traceback ------------------------------
+run "$FIX/erroring.lua"
+expect_rc 1 "erroring"
+has "ERROR errors in a helper" "erroring: status line"
+has "erroring.lua:5: attempt to index" "erroring: message"
+has "traceback:" "erroring: traceback"
+has "erroring.lua:5: in function 'helper'" "erroring: helper frame"
+has "erroring.lua:9: in function <tests/runner/fixtures/erroring.lua:8>" "erroring: test frame"
+has "(error object is a table value)" "erroring: non-string error"
+has "erroring.lua:21: expect(...): no matcher 'to_eqaul' (did you mean 'to_equal'?)" "erroring: misspelt matcher"
+lacks "[C]" "erroring: traceback trimmed to file frames"
+lacks "psoc test:" "erroring: no test-library frames"
+last_line "1 passed, 3 failed" "erroring"
+
+# ---- an endless loop is stopped by the budget; the next test runs -------
+start=$SECONDS
+run --budget 2000000 "$FIX/looping.lua"
+expect_rc 1 "looping"
+has "looping.lua:5: instruction budget exceeded (2000000 instructions)" "looping: budget"
+has "looping.lua:9: instruction budget exceeded" "looping: pcall cannot swallow it"
+has "ok    runs with a fresh budget" "looping: budget reset per test"
+has "memory limit exceeded" "looping: memory limit"
+has "ok    has memory again" "looping: memory after the limit"
+last_line "2 passed, 3 failed" "looping"
+if ((SECONDS - start < 60)); then ok; else fail "looping took $((SECONDS - start)) s"; fi
+
+run "$FIX/looping.lua" --filter "loops forever" # the default budget
+expect_rc 1 "looping (default budget)"
+has "instruction budget exceeded (50000000 instructions)" "looping: default budget"
+last_line "0 passed, 1 failed" "looping (default budget)"
+
+# ---- a syntax error names its line ---------------------------------------
+run "$FIX/syntax_error.lua"
+expect_rc 1 "syntax error"
+has "ERROR (loading the file)" "syntax error: status line"
+has "tests/runner/fixtures/syntax_error.lua:5:" "syntax error: line"
+last_line "0 passed, 1 failed" "syntax error"
+
+run "$FIX/top_error.lua"
+expect_rc 1 "top-level error"
+has "top_error.lua:4: attempt to index" "top-level error: message"
+has "top_error.lua:2: in main chunk" "top-level error: traceback"
+last_line "0 passed, 1 failed" "top-level error"
+
+# ---- hooks -------------------------------------------------------------------
+run "$FIX/hooks.lua"
+expect_rc 1 "hooks"
+has "before_each: tests/runner/fixtures/hooks.lua:4: setup failed" "hooks: before_each error"
+lacks "the test body ran" "hooks: a failed before_each skips the test"
+has "hooks.lua:9: after_each: expected values to be equal" "hooks: after_each failure"
+last_line "0 passed, 2 failed" "hooks"
+
+# ---- materials ---------------------------------------------------------------
+run "$FIX/materials_load.lua"
+expect_rc 1 "materials"
+has "ok    loads a material relative to this file" "materials: load"
+has "ok    reports the material's line" "materials: error line"
+has "ok    walks a directory" "materials: each"
+has "ok    refuses paths outside the roots" "materials: roots"
+has "tests/runner/fixtures/broken/bad.lua:3: rasterizer.cul: unknown key" "materials: error propagates"
+has "materials_load.lua:25: in function" "materials: traceback names the test line"
+last_line "4 passed, 1 failed" "materials"
+
+# ---- discovery -----------------------------------------------------------------
+run "$FIX/discover"
+expect_rc 0 "discovery"
+has "$FIX/discover/a_test.lua" "discovery: a_test.lua"
+has "$FIX/discover/sub/b_test.lua" "discovery: recursive"
+lacks "helper.lua" "discovery: only *_test.lua"
+lacks "hidden" "discovery: hidden directories skipped"
+last_line "2 passed, 0 failed" "discovery"
+a=$(grep -n "a_test.lua" <<<"$OUT" | head -1 | cut -d: -f1)
+b=$(grep -n "b_test.lua" <<<"$OUT" | head -1 | cut -d: -f1)
+if [[ -n $a && -n $b && $a -lt $b ]]; then ok; else fail "discovery: not sorted"; fi
+
+# ---- --filter ---------------------------------------------------------------------
+run --filter "still runs" "$FIX/failing.lua"
+expect_rc 0 "filter"
+last_line "1 passed, 0 failed" "filter"
+
+# ---- TAP ----------------------------------------------------------------------------
+run --tap --budget 2000000 "$FIX/discover" "$FIX"/*.lua
+expect_rc 1 "tap"
+TAP=$OUT
+first=$(printf '%s\n' "$TAP" | head -n 1)
+if [[ $first == "TAP version 13" ]]; then ok; else fail "tap: first line '$first'"; fi
+n_tests=$(grep -acE '^(not )?ok [0-9]+ ' <<<"$TAP")
+n_fail=$(grep -acE '^not ok [0-9]+ ' <<<"$TAP")
+if grep -qx "1..$n_tests" <<<"$TAP"; then ok; else fail "tap: no plan 1..$n_tests"; fi
+numbers=$(grep -aoE '^(not )?ok [0-9]+' <<<"$TAP" | grep -oE '[0-9]+$' | tr '\n' ' ')
+want=$(seq 1 "$n_tests" | tr '\n' ' ')
+if [[ $numbers == "$want" ]]; then ok; else fail "tap: test numbers are not 1..$n_tests in order"; fi
+if grep -qE '^  ---$' <<<"$TAP" && grep -qE '^  \.\.\.$' <<<"$TAP"; then ok; else fail "tap: no YAML blocks"; fi
+bad=$(grep -avE '^(TAP version 13|1\.\.[0-9]+|(not )?ok [0-9]+ - .*|#.*|  .*)$' <<<"$TAP")
+if [[ -z $bad ]]; then ok; else fail "tap: lines that are not TAP: $(head -3 <<<"$bad")"; fi
+last_line "# $((n_tests - n_fail)) passed, $n_fail failed" "tap"
+if command -v perl >/dev/null 2>&1 && perl -MTAP::Parser -e 1 2>/dev/null; then
+    verdict=$(perl -MTAP::Parser -e '
+        local $/; my $t = <STDIN>;
+        my $p = TAP::Parser->new({ tap => $t });
+        while (my $r = $p->next) {}
+        my @e = $p->parse_errors;
+        print @e ? "errors: @e" : ("ok " . $p->tests_run . " " . scalar($p->failed));' <<<"$TAP")
+    if [[ $verdict == "ok $n_tests $n_fail" ]]; then ok; else fail "tap: TAP::Parser says '$verdict'"; fi
+fi
+
+# ---- JUnit XML ---------------------------------------------------------------------
+run --junit "$TMP/report.xml" --budget 2000000 "$FIX/discover" "$FIX"/*.lua
+expect_rc 1 "junit"
+if [[ -f $TMP/report.xml ]]; then ok; else fail "junit: no report written"; fi
+if ls "$TMP" | grep -q tmp; then fail "junit: temporary file left behind"; else ok; fi
+if command -v python3 >/dev/null 2>&1; then
+    if python3 -c 'import xml.dom.minidom,sys; xml.dom.minidom.parse(sys.argv[1])' "$TMP/report.xml"; then
+        ok
+    else
+        fail "junit: not well-formed XML"
+    fi
+    summary=$(python3 - "$TMP/report.xml" <<'EOF'
+import sys, xml.dom.minidom
+d = xml.dom.minidom.parse(sys.argv[1])
+root = d.documentElement
+cases = d.getElementsByTagName("testcase")
+fails = sum(len(c.getElementsByTagName("failure")) for c in cases)
+errs = sum(len(c.getElementsByTagName("error")) for c in cases)
+names = [c.getAttribute("name") for c in cases]
+weird = [n for n in names if "<tags>" in n and '"quotes"' in n]
+print(root.tagName, len(cases), fails, errs, root.getAttribute("tests"),
+      root.getAttribute("failures"), root.getAttribute("errors"), len(weird))
+EOF
+)
+    read -r tag cases fails errs tests afails aerrs weird <<<"$summary"
+    if [[ $tag == testsuites && $cases == "$tests" && $fails == "$afails" && $errs == "$aerrs" ]]; then
+        ok
+    else
+        fail "junit: counts do not match ($summary)"
+    fi
+    if [[ $weird == 1 ]]; then ok; else fail "junit: escaped name not read back"; fi
+    last_line "$((cases - fails - errs)) passed, $((fails + errs)) failed" "junit"
+fi
+mkdir "$TMP/ro" && chmod 500 "$TMP/ro"
+if [[ -w $TMP/ro ]]; then
+    ok # running as root: permissions do not apply
+else
+    run --junit "$TMP/ro/report.xml" "$FIX/passing.lua"
+    expect_rc 2 "junit: unwritable report"
+    has "cannot write" "junit: unwritable report message"
+fi
+
+# ---- usage and I/O errors --------------------------------------------------------------
+run "$FIX/no_such_file.lua"
+expect_rc 2 "missing path"
+mkdir "$TMP/empty"
+run "$TMP/empty"
+expect_rc 2 "no test files"
+has "no test files" "no test files: message"
+run --bogus "$FIX/passing.lua"
+expect_rc 2 "unknown option"
+run --budget abc "$FIX/passing.lua"
+expect_rc 2 "bad budget"
+run --root "$TMP/nope" "$FIX/passing.lua"
+expect_rc 2 "bad root"
+run --junit
+expect_rc 2 "option without value"
+run --help
+expect_rc 0 "help"
+has "usage: psoc test" "help text"
+OUT=$("$PSOC" help test 2>&1)
+RC=$?
+expect_rc 0 "psoc help test"
+has "--junit FILE" "psoc help test: options"
+
+printf 'test_runner.sh: %d checks, %d failed\n' "$((checks + failures))" "$failures"
+((failures == 0))
