@@ -29,7 +29,7 @@
 
 static const char test_help[] =
   "usage: psoc test [--tap] [--junit FILE] [--root DIR]... [--filter TEXT]\n"
-  "                 [--budget N] [PATH...]\n"
+  "                 [--budget N] [--memory MIB] [PATH...]\n"
   "\n"
   "Run test suites written in Lua over materials. Each PATH is a test file (run\n"
   "whatever its name) or a directory searched recursively for files named\n"
@@ -68,11 +68,13 @@ static const char test_help[] =
   "  --budget N         VM instructions allowed to each test (default\n"
   "                     50000000); a test that exceeds it fails with\n"
   "                     \"instruction budget exceeded\" and the run goes on\n"
+  "  --memory MIB       memory each test file's state may use (default 64)\n"
   "  -h, --help         show this help\n"
   "\n"
   "The budget is reset for every test (before_each and after_each hooks count\n"
   "toward their test) and for the loading of each file (describe bodies).\n"
-  "Memory is limited to 64 MiB per test file.\n"
+  "Memory is limited per test file (--memory); the materials a file loads are\n"
+  "evaluated once and shared by its tests.\n"
   "\n"
   "text output: the file name, then one line per test, '  ok    NAME' or\n"
   "'  FAIL  NAME' (a failed expectation) or '  ERROR NAME' (any other error,\n"
@@ -97,6 +99,7 @@ typedef struct test_options {
   const char *junit;
   const char *filter;
   uint64_t budget;
+  size_t memory;
 } test_options;
 
 /* One outcome: a test, or a file that did not load (name NULL). */
@@ -660,6 +663,7 @@ static void run_file(runner *r, const char *file) {
   opts.roots = search;
   opts.root_count = nsearch;
   opts.instruction_limit = o->budget;
+  opts.memory_limit = o->memory;
   opts.log = log_capture;
   opts.ud = r;
   memset(&cfg, 0, sizeof cfg);
@@ -786,6 +790,18 @@ static int parse_args(test_options *o, int argc, char **argv) {
         return cli_usage_error("test", "--budget needs a positive number of instructions, "
                                        "got '%s'", value);
       o->budget = (uint64_t)v;
+      continue;
+    }
+    if ((r = option_value(arg, "--memory", argc, argv, &i, &value)) != 0) {
+      char *end;
+      unsigned long v;
+      if (r < 0) return CLI_EXIT_USAGE;
+      errno = 0;
+      v = strtoul(value, &end, 10);
+      if (errno || end == value || *end || v == 0 || value[0] == '-' ||
+          v > (unsigned long)(SIZE_MAX >> 21))
+        return cli_usage_error("test", "--memory needs a positive number of MiB, got '%s'", value);
+      o->memory = (size_t)v << 20;
       continue;
     }
     return cli_usage_error("test", "unknown option '%s'", arg);
