@@ -16,9 +16,11 @@
 ** the success path except out-of-line arrays (in the per-state arena) and
 ** the builder's copies. Error messages are built only when raising.
 **
-** Re-entrancy: the only Lua API calls made while the shared builder and
-** arena are in use never run a GC step (raw gets/sets, lua_next, pushes of
-** existing values), so no __gc metamethod can re-enter pso mid-declaration.
+** Memory. Converted payloads and their out-of-line arrays go to a per-state
+** arena (see cv_lock for re-entrancy from finalizers); then the pipeline
+** userdata is created with room for the stream (an upper bound), and the
+** shared builder assembles the stream straight into it. No Lua function is
+** called while the builder holds entries, so nothing can re-enter it.
 */
 #include <float.h>
 #include <math.h>
@@ -144,6 +146,7 @@ static int fallthrough_field(const psoc_struct *s) {
 }
 
 static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") == 0; }
+#define IS_SHADER_FIELD(ctx, f) ((f) == (ctx)->code_field)
 
 /* ------------------------------------------------------------------ */
 /* Key tables (built once per state)                                    */
@@ -247,6 +250,13 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     if (t == PSOC_SO_INPUT_LAYOUT) {
       int e = field_index(info->payload, "elements");
       if (e >= 0) ctx->input_element = info->payload->fields[e].element;
+      ctx->input_semantic = field_index(ctx->input_element, "semantic");
+      ctx->input_format = field_index(ctx->input_element, "format");
+      ctx->input_offset = field_index(ctx->input_element, "offset");
+    }
+    if (t == PSOC_SO_VS) {
+      int e = field_index(info->payload, "code");
+      if (e >= 0) ctx->code_field = &info->payload->fields[e];
     }
   }
   lua_rawseti(L, K, PSOI_K_TYPEKEYS);
@@ -350,7 +360,18 @@ static void cv_unlock(cv *c) {
   }
 }
 
+/* The arena is shared by every declaration of the state; a declaration
+** locks it while its converted data lives there. A declaration can only
+** start inside another one from a finalizer run by a GC step (the only
+** Lua calls that may run while locked allocate), and the nested one must
+** not reset the arena. Lua 5.4 tells whether a finalizer is running
+** (lua_gc returns -1), so a lock left behind by an error Lua raised (out
+** of memory) is dropped there; other versions keep it until a declaration
+** of the same state ends normally with no other running. */
 static void cv_lock(cv *c) {
+#if LUA_VERSION_NUM >= 504
+  if (lua_gc(c->L, LUA_GCISRUNNING, 0) != -1) c->ctx->arena_lock = 0;
+#endif
   if (c->ctx->arena_lock == 0) psoi_arena_reset(c->ctx);
   c->ctx->arena_lock++;
   c->locked = 1;
@@ -899,10 +920,8 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
       src es;
       uint8_t label = sr->label;
       if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -1, "a table");
-      if (f->element == c->ctx->input_element) {
-        int oi = field_index(f->element, "offset");
-        if (oi >= 0) put_uint(e + f->element->fields[oi].offset, 4, APPEND_ALIGNED);
-      }
+      if (f->element == c->ctx->input_element && c->ctx->input_offset >= 0)
+        put_uint(e + f->element->fields[c->ctx->input_offset].offset, 4, APPEND_ALIGNED);
       es.idx = lua_gettop(L);
       es.layer = sr->layer;
       es.label = label;
@@ -930,7 +949,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                    int off, const src *sr) {
   const psoc_field *cf = count_field(s, f);
-  int want = is_shader_field(f) ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA;
+  int want = IS_SHADER_FIELD(c->ctx, f) ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA;
   const psoi_blob *b = psoi_toblob(c->L, vidx, c->K);
   if (!b || b->kind != want)
     return type_error(c, vidx, want == PSOI_BLOB_SHADER ? "a shader (pso.shader \"file.cso\")"
@@ -1156,7 +1175,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         /* positional shorthand: { "SEMANTIC", "FORMAT", ... } */
         int64_t k = 0;
         pso_compat_tointeger(L, key_idx, &k);
-        fi = k == 1 ? field_index(s, "semantic") + 1 : k == 2 ? field_index(s, "format") + 1 : 0;
+        fi = k == 1 ? c->ctx->input_semantic + 1 : k == 2 ? c->ctx->input_format + 1 : 0;
         if (fi == 0) {
           push_frame(c, NULL, (int)k);
           return cv_error(c, "only semantic [1] and format [2] may be given by position; "
@@ -1810,6 +1829,7 @@ static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *n
   psoc_status s = PSOC_OK;
   pso_pipeline *p;
   int i;
+  if (st->bound > ((size_t)1 << 40)) cv_error(c, "the pipeline is too large");
   p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, cap, &mem);
   cv_unlock(c);
   if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");

@@ -71,6 +71,8 @@ typedef struct psoi_ctx {
   psoi_chunk *chunks;       /* scratch arena for out-of-line arrays */
   pso_hooks hooks;
   const psoc_struct *input_element; /* shorthand anchors (found at init) */
+  int input_semantic, input_format, input_offset; /* its field indices */
+  const psoc_field *code_field;     /* D3D12_SHADER_BYTECODE's blob */
   size_t payload_max;       /* largest payload in the registry */
   uint8_t class_types[PSOC_SO_TYPE_COUNT][4]; /* per class base type: its
                                                  types in version order */

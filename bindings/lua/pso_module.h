@@ -44,7 +44,8 @@ typedef struct pso_pipeline pso_pipeline;
 
 /* The pipeline at idx, or NULL if the value there is not a pipeline. The
 ** pointer (and everything it hands out) stays valid while the Lua value is
-** reachable. */
+** reachable. The stream lives inside the pipeline's userdata: never
+** psoc_stream_free it; psoc_stream_copy it to keep it longer. */
 pso_pipeline *pso_topipeline(lua_State *L, int idx);
 const psoc_stream *pso_pipeline_stream(const pso_pipeline *p);
 /* The pipeline's name, or NULL when the script gave none. */
