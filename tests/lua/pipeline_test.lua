@@ -1,5 +1,7 @@
--- pipeline_spec.lua: pipeline methods: bytes, size, hash, check, valid,
+-- pipeline_test.lua: pipeline methods: bytes, size, hash, check, valid,
 -- dump, json, diff, table, subobjects, tostring; pso.same, pso.check_bytes.
+-- Run by `psoc test` (docs/testing.md), which provides these globals:
+-- luacheck: read globals describe it expect
 local pso = require "pso"
 
 local vs = pso.shader { bytes = "DXBC-vertex" }
@@ -21,17 +23,17 @@ end
 describe("bytes and size", function()
   it("agree", function()
     local p = lit()
-    expect(#p:bytes()).to.equal(p:size())
-    expect(p:size() % 8).to.equal(0)
+    expect(#p:bytes()).to_equal(p:size())
+    expect(p:size() % 8).to_equal(0)
   end)
 end)
 
 describe("hash", function()
   it("is 32 hex digits and stable", function()
     local p = lit()
-    expect(p:hash()).to.match("^%x+$")
-    expect(#p:hash()).to.equal(32)
-    expect(lit():hash()).to.equal(p:hash())
+    expect(p:hash()).to_match("^%x+$")
+    expect(#p:hash()).to_equal(32)
+    expect(lit():hash()).to_equal(p:hash())
   end)
 
   it("does not depend on key order, spelling or how a value was given", function()
@@ -43,35 +45,35 @@ describe("hash", function()
                                op_alpha = "add", logic_op = "noop", write_mask = "rgba" } },
                                alpha_to_coverage = false, independent = false },
                              rasterizer = { FillMode = "WIREFRAME", CullMode = "none" }, ps = ps, vs = vs }
-    expect(b:hash()).to.equal(a:hash())
+    expect(b:hash()).to_equal(a:hash())
   end)
 
   it("covers shader contents and the root-signature name, not the name", function()
     local a = lit()
-    expect(lit({ name = "other" }):hash()).to.equal(a:hash())
-    expect(lit({ ps = pso.shader { bytes = "DXBC-pixeL" } }):hash()).to.differ(a:hash())
-    expect(lit({ root_signature = "deferred" }):hash()).to.differ(a:hash())
+    expect(lit({ name = "other" }):hash()).to_equal(a:hash())
+    expect(lit({ ps = pso.shader { bytes = "DXBC-pixeL" } }):hash()).never.to_equal(a:hash())
+    expect(lit({ root_signature = "deferred" }):hash()).never.to_equal(a:hash())
   end)
 
   it("changes when a field changes", function()
     local a = lit()
-    expect(lit({ rasterizer = { cull = "front" } }):hash()).to.differ(a:hash())
-    expect(lit({ depth_format = "D16_UNORM" }):hash()).to.differ(a:hash())
-    expect(lit({ input_layout = { { "POSITION", "R32G32B32_FLOAT", index = 1 } } }):hash()).to.differ(a:hash())
-    expect(lit({ rasterizer = { cull = "back", depth_bias = 1 } }):hash()).to.differ(a:hash())
+    expect(lit({ rasterizer = { cull = "front" } }):hash()).never.to_equal(a:hash())
+    expect(lit({ depth_format = "D16_UNORM" }):hash()).never.to_equal(a:hash())
+    expect(lit({ input_layout = { { "POSITION", "R32G32B32_FLOAT", index = 1 } } }):hash()).never.to_equal(a:hash())
+    expect(lit({ rasterizer = { cull = "back", depth_bias = 1 } }):hash()).never.to_equal(a:hash())
   end)
 
   it("is what pso.same compares", function()
-    expect(pso.same(lit(), lit({ name = "x" }))).to.be_true()
-    expect(pso.same(lit(), lit({ topology = "point" }))).to.be_false()
+    expect(pso.same(lit(), lit({ name = "x" }))).to_be(true)
+    expect(pso.same(lit(), lit({ topology = "point" }))).to_be(false)
   end)
 end)
 
 describe("check", function()
   it("reports no errors for a clean pipeline", function()
     local p = lit()
-    for _, d in ipairs(p:check()) do expect(d.severity).to.differ("error") end
-    expect(p:valid()).to.be_true()
+    for _, d in ipairs(p:check()) do expect(d.severity).never.to_equal("error") end
+    expect(p:valid()).to_be(true)
   end)
 
   it("returns diagnostics with codes and message ids", function()
@@ -80,11 +82,11 @@ describe("check", function()
     for _, d in ipairs(p:check()) do
       if d.code == "PSOC_BLEND_STATE" then found = d end
     end
-    expect(found ~= nil).to.be_true()
-    expect(found.severity).to.equal("error")
-    expect(type(found.message_id)).to.equal("string")
-    expect(type(found.message)).to.equal("string")
-    expect(p:valid()).to.be_false()
+    expect(found ~= nil).to_be(true)
+    expect(found.severity).to_equal("error")
+    expect(type(found.message_id)).to_equal("string")
+    expect(type(found.message)).to_equal("string")
+    expect(p:valid()).to_be(false)
   end)
 
   it("checks raw streams: a subobject twice", function()
@@ -94,29 +96,29 @@ describe("check", function()
     for _, d in ipairs(diags) do
       if d.code == "PSOC_DUPLICATE_SUBOBJECT" then dup = dup or d end
     end
-    expect(dup ~= nil).to.be_true()
-    expect(dup.message_id).to.equal("CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT")
-    expect(dup.subobject).to.equal(#p:subobjects())
-    expect(dup.offset).to.equal(p:size())
+    expect(dup ~= nil).to_be(true)
+    expect(dup.message_id).to_equal("CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT")
+    expect(dup.subobject).to_equal(#p:subobjects())
+    expect(dup.offset).to_equal(p:size())
   end)
 end)
 
 describe("text and tables", function()
   it("dumps the stream", function()
     local d = lit():dump()
-    expect(d).to.contain("RASTERIZER")
-    expect(d).to.contain("D3D12_CULL_MODE_BACK")
-    expect(d).to.contain("\"POSITION\"")
+    expect(d).to_contain("RASTERIZER")
+    expect(d).to_contain("D3D12_CULL_MODE_BACK")
+    expect(d).to_contain("\"POSITION\"")
   end)
 
   it("writes stable JSON", function()
     local a, b = lit(), lit()
     local j = a:json()
-    expect(j).to.equal(b:json())
-    expect(j).to.match('^{"name":"lit","kind":"graphics","root_signature":"forward","hash":"%x+","subobjects":%[')
-    expect(j).to.contain('"rasterizer":{"fill":"solid","cull":"back"')
-    expect(j).to.contain('"render_targets":["r8g8b8a8_unorm"]')
-    expect(j).to.contain('"depth_stencil":{"depth":true')
+    expect(j).to_equal(b:json())
+    expect(j).to_match('^{"name":"lit","kind":"graphics","root_signature":"forward","hash":"%x+","subobjects":%[')
+    expect(j).to_contain('"rasterizer":{"fill":"solid","cull":"back"')
+    expect(j).to_contain('"render_targets":["r8g8b8a8_unorm"]')
+    expect(j).to_contain('"depth_stencil":{"depth":true')
   end)
 
   it("diffs effective values", function()
@@ -124,33 +126,33 @@ describe("text and tables", function()
     local b = lit({ rasterizer = { cull = "none" }, topology = "line" })
     local rows = {}
     for _, r in ipairs(a:diff(b)) do rows[r.path] = r end
-    expect(rows["rasterizer.cull"].a).to.equal("back")
-    expect(rows["rasterizer.cull"].b).to.equal("none")
-    expect(rows["topology"].a).to.equal("triangle")
-    expect(rows["topology"].b).to.equal("line")
-    expect(rows["topology (subobject)"].a).to.equal("absent")
-    expect(rows["rasterizer.fill"]).to.be_nil()
-    expect(#a:diff(lit({ name = "same" }))).to.equal(0)
+    expect(rows["rasterizer.cull"].a).to_equal("back")
+    expect(rows["rasterizer.cull"].b).to_equal("none")
+    expect(rows["topology"].a).to_equal("triangle")
+    expect(rows["topology"].b).to_equal("line")
+    expect(rows["topology (subobject)"].a).to_equal("absent")
+    expect(rows["rasterizer.fill"]).to_be_nil()
+    expect(#a:diff(lit({ name = "same" }))).to_equal(0)
   end)
 
   it("prints a summary", function()
     local p = lit()
     local s = tostring(p)
-    expect(s).to.contain("pipeline lit (graphics, " .. #p:subobjects() .. " subobjects, " .. p:size() .. " bytes, hash ")
-    expect(s).to.contain(p:hash())
+    expect(s).to_contain("pipeline lit (graphics, " .. #p:subobjects() .. " subobjects, " .. p:size() .. " bytes, hash ")
+    expect(s).to_contain(p:hash())
   end)
 
   it("returns a declaration that reproduces the pipeline", function()
     local p = lit({ rasterizer = { depth_bias = 0.25 }, blend = pso.blend.premultiplied })
     local t = p:table()
-    expect(t.rasterizer1.depth_bias).to.equal(0.25)
-    expect(t.name).to.equal("lit")
-    expect(pso.graphics(t):hash()).to.equal(p:hash())
+    expect(t.rasterizer1.depth_bias).to_equal(0.25)
+    expect(t.name).to_equal("lit")
+    expect(pso.graphics(t):hash()).to_equal(p:hash())
   end)
 
   it("knows what is a pipeline", function()
-    expect(pso.is_pipeline(lit())).to.be_true()
-    expect(pso.is_pipeline({})).to.be_false()
-    expect(tostring(pso.none)).to.equal("pso.none")
+    expect(pso.is_pipeline(lit())).to_be(true)
+    expect(pso.is_pipeline({})).to_be(false)
+    expect(tostring(pso.none)).to_equal("pso.none")
   end)
 end)
