@@ -54,7 +54,7 @@ typedef struct tpath {
 typedef struct tctx {
   tpath *search;
   size_t nsearch;
-  char **roots;
+  char **roots; /* realpaths of the --root directories */
   size_t nroots;
   char *cwd; /* realpath of the current directory, or NULL */
 } tctx;
@@ -754,8 +754,10 @@ static int t_open(lua_State *L) {
     c->roots = (char **)calloc(cfg->root_count, sizeof *c->roots);
     if (!c->roots) return luaL_error(L, "not enough memory");
   }
-  for (i = 0; i < cfg->root_count; i++) {
-    c->roots[i] = dup_str(cfg->roots[i] ? cfg->roots[i] : "(null)");
+  for (i = 0; i < cfg->root_count; i++) { /* absolute: the test's directory is tried first */
+    const char *dir = cfg->roots[i] ? cfg->roots[i] : "(null)";
+    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
+    c->roots[i] = dup_str(buf);
     c->nroots++;
     if (!c->roots[i]) return luaL_error(L, "not enough memory");
   }

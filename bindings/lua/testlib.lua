@@ -679,8 +679,11 @@ end
 function materials.files(dir)
   local out = {}
   for _, d in ipairs(dirs_of(dir, "materials.files")) do
-    local _, shown = C.resolve(d, "directory", "materials.files")
-    for _, f in ipairs(C.scan(shown)) do out[#out + 1] = f end
+    local real = C.resolve(d, "directory", "materials.files")
+    for _, f in ipairs(C.scan(real)) do
+      local _, shown = C.resolve(f, "file", "materials.files")
+      out[#out + 1] = shown
+    end
   end
   return out
 end
@@ -691,8 +694,8 @@ end
 function materials.all(dir)
   local list, files = {}, {}
   for _, d in ipairs(dirs_of(dir, "materials.all")) do
-    local _, shown_dir = C.resolve(d, "directory", "materials.all")
-    for _, f in ipairs(C.scan(shown_dir)) do
+    local real_dir = C.resolve(d, "directory", "materials.all")
+    for _, f in ipairs(C.scan(real_dir)) do
       local real, shown = C.resolve(f, "file", "materials.all")
       local ps = evaluate(real, shown)
       if ps then

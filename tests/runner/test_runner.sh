@@ -156,6 +156,13 @@ has "tests/runner/fixtures/broken/bad.lua:3: rasterizer.cul: unknown key" "mater
 has "materials_load.lua:25: in function" "materials: traceback names the test line"
 last_line "4 passed, 1 failed" "materials"
 
+run --root "$FIX/materials" "$FIX/roots.lua"
+expect_rc 0 "--root"
+last_line "3 passed, 0 failed" "--root"
+run "$FIX/roots.lua"
+expect_rc 1 "no --root"
+has "no material root: run 'psoc test --root DIR'" "no --root: message"
+
 # ---- discovery -----------------------------------------------------------------
 run "$FIX/discover"
 expect_rc 0 "discovery"
@@ -256,7 +263,7 @@ run --memory 0 "$FIX/passing.lua"
 expect_rc 2 "bad memory limit"
 run --memory 16 --filter "memory" "$FIX/looping.lua"
 expect_rc 1 "memory limit option"
-has "memory limit exceeded (16777216 bytes)" "memory limit option"
+has "memory limit exceeded" "memory limit option"
 last_line "1 passed, 1 failed" "memory limit option"
 run --root "$TMP/nope" "$FIX/passing.lua"
 expect_rc 2 "bad root"
