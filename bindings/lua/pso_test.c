@@ -601,6 +601,18 @@ static int t_dofile(lua_State *L) {
   return 1;
 }
 
+/* C.declared(p): "file:line" of the pso.graphics/mesh/compute/derive call
+** that made p, or nil. */
+static int t_declared(lua_State *L) {
+  char source[PATH_MAX];
+  int line;
+  if (!pso_topipeline(L, 1)) return 0;
+  line = psol_pipeline_where(L, 1, source, sizeof source);
+  if (line <= 0 || !source[0]) return 0;
+  lua_pushfstring(L, "%s:%d", source, line);
+  return 1;
+}
+
 static int t_roots(lua_State *L) {
   tctx *c = ctx_of(L);
   size_t i;
@@ -712,7 +724,7 @@ static int t_profiles(lua_State *L) {
 static const luaL_Reg helpers[] = {
   { "where", t_where },     { "resolve", t_resolve }, { "scan", t_scan },
   { "dofile", t_dofile },   { "roots", t_roots },     { "check", t_check },
-  { "profiles", t_profiles }, { NULL, NULL }
+  { "profiles", t_profiles }, { "declared", t_declared }, { NULL, NULL }
 };
 
 static void new_metatable(lua_State *L, const char *name, lua_CFunction gc) {

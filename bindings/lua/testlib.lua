@@ -267,8 +267,15 @@ local function diag_matches(d, id)
     sfind(d.message, id, 1, true) ~= nil
 end
 
+-- "pipeline 'name' (FILE:LINE)": where the material declared it.
 local function pipeline_label(p)
-  return "pipeline '" .. (p.name or "(unnamed)") .. "'"
+  local at = C.declared(p)
+  return "pipeline '" .. (p.name or "(unnamed)") .. "'" .. (at and (" (" .. at .. ")") or "")
+end
+
+local function pipeline_text(p)
+  local at = C.declared(p)
+  return tostring(p) .. (at and ("\n  declared at " .. at) or "")
 end
 
 local function profile_text(opts)
@@ -287,10 +294,10 @@ function M.to_equal(a, e)
   if is_pipeline(a) and is_pipeline(e) then
     return diffs.n == 0,
       "expected pipelines to have the same effective state\n" ..
-        block("expected", tostring(e)) .. "\n" .. block("  actual", tostring(a)) ..
+        block("expected", pipeline_text(e)) .. "\n" .. block("  actual", pipeline_text(a)) ..
         diff_text(diffs, "differing fields"),
       "expected pipelines to differ in effective state, but every field is the same\n" ..
-        block("expected", tostring(e)) .. "\n" .. block("  actual", tostring(a))
+        block("expected", pipeline_text(e)) .. "\n" .. block("  actual", pipeline_text(a))
   end
   return diffs.n == 0,
     "expected values to be equal\n" .. block("expected", show(e)) .. "\n" .. block("  actual", show(a)) ..
@@ -725,6 +732,13 @@ end
 function materials.check(p, opts)
   if not is_pipeline(p) then usage("materials.check: expected a pipeline, got " .. type(p)) end
   return check(p, opts)
+end
+
+-- materials.where(p): "file:line" of the call that declared p (nil when
+-- unknown), for messages about pipelines found by materials.each().
+function materials.where(p)
+  if not is_pipeline(p) then usage("materials.where: expected a pipeline, got " .. type(p)) end
+  return C.declared(p)
 end
 
 -- materials.profiles(): the capability profiles, { name = ..., description = ... }.

@@ -89,6 +89,7 @@ has '  actual: { name = "lit", targets = { "r8g8b8a8_unorm", "d32_float" } }' "f
 has 'targets[2]: expected "r16_float", got "d32_float"' "failing: table diff"
 has "rasterizer.cull: expected front, got none" "failing: pipeline diff"
 has "rasterizer.fill: expected wireframe, got solid" "failing: pipeline diff"
+has "declared at tests/runner/fixtures/failing.lua:16" "failing: where the pipeline was declared"
 has "CREATEBLENDSTATE_INVALIDLOGICOPS" "failing: to_be_valid lists diagnostics"
 has "failing.lua:27: pipeline shadow_depth: expected values to be equal" "failing: context"
 last_line "1 passed, 4 failed" "failing"
