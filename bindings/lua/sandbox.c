@@ -90,29 +90,54 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 /* ---- instruction budget ------------------------------------------------ */
 
-static void psol_hook(lua_State *L, lua_Debug *ar) {
-  psol_state *S = state_of(L);
+static void psol_hook(lua_State *L, lua_Debug *ar);
+
+/* Raise the error of an exceeded limit at the running Lua line. From now
+** on every instruction fails, so pcall cannot swallow it. */
+static int limit_error(lua_State *L, psol_state *S) {
   lua_Debug where;
   char msg[96];
-  (void)ar;
-  if (!S->ins_exceeded && !S->mem_exceeded) {
-    S->ins_count += PSOL_HOOK_STEP;
-    if (S->ins_count < S->ins_limit) return;
-    S->ins_exceeded = 1;
-  }
-  /* From now on every instruction fails, so pcall cannot swallow it. */
+  int level;
   lua_sethook(L, psol_hook, LUA_MASKCOUNT, 1);
   if (S->ins_exceeded)
     snprintf(msg, sizeof msg, "instruction budget exceeded (%llu instructions)",
              (unsigned long long)S->ins_limit);
   else
     snprintf(msg, sizeof msg, "memory limit exceeded (%llu bytes)", (unsigned long long)S->limit);
-  /* Level 0 is the Lua function being hooked: name its line. */
-  if (lua_getstack(L, 0, &where) && lua_getinfo(L, "Sl", &where) && where.currentline > 0)
-    lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, msg);
-  else
-    lua_pushstring(L, msg);
-  lua_error(L);
+  for (level = 0; level < 2; level++) /* the hooked function, or a C function's caller */
+    if (lua_getstack(L, level, &where) && lua_getinfo(L, "Sl", &where) &&
+        where.currentline > 0) {
+      lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, msg);
+      return lua_error(L);
+    }
+  lua_pushstring(L, msg);
+  return lua_error(L);
+}
+
+static void psol_hook(lua_State *L, lua_Debug *ar) {
+  psol_state *S = state_of(L);
+  (void)ar;
+  if (!S->ins_exceeded && !S->mem_exceeded) {
+    S->ins_count += PSOL_HOOK_STEP;
+    if (S->ins_count < S->ins_limit) return;
+    S->ins_exceeded = 1;
+  }
+  limit_error(L, S);
+}
+
+/* The pattern matcher (sandbox_match.c) charges its steps here. */
+void psol_sandbox_tick(lua_State *L, unsigned steps);
+void psol_match_install(lua_State *L, int idx);
+
+void psol_sandbox_tick(lua_State *L, unsigned steps) {
+  psol_state *S = state_of(L);
+  if (S->depth == 0) return; /* not in a sandboxed call */
+  if (!S->ins_exceeded && !S->mem_exceeded) {
+    S->ins_count += steps;
+    if (S->ins_count < S->ins_limit) return;
+    S->ins_exceeded = 1;
+  }
+  limit_error(L, S);
 }
 
 static void budget_reset(lua_State *L, psol_state *S) {
@@ -585,13 +610,16 @@ static int valid_module_name(const char *name) {
   return 1;
 }
 
+/* require's cache holds this (as a light userdata) while a module loads. */
+static const char loading_key = 'l';
+
 static int sb_require(lua_State *L) {
   psol_state *S = state_of(L);
   const char *name = luaL_checkstring(L, 1);
   int cache = lua_upvalueindex(1);
   lua_settop(L, 1);
   lua_getfield(L, cache, name);
-  if (lua_touserdata(L, -1) == (void *)&psol_hook) /* the loading sentinel */
+  if (lua_touserdata(L, -1) == (void *)&loading_key)
     return luaL_error(L, "require: loop while loading module '%s'", name);
   if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
@@ -620,7 +648,7 @@ static int sb_require(lua_State *L) {
     snprintf(chunk, sizeof chunk, "@%s", found->shown);
     status = load_text(L, src, len, chunk);
     if (status != LUA_OK) return lua_error(L);
-    lua_pushlightuserdata(L, (void *)&psol_hook);
+    lua_pushlightuserdata(L, (void *)&loading_key);
     lua_setfield(L, cache, name);
     lua_pushstring(L, name);
     lua_pushstring(L, found->shown);
@@ -708,6 +736,7 @@ static int setup(lua_State *L) {
   lua_getfield(L, -1, "rep");
   lua_pushcclosure(L, sb_string_rep, 1);
   lua_setfield(L, -2, "rep");
+  psol_match_install(L, -1); /* find, match, gmatch, gsub with a step budget */
   lua_pop(L, 1);
   return 0;
 }

@@ -386,6 +386,10 @@ START_TEST(test_library_surface) {
     "assert(_VERSION < 'Lua 5.3' or type(utf8.char) == 'function')\n"
     "assert(string.rep('', 1e15) == '' and string.rep('ab', 3) == 'ababab')\n"
     "assert(type(collectgarbage('count')) == 'number')\n"
+    "assert(('a.b.c'):gsub('%.', '/') == 'a/b/c' and ('k=v'):match('(%w+)=') == 'k')\n"
+    "assert(select(2, ('hello world'):find('o w')) == 7 and ('x'):find('.', 1, true) == nil)\n"
+    "local n = 0 for w in ('one two three'):gmatch('%a+') do n = n + 1 end assert(n == 3)\n"
+    "assert(('$a $b'):gsub('%$(%w+)', { a = 1 }) == '1 $b')\n"
     "local f = assert(load('return x + 1', '=chunk', 't', { x = 41 }))\n"
     "assert(f() == 42)\n"
     "local parts, i = { 'return ', '7' }, 0\n"
@@ -451,6 +455,18 @@ static const escape escapes[] = {
     NULL },
   { "endless loop behind pcall",
     "while true do pcall(function() while true do end end) end",
+    "instruction budget exceeded", NULL },
+  { "backtracking string.find", "local s = string.rep('a', 3000) return s:find('.-.-.-b')",
+    "instruction budget exceeded", NULL },
+  { "backtracking string.match as a method", "return (('a'):rep(3000)):match('(.-)(.-)(.-)b')",
+    "instruction budget exceeded", NULL },
+  { "backtracking string.gsub", "return string.gsub(string.rep('a', 3000), '.-.-.-b', '')",
+    "instruction budget exceeded", NULL },
+  { "backtracking string.gmatch",
+    "for x in string.rep('a', 3000):gmatch('.-.-.-b') do end", "instruction budget exceeded",
+    NULL },
+  { "backtracking behind pcall",
+    "while true do pcall(string.find, string.rep('a', 3000), '.-.-.-b') end",
     "instruction budget exceeded", NULL },
   { "string.rep bomb", "local s = string.rep('x', 2^40)", "memory limit exceeded", NULL },
   { "string doubling", "local s = 'x' while true do s = s .. s end", "memory limit exceeded",
