@@ -1145,7 +1145,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
   memset(setfilt, 0, sizeof setfilt);
   memset(merged, 0, sizeof merged);
   luaL_checkstack(L, 24, "pso: nesting too deep");
-  lua_rawgetp(L, c->K, s);
+  lua_pushnil(L); /* the key table, fetched on a pointer-cache miss */
   kt = lua_gettop(L);
   for (i = 0; i < n; i++) {
     int t = srcs[i].idx;
@@ -1170,7 +1170,16 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         }
       }
       if (key) {
-        fi = key_lookup(c, s, kt, key_idx);
+        int64_t v;
+        if (psoi_imap_get(c->ctx, s, key, &v)) {
+          fi = (int)v;
+        } else {
+          if (lua_isnil(L, kt)) {
+            lua_rawgetp(L, c->K, s);
+            lua_replace(L, kt);
+          }
+          fi = lookup_key(L, kt, key_idx);
+        }
       } else if (s == c->ctx->input_element && lua_type(L, key_idx) == LUA_TNUMBER) {
         /* positional shorthand: { "SEMANTIC", "FORMAT", ... } */
         int64_t k = 0;
@@ -1291,6 +1300,10 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         lists[nl] = st[j].idx;
         ls[nl] = srcs[st[j].source];
         nl++;
+      }
+      if (lua_isnil(L, kt)) { /* the parent's keys are looked up there too */
+        lua_rawgetp(L, c->K, s);
+        lua_replace(L, kt);
       }
       r = cv_fixed(c, s, i, lists, ls, nl, i == ft ? fall : 0, srcs, n, kt, dst, off);
     }
@@ -1678,6 +1691,13 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
                             describe(L, -1, d1, sizeof d1));
     }
     key = lua_tostring(L, -2);
+    {
+      int64_t v;
+      if (psoi_imap_get(c->ctx, &psoi_top_owner, key, &v)) {
+        lua_pushinteger(L, (lua_Integer)v);
+        goto known;
+      }
+    }
     lua_pushvalue(L, -2);
     if (pso_compat_rawget(L, topk) != LUA_TNUMBER) {
       const char *cands[40];
@@ -1694,6 +1714,7 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
       push_frame(c, key, 0);
       return (void)cv_error(c, "unknown key%s", sugg);
     }
+  known:
     code = (int)lua_tointeger(L, -1);
     lua_pop(L, 1);
     if (code < 0) { /* name */
@@ -1845,6 +1866,13 @@ static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *n
     s = psoc_builder_finish(b, &p->stream);
     ctx->capture_mem = NULL;
     ctx->captured = NULL;
+    /* relies on psoc_builder_finish making one allocation: the block that
+    ** starts with the stream */
+    if (s == PSOC_OK && (unsigned char *)p->stream != mem) {
+      psoc_builder_reset(b);
+      ctx->building = 0;
+      luaL_error(L, "pso: internal error: the builder's stream is not in the pipeline");
+    }
   }
   p->count = (uint32_t)psoc_builder_count(b);
   psoc_builder_reset(b);
