@@ -1,17 +1,24 @@
 /*
 ** builder.c: build self-contained pipeline state streams.
 **
-** A builder keeps one entry per duplicate class, each a single allocation
-** holding a canonical copy of the payload followed by deep copies of every
-** array, string and blob it points to. Finishing lays the subobjects out
-** in insertion order, exactly as CD3DX12_PIPELINE_STATE_STREAM_SUBOBJECT
-** does (type at +0, payload at +payload_offset, next subobject 8-aligned),
-** in one block that also holds the out-of-line data.
+** A builder keeps one entry per duplicate class, in two buffers:
+**   - the image: the stream bytes exactly as finish writes them, laid out
+**     like CD3DX12_PIPELINE_STATE_STREAM_SUBOBJECT (type at +0, payload
+**     at +payload_offset, next subobject 8-aligned), in insertion order;
+**   - the arena: per entry, one run of deep copies of every array, string
+**     and blob its payload points to ("pieces", 8-aligned, in field
+**     order, depth first). Inside the builder a pointer to a piece holds
+**     1 + the piece's offset in its run, so runs can move when the arena
+**     grows or is compacted; reset rewinds the arena.
+** Finishing is one allocation: the image, then the runs (one memcpy each,
+** usually one for all), then the offsets turned into pointers.
 **
-** All payload handling is generic over the registry's field descriptors:
-** one walker measures, copies or relocates the out-of-line data of any
-** payload. Fields are copied one by one into zeroed memory, so padding
-** bytes (in payloads and in out-of-line structs) are always zero.
+** All payload handling is generic over the registry's field descriptors.
+** The first time a builder sees a payload type it compiles a copy plan
+** from them: a mask with 0xff bytes where a described field lives, and
+** the list of pointer fields (nested ones flattened). Copying a struct is
+** then one masked word copy, so padding bytes (in payloads and in
+** out-of-line structs) are always zero, plus a walk over its pointers.
 **
 ** Allocators must return memory aligned like malloc (the lua_Alloc rule).
 */
@@ -20,66 +27,143 @@
 #include "internal.h"
 
 #define PIECE_ALIGN 8u
+#define ARENA_MIN 4096u
 
-/* ---- the generic out-of-line walker ------------------------------ */
+/* ---- copy plans --------------------------------------------------- */
 
-typedef enum walk_mode {
-  WALK_MEASURE, /* add up the bytes the out-of-line data needs */
-  WALK_COPY,    /* copy fields to 'dst' and pieces to the bump area */
-  WALK_REBASE   /* rewrite pointers into the old block to the new one */
-} walk_mode;
+typedef struct plan plan;
 
-typedef struct walk {
-  walk_mode mode;
-  size_t need;                 /* MEASURE: bytes so far */
-  unsigned char *next, *end;   /* COPY: where the next piece goes */
-  uintptr_t old_lo, old_hi;    /* REBASE: the old block [lo, hi) */
-  unsigned char *new_lo;       /* REBASE: the new block */
-} walk;
+typedef struct plan_ptr {
+  uint32_t at;         /* offset of the pointer in the struct */
+  uint32_t count_at;   /* ARRAY, BLOB: offset of the count or size */
+  uint32_t stride;     /* ARRAY: bytes between elements */
+  uint8_t kind;        /* PSOC_FIELD_ARRAY, _BLOB or _STRING */
+  uint8_t count_size;  /* bytes of the count */
+  const plan *element; /* ARRAY of structs: how to copy one element */
+} plan_ptr;
 
-/* Size of one out-of-line piece in the block (at least one slot, so that
-** a non-null pointer to zero elements stays non-null and inside). */
-static psoc_status piece_size(size_t n, size_t *out) {
-  if (n == 0) n = 1;
-  if (n > SIZE_MAX - (PIECE_ALIGN - 1)) return PSOC_ERR_SIZE;
-  *out = PSOC_ALIGN_UP(n, PIECE_ALIGN);
-  return PSOC_OK;
+struct plan {
+  const psoc_subobject_info *info; /* a type's plan: its type */
+  size_t block_size;    /* a type's plan: bytes of its allocation */
+  uint32_t size;        /* bytes of the struct (of an element: the stride) */
+  uint32_t nptrs;       /* pointer fields, including those of nested structs */
+  const uint64_t *mask; /* (size + 7) / 8 words; 0xff where a field lives */
+  const plan_ptr *ptrs; /* in field order */
+};
+
+/* A bump allocator over a plan's block; with base NULL it only counts. */
+typedef struct plan_alloc {
+  unsigned char *base;
+  size_t used;
+} plan_alloc;
+
+static void *plan_take(plan_alloc *pa, size_t n) {
+  void *p = pa->base ? pa->base + pa->used : NULL;
+  pa->used += PSOC_ALIGN_UP(n, 8);
+  return p;
 }
 
-/* Reserve a piece of n bytes: MEASURE counts it, COPY hands it out. */
-static psoc_status reserve(walk *w, size_t n, unsigned char **out) {
-  size_t sz;
-  psoc_status st = piece_size(n, &sz);
-  *out = NULL;
-  if (st != PSOC_OK) return st;
-  if (w->mode == WALK_MEASURE) {
-    if (w->need > SIZE_MAX - sz) return PSOC_ERR_SIZE;
-    w->need += sz;
-    return PSOC_OK;
-  }
-  if ((size_t)(w->end - w->next) < sz) return PSOC_ERR_SIZE; /* measure/copy mismatch */
-  *out = w->next;
-  w->next += sz;
-  return PSOC_OK;
-}
-
-static int has_pointers(const psoc_struct *s) {
-  uint32_t i;
+static uint32_t count_ptrs(const psoc_struct *s) {
+  uint32_t i, n = 0;
   for (i = 0; i < s->field_count; i++) {
     const psoc_field *f = &s->fields[i];
     switch (f->kind) {
     case PSOC_FIELD_ARRAY:
     case PSOC_FIELD_BLOB:
-    case PSOC_FIELD_STRING: return 1;
+    case PSOC_FIELD_STRING: n++; break;
     case PSOC_FIELD_STRUCT:
+      if (f->element) n += count_ptrs(f->element);
+      break;
     case PSOC_FIELD_FIXED:
-      if (f->element && has_pointers(f->element)) return 1;
+      if (f->element) n += f->count * count_ptrs(f->element);
       break;
     default: break;
     }
   }
-  return 0;
+  return n;
 }
+
+/* The size of the COUNT field an ARRAY or BLOB reads (as psoc_field_count). */
+static uint8_t count_size(const psoc_struct *s, const psoc_field *f) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset)
+      return s->fields[i].size;
+  return f->kind == PSOC_FIELD_BLOB ? (uint8_t)sizeof(SIZE_T) : 4u;
+}
+
+static void mark(unsigned char *mask, size_t limit, size_t at, size_t n) {
+  if (!mask || at >= limit) return;
+  if (n > limit - at) n = limit - at;
+  memset(mask + at, 0xff, n);
+}
+
+static plan *plan_make(plan_alloc *pa, const psoc_struct *s, uint32_t size);
+
+/* Mark the fields of 's' (placed at 'base') and list its pointer fields. */
+static void plan_fields(plan_alloc *pa, const psoc_struct *s, size_t base, unsigned char *mask,
+                        size_t limit, plan_ptr *ptrs, uint32_t *n) {
+  uint32_t i, j;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    size_t at = base + f->offset;
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT:
+      if (f->element) plan_fields(pa, f->element, at, mask, limit, ptrs, n);
+      break;
+    case PSOC_FIELD_FIXED:
+      for (j = 0; j < f->count; j++) {
+        if (f->element)
+          plan_fields(pa, f->element, at + (size_t)j * f->stride, mask, limit, ptrs, n);
+        else
+          mark(mask, limit, at + (size_t)j * f->stride, f->size);
+      }
+      break;
+    case PSOC_FIELD_ARRAY:
+    case PSOC_FIELD_BLOB:
+    case PSOC_FIELD_STRING: {
+      const plan *element = NULL;
+      mark(mask, limit, at, sizeof(void *));
+      if (f->kind == PSOC_FIELD_ARRAY && f->element) element = plan_make(pa, f->element, f->stride);
+      if (ptrs) {
+        plan_ptr *p = &ptrs[*n];
+        p->at = (uint32_t)at;
+        p->count_at = (uint32_t)(base + f->count_offset);
+        p->stride = f->stride;
+        p->kind = f->kind;
+        p->count_size = f->kind == PSOC_FIELD_STRING ? 0 : count_size(s, f);
+        p->element = element;
+      }
+      (*n)++;
+      break;
+    }
+    default: /* scalars, COUNT and OBJECT */
+      mark(mask, limit, at, f->size);
+      break;
+    }
+  }
+}
+
+/* Lay out (base NULL: measure) the plan of struct 's', 'size' bytes long. */
+static plan *plan_make(plan_alloc *pa, const psoc_struct *s, uint32_t size) {
+  uint32_t words = (size + 7) / 8, nptrs = count_ptrs(s), n = 0;
+  plan *p = plan_take(pa, sizeof *p);
+  uint64_t *mask = plan_take(pa, (size_t)words * sizeof *mask);
+  plan_ptr *ptrs = plan_take(pa, (size_t)nptrs * sizeof *ptrs);
+  if (p) {
+    memset(mask, 0, (size_t)words * sizeof *mask);
+    p->info = NULL;
+    p->block_size = 0;
+    p->size = size;
+    p->nptrs = nptrs;
+    p->mask = mask;
+    p->ptrs = ptrs;
+  }
+  plan_fields(pa, s, 0, (unsigned char *)mask, size, ptrs, &n);
+  return p;
+}
+
+/* ---- copying ------------------------------------------------------ */
 
 static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
 static const unsigned char *get_ptr(const unsigned char *p) {
@@ -87,108 +171,103 @@ static const unsigned char *get_ptr(const unsigned char *p) {
   memcpy(&v, p, sizeof v);
   return v;
 }
+static void put_offset(unsigned char *p, size_t off) {
+  uintptr_t v = (uintptr_t)off;
+  memcpy(p, &v, sizeof v);
+}
+static size_t pl_size(const plan *pl, const psoc_subobject_info *info) {
+  return pl ? pl->size : info->payload->size;
+}
+static size_t get_offset(const unsigned char *p) {
+  uintptr_t v;
+  memcpy(&v, p, sizeof v);
+  return (size_t)v;
+}
 
-static psoc_status walk_struct(walk *w, const psoc_struct *s, const unsigned char *src,
-                               unsigned char *dst);
+static size_t read_count(const unsigned char *p, unsigned size) {
+  if (size == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (size_t)v;
+  }
+  if (size == 4) return psoc_rd32(p);
+  return (size_t)psoc_read_scalar(p, size);
+}
 
-/* A pointer field: ARRAY, BLOB or STRING. */
-static psoc_status walk_pointer(walk *w, const psoc_struct *s, const psoc_field *f,
-                                const unsigned char *src, unsigned char *dst) {
-  const unsigned char *p = get_ptr(src + f->offset);
-  size_t count = 0, bytes = 0, i;
-  unsigned char *q;
-  psoc_status st;
-  if (w->mode == WALK_REBASE) {
-    uintptr_t u = (uintptr_t)p;
-    if (p == NULL || u < w->old_lo || u >= w->old_hi) return PSOC_OK; /* not ours */
-    q = w->new_lo + (u - w->old_lo);
-    put_ptr(dst + f->offset, q);
-    if (f->kind == PSOC_FIELD_ARRAY && f->element && has_pointers(f->element)) {
-      count = psoc_field_count(s, f, dst);
-      for (i = 0; i < count; i++) {
-        st = walk_struct(w, f->element, q + i * f->stride, q + i * f->stride);
-        if (st != PSOC_OK) return st;
-      }
+/* Copy the plan->size bytes of a struct, keeping only the fields' bytes
+** (every other byte becomes zero). */
+static void masked_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
+  const uint64_t *mask = pl->mask;
+  uint32_t i, full = pl->size / 8, rest = pl->size % 8;
+  for (i = 0; i + 2 <= full; i += 2) {
+    uint64_t w0, w1;
+    memcpy(&w0, src + 8 * (size_t)i, 8);
+    memcpy(&w1, src + 8 * (size_t)i + 8, 8);
+    w0 &= mask[i];
+    w1 &= mask[i + 1];
+    memcpy(dst + 8 * (size_t)i, &w0, 8);
+    memcpy(dst + 8 * (size_t)i + 8, &w1, 8);
+  }
+  if (i < full) {
+    uint64_t w;
+    memcpy(&w, src + 8 * (size_t)i, 8);
+    w &= mask[i];
+    memcpy(dst + 8 * (size_t)i, &w, 8);
+  }
+  if (rest) {
+    const unsigned char *m = (const unsigned char *)&mask[full];
+    src += 8 * (size_t)full;
+    dst += 8 * (size_t)full;
+    i = 0;
+    if (rest >= 4) {
+      uint32_t w, mw;
+      memcpy(&w, src, 4);
+      memcpy(&mw, m, 4);
+      w &= mw;
+      memcpy(dst, &w, 4);
+      i = 4;
     }
-    return PSOC_OK;
+    for (; i < rest; i++) dst[i] = src[i] & m[i];
   }
-  if (f->kind != PSOC_FIELD_STRING) count = psoc_field_count(s, f, src);
-  if (p == NULL) return count == 0 ? PSOC_OK : PSOC_ERR_ARG; /* dst is already zero */
-  switch (f->kind) {
-  case PSOC_FIELD_ARRAY:
-    if (f->stride == 0 || count > SIZE_MAX / f->stride) return PSOC_ERR_SIZE;
-    bytes = count * f->stride;
-    break;
-  case PSOC_FIELD_BLOB: bytes = count; break;
-  default: bytes = strlen((const char *)p) + 1; break;
-  }
-  st = reserve(w, bytes, &q);
-  if (st != PSOC_OK) return st;
-  if (w->mode == WALK_COPY) put_ptr(dst + f->offset, q);
-  if (f->kind == PSOC_FIELD_ARRAY && f->element) {
-    int deep = has_pointers(f->element);
-    if (w->mode == WALK_MEASURE && !deep) return PSOC_OK;
-    for (i = 0; i < count; i++) {
-      st = walk_struct(w, f->element, p + i * f->stride, q ? q + i * f->stride : NULL);
-      if (st != PSOC_OK) return st;
-    }
-  } else if (w->mode == WALK_COPY && bytes) {
-    memcpy(q, p, bytes);
-  }
+}
+
+/* Size of one out-of-line piece (at least one slot, so that a non-null
+** pointer to zero elements stays non-null and inside the block). */
+static psoc_status piece_size(size_t n, size_t *out) {
+  if (n == 0) n = 1;
+  if (n > SIZE_MAX - (PIECE_ALIGN - 1)) return PSOC_ERR_SIZE;
+  *out = PSOC_ALIGN_UP(n, PIECE_ALIGN);
   return PSOC_OK;
 }
 
-/* Walk one struct: COPY copies each described field from src to dst
-** (never the padding), every mode handles the pointers. */
-static psoc_status walk_struct(walk *w, const psoc_struct *s, const unsigned char *src,
-                               unsigned char *dst) {
-  uint32_t i, j;
-  psoc_status st;
-  for (i = 0; i < s->field_count; i++) {
-    const psoc_field *f = &s->fields[i];
-    switch (f->kind) {
-    case PSOC_FIELD_STRUCT:
-      if (!f->element) break;
-      st = walk_struct(w, f->element, src + f->offset, dst ? dst + f->offset : NULL);
-      if (st != PSOC_OK) return st;
-      break;
-    case PSOC_FIELD_FIXED:
-      for (j = 0; j < f->count; j++) {
-        size_t at = f->offset + (size_t)j * f->stride;
-        if (f->element) {
-          st = walk_struct(w, f->element, src + at, dst ? dst + at : NULL);
-          if (st != PSOC_OK) return st;
-        } else if (w->mode == WALK_COPY) {
-          memcpy(dst + at, src + at, f->size);
-        }
-      }
-      break;
-    case PSOC_FIELD_ARRAY:
-    case PSOC_FIELD_BLOB:
-    case PSOC_FIELD_STRING:
-      st = walk_pointer(w, s, f, src, dst);
-      if (st != PSOC_OK) return st;
-      break;
-    default: /* scalars, COUNT and OBJECT: copied by value */
-      if (w->mode == WALK_COPY) memcpy(dst + f->offset, src + f->offset, f->size);
-      break;
-    }
-  }
-  return PSOC_OK;
-}
-
-/* ---- builder ----------------------------------------------------- */
+/* ---- builder ------------------------------------------------------ */
 
 typedef struct entry {
   const psoc_subobject_info *info;
-  unsigned char *block; /* payload copy, then its out-of-line data */
-  size_t block_size;
+  const plan *plan;
+  size_t image_at;    /* offset of the subobject in the image */
+  size_t pieces_at;   /* arena offset of its pieces */
+  size_t pieces_size; /* bytes of its pieces */
 } entry;
 
 struct psoc_builder {
   psoc_allocator alloc;
+  size_t block_size;                    /* this struct plus the image */
   size_t count;
-  entry entries[PSOC_SO_TYPE_COUNT]; /* at most one per duplicate class */
+  entry entries[PSOC_SO_TYPE_COUNT];    /* insertion order */
+  int8_t slot[PSOC_SO_TYPE_COUNT];      /* per duplicate class: index in entries, or -1 */
+  const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
+  /* The stream bytes as finish will write them, pointers to pieces held
+  ** as offsets. Room for the largest member of every class, plus one
+  ** subobject under construction and one of scratch. */
+  unsigned char *image;
+  size_t image_size, image_scratch;
+  /* The pieces: each entry's in one run, runs in insertion order unless a
+  ** set replaced an entry; replaced runs are garbage until compacted. */
+  unsigned char *arena;
+  size_t arena_cap, arena_top, arena_garbage, pieces_size;
+  size_t arena_limit; /* offsets beyond it would overflow a finished stream's size */
+  int pieces_shuffled; /* a set replaced an entry with pieces: runs may be out of order */
 };
 
 /* Stream blocks: this header, then the stream bytes, then the pieces. */
@@ -199,104 +278,257 @@ struct psoc_stream {
 };
 
 #define STREAM_HEADER PSOC_ALIGN_UP(sizeof(struct psoc_stream), 16)
+#define BUILDER_HEADER PSOC_ALIGN_UP(sizeof(struct psoc_builder), 16)
 
 static unsigned char *stream_bytes(psoc_stream *s) { return (unsigned char *)s + STREAM_HEADER; }
 
 psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out) {
   psoc_allocator a = psoc_alloc_or_default(alloc);
   psoc_builder *b;
+  uint32_t widest[PSOC_SO_TYPE_COUNT] = { 0 }, type;
+  size_t image = 0, largest = 0;
   if (!out) return PSOC_ERR_ARG;
   *out = NULL;
-  b = psoc_mem(&a, NULL, 0, sizeof *b);
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(type);
+    if (!info || !info->payload || info->dup_class >= PSOC_SO_TYPE_COUNT) continue;
+    if (info->stride > widest[info->dup_class]) widest[info->dup_class] = info->stride;
+    if (info->stride > largest) largest = info->stride;
+  }
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) image += widest[type];
+  b = psoc_mem(&a, NULL, 0, BUILDER_HEADER + image + 2 * largest);
   if (!b) return PSOC_ERR_NOMEM;
   memset(b, 0, sizeof *b);
+  memset(b->slot, -1, sizeof b->slot);
   b->alloc = a;
+  b->block_size = BUILDER_HEADER + image + 2 * largest;
+  b->image = (unsigned char *)b + BUILDER_HEADER;
+  b->image_scratch = image + largest;
+  b->arena_limit = SIZE_MAX - STREAM_HEADER - b->block_size;
   *out = b;
   return PSOC_OK;
 }
 
-static void entry_free(psoc_builder *b, entry *e) {
-  if (e->block) psoc_mem(&b->alloc, e->block, e->block_size, 0);
-  e->block = NULL;
-  e->block_size = 0;
-  e->info = NULL;
-}
-
 void psoc_builder_reset(psoc_builder *b) {
-  size_t i;
   if (!b) return;
-  for (i = 0; i < b->count; i++) entry_free(b, &b->entries[i]);
   b->count = 0;
+  memset(b->slot, -1, sizeof b->slot);
+  b->image_size = 0;
+  b->arena_top = b->arena_garbage = b->pieces_size = 0; /* the arena and plans stay */
+  b->pieces_shuffled = 0;
 }
 
 void psoc_builder_free(psoc_builder *b) {
   psoc_allocator a;
+  size_t i;
   if (!b) return;
-  psoc_builder_reset(b);
   a = b->alloc;
-  psoc_mem(&a, b, sizeof *b, 0);
+  for (i = 0; i < PSOC_SO_TYPE_COUNT; i++)
+    if (b->plans[i]) psoc_mem(&a, (void *)b->plans[i], b->plans[i]->block_size, 0);
+  if (b->arena) psoc_mem(&a, b->arena, b->arena_cap, 0);
+  psoc_mem(&a, b, b->block_size, 0);
 }
 
 size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
 
-/* Deep-copy a payload into a new entry (one allocation). */
-static psoc_status entry_make(psoc_builder *b, const psoc_subobject_info *info,
-                              const void *payload, entry *out) {
-  walk w;
-  size_t head, total;
+static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, const plan **out) {
+  plan_alloc pa = { NULL, 0 };
   unsigned char *block;
-  psoc_status st;
-  memset(&w, 0, sizeof w);
-  w.mode = WALK_MEASURE;
-  st = walk_struct(&w, info->payload, payload, NULL);
-  if (st != PSOC_OK) return st;
-  head = PSOC_ALIGN_UP((size_t)info->payload->size, PIECE_ALIGN);
-  if (w.need > SIZE_MAX - head) return PSOC_ERR_SIZE;
-  total = head + w.need;
-  block = psoc_mem(&b->alloc, NULL, 0, total);
+  size_t size;
+  plan *p;
+  plan_make(&pa, info->payload, info->payload->size);
+  size = pa.used;
+  block = psoc_mem(&b->alloc, NULL, 0, size);
   if (!block) return PSOC_ERR_NOMEM;
-  memset(block, 0, total);
-  w.mode = WALK_COPY;
-  w.next = block + head;
-  w.end = block + total;
-  st = walk_struct(&w, info->payload, payload, block);
-  if (st != PSOC_OK) { /* cannot happen: the measure pass checked everything */
-    psoc_mem(&b->alloc, block, total, 0);
-    return st;
-  }
-  out->info = info;
-  out->block = block;
-  out->block_size = total;
+  pa.base = block;
+  pa.used = 0;
+  p = plan_make(&pa, info->payload, info->payload->size);
+  p->block_size = size;
+  p->info = info;
+  b->plans[info->type] = p;
+  *out = p;
   return PSOC_OK;
 }
 
-static entry *find_class(psoc_builder *b, uint32_t dup_class) {
-  size_t i;
-  for (i = 0; i < b->count; i++)
-    if (b->entries[i].info->dup_class == dup_class) return &b->entries[i];
-  return NULL;
+/* Make room up to arena offset 'end'; runs keep their offsets. */
+static psoc_status arena_reserve(psoc_builder *b, size_t end) {
+  size_t cap = b->arena_cap < ARENA_MIN ? ARENA_MIN : b->arena_cap;
+  unsigned char *p;
+  if (end <= b->arena_cap) return PSOC_OK;
+  while (cap < end) {
+    if (cap > SIZE_MAX / 2) {
+      cap = end;
+      break;
+    }
+    cap *= 2;
+  }
+  p = psoc_mem(&b->alloc, b->arena, b->arena_cap, cap);
+  if (!p) return PSOC_ERR_NOMEM;
+  b->arena = p;
+  b->arena_cap = cap;
+  return PSOC_OK;
+}
+
+/* Slide the live runs down over the replaced ones, in arena order. */
+static void arena_compact(psoc_builder *b) {
+  entry *order[PSOC_SO_TYPE_COUNT];
+  size_t i, j, n = 0, top = 0;
+  for (i = 0; i < b->count; i++) { /* insertion sort by offset: at most 30 */
+    entry *e = &b->entries[i];
+    if (!e->pieces_size) continue;
+    for (j = n++; j > 0 && order[j - 1]->pieces_at > e->pieces_at; j--) order[j] = order[j - 1];
+    order[j] = e;
+  }
+  for (i = 0; i < n; i++) {
+    if (order[i]->pieces_at != top)
+      memmove(b->arena + top, b->arena + order[i]->pieces_at, order[i]->pieces_size);
+    order[i]->pieces_at = top;
+    top += order[i]->pieces_size;
+  }
+  b->arena_top = top;
+  b->arena_garbage = 0;
+  for (i = 0, top = 0; i < b->count; i++) { /* back in insertion order? */
+    entry *e = &b->entries[i];
+    if (e->pieces_size && e->pieces_at != top) return;
+    top += e->pieces_size;
+  }
+  b->pieces_shuffled = 0;
+}
+
+/* Copy the out-of-line data of the struct copied to 'dst' (in the image
+** or, for array elements, in the arena: 'dst_in_arena') from 'src'. Each
+** piece goes to the arena at *next, and the pointer in the copy becomes
+** 1 + the piece's offset from 'base' (the start of the entry's run). */
+static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, int dst_in_arena,
+                                 const unsigned char *src, size_t base, size_t *next) {
+  uint32_t i;
+  for (i = 0; i < pl->nptrs; i++) {
+    const plan_ptr *f = &pl->ptrs[i];
+    const unsigned char *p = get_ptr(src + f->at);
+    size_t count = 0, bytes, piece, off = *next, k;
+    unsigned char *q;
+    psoc_status st;
+    if (f->kind != PSOC_FIELD_STRING) count = read_count(src + f->count_at, f->count_size);
+    if (p == NULL) {
+      if (count != 0) return PSOC_ERR_ARG;
+      continue; /* the masked copy left it null */
+    }
+    switch (f->kind) {
+    case PSOC_FIELD_ARRAY:
+      if (f->stride == 0 || count > SIZE_MAX / f->stride) return PSOC_ERR_SIZE;
+      bytes = count * f->stride;
+      break;
+    case PSOC_FIELD_BLOB: bytes = count; break;
+    default: bytes = strlen((const char *)p) + 1; break;
+    }
+    st = piece_size(bytes, &piece);
+    if (st != PSOC_OK) return st;
+    if (piece > b->arena_limit - off) return PSOC_ERR_SIZE; /* no stream could hold it */
+    st = arena_reserve(b, off + piece);
+    if (st != PSOC_OK) return st;
+    *next = off + piece;
+    put_offset((dst_in_arena ? b->arena : b->image) + dst + f->at, off - base + 1);
+    q = b->arena + off;
+    memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
+    if (f->element) {
+      for (k = 0; k < count; k++) masked_copy(q + k * f->stride, p + k * f->stride, f->element);
+      if (f->element->nptrs)
+        for (k = 0; k < count; k++) {
+          st = copy_pointers(b, f->element, off + k * f->stride, 1, p + k * f->stride, base, next);
+          if (st != PSOC_OK) return st;
+        }
+    } else if (bytes) {
+      memcpy(q, p, bytes);
+    }
+  }
+  return PSOC_OK;
+}
+
+/* Write subobject 'pl' with 'payload' at image offset 'at', its pieces at
+** the arena top (nothing is committed). */
+static psoc_status subobject_copy(psoc_builder *b, const plan *pl, const unsigned char *payload,
+                                  size_t at, entry *e) {
+  const psoc_subobject_info *info = pl->info;
+  unsigned char *d = b->image + at;
+  uint32_t type = info->type;
+  size_t next = b->arena_top;
+  memset(d + info->stride - 8, 0, 8); /* the tail padding */
+  memcpy(d, &type, sizeof type);
+  memset(d + sizeof type, 0, 4);      /* the gap before 8-aligned payloads */
+  masked_copy(d + info->payload_offset, payload, pl);
+  if (pl->nptrs) {
+    psoc_status st = copy_pointers(b, pl, at + info->payload_offset, 0, payload, next, &next);
+    if (st != PSOC_OK) return st;
+  }
+  e->info = info;
+  e->plan = pl;
+  e->image_at = at;
+  e->pieces_at = b->arena_top;
+  e->pieces_size = next - b->arena_top;
+  return PSOC_OK;
+}
+
+/* Move the subobject built at the image top into the place of entry
+** 'slot', whose stride may differ. */
+static void image_replace(psoc_builder *b, size_t slot, size_t n) {
+  entry *old = &b->entries[slot];
+  unsigned char *img = b->image;
+  size_t at = old->image_at, o = old->info->stride, top = b->image_size, i;
+  if (n == o) {
+    memcpy(img + at, img + top, n);
+    return;
+  }
+  memcpy(img + b->image_scratch, img + top, n);
+  memmove(img + at + n, img + at + o, top - at - o);
+  memcpy(img + at, img + b->image_scratch, n);
+  for (i = slot + 1; i < b->count; i++) b->entries[i].image_at = b->entries[i].image_at + n - o;
+  b->image_size = top + n - o;
 }
 
 static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
                        int replace) {
   const psoc_subobject_info *info;
-  entry e, *old;
+  const plan *pl;
+  entry *e, fresh;
+  int slot;
   psoc_status st;
   if (!b || !payload) return PSOC_ERR_ARG;
-  info = psoc_subobject_info_get(type);
-  if (!info || !info->payload) return PSOC_ERR_TYPE;
-  if (payload_size != info->payload->size) return PSOC_ERR_SIZE;
-  old = find_class(b, info->dup_class);
-  if (old && !replace) return PSOC_ERR_DUPLICATE;
-  if (!old && b->count >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_DUPLICATE; /* cannot happen */
-  st = entry_make(b, info, payload, &e);
-  if (st != PSOC_OK) return st;
-  if (old) {
-    entry_free(b, old);
-    *old = e;
+  if (type < PSOC_SO_TYPE_COUNT && b->plans[type]) {
+    pl = b->plans[type];
+    info = pl->info;
   } else {
-    b->entries[b->count++] = e;
+    pl = NULL;
+    info = psoc_subobject_info_get(type);
+    if (!info || !info->payload || info->dup_class >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_TYPE;
   }
+  if (payload_size != pl_size(pl, info)) return PSOC_ERR_SIZE;
+  slot = b->slot[info->dup_class];
+  if (slot >= 0 && !replace) return PSOC_ERR_DUPLICATE;
+  if (slot < 0 && b->count >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_DUPLICATE; /* cannot happen */
+  if (!pl) {
+    st = make_plan(b, info, &pl);
+    if (st != PSOC_OK) return st;
+  }
+  /* Build the subobject at the image top; an appended entry directly in
+  ** the next free entry (nothing counts until committed). */
+  e = slot < 0 ? &b->entries[b->count] : &fresh;
+  st = subobject_copy(b, pl, payload, b->image_size, e);
+  if (st != PSOC_OK) return st;
+  b->arena_top += e->pieces_size;
+  if (slot < 0) {
+    b->slot[info->dup_class] = (int8_t)b->count++;
+    b->image_size += info->stride;
+    b->pieces_size += e->pieces_size;
+    return PSOC_OK;
+  }
+  e = &b->entries[slot];
+  if (e->pieces_size || fresh.pieces_size) b->pieces_shuffled = 1;
+  b->arena_garbage += e->pieces_size;
+  b->pieces_size = b->pieces_size - e->pieces_size + fresh.pieces_size;
+  image_replace(b, (size_t)slot, info->stride);
+  fresh.image_at = e->image_at;
+  *e = fresh;
+  if (b->arena_garbage > b->pieces_size) arena_compact(b);
   return PSOC_OK;
 }
 
@@ -310,50 +542,57 @@ psoc_status psoc_builder_set(psoc_builder *b, uint32_t type, const void *payload
   return put(b, type, payload, payload_size, 1);
 }
 
+/* Turn the offsets in a struct copied into a stream into pointers into
+** its entry's pieces, now at 'pieces'. */
+static void relocate(const plan *pl, unsigned char *s, unsigned char *pieces) {
+  uint32_t i;
+  for (i = 0; i < pl->nptrs; i++) {
+    const plan_ptr *f = &pl->ptrs[i];
+    size_t off = get_offset(s + f->at), k, count;
+    unsigned char *q;
+    if (off == 0) continue; /* null */
+    q = pieces + (off - 1);
+    put_ptr(s + f->at, q);
+    if (f->element && f->element->nptrs) {
+      count = read_count(s + f->count_at, f->count_size);
+      for (k = 0; k < count; k++) relocate(f->element, q + k * f->stride, pieces);
+    }
+  }
+}
+
 psoc_status psoc_builder_finish(psoc_builder *b, psoc_stream **out) {
-  size_t i, size = 0, total, off;
-  walk w;
+  size_t i, total, off;
   psoc_stream *s;
-  unsigned char *bytes;
-  psoc_status st;
+  unsigned char *bytes, *pieces;
+  int in_order;
   if (out) *out = NULL;
   if (!b || !out) return PSOC_ERR_ARG;
-  memset(&w, 0, sizeof w);
-  w.mode = WALK_MEASURE;
-  for (i = 0; i < b->count; i++) {
-    const entry *e = &b->entries[i];
-    size += e->info->stride; /* at most 30 strides of a few hundred bytes */
-    st = walk_struct(&w, e->info->payload, e->block, NULL);
-    if (st != PSOC_OK) return st;
-  }
-  if (w.need > SIZE_MAX - STREAM_HEADER - size) return PSOC_ERR_SIZE;
-  total = STREAM_HEADER + size + w.need;
+  if (b->pieces_size > SIZE_MAX - STREAM_HEADER - b->image_size) return PSOC_ERR_SIZE;
+  total = STREAM_HEADER + b->image_size + b->pieces_size;
   s = psoc_mem(&b->alloc, NULL, 0, total);
   if (!s) return PSOC_ERR_NOMEM;
-  memset(s, 0, total);
+  memset(s, 0, STREAM_HEADER);
   s->alloc = b->alloc;
   s->block_size = total;
-  s->size = size;
+  s->size = b->image_size;
   bytes = stream_bytes(s);
-  w.mode = WALK_COPY;
-  w.next = bytes + size;
-  w.end = (unsigned char *)s + total;
+  pieces = bytes + b->image_size;
+  memcpy(bytes, b->image, b->image_size);
+  /* Unless a set replaced a run, the runs are the arena's first bytes, in
+  ** insertion order. */
+  in_order = !b->pieces_shuffled;
+  if (in_order && b->pieces_size) memcpy(pieces, b->arena, b->pieces_size);
   for (i = 0, off = 0; i < b->count; i++) {
     const entry *e = &b->entries[i];
-    uint32_t type = e->info->type;
-    memcpy(bytes + off, &type, sizeof type);
-    st = walk_struct(&w, e->info->payload, e->block, bytes + off + e->info->payload_offset);
-    if (st != PSOC_OK) { /* cannot happen: measured above */
-      psoc_mem(&b->alloc, s, total, 0);
-      return st;
-    }
-    off += e->info->stride;
+    if (!in_order && e->pieces_size) memcpy(pieces + off, b->arena + e->pieces_at, e->pieces_size);
+    if (e->plan->nptrs) relocate(e->plan, bytes + e->image_at + e->info->payload_offset, pieces + off);
+    off += e->pieces_size;
   }
   *out = s;
   return PSOC_OK;
 }
 
-/* ---- streams ----------------------------------------------------- */
+/* ---- streams ------------------------------------------------------ */
 
 D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *s) {
   D3D12_PIPELINE_STATE_STREAM_DESC d;
@@ -368,36 +607,67 @@ const void *psoc_stream_data(const psoc_stream *s) {
 
 size_t psoc_stream_size(const psoc_stream *s) { return s ? s->size : 0; }
 
+/* Rewrite the pointers of a copied struct that point into the old block
+** [lo, hi) to the same place in the new one. */
+typedef struct rebase {
+  uintptr_t old_lo, old_hi;
+  unsigned char *new_lo;
+} rebase;
+
+static void rebase_struct(const rebase *r, const psoc_struct *s, unsigned char *p) {
+  uint32_t i, j;
+  size_t k, count;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT:
+      if (f->element) rebase_struct(r, f->element, p + f->offset);
+      break;
+    case PSOC_FIELD_FIXED:
+      if (f->element)
+        for (j = 0; j < f->count; j++) rebase_struct(r, f->element, p + f->offset + (size_t)j * f->stride);
+      break;
+    case PSOC_FIELD_ARRAY:
+    case PSOC_FIELD_BLOB:
+    case PSOC_FIELD_STRING: {
+      uintptr_t u = (uintptr_t)get_ptr(p + f->offset);
+      unsigned char *q;
+      if (u == 0 || u < r->old_lo || u >= r->old_hi) break; /* not ours */
+      q = r->new_lo + (u - r->old_lo);
+      put_ptr(p + f->offset, q);
+      if (f->kind == PSOC_FIELD_ARRAY && f->element && count_ptrs(f->element)) {
+        count = psoc_field_count(s, f, p);
+        for (k = 0; k < count; k++) rebase_struct(r, f->element, q + k * f->stride);
+      }
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
 psoc_status psoc_stream_copy(const psoc_stream *s, const psoc_allocator *alloc,
                              psoc_stream **out) {
   psoc_allocator a = psoc_alloc_or_default(alloc);
   psoc_stream *c;
   unsigned char *bytes;
   size_t off;
-  walk w;
+  rebase r;
   if (out) *out = NULL;
   if (!s || !out) return PSOC_ERR_ARG;
   c = psoc_mem(&a, NULL, 0, s->block_size);
   if (!c) return PSOC_ERR_NOMEM;
   memcpy(c, s, s->block_size);
   c->alloc = a;
-  memset(&w, 0, sizeof w);
-  w.mode = WALK_REBASE;
-  w.old_lo = (uintptr_t)s;
-  w.old_hi = (uintptr_t)s + s->block_size;
-  w.new_lo = (unsigned char *)c;
+  r.old_lo = (uintptr_t)s;
+  r.old_hi = (uintptr_t)s + s->block_size;
+  r.new_lo = (unsigned char *)c;
   bytes = stream_bytes(c);
   /* The stream is ours, so it is well-formed: walk it directly. */
   for (off = 0; off + sizeof(uint32_t) <= c->size;) {
     const psoc_subobject_info *info = psoc_subobject_info_get(psoc_rd32(bytes + off));
-    psoc_status st;
     if (!info || info->stride > c->size - off) break;
-    st = walk_struct(&w, info->payload, bytes + off + info->payload_offset,
-                     bytes + off + info->payload_offset);
-    if (st != PSOC_OK) {
-      psoc_mem(&a, c, c->block_size, 0);
-      return st;
-    }
+    rebase_struct(&r, info->payload, bytes + off + info->payload_offset);
     off += info->stride;
   }
   *out = c;

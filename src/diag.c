@@ -79,11 +79,18 @@ void psoc_diags_free(psoc_diags *diags) {
   psoc_diags_clear(diags);
 }
 
-psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                           const char *message_id, int32_t subobject, int64_t offset,
-                           const char *field, const char *fmt, ...) {
+/* Copy a NUL-terminated string into 'dst' of 'cap' bytes, truncating like
+** snprintf(dst, cap, "%s", src). */
+static void copy_field(char *dst, size_t cap, const char *src) {
+  size_t n = src ? strnlen(src, cap - 1) : 0;
+  memcpy(dst, src ? src : "", n);
+  dst[n] = '\0';
+}
+
+psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                            const char *message_id, int32_t subobject, int64_t offset,
+                            const char *field, const char *fmt, va_list ap) {
   psoc_diag *d;
-  va_list ap;
   if (!diags || !fmt) return PSOC_ERR_ARG;
   switch (severity) {
   case PSOC_SEVERITY_ERROR: diags->errors++; break;
@@ -113,9 +120,18 @@ psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code 
   d->message_id = message_id;
   d->subobject = subobject;
   d->offset = offset;
-  snprintf(d->field, sizeof d->field, "%s", field ? field : "");
-  va_start(ap, fmt);
+  copy_field(d->field, sizeof d->field, field);
   vsnprintf(d->message, sizeof d->message, fmt, ap);
-  va_end(ap);
   return PSOC_OK;
+}
+
+psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field, const char *fmt, ...) {
+  psoc_status status;
+  va_list ap;
+  va_start(ap, fmt);
+  status = psoc_diags_addv(diags, severity, code, message_id, subobject, offset, field, fmt, ap);
+  va_end(ap);
+  return status;
 }

@@ -18,11 +18,12 @@ void psoc_walk_init(psoc_walker *walker, const void *data, size_t size) {
   walker->done = 0;
 }
 
-int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
+/* One step of the walk (the body of psoc_walk_next, inlined into psoc_parse). */
+static inline int walk_step(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
   size_t remaining;
   uint32_t type;
   const psoc_subobject_info *info;
-  if (!walker || !view || walker->done) return 0;
+  if (walker->done) return 0;
   if (walker->offset >= walker->size) {
     walker->done = 1;
     return 0;
@@ -68,6 +69,11 @@ int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
   return 1;
 }
 
+int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
+  if (!walker || !view) return 0;
+  return walk_step(walker, view, diags);
+}
+
 /* Is the shader subobject of 'type' present with a non-null pointer? */
 static int shader_present(const psoc_parsed *parsed, uint32_t type) {
   return parsed->has[type] && psoc_rdptr(parsed->views[type].payload) != 0;
@@ -85,7 +91,14 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   psoc_walker walker;
   psoc_view view;
   if (!out) return PSOC_ERR_ARG;
-  memset(out, 0, sizeof *out);
+  /* views[] stay unwritten where has[] is 0 (about 1 KB never read). */
+  out->kind = PSOC_KIND_NONE;
+  out->count = 0;
+  out->present = 0;
+  out->complete = 0;
+  out->structural_errors = 0;
+  out->type_mask = 0;
+  memset(out->has, 0, sizeof out->has);
   memset(out->class_type, -1, sizeof out->class_type);
   if (size == 0) {
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_ZERO_SIZE_STREAM,
@@ -109,7 +122,7 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
                    "reads its subobjects as aligned structs",
                    PSOC_PTR_SIZE);
   psoc_walk_init(&walker, data, size);
-  while (psoc_walk_next(&walker, &view, diags)) {
+  while (walk_step(&walker, &view, diags)) {
     uint32_t cls = view.info->dup_class;
     out->count++;
     if (out->class_type[cls] >= 0) {
@@ -133,6 +146,7 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
     }
     out->class_type[cls] = (int8_t)view.type;
     out->has[view.type] = 1;
+    out->type_mask |= 1u << view.type;
     out->views[view.type] = view;
     out->present++;
   }

@@ -9,6 +9,7 @@
 #ifndef PSOC_H
 #define PSOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -332,6 +333,14 @@ psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code 
     __attribute__((format(printf, 8, 9)))
 #endif
     ;
+/* The same with a va_list (the message is formatted once, in place). */
+psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                            const char *message_id, int32_t subobject, int64_t offset,
+                            const char *field, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 8, 0)))
+#endif
+    ;
 const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "error" */
 
 /* ------------------------------------------------------------------ */
@@ -406,6 +415,7 @@ typedef struct psoc_parsed {
                                             that supplied it, or -1 */
   int complete;                      /* the walk reached the end */
   int structural_errors;             /* errors found while walking */
+  uint32_t type_mask;                /* bit (1u << type) set where has[] */
 } psoc_parsed;
 
 /* Walks the whole stream, records views, reports structural problems
@@ -450,7 +460,12 @@ enum {
   ** their semantic names, stream-output declarations, view-instance
   ** locations and shader bytecode. Without it (raw files from disk) only
   ** the stream bytes are read. */
-  PSOC_CHECK_FOLLOW_POINTERS = 1u << 0
+  PSOC_CHECK_FOLLOW_POINTERS = 1u << 0,
+  /* Only the stream-format rules of DESIGN.md section 1, as the runtime's
+  ** stream parser applies them: the walk (sizes, unknown types, duplicate
+  ** classes) and the pipeline kind. No resolve, no field rules, no notes
+  ** on irrelevant subobjects. A cheaper, weaker verdict than the default. */
+  PSOC_CHECK_STRUCTURE_ONLY = 1u << 1
 };
 
 typedef struct psoc_check_options {

@@ -7,24 +7,68 @@
 
 #include "internal.h"
 
-/* Copy the payload of class 'cls' (or its default) into 'dst'. Returns the
-** type that supplied it, or the class itself when defaulted. */
-static uint32_t take(const psoc_parsed *parsed, uint32_t cls, void *dst, size_t size,
-                     psoc_resolved *out) {
-  const psoc_view *view = psoc_parsed_class(parsed, cls);
-  const psoc_subobject_info *info;
-  if (view) {
-    memcpy(dst, view->payload, size);
-    out->origin[cls] = PSOC_ORIGIN_EXPLICIT;
-    out->source_type[cls] = (uint8_t)view->type;
-    return view->type;
+/* ---- the runtime's defaults, resolved once at compile time ------------ */
+
+/* Every value an absent class takes: the registry's default payloads
+** (registry.c) widened to the resolved superset structs, so psoc_resolve
+** starts from one copy and overwrites only the classes present.
+** test_resolve.c checks each value against CD3DX12_DEFAULT. */
+#define RT_BLEND_DEFAULT                                                        \
+  { FALSE, FALSE, D3D12_BLEND_ONE, D3D12_BLEND_ZERO, D3D12_BLEND_OP_ADD,        \
+    D3D12_BLEND_ONE, D3D12_BLEND_ZERO, D3D12_BLEND_OP_ADD, D3D12_LOGIC_OP_NOOP, \
+    D3D12_COLOR_WRITE_ENABLE_ALL }
+#define STENCIL_FACE_DEFAULT                                                    \
+  { D3D12_STENCIL_OP_KEEP, D3D12_STENCIL_OP_KEEP, D3D12_STENCIL_OP_KEEP,        \
+    D3D12_COMPARISON_FUNC_ALWAYS, D3D12_DEFAULT_STENCIL_READ_MASK,              \
+    D3D12_DEFAULT_STENCIL_WRITE_MASK }
+/* source_type: each class supplies itself; other types stay 0 */
+#define SOURCE_TYPES_DEFAULT                                                    \
+  { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 0, \
+    22, 0, 24, 25, 0, 0, 0, 29 }
+#define U PSOC_ORIGIN_UNUSED
+#define RESOLVED_DEFAULT(k, topology, ...)                                      \
+  {                                                                             \
+    .kind = k,                                                                  \
+    .blend = { FALSE, FALSE,                                                    \
+               { RT_BLEND_DEFAULT, RT_BLEND_DEFAULT, RT_BLEND_DEFAULT,          \
+                 RT_BLEND_DEFAULT, RT_BLEND_DEFAULT, RT_BLEND_DEFAULT,          \
+                 RT_BLEND_DEFAULT, RT_BLEND_DEFAULT } },                        \
+    .sample_mask = 0xFFFFFFFFu,                                                 \
+    .rasterizer = { D3D12_FILL_MODE_SOLID, D3D12_CULL_MODE_BACK, FALSE,         \
+                    (FLOAT)D3D12_DEFAULT_DEPTH_BIAS, D3D12_DEFAULT_DEPTH_BIAS_CLAMP, \
+                    D3D12_DEFAULT_SLOPE_SCALED_DEPTH_BIAS, TRUE, FALSE, FALSE,  \
+                    PSOC_LINE_RASTERIZATION_MODE_ALIASED, 0,                    \
+                    D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF },                \
+    .depth_stencil = { TRUE, D3D12_DEPTH_WRITE_MASK_ALL, D3D12_COMPARISON_FUNC_LESS, \
+                       FALSE, STENCIL_FACE_DEFAULT, STENCIL_FACE_DEFAULT, FALSE }, \
+    .primitive_topology = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE,               \
+    .sample_desc = { 1, 0 },                                                    \
+    .origin = { __VA_ARGS__ },                                                  \
+    .source_type = SOURCE_TYPES_DEFAULT,                                        \
+    .depth_enable_origin = PSOC_ORIGIN_DEFAULT,                                 \
+    .topology_origin = topology,                                                \
   }
-  info = psoc_subobject_info_get(cls);
-  memcpy(dst, info->default_payload, size);
-  out->origin[cls] = PSOC_ORIGIN_DEFAULT;
-  out->source_type[cls] = (uint8_t)cls;
-  return cls;
-}
+
+/* Per kind: the classes the kind does not use are marked unused
+** (psoc_ignored_types), and a VS pipeline without a topology draws
+** triangles (a hidden default). */
+static const psoc_resolved resolved_default[4] = {
+  [PSOC_KIND_NONE] = RESOLVED_DEFAULT(PSOC_KIND_NONE, PSOC_ORIGIN_DEFAULT, 0),
+  [PSOC_KIND_GRAPHICS] = RESOLVED_DEFAULT(PSOC_KIND_GRAPHICS, PSOC_ORIGIN_HIDDEN_DEFAULT,
+                                          [PSOC_SO_CS] = U, [PSOC_SO_AS] = U, [PSOC_SO_MS] = U),
+  [PSOC_KIND_COMPUTE] = RESOLVED_DEFAULT(PSOC_KIND_COMPUTE, PSOC_ORIGIN_DEFAULT,
+      [PSOC_SO_VS] = U, [PSOC_SO_PS] = U, [PSOC_SO_DS] = U, [PSOC_SO_HS] = U, [PSOC_SO_GS] = U,
+      [PSOC_SO_STREAM_OUTPUT] = U, [PSOC_SO_BLEND] = U, [PSOC_SO_SAMPLE_MASK] = U,
+      [PSOC_SO_RASTERIZER] = U, [PSOC_SO_DEPTH_STENCIL] = U, [PSOC_SO_INPUT_LAYOUT] = U,
+      [PSOC_SO_IB_STRIP_CUT_VALUE] = U, [PSOC_SO_PRIMITIVE_TOPOLOGY] = U,
+      [PSOC_SO_RENDER_TARGET_FORMATS] = U, [PSOC_SO_DEPTH_STENCIL_FORMAT] = U,
+      [PSOC_SO_SAMPLE_DESC] = U, [PSOC_SO_VIEW_INSTANCING] = U, [PSOC_SO_AS] = U,
+      [PSOC_SO_MS] = U),
+  [PSOC_KIND_MESH] = RESOLVED_DEFAULT(PSOC_KIND_MESH, PSOC_ORIGIN_DEFAULT,
+      [PSOC_SO_VS] = U, [PSOC_SO_DS] = U, [PSOC_SO_HS] = U, [PSOC_SO_GS] = U, [PSOC_SO_CS] = U,
+      [PSOC_SO_STREAM_OUTPUT] = U, [PSOC_SO_INPUT_LAYOUT] = U, [PSOC_SO_IB_STRIP_CUT_VALUE] = U),
+};
+#undef U
 
 static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialiased) {
   if (multisample) return PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE;
@@ -32,13 +76,12 @@ static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialia
                      : PSOC_LINE_RASTERIZATION_MODE_ALIASED;
 }
 
-static void resolve_rasterizer(const psoc_parsed *parsed, psoc_resolved *out) {
-  const psoc_view *view = psoc_parsed_class(parsed, PSOC_SO_RASTERIZER);
+/* The rasterizer subobject 'view' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
+static void resolve_rasterizer(const psoc_view *view, psoc_resolved *out) {
   psoc_rasterizer_state *r = &out->rasterizer;
-  uint32_t type = view ? view->type : PSOC_SO_RASTERIZER;
-  if (type == PSOC_SO_RASTERIZER2) {
+  if (view->type == PSOC_SO_RASTERIZER2) {
     psoc_rasterizer_desc2 d;
-    take(parsed, PSOC_SO_RASTERIZER, &d, sizeof d, out);
+    memcpy(&d, view->payload, sizeof d);
     r->FillMode = d.FillMode;
     r->CullMode = d.CullMode;
     r->FrontCounterClockwise = d.FrontCounterClockwise;
@@ -57,11 +100,11 @@ static void resolve_rasterizer(const psoc_parsed *parsed, psoc_resolved *out) {
   }
   {
     psoc_rasterizer_desc1 d;
-    if (type == PSOC_SO_RASTERIZER1) {
-      take(parsed, PSOC_SO_RASTERIZER, &d, sizeof d, out);
+    if (view->type == PSOC_SO_RASTERIZER1) {
+      memcpy(&d, view->payload, sizeof d);
     } else {
       D3D12_RASTERIZER_DESC d0;
-      take(parsed, PSOC_SO_RASTERIZER, &d0, sizeof d0, out);
+      memcpy(&d0, view->payload, sizeof d0);
       memcpy(&d, &d0, sizeof d); /* same layout but DepthBias */
       d.DepthBias = (FLOAT)d0.DepthBias;
     }
@@ -90,21 +133,17 @@ static void widen_stencil_op(const D3D12_DEPTH_STENCILOP_DESC *src, UINT8 read, 
   dst->StencilWriteMask = write;
 }
 
-static void resolve_depth_stencil(const psoc_parsed *parsed, psoc_resolved *out) {
-  const psoc_view *view = psoc_parsed_class(parsed, PSOC_SO_DEPTH_STENCIL);
+/* The depth-stencil subobject 'view' (DEPTH_STENCIL, 1 or 2). */
+static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
   D3D12_DEPTH_STENCIL_DESC2 *ds = &out->depth_stencil;
-  uint32_t type = view ? view->type : PSOC_SO_DEPTH_STENCIL;
-  out->depth_enable_origin = view ? PSOC_ORIGIN_EXPLICIT : PSOC_ORIGIN_DEFAULT;
-  if (type == PSOC_SO_DEPTH_STENCIL2) {
-    take(parsed, PSOC_SO_DEPTH_STENCIL, ds, sizeof *ds, out);
+  if (view->type == PSOC_SO_DEPTH_STENCIL2) {
+    memcpy(ds, view->payload, sizeof *ds);
   } else {
     D3D12_DEPTH_STENCIL_DESC1 d;
-    if (type == PSOC_SO_DEPTH_STENCIL1) {
-      take(parsed, PSOC_SO_DEPTH_STENCIL, &d, sizeof d, out);
+    if (view->type == PSOC_SO_DEPTH_STENCIL1) {
+      memcpy(&d, view->payload, sizeof d);
     } else {
-      D3D12_DEPTH_STENCIL_DESC d0;
-      take(parsed, PSOC_SO_DEPTH_STENCIL, &d0, sizeof d0, out);
-      memcpy(&d, &d0, sizeof d0);
+      memcpy(&d, view->payload, sizeof(D3D12_DEPTH_STENCIL_DESC));
       d.DepthBoundsTestEnable = FALSE;
     }
     ds->DepthEnable = d.DepthEnable;
@@ -115,62 +154,85 @@ static void resolve_depth_stencil(const psoc_parsed *parsed, psoc_resolved *out)
     widen_stencil_op(&d.BackFace, d.StencilReadMask, d.StencilWriteMask, &ds->BackFace);
     ds->DepthBoundsTestEnable = d.DepthBoundsTestEnable;
   }
-  /* Hidden default: without a depth-stencil subobject, depth testing is
-  ** off unless a DSV format other than UNKNOWN is given. */
-  if (!view && out->depth_stencil_format == DXGI_FORMAT_UNKNOWN) {
-    ds->DepthEnable = FALSE;
-    out->depth_enable_origin = PSOC_ORIGIN_HIDDEN_DEFAULT;
-  }
+  out->depth_enable_origin = PSOC_ORIGIN_EXPLICIT;
 }
 
+/* Lowest set bit of a non-zero mask. */
+static inline uint32_t lowest_bit(uint32_t m) {
+#if defined(__GNUC__)
+  return (uint32_t)__builtin_ctz(m);
+#else
+  uint32_t t = 0;
+  while (!(m & 1u)) m >>= 1, t++;
+  return t;
+#endif
+}
+
+#define TAKE(type, member)                                   \
+  case type:                                                 \
+    memcpy(&out->member, view->payload, sizeof out->member); \
+    break
+
 psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out) {
-  uint32_t t;
+  uint32_t types;
   if (!parsed || !out) return PSOC_ERR_ARG;
-  memset(out, 0, sizeof *out);
+  *out = resolved_default[(unsigned)parsed->kind < 4 ? parsed->kind : PSOC_KIND_NONE];
   out->kind = parsed->kind;
-  take(parsed, PSOC_SO_ROOT_SIGNATURE, &out->root_signature, sizeof out->root_signature, out);
-  take(parsed, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, &out->serialized_root_signature,
-       sizeof out->serialized_root_signature, out);
-  take(parsed, PSOC_SO_VS, &out->vs, sizeof out->vs, out);
-  take(parsed, PSOC_SO_PS, &out->ps, sizeof out->ps, out);
-  take(parsed, PSOC_SO_DS, &out->ds, sizeof out->ds, out);
-  take(parsed, PSOC_SO_HS, &out->hs, sizeof out->hs, out);
-  take(parsed, PSOC_SO_GS, &out->gs, sizeof out->gs, out);
-  take(parsed, PSOC_SO_CS, &out->cs, sizeof out->cs, out);
-  take(parsed, PSOC_SO_AS, &out->as, sizeof out->as, out);
-  take(parsed, PSOC_SO_MS, &out->ms, sizeof out->ms, out);
-  take(parsed, PSOC_SO_STREAM_OUTPUT, &out->stream_output, sizeof out->stream_output, out);
-  take(parsed, PSOC_SO_BLEND, &out->blend, sizeof out->blend, out);
-  take(parsed, PSOC_SO_SAMPLE_MASK, &out->sample_mask, sizeof out->sample_mask, out);
-  take(parsed, PSOC_SO_INPUT_LAYOUT, &out->input_layout, sizeof out->input_layout, out);
-  take(parsed, PSOC_SO_IB_STRIP_CUT_VALUE, &out->ib_strip_cut_value,
-       sizeof out->ib_strip_cut_value, out);
-  take(parsed, PSOC_SO_PRIMITIVE_TOPOLOGY, &out->primitive_topology,
-       sizeof out->primitive_topology, out);
-  take(parsed, PSOC_SO_RENDER_TARGET_FORMATS, &out->render_targets, sizeof out->render_targets,
-       out);
-  take(parsed, PSOC_SO_DEPTH_STENCIL_FORMAT, &out->depth_stencil_format,
-       sizeof out->depth_stencil_format, out);
-  take(parsed, PSOC_SO_SAMPLE_DESC, &out->sample_desc, sizeof out->sample_desc, out);
-  take(parsed, PSOC_SO_NODE_MASK, &out->node_mask, sizeof out->node_mask, out);
-  take(parsed, PSOC_SO_CACHED_PSO, &out->cached_pso, sizeof out->cached_pso, out);
-  take(parsed, PSOC_SO_FLAGS, &out->flags, sizeof out->flags, out);
-  take(parsed, PSOC_SO_VIEW_INSTANCING, &out->view_instancing, sizeof out->view_instancing, out);
-  resolve_rasterizer(parsed, out);
-  resolve_depth_stencil(parsed, out);
-  /* Hidden default: a VS pipeline without a topology draws triangles. */
-  out->topology_origin = out->origin[PSOC_SO_PRIMITIVE_TOPOLOGY];
-  if (out->kind == PSOC_KIND_GRAPHICS && out->topology_origin == PSOC_ORIGIN_DEFAULT)
-    out->topology_origin = PSOC_ORIGIN_HIDDEN_DEFAULT;
-  /* Classes the kind does not use are marked unused. */
-  if (out->kind != PSOC_KIND_NONE)
-    for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
-      const psoc_subobject_info *info = psoc_subobject_info_get(t);
-      if (info && info->dup_class == t && !(info->kinds & PSOC_KIND_BIT(out->kind)))
-        out->origin[t] = PSOC_ORIGIN_UNUSED;
+  for (types = parsed->type_mask; types; types &= types - 1) {
+    uint32_t t = lowest_bit(types);
+    const psoc_view *view = &parsed->views[t];
+    uint32_t cls = view->info->dup_class;
+    switch (t) {
+    TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
+    TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);
+    TAKE(PSOC_SO_VS, vs);
+    TAKE(PSOC_SO_PS, ps);
+    TAKE(PSOC_SO_DS, ds);
+    TAKE(PSOC_SO_HS, hs);
+    TAKE(PSOC_SO_GS, gs);
+    TAKE(PSOC_SO_CS, cs);
+    TAKE(PSOC_SO_AS, as);
+    TAKE(PSOC_SO_MS, ms);
+    TAKE(PSOC_SO_STREAM_OUTPUT, stream_output);
+    TAKE(PSOC_SO_BLEND, blend);
+    TAKE(PSOC_SO_SAMPLE_MASK, sample_mask);
+    TAKE(PSOC_SO_INPUT_LAYOUT, input_layout);
+    TAKE(PSOC_SO_IB_STRIP_CUT_VALUE, ib_strip_cut_value);
+    TAKE(PSOC_SO_RENDER_TARGET_FORMATS, render_targets);
+    TAKE(PSOC_SO_DEPTH_STENCIL_FORMAT, depth_stencil_format);
+    TAKE(PSOC_SO_SAMPLE_DESC, sample_desc);
+    TAKE(PSOC_SO_NODE_MASK, node_mask);
+    TAKE(PSOC_SO_CACHED_PSO, cached_pso);
+    TAKE(PSOC_SO_FLAGS, flags);
+    TAKE(PSOC_SO_VIEW_INSTANCING, view_instancing);
+    case PSOC_SO_PRIMITIVE_TOPOLOGY:
+      memcpy(&out->primitive_topology, view->payload, sizeof out->primitive_topology);
+      out->topology_origin = PSOC_ORIGIN_EXPLICIT; /* before marking unused */
+      break;
+    case PSOC_SO_RASTERIZER:
+    case PSOC_SO_RASTERIZER1:
+    case PSOC_SO_RASTERIZER2:
+      resolve_rasterizer(view, out);
+      break;
+    default: /* DEPTH_STENCIL, 1 and 2: after the DSV format, below */
+      break;
     }
+    /* Classes the kind does not use stay marked unused. */
+    if (out->origin[cls] != PSOC_ORIGIN_UNUSED) out->origin[cls] = PSOC_ORIGIN_EXPLICIT;
+    out->source_type[cls] = (uint8_t)t;
+  }
+  if (parsed->class_type[PSOC_SO_DEPTH_STENCIL] >= 0) {
+    resolve_depth_stencil(&parsed->views[parsed->class_type[PSOC_SO_DEPTH_STENCIL]], out);
+  } else if (out->depth_stencil_format == DXGI_FORMAT_UNKNOWN) {
+    /* Hidden default: without a depth-stencil subobject, depth testing is
+    ** off unless a DSV format other than UNKNOWN is given. */
+    out->depth_stencil.DepthEnable = FALSE;
+    out->depth_enable_origin = PSOC_ORIGIN_HIDDEN_DEFAULT;
+  }
   return PSOC_OK;
 }
+
+#undef TAKE
 
 /* ---- to and from the classic descs --------------------------------- */
 

@@ -1,6 +1,8 @@
 /*
 ** rules.c: the checks that run over a parsed stream. One function per
-** rule, listed in one table; each names what to change.
+** rule, listed in one table; each names what to change. The table also
+** says when a rule can have nothing to say (the pipeline kinds it judges,
+** the subobject classes it reads), so psoc_check skips it with a mask test.
 */
 #include <stdarg.h>
 
@@ -9,91 +11,115 @@
 typedef struct rule {
   const char *name;
   int needs_complete_walk; /* skipped when the walk stopped early */
+  uint32_t kinds;          /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
+  uint32_t classes;        /* runs only when one of these classes is present;
+                              0: whatever the stream holds */
+  int needs_follow;        /* only with PSOC_CHECK_FOLLOW_POINTERS */
   rule_fn fn;
 } rule;
 
 #define MSG_CANNOT_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
 
-static int has_code(const psoc_parsed *p, uint32_t type) {
-  return p->has[type] && psoc_rdptr(p->views[type].payload) != 0;
-}
-
 /* Kind: exactly one of VS, CS, MS carries non-null bytecode. */
 static void rule_kind(const rule_ctx *ctx) {
   static const uint32_t deciders[] = { PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
+  static const char *const names[] = { "VS", "CS", "MS" };
   const psoc_parsed *p = ctx->parsed;
   char list[64] = "";
   size_t len = 0;
-  unsigned n = 0, i, nulls = 0;
+  unsigned n = 0, i, nulls = 0, with_code = 0;
   for (i = 0; i < 3; i++) {
     uint32_t t = deciders[i];
-    if (has_code(p, t)) {
-      const char *name = psoc_subobject_info_get(t)->name;
-      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? " and " : "", name);
+    if (psoc_rule_code(ctx, t)) {
+      with_code |= 1u << i;
       n++;
     } else if (p->has[t]) {
       nulls++;
     }
   }
   if (n == 1) return;
-  if (n == 0)
+  if (n == 0) {
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_ERROR, PSOC_CODE_NO_SHADER, MSG_CANNOT_DEDUCE, -1, -1,
                    "", "cannot deduce the pipeline type: no VS, CS or MS subobject has non-null "
                    "bytecode%s; give VS (graphics), CS (compute) or MS (mesh) a shader",
                    nulls ? " (a shader subobject with null bytecode does not count)" : "");
-  else
-    psoc_diags_add(ctx->diags, PSOC_SEVERITY_ERROR, PSOC_CODE_AMBIGUOUS_KIND, MSG_CANNOT_DEDUCE,
-                   -1, -1, "", "cannot deduce the pipeline type: %s all have non-null bytecode; "
-                   "exactly one of VS, CS, MS may carry a shader, set the others' bytecode to "
-                   "null or remove them", list);
+    return;
+  }
+  for (i = 0, n = 0; i < 3; i++) {
+    if (!(with_code & (1u << i))) continue;
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? " and " : "", names[i]);
+    n++;
+  }
+  psoc_diags_add(ctx->diags, PSOC_SEVERITY_ERROR, PSOC_CODE_AMBIGUOUS_KIND, MSG_CANNOT_DEDUCE,
+                 -1, -1, "", "cannot deduce the pipeline type: %s all have non-null bytecode; "
+                 "exactly one of VS, CS, MS may carry a shader, set the others' bytecode to "
+                 "null or remove them", list);
 }
 
-/* Subobjects the deduced kind does not use are ignored by the runtime. */
+/* Subobjects the deduced kind does not use are ignored by the runtime. A
+** shader subobject with null bytecode is absent to the runtime, so it gets
+** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
 static void rule_irrelevant(const rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
-  uint32_t t;
-  if (p->kind == PSOC_KIND_NONE) return;
-  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+  uint32_t types = p->type_mask & psoc_ignored_types(p->kind), t;
+  for (t = 0; types >> t; t++) {
     const psoc_view *v = &p->views[t];
-    if (!p->has[t] || (v->info->kinds & PSOC_KIND_BIT(p->kind))) continue;
+    if (!((types >> t) & 1u)) continue;
+    if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(v->payload) == 0) continue;
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
                    (int32_t)v->index, (int64_t)v->offset, v->info->name,
                    "%s is ignored in a %s pipeline", v->info->name, psoc_kind_name(p->kind));
   }
 }
 
+#define B(t) PSOC_TYPE_BIT(PSOC_SO_##t)
+#define K(k) PSOC_KIND_BIT(PSOC_KIND_##k)
+#define DRAW (K(GRAPHICS) | K(MESH))
+#define ANY_KIND (K(NONE) | PSOC_KINDS_ALL)
+
+/* Each rule's kinds and classes restate the early returns and presence
+** tests of its function (a superset of where it can emit): a rule reading
+** an absent class sees the runtime default, which those rules accept. */
 static const rule rules[] = {
-  { "kind", 1, rule_kind },
-  { "irrelevant", 1, rule_irrelevant },
-  { "stages", 1, psoc_rules_stages },
-  { "topology", 1, psoc_rules_topology },
-  { "stream_output", 1, psoc_rules_stream_output },
-  { "blend", 1, psoc_rules_blend },
-  { "render_targets", 1, psoc_rules_render_targets },
-  { "rasterizer", 1, psoc_rules_rasterizer },
-  { "depth_stencil", 1, psoc_rules_depth_stencil },
-  { "sample", 1, psoc_rules_sample },
-  { "misc", 1, psoc_rules_misc },
-  { "input_layout", 1, psoc_rules_input_layout },
-  { "shaders", 1, psoc_rules_shaders },
+  { "kind", 1, ANY_KIND, 0, 0, rule_kind },
+  { "irrelevant", 1, PSOC_KINDS_ALL, 0, 0, rule_irrelevant },
+  { "stages", 1, K(NONE) | DRAW, B(AS) | B(HS) | B(DS) | B(MS), 0, psoc_rules_stages },
+  { "topology", 1, K(GRAPHICS), B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS), 0,
+    psoc_rules_topology },
+  { "stream_output", 1, K(GRAPHICS), B(STREAM_OUTPUT), 0, psoc_rules_stream_output },
+  { "blend", 1, DRAW, B(BLEND), 0, psoc_rules_blend },
+  { "render_targets", 1, DRAW, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), 0,
+    psoc_rules_render_targets },
+  { "rasterizer", 1, DRAW, B(RASTERIZER), 0, psoc_rules_rasterizer },
+  { "depth_stencil", 1, DRAW, B(DEPTH_STENCIL), 0, psoc_rules_depth_stencil },
+  { "sample", 1, DRAW, B(SAMPLE_DESC) | B(RASTERIZER), 0, psoc_rules_sample },
+  { "misc", 1, ANY_KIND, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO), 0,
+    psoc_rules_misc },
+  { "input_layout", 1, K(GRAPHICS), B(INPUT_LAYOUT), 0, psoc_rules_input_layout },
+  { "shaders", 1, PSOC_KINDS_ALL, 0, 1, psoc_rules_shaders },
 };
+
+#undef B
+#undef K
 
 /* ---- helpers shared by the rule modules ----------------------------- */
 
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...) {
-  char message[PSOC_DIAG_MESSAGE_MAX];
   const psoc_view *view = cls < PSOC_SO_TYPE_COUNT ? psoc_parsed_class(ctx->parsed, cls) : NULL;
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(message, sizeof message, fmt, ap);
+  psoc_diags_addv(ctx->diags, severity, code, message_id, view ? (int32_t)view->index : -1,
+                  view ? (int64_t)view->offset : -1, field, fmt, ap);
   va_end(ap);
-  psoc_diags_add(ctx->diags, severity, code, message_id, view ? (int32_t)view->index : -1,
-                 view ? (int64_t)view->offset : -1, field, "%s", message);
 }
 
-int psoc_rule_has(const rule_ctx *ctx, uint32_t cls) {
-  return ctx->resolved.origin[cls] == PSOC_ORIGIN_EXPLICIT;
+const char *psoc_rule_field(char *buf, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, PSOC_DIAG_FIELD_MAX, fmt, ap);
+  va_end(ap);
+  return buf;
 }
 
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value) {
@@ -101,8 +127,15 @@ const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value) {
   return v ? v->name : "an invalid value";
 }
 
-int psoc_rule_is_draw(const rule_ctx *ctx) {
-  return ctx->parsed->kind == PSOC_KIND_GRAPHICS || ctx->parsed->kind == PSOC_KIND_MESH;
+/* The classes present, as PSOC_TYPE_BIT()s of their base types. */
+static uint32_t classes_of(uint32_t types) {
+  uint32_t c = types & ~(PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2) |
+                         PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2));
+  if (types & (PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2)))
+    c |= PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL);
+  if (types & (PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2)))
+    c |= PSOC_TYPE_BIT(PSOC_SO_RASTERIZER);
+  return c;
 }
 
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
@@ -112,6 +145,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   rule_ctx ctx_storage, *ctx;
   size_t i, errors_before;
   psoc_status status;
+  uint32_t flags = options ? options->flags : 0, kind_bit, classes;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
     status = psoc_check(data, size, options, &local);
@@ -123,17 +157,28 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   if (status == PSOC_ERR_ARG) return status;
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the resolved pipeline and 8 containers */
-  memset(ctx, 0, sizeof *ctx);
   ctx->parsed = &parsed;
   ctx->options = options;
   ctx->profile = options && options->profile ? options->profile : psoc_profile_default();
-  ctx->follow = options && (options->flags & PSOC_CHECK_FOLLOW_POINTERS);
+  ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
   ctx->diags = diags;
+  if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
+    if (parsed.complete) rule_kind(ctx);
+    return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
+  }
   psoc_resolve(&parsed, &ctx->resolved);
-  if (parsed.complete) psoc_rules_load_shaders(ctx);
+  if (ctx->follow) { /* the containers are read only when pointers are valid */
+    memset(ctx->shaders, 0, sizeof ctx->shaders);
+    if (parsed.complete) psoc_rules_load_shaders(ctx);
+  }
+  kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
+  classes = classes_of(parsed.type_mask);
   for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-    if (rules[i].needs_complete_walk && !parsed.complete) continue;
-    rules[i].fn(ctx);
+    const rule *r = &rules[i];
+    if (r->needs_complete_walk && !parsed.complete) continue;
+    if (!(r->kinds & kind_bit) || (r->classes && !(r->classes & classes))) continue;
+    if (r->needs_follow && !ctx->follow) continue;
+    r->fn(ctx);
   }
   return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
 }

@@ -28,20 +28,24 @@ typedef struct factor_field {
   int alpha;
 } factor_field;
 
+/* The field path of RenderTarget[i].<member>, built only to emit. */
+#define RT_FIELD(i, member) psoc_rule_field(field, "BLEND.RenderTarget[%u].%s", i, member)
+#define RTF_FIELD(i) psoc_rule_field(field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i)
+
 static void check_factor(const rule_ctx *ctx, unsigned i, uint32_t value, const factor_field *f) {
   char field[PSOC_DIAG_FIELD_MAX];
-  snprintf(field, sizeof field, "BLEND.RenderTarget[%u].%s", i, f->name);
-  if (!psoc_enum_value_by_value(&psoc_enum_blend, value)) {
-    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, f->id, PSOC_SO_BLEND, field,
+  if (!psoc_rule_valid(PSOC_VALID_BLEND, value)) {
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, f->id, PSOC_SO_BLEND,
+                   RT_FIELD(i, f->name),
                    "RenderTarget[%u].%s is %u, not a D3D12_BLEND value; use one of ZERO, ONE, "
                    "SRC_ALPHA, INV_SRC_ALPHA, ... (1-11, 14-19)", i, f->name, value);
   } else if (f->alpha && is_color_factor(value)) {
-    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, f->id, PSOC_SO_BLEND, field,
-                   "RenderTarget[%u].%s is %s, a _COLOR factor, which alpha blending cannot use; "
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, f->id, PSOC_SO_BLEND,
+                   RT_FIELD(i, f->name), "RenderTarget[%u].%s is %s, a _COLOR factor, which alpha blending cannot use; "
                    "use the matching _ALPHA factor", i, f->name, psoc_rule_enum_name(&psoc_enum_blend, value));
   } else if (value == 20 || value == 21) {
-    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_UNSUPPORTED, f->id, PSOC_SO_BLEND, field,
-                   "RenderTarget[%u].%s is %s, which needs AlphaBlendFactorSupported "
+    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_UNSUPPORTED, f->id, PSOC_SO_BLEND,
+                   RT_FIELD(i, f->name), "RenderTarget[%u].%s is %s, which needs AlphaBlendFactorSupported "
                    "(D3D12_OPTIONS13); use BLEND_FACTOR on devices without it", i, f->name,
                    psoc_rule_enum_name(&psoc_enum_blend, value));
   }
@@ -51,16 +55,17 @@ static void check_op(const rule_ctx *ctx, unsigned i, uint32_t op, uint32_t src,
                      int alpha) {
   char field[PSOC_DIAG_FIELD_MAX];
   const char *name = alpha ? "BlendOpAlpha" : "BlendOp";
-  snprintf(field, sizeof field, "BLEND.RenderTarget[%u].%s", i, name);
-  if (!psoc_enum_value_by_value(&psoc_enum_blend_op, op)) {
+  if (!psoc_rule_valid(PSOC_VALID_BLEND_OP, op)) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM,
-                   alpha ? BS "INVALIDBLENDOPALPHA" : BS "INVALIDBLENDOP", PSOC_SO_BLEND, field,
+                   alpha ? BS "INVALIDBLENDOPALPHA" : BS "INVALIDBLENDOP", PSOC_SO_BLEND,
+                   RT_FIELD(i, name),
                    "RenderTarget[%u].%s is %u, not a D3D12_BLEND_OP; use ADD, SUBTRACT, "
                    "REV_SUBTRACT, MIN or MAX (1-5)", i, name, op);
   } else if ((op == D3D12_BLEND_OP_MIN || op == D3D12_BLEND_OP_MAX) &&
              (src != D3D12_BLEND_ONE || dst != D3D12_BLEND_ONE)) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_BLEND_STATE,
-                   alpha ? BS "BLENDOPALPHA_WARNING" : BS "BLENDOP_WARNING", PSOC_SO_BLEND, field,
+                   alpha ? BS "BLENDOPALPHA_WARNING" : BS "BLENDOP_WARNING", PSOC_SO_BLEND,
+                   RT_FIELD(i, name),
                    "RenderTarget[%u].%s is %s, which ignores the source and destination factors; "
                    "set both %s factors to ONE to say so", i, name,
                    psoc_rule_enum_name(&psoc_enum_blend_op, op), alpha ? "alpha" : "color");
@@ -74,30 +79,30 @@ static void check_target(const rule_ctx *ctx, unsigned i, const D3D12_RENDER_TAR
   static const factor_field dsta = { "DestBlendAlpha", BS "INVALIDDESTBLENDALPHA", 1 };
   char field[PSOC_DIAG_FIELD_MAX];
   if (rt->RenderTargetWriteMask > 0xf) {
-    snprintf(field, sizeof field, "BLEND.RenderTarget[%u].RenderTargetWriteMask", i);
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
-                   BS "INVALIDRENDERTARGETWRITEMASK", PSOC_SO_BLEND, field,
+                   BS "INVALIDRENDERTARGETWRITEMASK", PSOC_SO_BLEND,
+                   RT_FIELD(i, "RenderTargetWriteMask"),
                    "RenderTarget[%u].RenderTargetWriteMask is 0x%x; only the bits RED|GREEN|BLUE|"
                    "ALPHA (0xF) exist, clear 0x%x", i, (unsigned)rt->RenderTargetWriteMask,
                    (unsigned)rt->RenderTargetWriteMask & ~0xfu);
   }
   if (rt->LogicOpEnable) {
-    snprintf(field, sizeof field, "BLEND.RenderTarget[%u].LogicOpEnable", i);
+    /* the profile diagnostic names LogicOp when that is invalid too */
+    int op_valid = psoc_rule_valid(PSOC_VALID_LOGIC_OP, rt->LogicOp);
+    const char *member = op_valid ? "LogicOpEnable" : "LogicOp";
     if (rt->BlendEnable)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, BS "INVALIDLOGICOPS",
-                     PSOC_SO_BLEND, field,
+                     PSOC_SO_BLEND, RT_FIELD(i, "LogicOpEnable"),
                      "RenderTarget[%u] enables both BlendEnable and LogicOpEnable; a render "
                      "target either blends or applies a logic op: clear one of them", i);
-    if (!psoc_enum_value_by_value(&psoc_enum_logic_op, rt->LogicOp)) {
-      snprintf(field, sizeof field, "BLEND.RenderTarget[%u].LogicOp", i);
+    if (!op_valid)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, BS "INVALIDLOGICOPS",
-                     PSOC_SO_BLEND, field,
+                     PSOC_SO_BLEND, RT_FIELD(i, member),
                      "RenderTarget[%u].LogicOp is %u, not a D3D12_LOGIC_OP; use CLEAR..OR_INVERTED "
                      "(0-15), e.g. COPY", i, (unsigned)rt->LogicOp);
-    }
     if (!ctx->profile->logic_op)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, BS "INVALIDLOGICOPS",
-                     PSOC_SO_BLEND, field,
+                     PSOC_SO_BLEND, RT_FIELD(i, member),
                      "RenderTarget[%u] enables a logic op but profile '%s' lacks "
                      "OutputMergerLogicOp; clear LogicOpEnable or target feature level 11_1+",
                      i, ctx->profile->name);
@@ -140,14 +145,15 @@ void psoc_rules_blend(const rule_ctx *ctx) {
   targets = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
   for (i = 0; i < targets; i++) {
     const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[b->IndependentBlendEnable ? i : 0];
-    const psoc_format_info *f = psoc_format_get(rts->RTFormats[i]);
+    const psoc_format_info *f;
     char field[PSOC_DIAG_FIELD_MAX];
+    if (!rt->BlendEnable && !rt->LogicOpEnable) continue; /* nothing asked of the format */
+    f = psoc_format_get(rts->RTFormats[i]);
     if (!f) continue;
-    snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
     if (rt->BlendEnable && !rt->LogicOpEnable && !(f->flags & PSOC_FMT_BLEND) &&
         (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
-                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING", PSOC_SO_BLEND, field,
+                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING", PSOC_SO_BLEND, RTF_FIELD(i),
                      "render target %u is %s, which cannot blend (integer formats never do); clear "
                      "RenderTarget[%u].BlendEnable%s or use a float/UNORM format", i,
                      psoc_format_name(rts->RTFormats[i]), b->IndependentBlendEnable ? i : 0,
@@ -156,7 +162,7 @@ void psoc_rules_blend(const rule_ctx *ctx) {
     if (rt->LogicOpEnable && !(f->flags & PSOC_FMT_LOGIC_OP) &&
         (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
-                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS", PSOC_SO_BLEND, field,
+                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS", PSOC_SO_BLEND, RTF_FIELD(i),
                      "render target %u is %s but logic ops need a UINT format; use e.g. "
                      "R8G8B8A8_UINT or clear LogicOpEnable", i, psoc_format_name(rts->RTFormats[i]));
   }
@@ -180,9 +186,8 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
     for (i = n; i < 8; i++) {
       char field[PSOC_DIAG_FIELD_MAX];
       if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;
-      snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RENDER_TARGETS,
-                     GPS "RTV_FORMAT_NOT_UNKNOWN", PSOC_SO_RENDER_TARGET_FORMATS, field,
+                     GPS "RTV_FORMAT_NOT_UNKNOWN", PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
                      "RTFormats[%u] is %s but NumRenderTargets is %u; formats past the count must "
                      "be UNKNOWN: raise NumRenderTargets to %u or clear the format", i,
                      psoc_format_name(rts->RTFormats[i]), n, i + 1);
@@ -191,23 +196,22 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
       char field[PSOC_DIAG_FIELD_MAX];
       uint32_t fmt = rts->RTFormats[i];
       const psoc_format_info *f = psoc_format_get(fmt);
-      snprintf(field, sizeof field, "RENDER_TARGET_FORMATS.RTFormats[%u]", i);
       if (fmt == DXGI_FORMAT_UNKNOWN) {
         unknown++;
       } else if (!f) {
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, NULL,
-                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
                        "RTFormats[%u] is %u, not a DXGI_FORMAT; use a render-target format such "
                        "as R8G8B8A8_UNORM", i, fmt);
       } else if (f->flags & PSOC_FMT_RT_OPTIONAL) {
         psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
-                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
                        "RTFormats[%u] is %s, whose render-target support is optional; check "
                        "D3D12_FORMAT_SUPPORT1_RENDER_TARGET or use the 4-component format", i,
                        psoc_format_name(fmt));
       } else if (!(f->flags & PSOC_FMT_RT)) {
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
-                       PSOC_SO_RENDER_TARGET_FORMATS, field,
+                       PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
                        "RTFormats[%u] is %s, which cannot be a render target%s; use a typed "
                        "color format", i, psoc_format_name(fmt),
                        (f->flags & PSOC_FMT_DEPTH) ? " (depth formats go in DEPTH_STENCIL_FORMAT)"

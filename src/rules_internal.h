@@ -67,7 +67,10 @@ typedef struct rule_ctx {
 typedef void (*rule_fn)(const rule_ctx *ctx);
 
 /* Add a diagnostic located at the subobject of class 'cls' (or -1/-1 when
-** the class is absent or cls >= PSOC_SO_TYPE_COUNT). 'field' is printf-free. */
+** the class is absent or cls >= PSOC_SO_TYPE_COUNT). 'field' is printf-free;
+** the message is formatted once, into the list. Rules format nothing else
+** unless they emit: a field path with an index is built by psoc_rule_field
+** in the argument list of the call that emits it. */
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -75,12 +78,87 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 #endif
     ;
 
+/* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
+const char *psoc_rule_field(char *buf, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Is the class explicitly present in the stream? */
-int psoc_rule_has(const rule_ctx *ctx, uint32_t cls);
+static inline int psoc_rule_has(const rule_ctx *ctx, uint32_t cls) {
+  return ctx->resolved.origin[cls] == PSOC_ORIGIN_EXPLICIT;
+}
 /* Name of a value in an enum table, or "an invalid value". */
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
 /* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
-int psoc_rule_is_draw(const rule_ctx *ctx);
+static inline int psoc_rule_is_draw(const rule_ctx *ctx) {
+  return ctx->parsed->kind == PSOC_KIND_GRAPHICS || ctx->parsed->kind == PSOC_KIND_MESH;
+}
+/* Does the stream hold a 'type' subobject with non-null bytecode? */
+static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {
+  const psoc_parsed *p = ctx->parsed;
+  return p->has[type] && psoc_rdptr(p->views[type].payload) != 0;
+}
+
+/* ---- compile-time tables ------------------------------------------- */
+
+#define PSOC_TYPE_BIT(t) (1u << (t))
+
+/* Subobject types a pipeline kind ignores: those whose registry row
+** (registry.c) lacks the kind. test_rules.c checks it against the registry. */
+static inline uint32_t psoc_ignored_types(psoc_kind kind) {
+  switch (kind) {
+  case PSOC_KIND_GRAPHICS:
+    return PSOC_TYPE_BIT(PSOC_SO_CS) | PSOC_TYPE_BIT(PSOC_SO_AS) | PSOC_TYPE_BIT(PSOC_SO_MS);
+  case PSOC_KIND_COMPUTE:
+    return PSOC_TYPE_BIT(PSOC_SO_VS) | PSOC_TYPE_BIT(PSOC_SO_PS) | PSOC_TYPE_BIT(PSOC_SO_DS) |
+           PSOC_TYPE_BIT(PSOC_SO_HS) | PSOC_TYPE_BIT(PSOC_SO_GS) | PSOC_TYPE_BIT(PSOC_SO_AS) |
+           PSOC_TYPE_BIT(PSOC_SO_MS) | PSOC_TYPE_BIT(PSOC_SO_STREAM_OUTPUT) |
+           PSOC_TYPE_BIT(PSOC_SO_BLEND) | PSOC_TYPE_BIT(PSOC_SO_SAMPLE_MASK) |
+           PSOC_TYPE_BIT(PSOC_SO_RASTERIZER) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) |
+           PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL) |
+           PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2) |
+           PSOC_TYPE_BIT(PSOC_SO_INPUT_LAYOUT) | PSOC_TYPE_BIT(PSOC_SO_IB_STRIP_CUT_VALUE) |
+           PSOC_TYPE_BIT(PSOC_SO_PRIMITIVE_TOPOLOGY) |
+           PSOC_TYPE_BIT(PSOC_SO_RENDER_TARGET_FORMATS) |
+           PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL_FORMAT) | PSOC_TYPE_BIT(PSOC_SO_SAMPLE_DESC) |
+           PSOC_TYPE_BIT(PSOC_SO_VIEW_INSTANCING);
+  case PSOC_KIND_MESH:
+    return PSOC_TYPE_BIT(PSOC_SO_VS) | PSOC_TYPE_BIT(PSOC_SO_DS) | PSOC_TYPE_BIT(PSOC_SO_HS) |
+           PSOC_TYPE_BIT(PSOC_SO_GS) | PSOC_TYPE_BIT(PSOC_SO_CS) |
+           PSOC_TYPE_BIT(PSOC_SO_STREAM_OUTPUT) | PSOC_TYPE_BIT(PSOC_SO_INPUT_LAYOUT) |
+           PSOC_TYPE_BIT(PSOC_SO_IB_STRIP_CUT_VALUE);
+  default:
+    return 0;
+  }
+}
+
+/* The shader subobject types (bytecode payloads). */
+#define PSOC_SHADER_TYPES                                                              \
+  (PSOC_TYPE_BIT(PSOC_SO_VS) | PSOC_TYPE_BIT(PSOC_SO_PS) | PSOC_TYPE_BIT(PSOC_SO_DS) | \
+   PSOC_TYPE_BIT(PSOC_SO_HS) | PSOC_TYPE_BIT(PSOC_SO_GS) | PSOC_TYPE_BIT(PSOC_SO_CS) | \
+   PSOC_TYPE_BIT(PSOC_SO_AS) | PSOC_TYPE_BIT(PSOC_SO_MS))
+
+/* The values of the enum tables the rules check (enums.c), as bit sets:
+** every value is below 32. test_rules.c checks each against its table. */
+#define PSOC_VALID_BLEND 0x003fcffeu           /* 1-11, 14-21 */
+#define PSOC_VALID_BLEND_OP 0x0000003eu        /* 1-5 */
+#define PSOC_VALID_LOGIC_OP 0x0000ffffu        /* 0-15 */
+#define PSOC_VALID_FILL_MODE 0x0000000cu       /* 2-3 */
+#define PSOC_VALID_CULL_MODE 0x0000000eu       /* 1-3 */
+#define PSOC_VALID_CONSERVATIVE 0x00000003u    /* 0-1 */
+#define PSOC_VALID_LINE_RASTER 0x0000000fu     /* 0-3 */
+#define PSOC_VALID_COMPARISON 0x000001ffu      /* 0-8 */
+#define PSOC_VALID_STENCIL_OP 0x000001feu      /* 1-8 */
+#define PSOC_VALID_DEPTH_WRITE 0x00000003u     /* 0-1 */
+#define PSOC_VALID_STRIP_CUT 0x00000007u       /* 0-2 */
+#define PSOC_VALID_TOPOLOGY 0x0000001fu        /* 0-4 */
+
+/* Is 'value' in the set 'valid' (a PSOC_VALID_* mask)? */
+static inline int psoc_rule_valid(uint32_t valid, uint32_t value) {
+  return value < 32 && ((valid >> value) & 1u);
+}
 
 /* Rule modules. */
 void psoc_rules_blend(const rule_ctx *ctx);           /* rules_blend.c */

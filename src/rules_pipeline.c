@@ -8,10 +8,7 @@
 #define PS_ "CREATEPIPELINESTATE_"
 #define SO "CREATEGEOMETRYSHADERWITHSTREAMOUTPUT_"
 
-static int code_of(const rule_ctx *ctx, uint32_t type) {
-  const psoc_parsed *p = ctx->parsed;
-  return p->has[type] && psoc_rdptr(p->views[type].payload) != 0;
-}
+static int code_of(const rule_ctx *ctx, uint32_t type) { return psoc_rule_code(ctx, type); }
 
 static int trailing_digit(const char *s, size_t n) { return n > 0 && s[n - 1] >= '0' && s[n - 1] <= '9'; }
 
@@ -52,7 +49,7 @@ void psoc_rules_topology(const rule_ctx *ctx) {
   uint32_t cut = ctx->resolved.ib_strip_cut_value;
   int hs = code_of(ctx, PSOC_SO_HS);
   if (ctx->parsed->kind != PSOC_KIND_GRAPHICS) return;
-  if (!psoc_enum_value_by_value(&psoc_enum_topology_type, topo)) {
+  if (!psoc_rule_valid(PSOC_VALID_TOPOLOGY, topo)) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, GPS "INVALID_PRIMITIVETOPOLOGY",
                    PSOC_SO_PRIMITIVE_TOPOLOGY, "PRIMITIVE_TOPOLOGY",
                    "PrimitiveTopologyType is %u; use POINT, LINE, TRIANGLE or PATCH (1-4)", topo);
@@ -74,7 +71,7 @@ void psoc_rules_topology(const rule_ctx *ctx) {
                    "PrimitiveTopologyType is PATCH but the pipeline has no hull shader; add HS and "
                    "DS or draw TRIANGLE/LINE/POINT");
   }
-  if (!psoc_enum_value_by_value(&psoc_enum_strip_cut, cut)) {
+  if (!psoc_rule_valid(PSOC_VALID_STRIP_CUT, cut)) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM,
                    GPS "INVALID_INDEX_BUFFER_PROPERTIES", PSOC_SO_IB_STRIP_CUT_VALUE,
                    "IB_STRIP_CUT_VALUE", "IBStripCutValue is %u; use DISABLED (0), 0xFFFF (1) or "
@@ -148,24 +145,24 @@ void psoc_rules_stream_output(const rule_ctx *ctx) {
   for (i = 0; i < so->NumEntries; i++) {
     const D3D12_SO_DECLARATION_ENTRY *e = &so->pSODeclaration[i];
     char field[PSOC_DIAG_FIELD_MAX];
-    snprintf(field, sizeof field, "STREAM_OUTPUT.pSODeclaration[%u]", i);
+#define SO_FIELD psoc_rule_field(field, "STREAM_OUTPUT.pSODeclaration[%u]", i)
     if (e->Stream >= 4 || (e->Stream > 0 && !gs)) {
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT, SO "INVALIDSTREAM",
-                     PSOC_SO_STREAM_OUTPUT, field, "entry %u writes stream %u; %s", i, e->Stream,
+                     PSOC_SO_STREAM_OUTPUT, SO_FIELD, "entry %u writes stream %u; %s", i, e->Stream,
                      e->Stream >= 4 ? "streams are 0-3" : "only a geometry shader emits streams "
                      "other than 0: add a GS or use stream 0");
       continue;
     }
     if (e->OutputSlot >= 4 || e->OutputSlot >= so->NumStrides) {
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT, SO "INVALIDOUTPUTSLOT",
-                     PSOC_SO_STREAM_OUTPUT, field, "entry %u writes output slot %u but %s; use "
+                     PSOC_SO_STREAM_OUTPUT, SO_FIELD, "entry %u writes output slot %u but %s; use "
                      "a slot below NumStrides", i, (unsigned)e->OutputSlot,
                      e->OutputSlot >= 4 ? "there are 4 slots" : "that slot has no stride");
       continue;
     }
     if (slot_stream[e->OutputSlot] != ~0u && slot_stream[e->OutputSlot] != e->Stream)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT,
-                     SO "ONLYONEELEMENTPERSLOT", PSOC_SO_STREAM_OUTPUT, field,
+                     SO "ONLYONEELEMENTPERSLOT", PSOC_SO_STREAM_OUTPUT, SO_FIELD,
                      "entry %u sends stream %u to slot %u, which stream %u already writes; one "
                      "buffer takes one stream", i, e->Stream, (unsigned)e->OutputSlot,
                      slot_stream[e->OutputSlot]);
@@ -174,7 +171,7 @@ void psoc_rules_stream_output(const rule_ctx *ctx) {
       gaps++;
       if (e->ComponentCount < 1 || e->ComponentCount > 4 || e->StartComponent != 0)
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT,
-                       SO "INVALIDGAPDEFINITION", PSOC_SO_STREAM_OUTPUT, field,
+                       SO "INVALIDGAPDEFINITION", PSOC_SO_STREAM_OUTPUT, SO_FIELD,
                        "entry %u is a gap (SemanticName NULL) with StartComponent %u and "
                        "ComponentCount %u; a gap has StartComponent 0 and 1-4 components", i,
                        (unsigned)e->StartComponent, (unsigned)e->ComponentCount);
@@ -182,16 +179,17 @@ void psoc_rules_stream_output(const rule_ctx *ctx) {
     }
     if (e->ComponentCount < 1 || (uint32_t)e->StartComponent + e->ComponentCount > 4)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT,
-                     SO "INVALIDSTARTCOMPONENTANDCOMPONENTCOUNT", PSOC_SO_STREAM_OUTPUT, field,
+                     SO "INVALIDSTARTCOMPONENTANDCOMPONENTCOUNT", PSOC_SO_STREAM_OUTPUT, SO_FIELD,
                      "entry %u writes components %u..%u; a register has components 0-3 and an "
                      "entry writes 1-4 of them", i, (unsigned)e->StartComponent,
                      (unsigned)e->StartComponent + e->ComponentCount - 1u);
     if (trailing_digit(e->SemanticName, strnlen(e->SemanticName, 256)))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT,
-                     SO "TRAILING_DIGIT_IN_SEMANTIC", PSOC_SO_STREAM_OUTPUT, field,
+                     SO "TRAILING_DIGIT_IN_SEMANTIC", PSOC_SO_STREAM_OUTPUT, SO_FIELD,
                      "entry %u's SemanticName \"%.40s\" ends in a digit; put the number in "
                      "SemanticIndex", i, e->SemanticName);
   }
+#undef SO_FIELD
   if (so->NumEntries > 0 && gaps == so->NumEntries)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT, SO "CANTHAVEONLYGAPS",
                    PSOC_SO_STREAM_OUTPUT, "STREAM_OUTPUT.pSODeclaration",

@@ -17,75 +17,74 @@ static const char *rast_name(const rule_ctx *ctx) {
   return psoc_subobject_info_get(ctx->resolved.source_type[PSOC_SO_RASTERIZER])->name;
 }
 
+/* "<RASTERIZER type>.<member>", built only to emit. */
+#define RAST_FIELD(member) psoc_rule_field(field, "%s.%s", rast_name(ctx), member)
+
 static void float_rule(const rule_ctx *ctx, float v, const char *member, const char *id) {
   char field[PSOC_DIAG_FIELD_MAX];
   if (isfinite(v)) return;
-  snprintf(field, sizeof field, "%s.%s", rast_name(ctx), member);
-  psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RASTERIZER, id, PSOC_SO_RASTERIZER, field,
+  psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RASTERIZER, id, PSOC_SO_RASTERIZER,
+                 RAST_FIELD(member),
                  "%s.%s is %s; depth-bias values must be finite numbers: use 0 to disable it",
                  rast_name(ctx), member, isnan(v) ? "NaN" : "infinite");
 }
 
 void psoc_rules_rasterizer(const rule_ctx *ctx) {
   const psoc_rasterizer_state *r = &ctx->resolved.rasterizer;
-  const char *name;
   char field[PSOC_DIAG_FIELD_MAX];
   uint32_t fsc;
   if (!psoc_rule_is_draw(ctx) || !psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return;
-  name = rast_name(ctx);
-  if (!psoc_enum_value_by_value(&psoc_enum_fill_mode, r->FillMode)) {
-    snprintf(field, sizeof field, "%s.FillMode", name);
+  if (!psoc_rule_valid(PSOC_VALID_FILL_MODE, r->FillMode))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, RS "INVALIDFILLMODE",
-                   PSOC_SO_RASTERIZER, field,
-                   "%s.FillMode is %u; use WIREFRAME (2) or SOLID (3)", name, (unsigned)r->FillMode);
-  }
-  if (!psoc_enum_value_by_value(&psoc_enum_cull_mode, r->CullMode)) {
-    snprintf(field, sizeof field, "%s.CullMode", name);
+                   PSOC_SO_RASTERIZER, RAST_FIELD("FillMode"),
+                   "%s.FillMode is %u; use WIREFRAME (2) or SOLID (3)", rast_name(ctx),
+                   (unsigned)r->FillMode);
+  if (!psoc_rule_valid(PSOC_VALID_CULL_MODE, r->CullMode))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, RS "INVALIDCULLMODE",
-                   PSOC_SO_RASTERIZER, field,
-                   "%s.CullMode is %u; use NONE (1), FRONT (2) or BACK (3)", name,
+                   PSOC_SO_RASTERIZER, RAST_FIELD("CullMode"),
+                   "%s.CullMode is %u; use NONE (1), FRONT (2) or BACK (3)", rast_name(ctx),
                    (unsigned)r->CullMode);
-  }
   float_rule(ctx, r->DepthBias, "DepthBias", NULL);
   float_rule(ctx, r->DepthBiasClamp, "DepthBiasClamp", RS "INVALIDDEPTHBIASCLAMP");
   float_rule(ctx, r->SlopeScaledDepthBias, "SlopeScaledDepthBias", RS "INVALIDSLOPESCALEDDEPTHBIAS");
   fsc = r->ForcedSampleCount;
   if (fsc != 0 && fsc != 1 && fsc != 2 && fsc != 4 && fsc != 8 && fsc != 16) {
-    snprintf(field, sizeof field, "%s.ForcedSampleCount", name);
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RASTERIZER, RS "INVALIDFORCEDSAMPLECOUNT",
-                   PSOC_SO_RASTERIZER, field,
-                   "%s.ForcedSampleCount is %u; use 0 (not forced), 1, 2, 4, 8 or 16", name, fsc);
+                   PSOC_SO_RASTERIZER, RAST_FIELD("ForcedSampleCount"),
+                   "%s.ForcedSampleCount is %u; use 0 (not forced), 1, 2, 4, 8 or 16",
+                   rast_name(ctx), fsc);
   } else if (fsc == 16 && !ctx->profile->forced_sample_count_16) {
-    snprintf(field, sizeof field, "%s.ForcedSampleCount", name);
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, RS "INVALIDFORCEDSAMPLECOUNT",
-                   PSOC_SO_RASTERIZER, field,
+                   PSOC_SO_RASTERIZER, RAST_FIELD("ForcedSampleCount"),
                    "%s.ForcedSampleCount 16 is optional and profile '%s' does not support it; "
-                   "use 8", name, ctx->profile->name);
+                   "use 8", rast_name(ctx), ctx->profile->name);
   }
-  snprintf(field, sizeof field, "%s.ConservativeRaster", name);
-  if (!psoc_enum_value_by_value(&psoc_enum_conservative_raster, r->ConservativeRaster))
+  if (!psoc_rule_valid(PSOC_VALID_CONSERVATIVE, r->ConservativeRaster))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM,
-                   RS "INVALID_CONSERVATIVERASTERMODE", PSOC_SO_RASTERIZER, field,
-                   "%s.ConservativeRaster is %u; use OFF (0) or ON (1)", name,
+                   RS "INVALID_CONSERVATIVERASTERMODE", PSOC_SO_RASTERIZER,
+                   RAST_FIELD("ConservativeRaster"),
+                   "%s.ConservativeRaster is %u; use OFF (0) or ON (1)", rast_name(ctx),
                    (unsigned)r->ConservativeRaster);
   else if (r->ConservativeRaster == D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON &&
            ctx->profile->conservative_raster_tier == 0)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED,
-                   RS "INVALID_CONSERVATIVERASTERMODE", PSOC_SO_RASTERIZER, field,
+                   RS "INVALID_CONSERVATIVERASTERMODE", PSOC_SO_RASTERIZER,
+                   RAST_FIELD("ConservativeRaster"),
                    "%s.ConservativeRaster is ON but profile '%s' has no conservative "
                    "rasterization (tier 0); set it OFF or choose a feature level 12_1 profile",
-                   name, ctx->profile->name);
+                   rast_name(ctx), ctx->profile->name);
   if (ctx->resolved.source_type[PSOC_SO_RASTERIZER] == PSOC_SO_RASTERIZER2) {
-    snprintf(field, sizeof field, "%s.LineRasterizationMode", name);
-    if (!psoc_enum_value_by_value(&psoc_enum_line_raster, r->LineRasterizationMode))
+    if (!psoc_rule_valid(PSOC_VALID_LINE_RASTER, r->LineRasterizationMode))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, NULL, PSOC_SO_RASTERIZER,
-                     field, "%s.LineRasterizationMode is %u; use ALIASED, ALPHA_ANTIALIASED, "
-                     "QUADRILATERAL_WIDE or QUADRILATERAL_NARROW (0-3)", name,
+                     RAST_FIELD("LineRasterizationMode"),
+                     "%s.LineRasterizationMode is %u; use ALIASED, ALPHA_ANTIALIASED, "
+                     "QUADRILATERAL_WIDE or QUADRILATERAL_NARROW (0-3)", rast_name(ctx),
                      (unsigned)r->LineRasterizationMode);
     else if (r->LineRasterizationMode == PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW &&
              !ctx->profile->narrow_quad_lines)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, NULL, PSOC_SO_RASTERIZER,
-                     field, "QUADRILATERAL_NARROW lines need NarrowQuadrilateralLinesSupported, "
+                     RAST_FIELD("LineRasterizationMode"),
+                     "QUADRILATERAL_NARROW lines need NarrowQuadrilateralLinesSupported, "
                      "which profile '%s' lacks; use QUADRILATERAL_WIDE", ctx->profile->name);
   }
 }
@@ -106,70 +105,64 @@ static void stencil_face(const rule_ctx *ctx, const char *ds, const D3D12_DEPTH_
   char field[PSOC_DIAG_FIELD_MAX];
   unsigned i;
   for (i = 0; i < 3; i++) {
-    if (psoc_enum_value_by_value(&psoc_enum_stencil_op, ops[i])) continue;
-    snprintf(field, sizeof field, "%s.%s.%s", ds, face, members[i]);
+    if (psoc_rule_valid(PSOC_VALID_STENCIL_OP, ops[i])) continue;
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, ids[back][i],
-                   PSOC_SO_DEPTH_STENCIL, field,
+                   PSOC_SO_DEPTH_STENCIL, psoc_rule_field(field, "%s.%s.%s", ds, face, members[i]),
                    "%s.%s is %u with StencilEnable TRUE; use a D3D12_STENCIL_OP (KEEP..DECR, 1-8), "
                    "e.g. KEEP", face, members[i], ops[i]);
   }
   if (f->StencilFunc == D3D12_COMPARISON_FUNC_NONE ||
-      !psoc_enum_value_by_value(&psoc_enum_comparison_func, f->StencilFunc)) {
-    snprintf(field, sizeof field, "%s.%s.StencilFunc", ds, face);
+      !psoc_rule_valid(PSOC_VALID_COMPARISON, f->StencilFunc))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, ids[back][3],
-                   PSOC_SO_DEPTH_STENCIL, field,
+                   PSOC_SO_DEPTH_STENCIL, psoc_rule_field(field, "%s.%s.StencilFunc", ds, face),
                    "%s.StencilFunc is %u with StencilEnable TRUE; use NEVER..ALWAYS (1-8), e.g. "
                    "ALWAYS", face, (unsigned)f->StencilFunc);
-  }
 }
 
 void psoc_rules_depth_stencil(const rule_ctx *ctx) {
   const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->resolved.depth_stencil;
   uint32_t type = ctx->resolved.source_type[PSOC_SO_DEPTH_STENCIL];
-  const char *ds = psoc_subobject_info_get(type)->name;
   char field[PSOC_DIAG_FIELD_MAX];
+  /* "<DEPTH_STENCIL type>.<member>", built only to emit */
+#define DS_FIELD(member) psoc_rule_field(field, "%s." member, psoc_subobject_info_get(type)->name)
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_DEPTH_STENCIL)) {
-    if (!psoc_enum_value_by_value(&psoc_enum_depth_write_mask, d->DepthWriteMask)) {
-      snprintf(field, sizeof field, "%s.DepthWriteMask", ds);
+    if (!psoc_rule_valid(PSOC_VALID_DEPTH_WRITE, d->DepthWriteMask))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, DSS "INVALIDDEPTHWRITEMASK",
-                     PSOC_SO_DEPTH_STENCIL, field,
+                     PSOC_SO_DEPTH_STENCIL, DS_FIELD("DepthWriteMask"),
                      "DepthWriteMask is %u; use ZERO (0) or ALL (1)", (unsigned)d->DepthWriteMask);
-    }
-    if (!psoc_enum_value_by_value(&psoc_enum_comparison_func, d->DepthFunc) ||
-        (d->DepthEnable && d->DepthFunc == D3D12_COMPARISON_FUNC_NONE)) {
-      snprintf(field, sizeof field, "%s.DepthFunc", ds);
+    if (!psoc_rule_valid(PSOC_VALID_COMPARISON, d->DepthFunc) ||
+        (d->DepthEnable && d->DepthFunc == D3D12_COMPARISON_FUNC_NONE))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, DSS "INVALIDDEPTHFUNC",
-                     PSOC_SO_DEPTH_STENCIL, field,
+                     PSOC_SO_DEPTH_STENCIL, DS_FIELD("DepthFunc"),
                      "DepthFunc is %u%s; use NEVER..ALWAYS (1-8), e.g. LESS or GREATER_EQUAL",
                      (unsigned)d->DepthFunc, d->DepthEnable ? " with DepthEnable TRUE" : "");
-    }
     if (d->StencilEnable) {
+      const char *ds = psoc_subobject_info_get(type)->name;
       stencil_face(ctx, ds, &d->FrontFace, 0);
       stencil_face(ctx, ds, &d->BackFace, 1);
       if (type == PSOC_SO_DEPTH_STENCIL2 && !ctx->profile->independent_stencil_masks &&
           (d->FrontFace.StencilReadMask != d->BackFace.StencilReadMask ||
-           d->FrontFace.StencilWriteMask != d->BackFace.StencilWriteMask)) {
-        snprintf(field, sizeof field, "%s.BackFace", ds);
+           d->FrontFace.StencilWriteMask != d->BackFace.StencilWriteMask))
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED,
-                       DSS "INDEPENDENT_MASKS_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL, field,
+                       DSS "INDEPENDENT_MASKS_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL,
+                       DS_FIELD("BackFace"),
                        "front and back faces use different stencil masks (read 0x%02x/0x%02x, "
                        "write 0x%02x/0x%02x) but profile '%s' lacks "
                        "IndependentFrontAndBackStencilRefMaskSupported; use the same masks",
                        d->FrontFace.StencilReadMask, d->BackFace.StencilReadMask,
                        d->FrontFace.StencilWriteMask, d->BackFace.StencilWriteMask,
                        ctx->profile->name);
-      }
     }
-    if (d->DepthBoundsTestEnable && !ctx->profile->depth_bounds_test) {
-      snprintf(field, sizeof field, "%s.DepthBoundsTestEnable", ds);
+    if (d->DepthBoundsTestEnable && !ctx->profile->depth_bounds_test)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED,
-                     DSS "DEPTHBOUNDSTEST_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL, field,
+                     DSS "DEPTHBOUNDSTEST_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL,
+                     DS_FIELD("DepthBoundsTestEnable"),
                      "DepthBoundsTestEnable is TRUE but profile '%s' lacks "
                      "DepthBoundsTestSupported; clear it or choose a profile with depth bounds",
                      ctx->profile->name);
-    }
   }
+#undef DS_FIELD
   if ((d->DepthEnable || d->StencilEnable) &&
       ctx->resolved.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
     psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,

@@ -101,12 +101,13 @@ static void check_container(const rule_ctx *ctx, int s) {
   const char *slot = psoc_subobject_info_get(sh->slot)->name;
   char field[PSOC_DIAG_FIELD_MAX];
   uint32_t sm, max = ctx->profile->shader_model;
-  snprintf(field, sizeof field, "%s.pShaderBytecode", slot);
+/* "<slot>.pShaderBytecode", built only to emit */
+#define FIELD psoc_rule_field(field, "%s.pShaderBytecode", slot)
   if (c->error != PSOC_DXBC_OK) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_CONTAINER,
                    s == PSOC_STAGE_VS && c->error == PSOC_DXBC_BAD_SIGNATURE
                        ? IL "UNPARSEABLEINPUTSIGNATURE" : stages[s].bytecode_id,
-                   sh->slot, field, "the %s bytecode (%zu bytes) is not a valid shader container: "
+                   sh->slot, FIELD, "the %s bytecode (%zu bytes) is not a valid shader container: "
                    "%s (at byte %u); pass the compiler's output unchanged with its full size",
                    slot, c->blob_size, psoc_dxbc_error_text(c->error), c->error_offset);
     return;
@@ -114,23 +115,23 @@ static void check_container(const rule_ctx *ctx, int s) {
   if (!c->digest_ok) {
     if (c->digest_zero)
       psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_SHADER_CONTAINER, stages[s].bytecode_id,
-                     sh->slot, field, "the %s container is not signed (its checksum is zero); the "
+                     sh->slot, FIELD, "the %s container is not signed (its checksum is zero); the "
                      "runtime accepts only validated shaders: sign it with the DXIL validator "
                      "(dxc without -Vd)", slot);
     else
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_CONTAINER, stages[s].bytecode_id,
-                     sh->slot, field, "the %s container's checksum does not match its bytes, so "
+                     sh->slot, FIELD, "the %s container's checksum does not match its bytes, so "
                      "it was modified after compiling; recompile or re-sign it", slot);
   }
   if (!c->has_program) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_CONTAINER, stages[s].bytecode_id,
-                   sh->slot, field, "the %s container has no SHDR, SHEX or DXIL program; pass a "
+                   sh->slot, FIELD, "the %s container has no SHDR, SHEX or DXIL program; pass a "
                    "compiled shader, not a root signature or reflection blob", slot);
     return;
   }
   if (c->program_type != stages[s].program) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_STAGE, stages[s].type_id, sh->slot,
-                   field, "the %s slot holds a %s (%s_%u_%u); give it a %s, or move this blob to "
+                   FIELD, "the %s slot holds a %s (%s_%u_%u); give it a %s, or move this blob to "
                    "the %s slot", slot, psoc_program_type_name(c->program_type),
                    c->program_type == PSOC_PROGRAM_LIB ? "lib"
                    : psoc_program_type_short(c->program_type), c->major, c->minor,
@@ -140,9 +141,10 @@ static void check_container(const rule_ctx *ctx, int s) {
   sm = (c->major << 4) | c->minor;
   if (sm > max)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_SHADER_MODEL, GPS "SHADER_MODEL_MISMATCH",
-                   sh->slot, field, "the %s is shader model %u.%u but profile '%s' supports up to "
+                   sh->slot, FIELD, "the %s is shader model %u.%u but profile '%s' supports up to "
                    "%u.%u; compile for %u.%u or choose a newer profile", slot, c->major, c->minor,
                    ctx->profile->name, max >> 4, max & 15, max >> 4, max & 15);
+#undef FIELD
 }
 
 /* ---- root signature --------------------------------------------------- */

@@ -1,6 +1,8 @@
 /*
 ** test_rules.c: the rules psoc_check runs after the parse: pipeline kind
-** deduction and subobjects irrelevant to the deduced kind.
+** deduction and subobjects irrelevant to the deduced kind; the rule
+** machinery (the structure-only check, the compile-time tables the rules
+** use instead of registry and enum lookups).
 */
 #include <check.h>
 #include <stdint.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 
 #include "psoc.h"
+#include "rules_internal.h"
 #include "stream_pack.h"
 #include "suites.h"
 
@@ -101,6 +104,10 @@ END_TEST
 
 /* ---- irrelevant subobjects: a note each, never an error --------------- */
 
+/* A shader subobject with null bytecode is absent to the runtime: no note
+** (d3dx12's STREAM2/3 carry null CS, AS and MS). Every other subobject the
+** deduced kind ignores gets one. */
+
 typedef struct irrelevant_case {
   const char *name;
   uint32_t types[6];   /* subobjects in stream order; 0xFF ends */
@@ -112,12 +119,15 @@ typedef struct irrelevant_case {
 #define END 0xFFu
 
 static const irrelevant_case irrelevant_cases[] = {
-  { "CS (null) in graphics",
+  { "CS (null) in graphics: absent, no note",
     { PSOC_SO_VS, PSOC_SO_PS, PSOC_SO_CS, END }, { 1, 1, 0 }, PSOC_KIND_GRAPHICS,
-    { PSOC_SO_CS, END } },
+    { END } },
   { "AS and MS (null) in graphics",
     { PSOC_SO_AS, PSOC_SO_VS, PSOC_SO_MS, END }, { 1, 1, 0 }, PSOC_KIND_GRAPHICS,
-    { PSOC_SO_AS, PSOC_SO_MS, END } },
+    { PSOC_SO_AS, END } },
+  { "PS (non-null) and HS (null) in compute",
+    { PSOC_SO_PS, PSOC_SO_CS, PSOC_SO_HS, END }, { 1, 1, 0 }, PSOC_KIND_COMPUTE,
+    { PSOC_SO_PS, END } },
   { "INPUT_LAYOUT in compute",
     { PSOC_SO_INPUT_LAYOUT, PSOC_SO_CS, PSOC_SO_ROOT_SIGNATURE, END }, { 0, 1, 0 },
     PSOC_KIND_COMPUTE, { PSOC_SO_INPUT_LAYOUT, END } },
@@ -126,7 +136,7 @@ static const irrelevant_case irrelevant_cases[] = {
     PSOC_KIND_COMPUTE, { PSOC_SO_BLEND, PSOC_SO_RASTERIZER1, END } },
   { "VS (null) and INPUT_LAYOUT in mesh",
     { PSOC_SO_VS, PSOC_SO_MS, PSOC_SO_PS, PSOC_SO_INPUT_LAYOUT, END }, { 0, 1, 1, 0 },
-    PSOC_KIND_MESH, { PSOC_SO_VS, PSOC_SO_INPUT_LAYOUT, END } },
+    PSOC_KIND_MESH, { PSOC_SO_INPUT_LAYOUT, END } },
   { "STREAM_OUTPUT in mesh",
     { PSOC_SO_MS, PSOC_SO_STREAM_OUTPUT, PSOC_SO_SAMPLE_DESC, END }, { 1, 0, 0 },
     PSOC_KIND_MESH, { PSOC_SO_STREAM_OUTPUT, END } },
@@ -141,7 +151,7 @@ START_TEST(test_irrelevant) {
   for (i = 0; c->types[i] != END; i++) {
     uint32_t t = c->types[i];
     if (t == PSOC_SO_VS || t == PSOC_SO_CS || t == PSOC_SO_MS || t == PSOC_SO_AS ||
-        t == PSOC_SO_PS)
+        t == PSOC_SO_PS || t == PSOC_SO_HS)
       at[i] = sp_add_shader(&s, t, c->code[i]);
     else
       at[i] = sp_add_default(&s, t);
@@ -221,11 +231,25 @@ START_TEST(test_all_relevant) {
 }
 END_TEST
 
-/* An irrelevant subobject is still checked structurally: a duplicate CS in
-** a graphics stream is an error, and the note is given once. */
+/* An irrelevant subobject is still checked structurally: a duplicate AS in
+** a graphics stream is an error, and the note is given once; a duplicate
+** null CS is an error too, with no note. */
 START_TEST(test_irrelevant_duplicate) {
   sp_stream s;
   psoc_diags d;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_shader(&s, PSOC_SO_AS, 1);
+  sp_add_shader(&s, PSOC_SO_AS, 1);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 1);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_DUPLICATE_SUBOBJECT), 1);
+  ck_assert_uint_eq(d.notes, 1);
+  SP_ASSERT_DIAG(sp_find(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT, 0), PSOC_SEVERITY_NOTE,
+                 PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL, 1, 24, "AS");
+  psoc_diags_free(&d);
+  sp_free(&s);
   sp_init(&s);
   sp_add_shader(&s, PSOC_SO_VS, 1);
   sp_add_shader(&s, PSOC_SO_CS, 0);
@@ -234,9 +258,146 @@ START_TEST(test_irrelevant_duplicate) {
   ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID);
   ck_assert_uint_eq(d.errors, 1);
   ck_assert_uint_eq(sp_count(&d, PSOC_CODE_DUPLICATE_SUBOBJECT), 1);
-  ck_assert_uint_eq(d.notes, 1);
-  SP_ASSERT_DIAG(sp_find(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT, 0), PSOC_SEVERITY_NOTE,
-                 PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL, 1, 24, "CS");
+  ck_assert_uint_eq(d.notes, 0);
+  psoc_diags_free(&d);
+  sp_free(&s);
+}
+END_TEST
+
+/* Every type against every kind: a note exactly where the registry says the
+** kind does not use the type (non-null bytecode for shader types), and the
+** resolved class marked unused there. */
+START_TEST(test_irrelevant_every_type) {
+  static const uint32_t decider[4] = { 0, PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
+  psoc_kind k;
+  uint32_t t;
+  for (k = PSOC_KIND_GRAPHICS; k <= PSOC_KIND_MESH; k++) {
+    for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+      const psoc_subobject_info *info = psoc_subobject_info_get(t);
+      int ignored, shader;
+      size_t at;
+      sp_stream s;
+      psoc_diags d;
+      psoc_parsed p;
+      psoc_resolved r;
+      if (!info || t == decider[k]) continue;
+      ignored = !(info->kinds & PSOC_KIND_BIT(k));
+      shader = t == PSOC_SO_VS || t == PSOC_SO_PS || t == PSOC_SO_DS || t == PSOC_SO_HS ||
+               t == PSOC_SO_GS || t == PSOC_SO_CS || t == PSOC_SO_AS || t == PSOC_SO_MS;
+      /* another kind's decider with code would make the kind ambiguous */
+      if (shader && ignored && (t == PSOC_SO_VS || t == PSOC_SO_CS || t == PSOC_SO_MS)) continue;
+      sp_init(&s);
+      sp_add_shader(&s, decider[k], 1);
+      at = shader ? sp_add_shader(&s, t, 1) : sp_add_default(&s, t);
+      psoc_diags_init(&d, NULL);
+      sp_check(&s, &d);
+      ck_assert_msg(sp_count(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT) == (size_t)ignored,
+                    "%s in a %s pipeline: %s", info->name, psoc_kind_name(k), sp_summary(&d));
+      if (ignored)
+        SP_ASSERT_DIAG(sp_find(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT, 0), PSOC_SEVERITY_NOTE,
+                       PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL, 1, (int64_t)at, info->name);
+      ck_assert_uint_eq((psoc_ignored_types(k) >> t) & 1u, (unsigned)ignored);
+      ck_assert_int_eq(psoc_parse(s.data, s.size, &p, NULL), PSOC_OK);
+      ck_assert_uint_eq(p.type_mask, PSOC_TYPE_BIT(decider[k]) | PSOC_TYPE_BIT(t));
+      ck_assert_int_eq(psoc_resolve(&p, &r), PSOC_OK);
+      ck_assert_int_eq(r.origin[info->dup_class],
+                       ignored ? PSOC_ORIGIN_UNUSED : PSOC_ORIGIN_EXPLICIT);
+      ck_assert_uint_eq(r.source_type[info->dup_class], t);
+      psoc_diags_free(&d);
+      sp_free(&s);
+    }
+  }
+  ck_assert_uint_eq(psoc_ignored_types(PSOC_KIND_NONE), 0);
+}
+END_TEST
+
+/* ---- the compile-time tables of rules_internal.h ----------------------- */
+
+/* Each PSOC_VALID_* set holds exactly the values of its enum table. */
+START_TEST(test_valid_sets) {
+  static const struct {
+    const psoc_enum *e;
+    uint32_t valid;
+  } sets[] = {
+    { &psoc_enum_blend, PSOC_VALID_BLEND },
+    { &psoc_enum_blend_op, PSOC_VALID_BLEND_OP },
+    { &psoc_enum_logic_op, PSOC_VALID_LOGIC_OP },
+    { &psoc_enum_fill_mode, PSOC_VALID_FILL_MODE },
+    { &psoc_enum_cull_mode, PSOC_VALID_CULL_MODE },
+    { &psoc_enum_conservative_raster, PSOC_VALID_CONSERVATIVE },
+    { &psoc_enum_line_raster, PSOC_VALID_LINE_RASTER },
+    { &psoc_enum_comparison_func, PSOC_VALID_COMPARISON },
+    { &psoc_enum_stencil_op, PSOC_VALID_STENCIL_OP },
+    { &psoc_enum_depth_write_mask, PSOC_VALID_DEPTH_WRITE },
+    { &psoc_enum_strip_cut, PSOC_VALID_STRIP_CUT },
+    { &psoc_enum_topology_type, PSOC_VALID_TOPOLOGY },
+  };
+  static const uint32_t far[] = { 32, 33, 63, 64, 255, 0x80000000u, 0xffffffffu };
+  size_t i, j;
+  uint32_t v;
+  for (i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+    for (j = 0; j < sets[i].e->count; j++)
+      ck_assert_msg(sets[i].e->values[j].value < 32, "%s has a value past 31", sets[i].e->name);
+    for (v = 0; v < 32; v++)
+      ck_assert_msg(psoc_rule_valid(sets[i].valid, v) ==
+                        (psoc_enum_value_by_value(sets[i].e, v) != NULL),
+                    "%s: value %u", sets[i].e->name, v);
+    for (j = 0; j < sizeof far / sizeof far[0]; j++)
+      ck_assert(!psoc_rule_valid(sets[i].valid, far[j]));
+  }
+}
+END_TEST
+
+/* ---- the structure-only check ------------------------------------------ */
+
+/* psoc_check with 'o' on an exactly-sized copy of the first 'size' bytes. */
+static psoc_status check_with(const sp_stream *s, size_t size, const psoc_check_options *o,
+                              psoc_diags *d) {
+  unsigned char *p = sp_exact(s, size);
+  psoc_status st = psoc_check(p, size, o, d);
+  free(p);
+  return st;
+}
+
+/* PSOC_CHECK_STRUCTURE_ONLY reports what the stream parser and the kind
+** deduction find, and nothing the field rules would add. */
+START_TEST(test_structure_only) {
+  psoc_check_options o = *sp_options();
+  D3D12_BLEND_DESC blend;
+  sp_stream s;
+  psoc_diags d;
+  o.flags = PSOC_CHECK_STRUCTURE_ONLY;
+  memcpy(&blend, psoc_subobject_info_get(PSOC_SO_BLEND)->default_payload, sizeof blend);
+  blend.RenderTarget[0].BlendEnable = TRUE;
+  blend.RenderTarget[0].SrcBlend = (D3D12_BLEND)99; /* a field error */
+  /* a field error and an irrelevant subobject: clean on structure alone */
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  SP_ADD(&s, PSOC_SO_BLEND, blend);
+  sp_add_shader(&s, PSOC_SO_AS, 1);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(check_with(&s, s.size, &o, &d), PSOC_OK);
+  ck_assert_msg(d.count == 0, "%s", sp_summary(&d));
+  ck_assert_int_eq(sp_check(&s, &d), PSOC_ERR_INVALID); /* the full check sees both */
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_INVALID_ENUM), 1);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_IRRELEVANT_SUBOBJECT), 1);
+  psoc_diags_free(&d);
+  /* a duplicate and an ambiguous kind are structural */
+  sp_add_shader(&s, PSOC_SO_CS, 1);
+  SP_ADD(&s, PSOC_SO_BLEND, blend);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(check_with(&s, s.size, &o, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 2);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_DUPLICATE_SUBOBJECT), 1);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_AMBIGUOUS_KIND), 1);
+  ck_assert_uint_eq(d.count, 2);
+  ck_assert_int_eq(check_with(&s, s.size, &o, NULL), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  /* a truncated stream: the walk's error, no kind rule after it */
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(check_with(&s, s.size - 4, &o, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 1);
+  ck_assert_uint_eq(sp_count(&d, PSOC_CODE_TRUNCATED), 1);
   psoc_diags_free(&d);
   sp_free(&s);
 }
@@ -309,10 +470,15 @@ Suite *suite_rules(void) {
                       (int)(sizeof irrelevant_cases / sizeof irrelevant_cases[0]));
   tcase_add_test(tc, test_all_relevant);
   tcase_add_test(tc, test_irrelevant_duplicate);
+  tcase_add_test(tc, test_irrelevant_every_type);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("tables");
+  tcase_add_test(tc, test_valid_sets);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
   tcase_add_test(tc, test_check_appends);
   tcase_add_test(tc, test_check_without_memory);
+  tcase_add_test(tc, test_structure_only);
   suite_add_tcase(s, tc);
   return s;
 }
