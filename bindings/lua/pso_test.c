@@ -325,6 +325,12 @@ void psot_info(lua_State *L, size_t i, const char **name, const char **defined) 
   lua_pop(L, 1);
 }
 
+/* Does [s, end) start with 'prefix'? */
+static int starts_with(const char *s, const char *end, const char *prefix) {
+  size_t n = strlen(prefix);
+  return (size_t)(end - s) >= n && memcmp(s, prefix, n) == 0;
+}
+
 /* Split a psol error message "MSG\nstack traceback:\n\t..." into the
 ** message and the file frames of the traceback. */
 static void split_error(lua_State *L, const char *msg) {
@@ -334,21 +340,19 @@ static void split_error(lua_State *L, const char *msg) {
   lua_pushlstring(L, msg, cut ? (size_t)(cut - msg) : strlen(msg));
   luaL_buffinit(L, &b);
   if (cut) {
-    for (p = cut + strlen(TRACEBACK_MARK); *p;) {
-      const char *end = strchr(p + 1, '\n'), *text;
-      size_t n;
+    const char *end;
+    for (p = cut + strlen(TRACEBACK_MARK); *p; p = end) {
+      const char *text;
       if (*p == '\n') p++;
+      end = strchr(p, '\n');
       if (!end) end = p + strlen(p);
-      text = p;
-      while (text < end && (*text == '\t' || *text == ' ')) text++;
-      n = (size_t)(end - text);
-      if (n && text[0] != '[' && text[0] != '(' && strncmp(text, "...\t", 4) != 0 &&
-          strncmp(text, TESTLIB_CHUNK + 1, strlen(TESTLIB_CHUNK + 1)) != 0) {
+      for (text = p; text < end && (*text == '\t' || *text == ' ');) text++;
+      if (text < end && text[0] != '[' && text[0] != '(' && !starts_with(text, end, "...\t") &&
+          !starts_with(text, end, TESTLIB_CHUNK + 1)) {
         if (!first) luaL_addchar(&b, '\n');
-        luaL_addlstring(&b, text, n);
+        luaL_addlstring(&b, text, (size_t)(end - text));
         first = 0;
       }
-      p = end;
     }
   }
   luaL_pushresult(&b);
