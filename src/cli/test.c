@@ -52,7 +52,7 @@ static const char test_help[] =
   "to_be_falsy, to_be_nil, to_be_a, to_match, to_contain, to_have_length,\n"
   "to_be_close_to, to_be_greater_than, to_be_less_than, to_be_valid,\n"
   "to_fail_with, to_report; expect(x).never.MATCHER negates. materials.load,\n"
-  "files, each, all, check, profiles reach the material library. The whole API\n"
+  "files, each, all, check, where, profiles reach the material library. The API\n"
   "is in docs/testing.md.\n"
   "\n"
   "options:\n"
