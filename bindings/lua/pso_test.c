@@ -404,6 +404,9 @@ void psot_run(lua_State *L, size_t i, psot_result *out) {
   out->where = field_string(L, -1, "where");
   out->traceback = field_string(L, -1, "traceback");
   lua_settop(L, top);
+  /* A test stopped by the memory limit leaves its garbage behind: collect
+  ** it now, so that the next test starts with the memory free again. */
+  if (out->status == PSOT_ERROR) lua_gc(L, LUA_GCCOLLECT, 0);
 }
 
 /* ------------------------------------------------------------------ */
