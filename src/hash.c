@@ -52,21 +52,32 @@ static void h_word(hasher *h, uint64_t w) {
   h->words++;
 }
 
+/* Eight bytes as a little-endian word: one load where the host is
+** little-endian, byte by byte elsewhere (same value). */
+#if (defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
+     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_WIN32)
+static uint64_t le64(const unsigned char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+#else
+static uint64_t le64(const unsigned char *p) {
+  uint64_t w = 0;
+  unsigned i;
+  for (i = 0; i < 8; i++) w |= (uint64_t)p[i] << (8 * i);
+  return w;
+}
+#endif
+
 /* Length, then the bytes as little-endian words (the tail zero-filled). */
 static void h_bytes(hasher *h, const unsigned char *p, size_t n) {
-  size_t i;
   h_word(h, (uint64_t)n);
-  while (n >= 8) {
-    uint64_t w = 0;
-    for (i = 0; i < 8; i++) w |= (uint64_t)p[i] << (8 * i);
-    h_word(h, w);
-    p += 8;
-    n -= 8;
-  }
+  for (; n >= 8; p += 8, n -= 8) h_word(h, le64(p));
   if (n) {
-    uint64_t w = 0;
-    for (i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
-    h_word(h, w);
+    unsigned char tail[8] = { 0 };
+    memcpy(tail, p, n);
+    h_word(h, le64(tail));
   }
 }
 
@@ -116,8 +127,13 @@ typedef struct hash_ctx {
   const char *root_signature_name; /* for the current subobject, or NULL */
 } hash_ctx;
 
+static uint64_t read_scalar(const unsigned char *p, unsigned size) {
+  if (size == 4) return psoc_rd32(p);
+  return psoc_read_scalar(p, size);
+}
+
 static uint64_t scalar_value(uint8_t kind, unsigned size, const unsigned char *p) {
-  uint64_t v = psoc_read_scalar(p, size);
+  uint64_t v = read_scalar(p, size);
   if (kind == PSOC_FIELD_FLOAT) {
     if (size == 4 && (v & 0x7f800000u) == 0x7f800000u && (v & 0x007fffffu))
       v = 0x7fc00000u;
@@ -194,33 +210,51 @@ static void hash_struct(hash_ctx *c, const psoc_struct *s, const unsigned char *
   }
 }
 
+/* One subobject: its type, then its payload. */
+static void hash_subobject(hash_ctx *c, const psoc_view *view, const char *root_signature_name) {
+  c->root_signature_name = view->type == PSOC_SO_ROOT_SIGNATURE ? root_signature_name : NULL;
+  h_word(&c->h, view->type);
+  hash_struct(c, view->info->payload, view->payload);
+}
+
+/* Streams with more subobjects than this (necessarily with duplicates)
+** are hashed by walking them once per type present. */
+#define HASH_VIEWS 64
+
 psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
                       const char *root_signature_name, psoc_hash128 *out) {
   psoc_walker walker;
-  psoc_view view;
+  psoc_view view, views[HASH_VIEWS];
+  uint8_t order[HASH_VIEWS];
+  uint32_t start[33] = { 0 };
   hash_ctx c;
-  uint32_t present = 0, type;
+  uint32_t present = 0, type, n = 0, i;
   if (!out) return PSOC_ERR_ARG;
   memset(out, 0, sizeof *out);
   if (!data || size == 0) return PSOC_ERR_INVALID;
-  /* First pass: structure, and which types occur. */
+  /* One walk: structure, and the subobjects kept in stream order. */
   psoc_walk_init(&walker, data, size);
   while (psoc_walk_next(&walker, &view, NULL)) {
     if (view.type >= 32) return PSOC_ERR_INVALID; /* the registry grew: widen 'present' */
     present |= 1u << view.type;
+    if (n < HASH_VIEWS) views[n] = view;
+    n++;
   }
   if (walker.done != 1) return PSOC_ERR_INVALID;
   /* Then the subobjects of each type, in type order and stream order. */
   h_init(&c.h);
   c.flags = flags;
-  for (type = 0; type < 32; type++) {
-    if (!(present & (1u << type))) continue;
-    psoc_walk_init(&walker, data, size);
-    while (psoc_walk_next(&walker, &view, NULL)) {
-      if (view.type != type) continue;
-      c.root_signature_name = type == PSOC_SO_ROOT_SIGNATURE ? root_signature_name : NULL;
-      h_word(&c.h, type);
-      hash_struct(&c, view.info->payload, view.payload);
+  if (n <= HASH_VIEWS) {
+    for (i = 0; i < n; i++) start[views[i].type + 1]++; /* a stable counting sort */
+    for (type = 0; type < 32; type++) start[type + 1] += start[type];
+    for (i = 0; i < n; i++) order[start[views[i].type]++] = (uint8_t)i;
+    for (i = 0; i < n; i++) hash_subobject(&c, &views[order[i]], root_signature_name);
+  } else {
+    for (type = 0; type < 32; type++) {
+      if (!(present & (1u << type))) continue;
+      psoc_walk_init(&walker, data, size);
+      while (psoc_walk_next(&walker, &view, NULL))
+        if (view.type == type) hash_subobject(&c, &view, root_signature_name);
     }
   }
   *out = h_final(&c.h);

@@ -488,6 +488,75 @@ START_TEST(test_hash_known_answer) {
 }
 END_TEST
 
+START_TEST(test_hash_known_answer_tails) {
+  /* Pinned like test_hash_known_answer: blobs whose length is not a
+  ** multiple of 8 (the tail is zero-filled), in a stream added out of
+  ** type order. */
+  static const unsigned char code[17] = { 'D', 'X', 'B', 'C', 9, 8, 7, 6, 5,
+                                          4, 3, 2, 1, 0xff, 0x80, 0x7f, 0x01 };
+  D3D12_SHADER_BYTECODE vs = { code, 13 }, ps = { code + 4, 3 }, ds = { code, 17 };
+  item items[3] = { { PSOC_SO_PS, &ps, sizeof ps },
+                    { PSOC_SO_DS, &ds, sizeof ds },
+                    { PSOC_SO_VS, &vs, sizeof vs } };
+  psoc_stream *s = build(items, 3);
+  char hex[33];
+  psoc_hash_hex(hash_stream(s, PSOC_FOLLOW_POINTERS), hex);
+  ck_assert_str_eq(hex, "e400429609d9de9bad38c5ba32d773cb");
+  psoc_stream_free(s);
+}
+END_TEST
+
+/* 'pairs' SAMPLE_MASK and NODE_MASK subobjects (duplicates: hashable,
+** though invalid), interleaved or grouped by type; each type's values
+** keep their order. Returns the size. */
+static size_t masks_stream(unsigned char *buf, int pairs, int grouped, int swap) {
+  size_t off = 0;
+  int i, pass;
+  for (pass = 0; pass < (grouped ? 2 : 1); pass++)
+    for (i = 0; i < pairs; i++) {
+      int j = swap && i < 2 ? 1 - i : i; /* swap: the first two SAMPLE_MASKs trade places */
+      uint32_t sm[2] = { PSOC_SO_SAMPLE_MASK, 0x100u + (uint32_t)j };
+      uint32_t nm[2] = { PSOC_SO_NODE_MASK, 1u << (i % 32) };
+      if (!grouped || pass == 0) {
+        memcpy(buf + off, grouped ? nm : sm, 8);
+        off += 8;
+      }
+      if (!grouped || pass == 1) {
+        memcpy(buf + off, grouped ? sm : nm, 8);
+        off += 8;
+      }
+    }
+  return off;
+}
+
+START_TEST(test_hash_long_streams) {
+  /* Short streams are hashed from one walk, streams of more than 64
+  ** subobjects by walking once per type: both hash the types in type
+  ** order and each type's subobjects in stream order. Pinned values. */
+  static const struct { int pairs; const char *hex; } cases[] = {
+    { 20, "8d1671d822c5cff4ce1b0704e23082d5" }, /* 40 subobjects */
+    { 32, NULL },                               /* 64 */
+    { 33, NULL },                               /* 66 */
+    { 50, "b2f0d5e90580ec794275164f1a0d149a" }, /* 100 */
+  };
+  static unsigned char a[1024], b[1024], c[1024];
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t na = masks_stream(a, cases[i].pairs, 0, 0), nb = masks_stream(b, cases[i].pairs, 1, 0),
+           nc = masks_stream(c, cases[i].pairs, 0, 1);
+    psoc_hash128 ha = hash_of(a, na, 0, NULL), hb = hash_of(b, nb, 0, NULL),
+                 hc = hash_of(c, nc, 0, NULL);
+    char hex[33];
+    ck_assert(heq(ha, hb));  /* interleaving across types does not matter */
+    ck_assert(!heq(ha, hc)); /* the order within a type does */
+    if (cases[i].hex) {
+      psoc_hash_hex(ha, hex);
+      ck_assert_str_eq(hex, cases[i].hex);
+    }
+  }
+}
+END_TEST
+
 START_TEST(test_hash_hex) {
   psoc_hash128 h = { 0x0123456789abcdefull, 0xfedcba9876543210ull };
   char hex[33];
@@ -779,6 +848,8 @@ Suite *suite_hash_dump(void) {
   tcase_add_test(h, test_hash_root_signature_name);
   tcase_add_test(h, test_hash_invalid_streams);
   tcase_add_test(h, test_hash_known_answer);
+  tcase_add_test(h, test_hash_known_answer_tails);
+  tcase_add_test(h, test_hash_long_streams);
   tcase_add_test(h, test_hash_hex);
   tcase_add_test(h, test_hash_spreads);
   tcase_add_test(d, test_dump_lines);
