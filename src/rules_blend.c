@@ -124,6 +124,15 @@ void psoc_rules_blend(const rule_ctx *ctx) {
   if (psoc_rule_has(ctx, PSOC_SO_BLEND)) {
     n = b->IndependentBlendEnable ? 8 : 1;
     for (i = 0; i < n; i++) check_target(ctx, i, &b->RenderTarget[i]);
+    /* D3D12_BLEND_DESC: with RenderTarget[0].LogicOpEnable TRUE,
+    ** IndependentBlendEnable must be FALSE; the hardware applies one logic
+    ** op to every render target. */
+    if (b->RenderTarget[0].LogicOpEnable && b->IndependentBlendEnable)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, BS "INVALIDLOGICOPS",
+                     PSOC_SO_BLEND, "BLEND.IndependentBlendEnable",
+                     "RenderTarget[0] enables a logic op while IndependentBlendEnable is TRUE; a "
+                     "logic op applies to every render target alike: set IndependentBlendEnable "
+                     "to FALSE and give the logic op in RenderTarget[0]");
     /* Dual-source blending feeds render target 0 from two PS outputs. */
     for (i = 0; i < n; i++) {
       if (!uses_dual_source(&b->RenderTarget[i])) continue;

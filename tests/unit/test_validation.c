@@ -188,6 +188,44 @@ START_TEST(blend_logic_ops) {
 }
 END_TEST
 
+/* D3D12_BLEND_DESC: with RenderTarget[0].LogicOpEnable TRUE,
+** IndependentBlendEnable must be FALSE (one logic op for every target). */
+START_TEST(blend_logic_op_independent) {
+  vt_stream s;
+  psoc_diags d;
+  size_t i, n = 0;
+  const psoc_diag *x = NULL;
+  D3D12_BLEND_DESC b = blend_default();
+  b.RenderTarget[0].LogicOpEnable = TRUE;
+  b.RenderTarget[0].LogicOp = D3D12_LOGIC_OP_XOR;
+  blend_stream(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UINT, DXGI_FORMAT_R16G16B16A16_UINT));
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+  b.IndependentBlendEnable = TRUE;
+  blend_stream(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UINT, DXGI_FORMAT_R16G16B16A16_UINT));
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  for (i = 0; i < d.count; i++)
+    if (d.items[i].message_id && strcmp(d.items[i].message_id, BS "INVALIDLOGICOPS") == 0)
+      x = &d.items[i], n++;
+  ck_assert_msg(n == 1 && d.errors == 1, "%s", vt_summary(&d));
+  ck_assert_int_eq(x->severity, PSOC_SEVERITY_ERROR);
+  ck_assert_int_eq(x->code, PSOC_CODE_BLEND_STATE);
+  ck_assert_str_eq(x->field, "BLEND.IndependentBlendEnable");
+  ck_assert_int_eq(x->subobject, 1);
+  ck_assert_ptr_nonnull(strstr(x->message, "IndependentBlendEnable"));
+  psoc_diags_free(&d);
+  VT_ERROR(&s, 0, "max", BS "INVALIDLOGICOPS"); /* no capability lifts it */
+  vt_free(&s);
+  /* independent blending without a logic op is fine */
+  b = blend_alpha();
+  b.IndependentBlendEnable = TRUE;
+  b.RenderTarget[1] = b.RenderTarget[0];
+  blend_stream(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_R16G16B16A16_FLOAT));
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+}
+END_TEST
+
 START_TEST(blend_write_mask) {
   vt_stream s;
   D3D12_BLEND_DESC b = blend_default();
@@ -1014,6 +1052,7 @@ Suite *suite_validation(void) {
   tcase_add_test(tc, blend_factor_ranges);
   tcase_add_test(tc, blend_op_min_max_warning);
   tcase_add_test(tc, blend_logic_ops);
+  tcase_add_test(tc, blend_logic_op_independent);
   tcase_add_test(tc, blend_write_mask);
   tcase_add_test(tc, blend_dual_source);
   tcase_add_test(tc, blend_format_support);
