@@ -43,7 +43,8 @@ typedef struct plan_ptr {
 } plan_ptr;
 
 struct plan {
-  const psoc_subobject_info *info; /* a type's plan: its type */
+  const psoc_subobject_info *info; /* a type's plan: its type, and copies of */
+  uint32_t type, dup_class, stride, payload_offset; /* what adding needs */
   size_t block_size;    /* a type's plan: bytes of its allocation */
   uint32_t size;        /* bytes of the struct (of an element: the stride) */
   uint32_t nptrs;       /* pointer fields, including those of nested structs */
@@ -175,9 +176,6 @@ static void put_offset(unsigned char *p, size_t off) {
   uintptr_t v = (uintptr_t)off;
   memcpy(p, &v, sizeof v);
 }
-static size_t pl_size(const plan *pl, const psoc_subobject_info *info) {
-  return pl ? pl->size : info->payload->size;
-}
 static size_t get_offset(const unsigned char *p) {
   uintptr_t v;
   memcpy(&v, p, sizeof v);
@@ -196,7 +194,7 @@ static size_t read_count(const unsigned char *p, unsigned size) {
 
 /* Copy the plan->size bytes of a struct, keeping only the fields' bytes
 ** (every other byte becomes zero). */
-static void masked_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
+static inline void masked_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
   const uint64_t *mask = pl->mask;
   uint32_t i, full = pl->size / 8, rest = pl->size % 8;
   for (i = 0; i + 2 <= full; i += 2) {
@@ -345,6 +343,10 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
   p = plan_make(&pa, info->payload, info->payload->size);
   p->block_size = size;
   p->info = info;
+  p->type = info->type;
+  p->dup_class = info->dup_class;
+  p->stride = info->stride;
+  p->payload_offset = info->payload_offset;
   b->plans[info->type] = p;
   *out = p;
   return PSOC_OK;
@@ -446,21 +448,19 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
 
 /* Write subobject 'pl' with 'payload' at image offset 'at', its pieces at
 ** the arena top (nothing is committed). */
-static psoc_status subobject_copy(psoc_builder *b, const plan *pl, const unsigned char *payload,
+static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                   size_t at, entry *e) {
-  const psoc_subobject_info *info = pl->info;
   unsigned char *d = b->image + at;
-  uint32_t type = info->type;
   size_t next = b->arena_top;
-  memset(d + info->stride - 8, 0, 8); /* the tail padding */
-  memcpy(d, &type, sizeof type);
-  memset(d + sizeof type, 0, 4);      /* the gap before 8-aligned payloads */
-  masked_copy(d + info->payload_offset, payload, pl);
+  memset(d + pl->stride - 8, 0, 8); /* the tail padding */
+  memcpy(d, &pl->type, sizeof pl->type);
+  memset(d + sizeof pl->type, 0, 4); /* the gap before 8-aligned payloads */
+  masked_copy(d + pl->payload_offset, payload, pl);
   if (pl->nptrs) {
-    psoc_status st = copy_pointers(b, pl, at + info->payload_offset, 0, payload, next, &next);
+    psoc_status st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
     if (st != PSOC_OK) return st;
   }
-  e->info = info;
+  e->info = pl->info;
   e->plan = pl;
   e->image_at = at;
   e->pieces_at = b->arena_top;
@@ -485,44 +485,55 @@ static void image_replace(psoc_builder *b, size_t slot, size_t n) {
   b->image_size = top + n - o;
 }
 
+static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
+                            size_t payload_size, int replace);
+
+/* The common case, a known type appended; put_slow does everything else. */
 static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
                        int replace) {
-  const psoc_subobject_info *info;
+  const plan *pl;
+  entry *e;
+  psoc_status st;
+  if (!b || !payload) return PSOC_ERR_ARG;
+  if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->slot[pl->dup_class] >= 0 ||
+      b->count >= PSOC_SO_TYPE_COUNT)
+    return put_slow(b, type, payload, payload_size, replace);
+  if (payload_size != pl->size) return PSOC_ERR_SIZE;
+  e = &b->entries[b->count]; /* nothing counts until committed */
+  st = subobject_copy(b, pl, payload, b->image_size, e);
+  if (st != PSOC_OK) return st;
+  b->slot[pl->dup_class] = (int8_t)b->count++;
+  b->image_size += pl->stride;
+  b->arena_top += e->pieces_size;
+  b->pieces_size += e->pieces_size;
+  return PSOC_OK;
+}
+
+/* A type's first use, a present class (duplicate, or replaced in place). */
+static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
+                            size_t payload_size, int replace) {
+  const psoc_subobject_info *info = psoc_subobject_info_get(type);
   const plan *pl;
   entry *e, fresh;
   int slot;
   psoc_status st;
-  if (!b || !payload) return PSOC_ERR_ARG;
-  if (type < PSOC_SO_TYPE_COUNT && b->plans[type]) {
-    pl = b->plans[type];
-    info = pl->info;
-  } else {
-    pl = NULL;
-    info = psoc_subobject_info_get(type);
-    if (!info || !info->payload || info->dup_class >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_TYPE;
-  }
-  if (payload_size != pl_size(pl, info)) return PSOC_ERR_SIZE;
+  if (!info || !info->payload || info->dup_class >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_TYPE;
+  if (payload_size != info->payload->size) return PSOC_ERR_SIZE;
   slot = b->slot[info->dup_class];
   if (slot >= 0 && !replace) return PSOC_ERR_DUPLICATE;
   if (slot < 0 && b->count >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_DUPLICATE; /* cannot happen */
+  pl = b->plans[type];
   if (!pl) {
     st = make_plan(b, info, &pl);
     if (st != PSOC_OK) return st;
   }
-  /* Build the subobject at the image top; an appended entry directly in
-  ** the next free entry (nothing counts until committed). */
-  e = slot < 0 ? &b->entries[b->count] : &fresh;
-  st = subobject_copy(b, pl, payload, b->image_size, e);
+  if (slot < 0) return put(b, type, payload, payload_size, replace); /* now the common case */
+  /* Build the new member at the image top, then move it into place. */
+  st = subobject_copy(b, pl, payload, b->image_size, &fresh);
   if (st != PSOC_OK) return st;
-  b->arena_top += e->pieces_size;
-  if (slot < 0) {
-    b->slot[info->dup_class] = (int8_t)b->count++;
-    b->image_size += info->stride;
-    b->pieces_size += e->pieces_size;
-    return PSOC_OK;
-  }
   e = &b->entries[slot];
   if (e->pieces_size || fresh.pieces_size) b->pieces_shuffled = 1;
+  b->arena_top += fresh.pieces_size;
   b->arena_garbage += e->pieces_size;
   b->pieces_size = b->pieces_size - e->pieces_size + fresh.pieces_size;
   image_replace(b, (size_t)slot, info->stride);

@@ -1031,6 +1031,111 @@ START_TEST(test_finish_is_repeatable) {
 }
 END_TEST
 
+/* Replacing members that have out-of-line data (set) must give the same
+** block as building the final members in the same order from scratch. */
+START_TEST(test_set_matches_fresh_build) {
+  static unsigned char big[1000];
+  test_alloc ta, tb;
+  psoc_allocator a = ta_make(&ta), ab = ta_make(&tb);
+  psoc_builder *b, *fresh;
+  psoc_stream *s, *t;
+  payload p, vs, il, ds;
+  const unsigned char *sblock, *tblock;
+  size_t sblock_size, tblock_size, i;
+  for (i = 0; i < sizeof big; i++) big[i] = (unsigned char)(i * 13 + 5);
+  ta.poison = 1;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &p, sample_payload(PSOC_SO_VS, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &p, sample_payload(PSOC_SO_INPUT_LAYOUT, &p)),
+                   PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_DEPTH_STENCIL, &p, sample_payload(PSOC_SO_DEPTH_STENCIL, &p)),
+                   PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_STREAM_OUTPUT, &p, sample_payload(PSOC_SO_STREAM_OUTPUT, &p)),
+                   PSOC_OK);
+  /* the first member gets a bigger blob, the second fewer elements, the
+  ** third a wider member of its class; then each again */
+  sample_payload(PSOC_SO_VS, &vs);
+  vs.bc.pShaderBytecode = big;
+  vs.bc.BytecodeLength = sizeof big;
+  sample_payload(PSOC_SO_INPUT_LAYOUT, &il);
+  il.il.NumElements = 2;
+  sample_payload(PSOC_SO_DEPTH_STENCIL1, &ds);
+  for (i = 0; i < 2; i++) {
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_VS, &vs, sizeof vs.bc), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il.il), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_DEPTH_STENCIL1, &ds, sizeof ds.ds1), PSOC_OK);
+  }
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  sblock = ta.last;
+  sblock_size = ta.last_size;
+  ck_assert_int_eq(psoc_builder_new(&ab, &fresh), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(fresh, PSOC_SO_VS, &vs, sizeof vs.bc), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(fresh, PSOC_SO_INPUT_LAYOUT, &il, sizeof il.il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(fresh, PSOC_SO_DEPTH_STENCIL1, &ds, sizeof ds.ds1), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(fresh, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(fresh, PSOC_SO_STREAM_OUTPUT, &p, sample_payload(PSOC_SO_STREAM_OUTPUT, &p)),
+                   PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(fresh, &t), PSOC_OK);
+  tblock = tb.last;
+  tblock_size = tb.last_size;
+  ck_assert_uint_eq(psoc_stream_size(s), psoc_stream_size(t));
+  ck_assert_uint_eq(sblock_size, tblock_size);
+  check_same_layout(sblock, tblock, (size_t)((const unsigned char *)psoc_stream_data(s) - sblock),
+                    sblock_size);
+  check_padding_zero(sblock, sblock_size, psoc_stream_data(s), psoc_stream_size(s));
+  psoc_stream_free(s);
+  psoc_stream_free(t);
+  psoc_builder_free(b);
+  psoc_builder_free(fresh);
+  ck_assert_uint_eq(ta.outstanding, 0);
+  ck_assert_uint_eq(tb.outstanding, 0);
+  ck_assert_uint_eq(ta.bad_osize, 0);
+}
+END_TEST
+
+/* A builder reused without reset, members replaced over and over: the
+** memory it holds stays bounded by what it holds live. */
+START_TEST(test_set_memory_is_bounded) {
+  static unsigned char big[4096];
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s;
+  payload p, vs;
+  size_t i, peak = 0;
+  psoc_parsed parsed;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &p, sample_payload(PSOC_SO_INPUT_LAYOUT, &p)),
+                   PSOC_OK);
+  sample_payload(PSOC_SO_VS, &vs);
+  for (i = 0; i < 2000; i++) {
+    vs.bc.pShaderBytecode = big;
+    vs.bc.BytecodeLength = 1 + (i * 37) % sizeof big;
+    big[i % sizeof big] = (unsigned char)i;
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_VS, &vs, sizeof vs.bc), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_STREAM_OUTPUT, &p, sample_payload(PSOC_SO_STREAM_OUTPUT, &p)),
+                     PSOC_OK);
+    if (ta.outstanding > peak) peak = ta.outstanding;
+  }
+  /* live data is under 5 KB; 2000 replacements would be megabytes */
+  ck_assert_uint_lt(peak, 64 * 1024);
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  ck_assert_int_eq(psoc_parse(psoc_stream_data(s), psoc_stream_size(s), &parsed, NULL), PSOC_OK);
+  ck_assert_uint_eq(parsed.count, 3);
+  check_same_payload(PSOC_SO_VS, &vs, parsed.views[PSOC_SO_VS].payload);
+  sample_payload(PSOC_SO_INPUT_LAYOUT, &p);
+  check_same_payload(PSOC_SO_INPUT_LAYOUT, &p, parsed.views[PSOC_SO_INPUT_LAYOUT].payload);
+  sample_payload(PSOC_SO_STREAM_OUTPUT, &p);
+  check_same_payload(PSOC_SO_STREAM_OUTPUT, &p, parsed.views[PSOC_SO_STREAM_OUTPUT].payload);
+  check_padding_zero(ta.last, ta.last_size, psoc_stream_data(s), psoc_stream_size(s));
+  psoc_stream_free(s);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+  ck_assert_uint_eq(ta.bad_osize, 0);
+}
+END_TEST
+
 /* One scenario under allocation failures. Each step that fails with
 ** PSOC_ERR_NOMEM must leave things as they were; with 'retry' the step is
 ** tried again (the allocator fails once) and the result must match. */
@@ -1160,6 +1265,8 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_huge_sizes_fail_cleanly);
   tcase_add_test(tc, test_finish_is_repeatable);
+  tcase_add_test(tc, test_set_matches_fresh_build);
+  tcase_add_test(tc, test_set_memory_is_bounded);
   tcase_add_test(tc, test_allocation_failures);
   suite_add_tcase(s, tc);
   return s;
