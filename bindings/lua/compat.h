@@ -266,6 +266,15 @@ static inline int psol_compat_cpcall(lua_State *L, lua_CFunction f, void *ud) {
   return lua_cpcall(L, f, ud);
 #endif
 }
+/* The length of the value at 'idx' as table functions see it (5.2+: with
+** __len; 5.1: the raw length), as a number. */
+static inline lua_Number psol_compat_len(lua_State *L, int idx) {
+#if LUA_VERSION_NUM >= 502
+  return (lua_Number)luaL_len(L, idx);
+#else
+  return (lua_Number)lua_objlen(L, idx);
+#endif
+}
 /* end sandbox */
 
 #endif

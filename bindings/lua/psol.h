@@ -39,6 +39,7 @@ extern "C" {
 
 #define PSOL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)          /* 64 MiB */
 #define PSOL_DEFAULT_INSTRUCTION_LIMIT ((uint64_t)50000000u)  /* 50 M */
+#define PSOL_DEFAULT_TIME_LIMIT_MS 10000u                     /* 10 s */
 
 typedef struct psol_options {
   /* Material roots. Files (pso.shader, pso.blob) and required modules must
@@ -50,7 +51,10 @@ typedef struct psol_options {
   const char *const *roots;
   size_t root_count;
   size_t memory_limit;          /* bytes; 0 = 64 MiB; enforced in the lua_Alloc */
-  uint64_t instruction_limit;   /* VM instructions; 0 = 50,000,000 */
+  /* VM instructions; 0 = 50,000,000. Work done in C is charged too:
+  ** allocating 64 bytes, 1024 pattern-matching steps, scanning 16 bytes or
+  ** moving a table element costs about one instruction. Deterministic. */
+  uint64_t instruction_limit;
   const psoc_allocator *alloc;  /* where result streams live (NULL = default) */
   /* Maps a root-signature name to an ID3D12RootSignature* (may be NULL). */
   void *(*resolve_root_signature)(void *ud, const char *name);
@@ -65,6 +69,10 @@ typedef struct psol_options {
   ** names, ...: for real compiled shaders). */
   const psoc_profile *profile;
   uint32_t check_flags;
+  /* Wall-clock safety net (the count hook reads the clock); 0 = 10,000 ms.
+  ** The instruction budget is what material scripts should hit; this
+  ** catches what it does not charge (e.g. comparing two huge strings). */
+  uint32_t time_limit_ms;
 } psol_options;
 
 typedef struct psol_pipeline {
@@ -100,7 +108,8 @@ void psol_result_free(psol_result *r);
 /* Lower level, for tools that run several scripts or tests in one state.
 ** psol_newstate returns NULL (with 'err' filled) on failure. The options
 ** (roots, callbacks) are copied; the callbacks' ud must outlive the state.
-** The budget counts instructions over the whole life of the state. */
+** Each top-level call (psol_dofile, psol_dostring, psol_pcall not nested
+** in another) gets the full instruction and time budgets. */
 lua_State *psol_newstate(const psol_options *opts, char *err, size_t errlen);
 /* Sandboxed text-only load of 'path' plus a pcall with a traceback.
 ** Returns LUA_OK with 'nresults' values pushed (LUA_MULTRET allowed), or

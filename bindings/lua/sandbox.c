@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <lauxlib.h>
@@ -24,7 +25,8 @@
 #include "pso_module.h"
 #include "psol.h"
 
-#define PSOL_HOOK_STEP 1000          /* instructions between count hooks */
+#define PSOL_HOOK_STEP 100           /* instructions between count hooks */
+#define PSOL_ALLOC_SHIFT 6           /* allocating 64 bytes costs one instruction */
 #define PSOL_GRACE ((size_t)1 << 20) /* room for error handling past the limit */
 #define PSOL_TRACEBACK "\nstack traceback:"
 
@@ -33,16 +35,20 @@ typedef struct psol_path {
   char *real;  /* realpath, for containment checks */
 } psol_path;
 
+/* Which limit a sandboxed call exceeded. */
+enum { LIMIT_NONE, LIMIT_INSTRUCTIONS, LIMIT_MEMORY, LIMIT_TIME };
+
 typedef struct psol_state {
   /* memory */
   size_t limit, used;
   int enforce;         /* the limit applies (a sandboxed call is running) */
-  int mem_exceeded;    /* an allocation was refused */
   lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
   void *base_ud;
-  /* instructions */
+  /* instructions and time */
   uint64_t ins_limit, ins_count;
-  int ins_exceeded;
+  uint32_t time_limit_ms;
+  uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+  int exceeded;        /* LIMIT_*: set once per top-level call */
   int depth;           /* psol_pcall nesting */
   /* files */
   psol_path *roots;
@@ -75,11 +81,21 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return NULL;
   }
   if (nsize > old && S->enforce) {
-    size_t cap = S->limit + (S->mem_exceeded ? PSOL_GRACE : 0);
+    size_t cap = S->limit + (S->exceeded ? PSOL_GRACE : 0);
     size_t grow = nsize - old;
     if (S->used > cap || grow > cap - S->used) {
-      S->mem_exceeded = 1;
+      if (!S->exceeded) S->exceeded = LIMIT_MEMORY;
       return NULL;
+    }
+    /* Work done in C scales with the bytes it makes (s .. t, s:upper(),
+    ** string.format, ...): charge them, so that a loop over a big string
+    ** cannot run long on a few instructions. */
+    if (!S->exceeded) {
+      S->ins_count += grow >> PSOL_ALLOC_SHIFT;
+      if (S->ins_count >= S->ins_limit) {
+        S->exceeded = LIMIT_INSTRUCTIONS; /* this allocation fails; the hook reports it */
+        return NULL;
+      }
     }
   }
   p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : realloc(ptr, nsize);
@@ -92,21 +108,42 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 
 static void psol_hook(lua_State *L, lua_Debug *ar);
 
-/* Raise the error of an exceeded limit at the running Lua line. From now
-** on every instruction fails, so pcall cannot swallow it. */
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* "instruction budget exceeded (N instructions)" and the like. */
+static const char *limit_text(const psol_state *S, char *buf, size_t n) {
+  switch (S->exceeded) {
+  case LIMIT_MEMORY:
+    snprintf(buf, n, "memory limit exceeded (%llu bytes)", (unsigned long long)S->limit);
+    break;
+  case LIMIT_TIME:
+    snprintf(buf, n, "time limit exceeded (%lu ms)", (unsigned long)S->time_limit_ms);
+    break;
+  default:
+    snprintf(buf, n, "instruction budget exceeded (%llu instructions)",
+             (unsigned long long)S->ins_limit);
+    break;
+  }
+  return buf;
+}
+
+/* Raise the error of an exceeded limit at the running line of the script.
+** From now on every instruction fails, so pcall cannot swallow it. */
 static int limit_error(lua_State *L, psol_state *S) {
   lua_Debug where;
   char msg[96];
   int level;
   lua_sethook(L, psol_hook, LUA_MASKCOUNT, 1);
-  if (S->ins_exceeded)
-    snprintf(msg, sizeof msg, "instruction budget exceeded (%llu instructions)",
-             (unsigned long long)S->ins_limit);
-  else
-    snprintf(msg, sizeof msg, "memory limit exceeded (%llu bytes)", (unsigned long long)S->limit);
-  for (level = 0; level < 2; level++) /* the hooked function, or a C function's caller */
-    if (lua_getstack(L, level, &where) && lua_getinfo(L, "Sl", &where) &&
-        where.currentline > 0) {
+  limit_text(S, msg, sizeof msg);
+  /* the hooked function or a C function's caller; not the sandbox's own
+  ** sort comparator */
+  for (level = 0; level < 3 && lua_getstack(L, level, &where); level++)
+    if (lua_getinfo(L, "Sl", &where) && where.currentline > 0 &&
+        strcmp(where.source, "=(sort)") != 0) {
       lua_pushfstring(L, "%s:%d: %s", where.short_src, where.currentline, msg);
       return lua_error(L);
     }
@@ -117,33 +154,38 @@ static int limit_error(lua_State *L, psol_state *S) {
 static void psol_hook(lua_State *L, lua_Debug *ar) {
   psol_state *S = state_of(L);
   (void)ar;
-  if (!S->ins_exceeded && !S->mem_exceeded) {
+  if (!S->exceeded) {
     S->ins_count += PSOL_HOOK_STEP;
-    if (S->ins_count < S->ins_limit) return;
-    S->ins_exceeded = 1;
+    if (S->ins_count >= S->ins_limit) S->exceeded = LIMIT_INSTRUCTIONS;
+    else if (S->deadline_ns && now_ns() > S->deadline_ns) S->exceeded = LIMIT_TIME;
+    else return;
   }
   limit_error(L, S);
 }
 
-/* The pattern matcher (sandbox_match.c) charges its steps here. */
-void psol_sandbox_tick(lua_State *L, unsigned steps);
+/* Charge 'cost' instructions for work done in C (the pattern matcher in
+** sandbox_match.c, table and utf8 functions); raises when the budget is
+** spent. */
+void psol_charge(lua_State *L, uint64_t cost);
 void psol_match_install(lua_State *L, int idx);
 
-void psol_sandbox_tick(lua_State *L, unsigned steps) {
+void psol_charge(lua_State *L, uint64_t cost) {
   psol_state *S = state_of(L);
   if (S->depth == 0) return; /* not in a sandboxed call */
-  if (!S->ins_exceeded && !S->mem_exceeded) {
-    S->ins_count += steps;
+  if (!S->exceeded) {
+    S->ins_count += cost < S->ins_limit ? cost : S->ins_limit;
     if (S->ins_count < S->ins_limit) return;
-    S->ins_exceeded = 1;
+    S->exceeded = LIMIT_INSTRUCTIONS;
   }
   limit_error(L, S);
 }
 
+/* A new top-level call: full budgets. */
 static void budget_reset(lua_State *L, psol_state *S) {
+  uint64_t now = now_ns();
   S->ins_count = 0;
-  S->ins_exceeded = 0;
-  S->mem_exceeded = 0;
+  S->exceeded = LIMIT_NONE;
+  S->deadline_ns = now ? now + (uint64_t)S->time_limit_ms * 1000000u : 0;
   lua_sethook(L, psol_hook, LUA_MASKCOUNT,
               S->ins_limit < PSOL_HOOK_STEP ? (int)S->ins_limit : PSOL_HOOK_STEP);
 }
@@ -483,7 +525,7 @@ static int sb_string_rep(lua_State *L) {
     }
     if (total > (lua_Number)S->limit) {
       char msg[128];
-      S->mem_exceeded = 1;
+      if (!S->exceeded) S->exceeded = LIMIT_MEMORY;
       snprintf(msg, sizeof msg, "memory limit exceeded (%llu bytes): string.rep would make a "
                "%.0f-byte string", (unsigned long long)S->limit, (double)total);
       return luaL_error(L, "%s", msg);
@@ -514,6 +556,28 @@ static int has_position(const char *msg) {
   return 0;
 }
 
+/* Rethrow the error of a function a wrapper called: at the wrapper's
+** caller's line (the wrapped function named its caller, the wrapper), and
+** with 'name' for the "?" of argument errors. */
+static int rethrow(lua_State *L, const char *name) {
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    const char *msg = lua_tostring(L, -1), *q = name ? strstr(msg, "'?'") : NULL;
+    if (q) {
+      lua_pushlstring(L, msg, (size_t)(q - msg));
+      lua_pushfstring(L, "'%s'%s", name, q + 3);
+      lua_concat(L, 2);
+      lua_remove(L, -2);
+      msg = lua_tostring(L, -1);
+    }
+    if (!has_position(msg)) {
+      luaL_where(L, 1);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+    }
+  }
+  return lua_error(L);
+}
+
 /* Wraps a pso declaration function (upvalue 1): calls it, records where
 ** the pipeline it returns was declared, and keeps its errors at the
 ** script's line (the module names its caller's line, now this wrapper's). */
@@ -522,14 +586,7 @@ static int sb_declare(lua_State *L) {
   lua_Debug ar;
   lua_pushvalue(L, lua_upvalueindex(1));
   lua_insert(L, 1);
-  if (lua_pcall(L, n, 1, 0) != LUA_OK) {
-    if (lua_type(L, -1) == LUA_TSTRING && !has_position(lua_tostring(L, -1))) {
-      luaL_where(L, 1);
-      lua_insert(L, -2);
-      lua_concat(L, 2);
-    }
-    return lua_error(L);
-  }
+  if (lua_pcall(L, n, 1, 0) != LUA_OK) return rethrow(L, NULL);
   if (lua_type(L, -1) == LUA_TUSERDATA && lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) &&
       ar.currentline > 0) {
     lua_pushlightuserdata(L, (void *)&where_key);
@@ -592,6 +649,77 @@ int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen) {
   }
   lua_pop(L, 1);
   return line;
+}
+
+/* ---- table and utf8 functions with a cost ----------------------------------- */
+
+/* What a call will cost, from its arguments: the elements it moves or the
+** bytes it scans, all in C where no count hook fires. */
+enum { COST_INSERT, COST_REMOVE, COST_MOVE, COST_SORT, COST_SCAN };
+
+static uint64_t clamp_cost(lua_Number n) {
+  if (!(n > 0)) return 0;
+  return n >= 1e18 ? (uint64_t)1e18 : (uint64_t)n;
+}
+
+static uint64_t cost_of(lua_State *L, int kind) {
+  lua_Number n, pos;
+  switch (kind) {
+  case COST_INSERT: /* (t, [pos,] v): shifts the elements from pos up */
+    if (lua_type(L, 1) != LUA_TTABLE || lua_gettop(L) != 3) return 1;
+    n = psol_compat_len(L, 1);
+    pos = lua_tonumber(L, 2);
+    return 1 + clamp_cost(n - pos + 1);
+  case COST_REMOVE: /* (t, [pos]): shifts the elements above pos down */
+    if (lua_type(L, 1) != LUA_TTABLE) return 1;
+    n = psol_compat_len(L, 1);
+    pos = lua_isnoneornil(L, 2) ? n : lua_tonumber(L, 2);
+    return 1 + clamp_cost(n - pos + 1);
+  case COST_MOVE: /* (a1, f, e, t [, a2]) */
+    return 1 + clamp_cost(lua_tonumber(L, 3) - lua_tonumber(L, 2) + 1);
+  case COST_SORT:
+    return lua_type(L, 1) == LUA_TTABLE ? 1 + clamp_cost(psol_compat_len(L, 1)) : 1;
+  default: /* COST_SCAN: (s, ...) */
+    return lua_type(L, 1) == LUA_TSTRING ? 1 + (uint64_t)(lua_rawlen(L, 1) >> 4) : 1;
+  }
+}
+
+/* upvalues: the original function, its name, the cost kind, and for sort
+** a Lua comparator, so that sorting without one runs (and counts) Lua
+** instructions: the C quicksort has quadratic inputs. */
+static int sb_charged(lua_State *L) {
+  int kind = (int)lua_tonumber(L, lua_upvalueindex(3)), n;
+  psol_charge(L, cost_of(L, kind));
+  if (kind == COST_SORT && lua_isnoneornil(L, 2)) {
+    lua_settop(L, 1);
+    lua_pushvalue(L, lua_upvalueindex(4));
+  }
+  n = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  if (lua_pcall(L, n, LUA_MULTRET, 0) != LUA_OK)
+    return rethrow(L, lua_tostring(L, lua_upvalueindex(2)));
+  return lua_gettop(L);
+}
+
+static const char less_than_lua[] = "return function(a, b) return a < b end";
+
+/* Wrap lib[name] (the library table at the top) with a cost. */
+static void charge_function(lua_State *L, const char *lib, const char *name, int kind) {
+  lua_getfield(L, -1, name);
+  if (lua_type(L, -1) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pushfstring(L, "%s.%s", lib, name);
+  lua_pushnumber(L, kind);
+  if (kind == COST_SORT) {
+    if (luaL_loadbuffer(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)") != LUA_OK)
+      lua_error(L);
+    lua_call(L, 0, 1);
+  }
+  lua_pushcclosure(L, sb_charged, kind == COST_SORT ? 4 : 3);
+  lua_setfield(L, -2, name);
 }
 
 /* ---- require ------------------------------------------------------------- */
@@ -738,6 +866,19 @@ static int setup(lua_State *L) {
   lua_setfield(L, -2, "rep");
   psol_match_install(L, -1); /* find, match, gmatch, gsub with a step budget */
   lua_pop(L, 1);
+  lua_getglobal(L, LUA_TABLIBNAME);
+  charge_function(L, "table", "insert", COST_INSERT);
+  charge_function(L, "table", "remove", COST_REMOVE);
+  charge_function(L, "table", "move", COST_MOVE);
+  charge_function(L, "table", "sort", COST_SORT);
+  lua_pop(L, 1);
+#if LUA_VERSION_NUM >= 503
+  lua_getglobal(L, LUA_UTF8LIBNAME);
+  charge_function(L, "utf8", "len", COST_SCAN);
+  charge_function(L, "utf8", "offset", COST_SCAN);
+  charge_function(L, "utf8", "codepoint", COST_SCAN);
+  lua_pop(L, 1);
+#endif
   return 0;
 }
 
@@ -766,6 +907,8 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
   S->limit = opts && opts->memory_limit ? opts->memory_limit : PSOL_DEFAULT_MEMORY_LIMIT;
   S->ins_limit = opts && opts->instruction_limit ? opts->instruction_limit
                                                  : PSOL_DEFAULT_INSTRUCTION_LIMIT;
+  S->time_limit_ms = opts && opts->time_limit_ms ? opts->time_limit_ms
+                                                 : PSOL_DEFAULT_TIME_LIMIT_MS;
   if (opts) {
     S->resolve = opts->resolve_root_signature;
     S->log = opts->log;
@@ -866,18 +1009,11 @@ static int contains(lua_State *L, int idx, const char *what) {
 ** handler; a limit hit inside the handler gives "error in error handling")
 ** with a message that names the limit. */
 static void fix_error(lua_State *L, psol_state *S, int status) {
-  char buf[PATH_MAX + 96];
-  const char *where = S->chunk ? S->chunk : "", *sep = S->chunk ? ": " : "";
-  if (S->mem_exceeded && !contains(L, -1, "memory limit exceeded")) {
+  char text[96];
+  if (S->exceeded && !contains(L, -1, limit_text(S, text, sizeof text))) {
     lua_pop(L, 1);
-    snprintf(buf, sizeof buf, "%s%smemory limit exceeded (%llu bytes)", where, sep,
-             (unsigned long long)S->limit);
-    lua_pushstring(L, buf);
-  } else if (S->ins_exceeded && !contains(L, -1, "instruction budget exceeded")) {
-    lua_pop(L, 1);
-    snprintf(buf, sizeof buf, "%s%sinstruction budget exceeded (%llu instructions)", where,
-             sep, (unsigned long long)S->ins_limit);
-    lua_pushstring(L, buf);
+    if (S->chunk) lua_pushfstring(L, "%s: %s", S->chunk, text);
+    else lua_pushstring(L, text);
   } else if (status == LUA_ERRMEM && !contains(L, -1, "memory")) {
     lua_pop(L, 1);
     lua_pushliteral(L, "not enough memory");
@@ -898,7 +1034,7 @@ int psol_pcall(lua_State *L, int nargs, int nresults) {
   lua_remove(L, base);
   if (status != LUA_OK) fix_error(L, S, status);
   if (outer) {
-    S->ins_exceeded = S->mem_exceeded = 0;
+    S->exceeded = LIMIT_NONE;
     lua_sethook(L, NULL, 0, 0);
   }
   return status;

@@ -4,12 +4,14 @@
 ** hook fires: ("a"):rep(3000):find(".-.-.-b") runs for hours. This is the
 ** matcher of Lua 5.4's lstrlib.c (Copyright (C) 1994-2022 Lua.org,
 ** PUC-Rio, MIT license), with one change: every PSOL_MATCH_TICK steps it
-** calls psol_sandbox_tick (sandbox.c), which charges the steps to the
-** instruction budget and raises an error when it is spent. Patterns
-** follow Lua 5.4's rules in every Lua version.
+** calls psol_charge (sandbox.c), which charges the steps to the
+** instruction budget and raises an error when it is spent; plain searches
+** are charged by the bytes they scan. Patterns follow Lua 5.4's rules in
+** every Lua version.
 */
 #include <ctype.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -28,8 +30,8 @@
 #define CAP_UNFINISHED (-1)
 #define CAP_POSITION (-2)
 
-/* sandbox.c: charge 'steps' matcher steps to the instruction budget. */
-void psol_sandbox_tick(lua_State *L, unsigned steps);
+/* sandbox.c: charge 'cost' to the instruction budget (may raise). */
+void psol_charge(lua_State *L, uint64_t cost);
 /* Replace find, match, gmatch and gsub in the string library at 'idx'. */
 void psol_match_install(lua_State *L, int idx);
 
@@ -50,7 +52,7 @@ typedef struct MatchState {
 static void step(MatchState *ms) {
   if (++ms->steps == PSOL_MATCH_TICK) {
     ms->steps = 0;
-    psol_sandbox_tick(ms->L, PSOL_MATCH_TICK);
+    psol_charge(ms->L, PSOL_MATCH_TICK);
   }
 }
 
@@ -424,7 +426,9 @@ static int str_find_aux(lua_State *L, int find) {
   /* explicit request or no special characters? */
   if (find && (lua_toboolean(L, 4) || nospecials(p, lp))) {
     /* do a plain search (memchr and memcmp: no backtracking) */
-    const char *s2 = lmemfind(s + init, ls - init, p, lp);
+    const char *s2;
+    psol_charge(L, 1 + ((ls - init) >> 4));
+    s2 = lmemfind(s + init, ls - init, p, lp);
     if (s2) {
       lua_pushinteger(L, (lua_Integer)(s2 - s) + 1);
       lua_pushinteger(L, (lua_Integer)((s2 - s) + (ptrdiff_t)lp));

@@ -390,6 +390,12 @@ START_TEST(test_library_surface) {
     "assert(select(2, ('hello world'):find('o w')) == 7 and ('x'):find('.', 1, true) == nil)\n"
     "local n = 0 for w in ('one two three'):gmatch('%a+') do n = n + 1 end assert(n == 3)\n"
     "assert(('$a $b'):gsub('%$(%w+)', { a = 1 }) == '1 $b')\n"
+    "local t = { 3, 1, 2 } table.sort(t) assert(table.concat(t) == '123')\n"
+    "table.sort(t, function(a, b) return a > b end) assert(table.concat(t) == '321')\n"
+    "table.insert(t, 1, 9) table.insert(t, 0) assert(table.remove(t, 1) == 9)\n"
+    "assert(table.remove(t) == 0 and table.concat(t) == '321')\n"
+    "local ok, e = pcall(table.insert, nil, 1)\n"
+    "assert(not ok and e:find(\"bad argument #1 to 'table.insert'\", 1, true), e)\n"
     "local f = assert(load('return x + 1', '=chunk', 't', { x = 41 }))\n"
     "assert(f() == 42)\n"
     "local parts, i = { 'return ', '7' }, 0\n"
@@ -468,6 +474,22 @@ static const escape escapes[] = {
   { "backtracking behind pcall",
     "while true do pcall(string.find, string.rep('a', 3000), '.-.-.-b') end",
     "instruction budget exceeded", NULL },
+  { "table.insert with a lying __len", /* 5.1 and LuaJIT ignore __len here */
+    "local t = setmetatable({}, { __len = function() return 2^50 end }) table.insert(t, 1, 0)\n"
+    "error('raw length: ' .. #t, 0)",
+    "instruction budget exceeded", "raw length: " },
+  { "table.move of 2^50 elements",
+    "if not table.move then error('no table.move', 0) end table.move({}, 1, 2^50, 2)",
+    "instruction budget exceeded", "no table.move" },
+  { "front inserts into a big table",
+    "local t = {} for i = 1, 2e5 do t[i] = i end for i = 1, 1e6 do table.insert(t, 1, i) end",
+    "instruction budget exceeded", NULL },
+  { "copies of a big string", /* distinct results: LuaJIT interns equal ones */
+    "local s = string.rep('x', 1e6) for i = 1, 1e7 do local u = s .. i end",
+    "instruction budget exceeded", NULL },
+  { "scans of a big string",
+    "local s = string.rep('x', 4e6) for i = 1, 1e7 do local u = s:find('y', 1, true) end",
+    "instruction budget exceeded", NULL },
   { "string.rep bomb", "local s = string.rep('x', 2^40)", "memory limit exceeded", NULL },
   { "string doubling", "local s = 'x' while true do s = s .. s end", "memory limit exceeded",
     NULL },
@@ -508,6 +530,22 @@ START_TEST(test_escape) {
                 "%s: unexpected message: %s", e->what, r.error);
   psol_result_free(&r);
   ck_assert_msg(access("/tmp/psol_pwned", F_OK) != 0, "%s: os.execute ran", e->what);
+  assert_fresh_evaluation_works();
+}
+END_TEST
+
+/* What the instruction budget does not charge, the clock stops. */
+START_TEST(test_time_limit) {
+  static const char src[] =
+    "local a, b = string.rep('x', 8e6), string.rep('x', 8e6)\n"
+    "while true do local same = (a == b) end\n";
+  psol_options o = options();
+  psol_result r;
+  o.time_limit_ms = 200;
+  o.instruction_limit = (uint64_t)1 << 40;
+  ck_assert_int_eq(psol_evaluate_string(&o, "=clock", src, strlen(src), &r), PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(r.error, "clock:2: time limit exceeded (200 ms)") != NULL, "%s", r.error);
+  psol_result_free(&r);
   assert_fresh_evaluation_works();
 }
 END_TEST
@@ -636,6 +674,7 @@ Suite *suite_sandbox(void) {
   tcase_add_checked_fixture(tc, make_tree, remove_tree);
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_escape, 0, ESCAPE_COUNT);
+  tcase_add_test(tc, test_time_limit);
   tcase_add_test(tc, test_binary_script_file);
   tcase_add_test(tc, test_default_instruction_limit);
   tcase_add_test(tc, test_default_memory_limit);
