@@ -140,7 +140,8 @@ static const char diff_help[] =
   "Compare pipelines field by field. A and B are material scripts, or\n"
   "SCRIPT:NAME for the pipeline called NAME in SCRIPT (both may name the same\n"
   "script). When each side holds one pipeline they are compared; otherwise\n"
-  "pipelines are paired by name and unpaired ones are reported.\n"
+  "pipelines are paired by name and unpaired ones are reported. A and B run in\n"
+  "one sandboxed state (B sees the modules A required).\n"
   "\n"
   "options:\n"
   "%s"
@@ -516,7 +517,7 @@ static int check_script(lua_State *L, const script_options *o, const char *path,
                         check_totals *t, summary_row ***tail) {
   int rc, top = lua_gettop(L), n, i;
   t->scripts++;
-  rc = run_script(L, "check", path);
+  rc = run_script(L, o->command, path);
   if (o->json) {
     printf("%s{", t->json_scripts++ ? "," : "");
     json_key_string("file", path, 0);
@@ -601,8 +602,9 @@ static int run_check(const script_options *o) {
   check_totals t;
   summary_row *rows = NULL, **tail = &rows;
   int i, rc = CLI_EXIT_OK;
-  lua_State *L = open_state(o);
+  lua_State *L = open_state(o); /* fails early on a bad --root */
   if (!L) return CLI_EXIT_USAGE;
+  psol_close(L);
   memset(&t, 0, sizeof t);
   if (o->json) {
     fputs("{\"command\":\"check\",\"profile\":", stdout);
@@ -610,8 +612,15 @@ static int run_check(const script_options *o) {
     else fputs("null", stdout);
     fputs(",\"scripts\":[", stdout);
   }
-  for (i = 0; i < o->arg_count; i++)
+  for (i = 0; i < o->arg_count; i++) {
+    /* each script in a fresh state: no globals or modules from the last */
+    if ((L = open_state(o)) == NULL) {
+      rc = CLI_EXIT_USAGE;
+      break;
+    }
     rc = worse(rc, check_script(L, o, o->args[i], &t, o->summary ? &tail : NULL));
+    psol_close(L);
+  }
   if (o->json) {
     printf("],\"summary\":{\"scripts\":%zu,\"failed_scripts\":%zu,\"pipelines\":%zu,"
            "\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu}}\n", t.scripts, t.failed_scripts,
@@ -623,7 +632,6 @@ static int run_check(const script_options *o) {
              o->summary ? "\n" : "", t.scripts, t.pipelines, t.errors, t.warnings, t.notes);
   }
   free_rows(rows);
-  psol_close(L);
   return rc;
 }
 
@@ -633,24 +641,28 @@ static int run_check(const script_options *o) {
 ** script (or only those called o->pipeline). */
 static int run_print(const script_options *o, const char *method) {
   int i, j, n, rc = CLI_EXIT_OK, printed = 0, matched = 0;
-  lua_State *L = open_state(o);
+  lua_State *L = open_state(o); /* fails early on a bad --root */
   if (!L) return CLI_EXIT_USAGE;
+  psol_close(L);
   if (o->json) fputs("[", stdout);
   for (i = 0; i < o->arg_count; i++) {
     const char *path = o->args[i];
-    int r = run_script(L, o->command, path);
+    int r;
+    if ((L = open_state(o)) == NULL) { /* a fresh state per script */
+      rc = CLI_EXIT_USAGE;
+      break;
+    }
+    r = run_script(L, o->command, path);
     if (r == CLI_EXIT_USAGE) {
       rc = worse(rc, r);
+      psol_close(L);
       continue;
     }
     if (r != 0) {
+      char msg[2048];
       fflush(stdout);
-      {
-        char msg[2048];
-        psol_error_message(L, -1, msg, sizeof msg);
-        fprintf(stderr, "%s%s\n", strncmp(msg, path, strlen(path)) == 0 ? "" : "", msg);
-      }
-      lua_pop(L, 1);
+      fprintf(stderr, "%s\n", psol_error_message(L, -1, msg, sizeof msg));
+      psol_close(L);
       rc = worse(rc, CLI_EXIT_ERRORS);
       continue;
     }
@@ -690,14 +702,13 @@ static int run_print(const script_options *o, const char *method) {
       printed++;
       lua_pop(L, 2);
     }
-    lua_pop(L, 1);
+    psol_close(L);
   }
   if (o->json) fputs("]\n", stdout);
   if (o->pipeline && matched == 0 && rc == CLI_EXIT_OK) {
     fprintf(stderr, "psoc %s: no pipeline called '%s'\n", o->command, o->pipeline);
     rc = CLI_EXIT_USAGE;
   }
-  psol_close(L);
   return rc;
 }
 

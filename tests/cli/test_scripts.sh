@@ -314,6 +314,25 @@ return M
     has "$OUT" "^$TMP/elsewhere/shared/compute.lua:3: error: pipeline 'shared': NODE_MASK" \
         "the declaring module's file and line"
 
+    # each script runs in a fresh state: its own modules, no globals left over
+    mkdir -p "$TMP/a/lib" "$TMP/b/lib"
+    printf '%s' 'return { name = "from_a" }' >"$TMP/a/lib/names.lua"
+    printf '%s' 'return { name = "from_b" }' >"$TMP/b/lib/names.lua"
+    printf '%s' 'LEFT_OVER = true
+local pso = require "pso"
+local p = pso.compute { name = (require "lib.names").name, cs = pso.shader { bytes = "cs" } }
+return p
+' | tee "$TMP/a/m.lua" >"$TMP/b/m.lua"
+    printf '%s' 'assert(LEFT_OVER == nil, "a global from the last script")
+local pso = require "pso"
+local p = pso.compute { name = (require "lib.names").name, cs = pso.shader { bytes = "cs" } }
+return p
+' >"$TMP/b/n.lua"
+    expect 0 check "$TMP/a/m.lua" "$TMP/b/m.lua" "$TMP/b/n.lua"
+    has "$OUT" "^$TMP/a/m.lua: pipeline 'from_a': ok"
+    has "$OUT" "^$TMP/b/m.lua: pipeline 'from_b': ok"
+    has "$OUT" "^$TMP/b/n.lua: pipeline 'from_b': ok"
+
     # print goes to stderr, stdout keeps the results
     write printing.lua 'local pso = require "pso"
 print("hello from", "printing.lua")
