@@ -20,7 +20,7 @@ the language. This script loads the module and checks that:
 Prints one line per failure and "annotations: N passed, M failed".
 ]]
 
-local path = arg and arg[1] or "scripts/types/pso.lua"
+local annotations = arg and arg[1] or "scripts/types/pso.lua"
 local pso = require "pso"
 
 -- ---------------------------------------------------------------------
@@ -32,7 +32,7 @@ local classes = {}   -- name -> { fields = { {name=, type=, optional=} ... }, by
 local functions = {} -- name -> true (function pso.NAME)
 
 do
-  local f = assert(io.open(path, "r"))
+  local f = assert(io.open(annotations, "r"))
   local current_alias, current_class
   for line in f:lines() do
     local name, rest = line:match("^%-%-%-@alias%s+(%S+)%s*(.*)$")
@@ -198,7 +198,7 @@ end
 
 -- The key a field stands for: its own, or the key a D3D12 member name is
 -- "same as".
-local function canonical(c, f)
+local function canonical(f)
   return f.desc:match("^same as `([%w_]+)`") or f.name
 end
 
@@ -258,7 +258,7 @@ function walk_class(kind, key, cname, wrap, path, depth)
     if not f.name:match("^%[") then
       local fpath = path .. "." .. f.name
       local function put(v)
-        local rec = base_record(cname, canonical(c, f))
+        local rec = base_record(cname, canonical(f))
         rec[f.name] = v
         return wrap(rec)
       end

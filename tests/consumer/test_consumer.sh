@@ -16,6 +16,8 @@
 #      installed module with require "pso" (LUA_CPATH = the installed module
 #      folder; LuaJIT loads the Lua 5.1 build) and evaluating material.lua:
 #      every one must print the engine's canonical hash
+#   5. the LuaRocks rockspec: `luarocks lint`, then `luarocks make` into a
+#      temporary tree for Lua 5.4 and require "pso" from it
 #
 # --no-build installs what is already built (scripts/test.sh builds first).
 set -euo pipefail
@@ -180,6 +182,30 @@ for lua in lua5.4 lua5.3 lua5.1 luajit; do
         fail "$lua: LUA_CPATH=$cpath: $out"
     fi
 done
+
+# 5. LuaRocks ---------------------------------------------------------------
+
+rockspec=rockspec/psoc-$version-1.rockspec
+if ! command -v luarocks >/dev/null 2>&1; then
+    fail "luarocks is not installed (scripts/lib.sh PSOC_DEPS)"
+elif [[ ! -f $rockspec ]]; then
+    fail "no $rockspec for version $version"
+else
+    if luarocks lint "$rockspec" >"$tmp/rock_lint.log" 2>&1; then
+        pass "luarocks lint $rockspec"
+    else
+        cat "$tmp/rock_lint.log"
+        fail "luarocks lint $rockspec"
+    fi
+    if luarocks --lua-version=5.4 --tree="$tmp/rocks" make "$rockspec" >"$tmp/rock.log" 2>&1 &&
+        out=$(LUA_CPATH="$tmp/rocks/lib/lua/5.4/?.so" MATERIAL="$HERE/material.lua" VERSION="$version" \
+            lua5.4 -e "$lua_script" 2>&1) && [[ ${out#consumer_lit } == "$engine_hash" ]]; then
+        pass "luarocks make (Lua 5.4, tree $tmp/rocks): require \"pso\", same hash"
+    else
+        tail -20 "$tmp/rock.log"
+        fail "luarocks make: ${out:-}"
+    fi
+fi
 
 printf '\nconsumer: %d passed, %d failed\n' $((checks - failures)) "$failures"
 ((failures == 0))
