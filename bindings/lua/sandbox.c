@@ -398,6 +398,52 @@ static int load_text(lua_State *L, const char *src, size_t len, const char *chun
 
 /* ---- the sandboxed base functions ---------------------------------------- */
 
+/* Does 'msg' start with a position ("file:12: ") on its first line? */
+static int has_position(const char *msg) {
+  const char *p;
+  for (p = msg; *p && *p != '\n'; p++) {
+    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+      const char *q = p + 1;
+      while (*q >= '0' && *q <= '9') q++;
+      if (q[0] == ':' && q[1] == ' ') return 1;
+    }
+  }
+  return 0;
+}
+
+/* Rethrow the error of a function a wrapper called: at the wrapper's
+** caller's line (the wrapped function named its caller, the wrapper), and
+** with 'name' for the "?" of argument errors. */
+static int rethrow(lua_State *L, const char *name) {
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    const char *msg = lua_tostring(L, -1), *q = name ? strstr(msg, "'?'") : NULL;
+    if (q) {
+      lua_pushlstring(L, msg, (size_t)(q - msg));
+      lua_pushfstring(L, "'%s'%s", name, q + 3);
+      lua_concat(L, 2);
+      lua_remove(L, -2);
+      msg = lua_tostring(L, -1);
+    }
+    if (!has_position(msg)) {
+      luaL_where(L, 1);
+      lua_insert(L, -2);
+      lua_concat(L, 2);
+    }
+  }
+  return lua_error(L);
+}
+
+/* Call the wrapped function (upvalue 1) with the arguments on the stack;
+** its errors are rethrown as if 'name' had raised them at the caller. */
+static int call_wrapped(lua_State *L, const char *name, int nresults) {
+  int n = lua_gettop(L);
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  if (lua_pcall(L, n, nresults, 0) != LUA_OK) return rethrow(L, name);
+  return lua_gettop(L);
+}
+
+
 /* load(chunk [, chunkname [, mode [, env]]]): text chunks only. */
 static int sb_load(lua_State *L) {
   size_t len;
@@ -486,10 +532,7 @@ static int sb_setmetatable(lua_State *L) {
       return luaL_error(L, "setmetatable: __gc metamethods are not allowed in material scripts");
     lua_pop(L, 1);
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return call_wrapped(L, "setmetatable", LUA_MULTRET);
 }
 
 /* getmetatable that hides the metatables of userdata (the module's), whose
@@ -502,10 +545,7 @@ static int sb_getmetatable(lua_State *L) {
     lua_rawget(L, -2);
     return 1; /* the protected value, or nil */
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
-  return lua_gettop(L);
+  return call_wrapped(L, "getmetatable", LUA_MULTRET);
 }
 
 /* string.rep with the result size checked first: some versions loop
@@ -517,6 +557,7 @@ static int sb_string_rep(lua_State *L) {
   luaL_checklstring(L, 1, &l);
   n = luaL_checknumber(L, 2);
   if (!lua_isnoneornil(L, 3)) luaL_checklstring(L, 3, &lsep);
+  if (n != n) return luaL_argerror(L, 2, "number has no integer representation");
   if (n >= 1) {
     lua_Number total = n * (lua_Number)l + (n - 1) * (lua_Number)lsep;
     if (total <= 0) {
@@ -531,10 +572,7 @@ static int sb_string_rep(lua_State *L) {
       return luaL_error(L, "%s", msg);
     }
   }
-  lua_pushvalue(L, lua_upvalueindex(1));
-  lua_insert(L, 1);
-  lua_call(L, lua_gettop(L) - 1, 1);
-  return 1;
+  return call_wrapped(L, "string.rep", 1);
 }
 
 /* ---- declaration sites ----------------------------------------------------- */
@@ -542,41 +580,6 @@ static int sb_string_rep(lua_State *L) {
 /* Registry key of a weak-keyed table: pipeline -> { source, line } of the
 ** pso.graphics/mesh/compute/derive call that made it. */
 static const char where_key = 'w';
-
-/* Does 'msg' start with a position ("file:12: ") on its first line? */
-static int has_position(const char *msg) {
-  const char *p;
-  for (p = msg; *p && *p != '\n'; p++) {
-    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
-      const char *q = p + 1;
-      while (*q >= '0' && *q <= '9') q++;
-      if (q[0] == ':' && q[1] == ' ') return 1;
-    }
-  }
-  return 0;
-}
-
-/* Rethrow the error of a function a wrapper called: at the wrapper's
-** caller's line (the wrapped function named its caller, the wrapper), and
-** with 'name' for the "?" of argument errors. */
-static int rethrow(lua_State *L, const char *name) {
-  if (lua_type(L, -1) == LUA_TSTRING) {
-    const char *msg = lua_tostring(L, -1), *q = name ? strstr(msg, "'?'") : NULL;
-    if (q) {
-      lua_pushlstring(L, msg, (size_t)(q - msg));
-      lua_pushfstring(L, "'%s'%s", name, q + 3);
-      lua_concat(L, 2);
-      lua_remove(L, -2);
-      msg = lua_tostring(L, -1);
-    }
-    if (!has_position(msg)) {
-      luaL_where(L, 1);
-      lua_insert(L, -2);
-      lua_concat(L, 2);
-    }
-  }
-  return lua_error(L);
-}
 
 /* Wraps a pso declaration function (upvalue 1): calls it, records where
 ** the pipeline it returns was declared, and keeps its errors at the
