@@ -11,13 +11,26 @@
 **   psol_result_free(&r);
 **
 ** Material scripts are content, not trusted code. They run in a fresh
-** state with only the base (no dofile/loadfile; load for text chunks only;
-** collectgarbage "count" only), string (no dump), table, math and utf8
-** libraries; `require "pso"` gives the pso module and any other require
-** loads NAME.lua from the material roots. Files must resolve inside a
-** material root after following symlinks. Time and memory are bounded by
-** an instruction budget and an allocator limit. The library never prints
-** and never aborts; errors come back as messages.
+** state with only the base (no dofile/loadfile/getfenv/setfenv/newproxy;
+** load for text chunks only; collectgarbage "count" only; no __gc in
+** setmetatable; getmetatable hides userdata metatables), string (no dump),
+** table, math and utf8 (5.3+) libraries; no coroutines, os, io, debug,
+** package, jit or ffi. `require "pso"` gives the pso module; any other
+** require loads NAME.lua (dots -> '/') from the material roots, text
+** only, once per state. Files must resolve inside a material root after
+** following symlinks. print() goes to psol_options.log.
+**
+** Limits: an instruction budget (count hook; work done in C is charged
+** too, see instruction_limit), a memory limit (the lua_Alloc) and a
+** wall-clock safety net. Once a limit is hit every further instruction
+** fails, so pcall cannot swallow it. string.find/match/gmatch/gsub use
+** Lua 5.4's matcher with a step budget (5.4 pattern rules in every Lua).
+** Under LuaJIT the JIT is off for sandboxed states (hooks do not fire in
+** compiled code), and a pso call in tail position (return pso.graphics
+** {...}) has no line in errors: LuaJIT drops the caller's frame.
+**
+** The library never prints and never aborts; errors come back as
+** messages.
 */
 #ifndef PSOL_H
 #define PSOL_H
