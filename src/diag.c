@@ -79,6 +79,118 @@ void psoc_diags_free(psoc_diags *diags) {
   psoc_diags_clear(diags);
 }
 
+/* ---- messages: a printf subset, vsnprintf for the rest ----------------- */
+
+/* The conversions diagnostics use, formatted without stdio (vsnprintf costs
+** a few thousand instructions a message): %%, %s with an optional precision
+** (%.40s, %.*s), %u and %x with an optional 0 flag and width (%02x, %08x),
+** and the lengths z (%zu) and ll (%llu, %llx). */
+typedef struct spec {
+  char conv;    /* 's', 'u', 'x' or '%' */
+  char zero;    /* the 0 flag */
+  char length;  /* 0, 'z' or 'L' (ll) */
+  int width;    /* 0: none */
+  int precision;/* -1: none, -2: from the arguments (.*) */
+} spec;
+
+/* Parse the conversion at 'f' (just past the '%'); returns the text after
+** it, or NULL when it is not one of the subset. */
+static const char *parse_spec(const char *f, spec *sp) {
+  sp->zero = 0;
+  sp->length = 0;
+  sp->width = 0;
+  sp->precision = -1;
+  if (*f == '%') {
+    sp->conv = '%';
+    return f + 1;
+  }
+  if (*f == '0') sp->zero = 1, f++;
+  while (*f >= '0' && *f <= '9' && sp->width < 100) sp->width = sp->width * 10 + (*f++ - '0');
+  if (*f == '.') {
+    f++;
+    if (*f == '*') {
+      sp->precision = -2;
+      f++;
+    } else {
+      sp->precision = 0;
+      while (*f >= '0' && *f <= '9' && sp->precision < 1000)
+        sp->precision = sp->precision * 10 + (*f++ - '0');
+    }
+  }
+  if (*f == 'z') sp->length = 'z', f++;
+  else if (f[0] == 'l' && f[1] == 'l') sp->length = 'L', f += 2;
+  sp->conv = *f;
+  switch (*f) {
+  case 's': /* precision only */
+    return sp->zero || sp->width || sp->length ? NULL : f + 1;
+  case 'u':
+    return sp->precision != -1 ? NULL : f + 1;
+  case 'x':
+    return sp->precision != -1 || sp->length == 'z' ? NULL : f + 1;
+  default:
+    return NULL;
+  }
+}
+
+typedef struct sink {
+  char *p;
+  size_t left; /* bytes that still fit, the terminating NUL excluded */
+} sink;
+
+static void put(sink *o, const char *s, size_t n) {
+  if (n > o->left) n = o->left;
+  memcpy(o->p, s, n);
+  o->p += n;
+  o->left -= n;
+}
+
+/* Format into dst (cap > 0 bytes) like vsnprintf. Returns 0 when 'fmt'
+** uses a conversion outside the subset, or passes NULL to %s (printf's
+** rendering of it is its own): the caller then formats the message again
+** with vsnprintf, from its own copy of the arguments. */
+static int format_subset(char *dst, size_t cap, const char *fmt, va_list ap) {
+  sink o;
+  spec sp;
+  const char *f;
+  o.p = dst;
+  o.left = cap - 1;
+  for (f = fmt; *f;) {
+    const char *pc = strchr(f, '%');
+    char digits[24];
+    size_t n;
+    if (!pc) {
+      put(&o, f, strlen(f));
+      break;
+    }
+    put(&o, f, (size_t)(pc - f));
+    f = parse_spec(pc + 1, &sp);
+    if (!f) return 0;
+    if (sp.conv == '%') {
+      put(&o, "%", 1);
+    } else if (sp.conv == 's') {
+      int precision = sp.precision == -2 ? va_arg(ap, int) : sp.precision;
+      const char *str = va_arg(ap, const char *);
+      if (!str) return 0;
+      put(&o, str, precision >= 0 ? strnlen(str, (size_t)precision) : strlen(str));
+    } else {
+      unsigned long long v = sp.length == 'z' ? (unsigned long long)va_arg(ap, size_t)
+                             : sp.length == 'L' ? va_arg(ap, unsigned long long)
+                                                : (unsigned long long)va_arg(ap, unsigned);
+      unsigned base = sp.conv == 'x' ? 16 : 10;
+      char *d = digits + sizeof digits;
+      do {
+        *--d = "0123456789abcdef"[v % base];
+        v /= base;
+      } while (v);
+      n = (size_t)(digits + sizeof digits - d);
+      for (; (size_t)sp.width > n; sp.width--) put(&o, sp.zero ? "0" : " ", 1);
+      put(&o, d, n);
+    }
+  }
+  *o.p = '\0';
+  return 1;
+}
+
 /* Copy a NUL-terminated string into 'dst' of 'cap' bytes, truncating like
 ** snprintf(dst, cap, "%s", src). */
 static void copy_field(char *dst, size_t cap, const char *src) {
@@ -121,7 +233,14 @@ psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code
   d->subobject = subobject;
   d->offset = offset;
   copy_field(d->field, sizeof d->field, field);
-  vsnprintf(d->message, sizeof d->message, fmt, ap);
+  {
+    va_list aq;
+    int done;
+    va_copy(aq, ap);
+    done = format_subset(d->message, sizeof d->message, fmt, aq);
+    va_end(aq);
+    if (!done) vsnprintf(d->message, sizeof d->message, fmt, ap);
+  }
   return PSOC_OK;
 }
 

@@ -18,47 +18,89 @@ void psoc_walk_init(psoc_walker *walker, const void *data, size_t size) {
   walker->done = 0;
 }
 
-/* One step of the walk (the body of psoc_walk_next, inlined into psoc_parse). */
-static inline int walk_step(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
-  size_t remaining;
+/* The registry's rows as one array indexed by type, when
+** psoc_subobject_info_get hands them out that way (registry.c does), so the
+** walk indexes it instead of calling per subobject; NULL otherwise. */
+static const psoc_subobject_info *registry_rows(void) {
+  const psoc_subobject_info *first = psoc_subobject_info_get(PSOC_SO_ROOT_SIGNATURE);
+  const psoc_subobject_info *last = psoc_subobject_info_get(PSOC_SO_TYPE_COUNT - 1);
+  if (!first || !last ||
+      (uintptr_t)last - (uintptr_t)first != (PSOC_SO_TYPE_COUNT - 1) * sizeof *first)
+    return NULL;
+  return first;
+}
+
+/* psoc_subobject_info_get(type), from 'rows' when it is not NULL; a row
+** that is not the type's own (never, with registry.c) falls back to the call. */
+static inline const psoc_subobject_info *info_of(const psoc_subobject_info *rows, uint32_t type) {
+  if (rows && type < PSOC_SO_TYPE_COUNT && rows[type].type == type)
+    return rows[type].name ? &rows[type] : NULL;
+  return psoc_subobject_info_get(type);
+}
+
+/* Out of the walk's way: the stream cannot be walked further at the
+** walker's offset; report why (trailing bytes, an unknown type, a
+** truncated subobject) and stop. */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static void walk_stop(psoc_walker *walker, psoc_diags *diags, const psoc_subobject_info *info) {
+  size_t remaining = walker->size - walker->offset;
   uint32_t type;
-  const psoc_subobject_info *info;
-  if (walker->done) return 0;
-  if (walker->offset >= walker->size) {
-    walker->done = 1;
-    return 0;
-  }
-  remaining = walker->size - walker->offset;
+  walker->done = 2;
   if (remaining < sizeof(uint32_t)) {
-    walker->done = 2;
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_TRAILING_BYTES, MSG_INVALID_STREAM,
                    (int32_t)walker->index, (int64_t)walker->offset, "",
                    "%zu trailing byte%s after subobject %u cannot hold a subobject type; "
                    "SizeInBytes must end at the last subobject's end",
                    remaining, remaining == 1 ? "" : "s", walker->index ? walker->index - 1 : 0);
-    return 0;
+    return;
   }
   type = psoc_rd32(walker->data + walker->offset);
-  info = psoc_subobject_info_get(type);
   if (!info) {
-    walker->done = 2;
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_UNKNOWN_SUBOBJECT,
                    "CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT", (int32_t)walker->index,
                    (int64_t)walker->offset, "type",
                    "subobject type %u (0x%08x) is not a D3D12_PIPELINE_STATE_SUBOBJECT_TYPE "
                    "(valid: 0-22, 24-29); the rest of the stream (%zu bytes) cannot be walked",
                    type, type, remaining);
-    return 0;
+    return;
   }
-  if (remaining < info->stride) {
-    walker->done = 2;
-    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_TRUNCATED, MSG_INVALID_STREAM,
-                   (int32_t)walker->index, (int64_t)walker->offset, info->name,
-                   "%s subobject needs %u bytes (payload %s at +%u, padded to 8) but only %zu "
-                   "remain in the stream",
-                   info->name, info->stride, info->payload->name, info->payload_offset, remaining);
-    return 0;
+  psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_TRUNCATED, MSG_INVALID_STREAM,
+                 (int32_t)walker->index, (int64_t)walker->offset, info->name,
+                 "%s subobject needs %u bytes (payload %s at +%u, padded to 8) but only %zu "
+                 "remain in the stream",
+                 info->name, info->stride, info->payload->name, info->payload_offset, remaining);
+}
+
+/* The first half of a step of the walk: the next subobject's type and its
+** registry row, or NULL at the end or at a structural problem (reported).
+** walk_take then records it and steps over it. */
+static inline const psoc_subobject_info *walk_peek(psoc_walker *walker, psoc_diags *diags,
+                                                   const psoc_subobject_info *rows,
+                                                   uint32_t *type_out) {
+  size_t remaining;
+  const psoc_subobject_info *info = NULL;
+  if (walker->done) return NULL;
+  if (walker->offset >= walker->size) {
+    walker->done = 1;
+    return NULL;
   }
+  remaining = walker->size - walker->offset;
+  if (remaining >= sizeof(uint32_t)) {
+    uint32_t type = psoc_rd32(walker->data + walker->offset);
+    info = info_of(rows, type);
+    if (info && remaining >= info->stride) {
+      *type_out = type;
+      return info;
+    }
+  }
+  walk_stop(walker, diags, info);
+  return NULL;
+}
+
+static inline void walk_take(psoc_walker *walker, const psoc_subobject_info *info, uint32_t type,
+                             psoc_view *view) {
   view->type = type;
   view->index = walker->index;
   view->offset = walker->offset;
@@ -66,12 +108,16 @@ static inline int walk_step(psoc_walker *walker, psoc_view *view, psoc_diags *di
   view->info = info;
   walker->offset += info->stride;
   walker->index++;
-  return 1;
 }
 
 int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
+  const psoc_subobject_info *info;
+  uint32_t type;
   if (!walker || !view) return 0;
-  return walk_step(walker, view, diags);
+  info = walk_peek(walker, diags, NULL, &type);
+  if (!info) return 0;
+  walk_take(walker, info, type, view);
+  return 1;
 }
 
 /* Is the shader subobject of 'type' present with a non-null pointer? */
@@ -87,9 +133,31 @@ static psoc_kind deduce_kind(const psoc_parsed *parsed) {
   return vs ? PSOC_KIND_GRAPHICS : cs ? PSOC_KIND_COMPUTE : PSOC_KIND_MESH;
 }
 
+/* 'again' repeats a class already kept in 'out'. */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static void report_duplicate(psoc_parsed *out, const psoc_view *again, psoc_diags *diags) {
+  const psoc_view *first = &out->views[out->class_type[again->info->dup_class]];
+  out->structural_errors++;
+  if (again->type == first->type)
+    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
+                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
+                   (int64_t)again->offset, again->info->name,
+                   "%s appears again (first as subobject %u at offset %zu); each subobject "
+                   "type may appear once: remove one",
+                   again->info->name, first->index, first->offset);
+  else
+    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
+                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
+                   (int64_t)again->offset, again->info->name,
+                   "%s duplicates %s (subobject %u at offset %zu): they are versions of one "
+                   "state and may appear once together; keep one of them",
+                   again->info->name, first->info->name, first->index, first->offset);
+}
+
 psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags) {
-  psoc_walker walker;
-  psoc_view view;
+  const psoc_subobject_info *rows;
   if (!out) return PSOC_ERR_ARG;
   /* views[] stay unwritten where has[] is 0 (about 1 KB never read). */
   out->kind = PSOC_KIND_NONE;
@@ -121,36 +189,63 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
                    "the stream starts at an address that is not %u-byte aligned; the runtime "
                    "reads its subobjects as aligned structs",
                    PSOC_PTR_SIZE);
-  psoc_walk_init(&walker, data, size);
-  while (walk_step(&walker, &view, diags)) {
-    uint32_t cls = view.info->dup_class;
-    out->count++;
-    if (out->class_type[cls] >= 0) {
-      const psoc_view *first = &out->views[out->class_type[cls]];
-      out->structural_errors++;
-      if (view.type == (uint32_t)out->class_type[cls])
-        psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                       "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)view.index,
-                       (int64_t)view.offset, view.info->name,
-                       "%s appears again (first as subobject %u at offset %zu); each subobject "
-                       "type may appear once: remove one",
-                       view.info->name, first->index, first->offset);
-      else
-        psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                       "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)view.index,
-                       (int64_t)view.offset, view.info->name,
-                       "%s duplicates %s (subobject %u at offset %zu): they are versions of one "
-                       "state and may appear once together; keep one of them",
-                       view.info->name, first->info->name, first->index, first->offset);
-      continue;
+  /* The walk of psoc_walk_next, with its state in locals and each kept
+  ** view written straight into its slot. */
+  rows = registry_rows();
+  {
+    const unsigned char *bytes = data;
+    size_t offset = 0;
+    uint32_t index = 0, type = 0, mask = 0, present = 0;
+    for (;;) {
+      size_t remaining;
+      const psoc_subobject_info *info = NULL;
+      uint32_t cls;
+      psoc_view *view;
+      if (offset >= size) {
+        out->complete = 1;
+        break;
+      }
+      remaining = size - offset;
+      if (remaining >= sizeof(uint32_t)) {
+        type = psoc_rd32(bytes + offset);
+        info = info_of(rows, type);
+      }
+      if (!info || remaining < info->stride) {
+        psoc_walker walker;
+        psoc_walk_init(&walker, data, size);
+        walker.offset = offset;
+        walker.index = index;
+        walk_stop(&walker, diags, info);
+        break;
+      }
+      cls = info->dup_class;
+      if (out->class_type[cls] >= 0) {
+        psoc_view again;
+        again.type = type;
+        again.index = index;
+        again.offset = offset;
+        again.payload = bytes + offset + info->payload_offset;
+        again.info = info;
+        report_duplicate(out, &again, diags);
+      } else {
+        view = &out->views[type];
+        view->type = type;
+        view->index = index;
+        view->offset = offset;
+        view->payload = bytes + offset + info->payload_offset;
+        view->info = info;
+        out->class_type[cls] = (int8_t)type;
+        out->has[type] = 1;
+        mask |= 1u << type;
+        present++;
+      }
+      offset += info->stride;
+      index++;
     }
-    out->class_type[cls] = (int8_t)view.type;
-    out->has[view.type] = 1;
-    out->type_mask |= 1u << view.type;
-    out->views[view.type] = view;
-    out->present++;
+    out->count = index;
+    out->type_mask = mask;
+    out->present = present;
   }
-  out->complete = walker.done == 1;
   if (!out->complete) out->structural_errors++;
   out->kind = deduce_kind(out);
   if (!out->complete || out->structural_errors) return PSOC_ERR_INVALID;

@@ -5,7 +5,7 @@
 */
 #include <math.h>
 
-#include "internal.h"
+#include "rules_internal.h" /* psoc_lowest_bit */
 
 /* ---- the runtime's defaults, resolved once at compile time ------------ */
 
@@ -157,16 +157,14 @@ static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
   out->depth_enable_origin = PSOC_ORIGIN_EXPLICIT;
 }
 
-/* Lowest set bit of a non-zero mask. */
-static inline uint32_t lowest_bit(uint32_t m) {
-#if defined(__GNUC__)
-  return (uint32_t)__builtin_ctz(m);
-#else
-  uint32_t t = 0;
-  while (!(m & 1u)) m >>= 1, t++;
-  return t;
-#endif
-}
+/* The duplicate class of each type (the registry's dup_class). */
+static const uint8_t class_of[PSOC_SO_TYPE_COUNT] = {
+  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
+  [PSOC_SO_DEPTH_STENCIL1] = PSOC_SO_DEPTH_STENCIL, [PSOC_SO_VIEW_INSTANCING] = 22, [23] = 23,
+  [PSOC_SO_AS] = 24, [PSOC_SO_MS] = 25, [PSOC_SO_DEPTH_STENCIL2] = PSOC_SO_DEPTH_STENCIL,
+  [PSOC_SO_RASTERIZER1] = PSOC_SO_RASTERIZER, [PSOC_SO_RASTERIZER2] = PSOC_SO_RASTERIZER,
+  [PSOC_SO_SERIALIZED_ROOT_SIGNATURE] = 29,
+};
 
 #define TAKE(type, member)                                   \
   case type:                                                 \
@@ -179,9 +177,9 @@ psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out) {
   *out = resolved_default[(unsigned)parsed->kind < 4 ? parsed->kind : PSOC_KIND_NONE];
   out->kind = parsed->kind;
   for (types = parsed->type_mask; types; types &= types - 1) {
-    uint32_t t = lowest_bit(types);
+    uint32_t t = psoc_lowest_bit(types);
     const psoc_view *view = &parsed->views[t];
-    uint32_t cls = view->info->dup_class;
+    uint32_t cls = class_of[t];
     switch (t) {
     TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
     TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);

@@ -8,13 +8,20 @@
 
 #include "rules_internal.h"
 
+enum {
+  NEEDS_COMPLETE_WALK = 1u << 0, /* skipped when the walk stopped early */
+  NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
+};
+
+/* In rule.classes: run whatever classes the stream holds (type 31 is none). */
+#define ANY_CLASS (1u << 31)
+
 typedef struct rule {
   const char *name;
-  int needs_complete_walk; /* skipped when the walk stopped early */
-  uint32_t kinds;          /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
-  uint32_t classes;        /* runs only when one of these classes is present;
-                              0: whatever the stream holds */
-  int needs_follow;        /* only with PSOC_CHECK_FOLLOW_POINTERS */
+  uint8_t kinds;    /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
+  uint8_t needs;    /* NEEDS_* */
+  uint32_t classes; /* runs only when one of these classes is present
+                       (PSOC_TYPE_BIT of the class base type), or ANY_CLASS */
   rule_fn fn;
 } rule;
 
@@ -25,9 +32,10 @@ static void rule_kind(const rule_ctx *ctx) {
   static const uint32_t deciders[] = { PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
   static const char *const names[] = { "VS", "CS", "MS" };
   const psoc_parsed *p = ctx->parsed;
-  char list[64] = "";
+  char list[64];
   size_t len = 0;
   unsigned n = 0, i, nulls = 0, with_code = 0;
+  if (p->kind != PSOC_KIND_NONE) return; /* psoc_parse found exactly one */
   for (i = 0; i < 3; i++) {
     uint32_t t = deciders[i];
     if (psoc_rule_code(ctx, t)) {
@@ -45,6 +53,7 @@ static void rule_kind(const rule_ctx *ctx) {
                    nulls ? " (a shader subobject with null bytecode does not count)" : "");
     return;
   }
+  list[0] = '\0';
   for (i = 0, n = 0; i < 3; i++) {
     if (!(with_code & (1u << i))) continue;
     len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? " and " : "", names[i]);
@@ -61,10 +70,10 @@ static void rule_kind(const rule_ctx *ctx) {
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
 static void rule_irrelevant(const rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
-  uint32_t types = p->type_mask & psoc_ignored_types(p->kind), t;
-  for (t = 0; types >> t; t++) {
+  uint32_t types = p->type_mask & psoc_ignored_types(p->kind);
+  for (; types; types &= types - 1) { /* in type order */
+    uint32_t t = psoc_lowest_bit(types);
     const psoc_view *v = &p->views[t];
-    if (!((types >> t) & 1u)) continue;
     if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(v->payload) == 0) continue;
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
                    (int32_t)v->index, (int64_t)v->offset, v->info->name,
@@ -80,24 +89,28 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 /* Each rule's kinds and classes restate the early returns and presence
 ** tests of its function (a superset of where it can emit): a rule reading
 ** an absent class sees the runtime default, which those rules accept. */
+#define WALK NEEDS_COMPLETE_WALK
+
 static const rule rules[] = {
-  { "kind", 1, ANY_KIND, 0, 0, rule_kind },
-  { "irrelevant", 1, PSOC_KINDS_ALL, 0, 0, rule_irrelevant },
-  { "stages", 1, K(NONE) | DRAW, B(AS) | B(HS) | B(DS) | B(MS), 0, psoc_rules_stages },
-  { "topology", 1, K(GRAPHICS), B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS), 0,
+  { "kind", ANY_KIND, WALK, ANY_CLASS, rule_kind },
+  { "irrelevant", PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant },
+  { "stages", K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages },
+  { "topology", K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),
     psoc_rules_topology },
-  { "stream_output", 1, K(GRAPHICS), B(STREAM_OUTPUT), 0, psoc_rules_stream_output },
-  { "blend", 1, DRAW, B(BLEND), 0, psoc_rules_blend },
-  { "render_targets", 1, DRAW, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), 0,
+  { "stream_output", K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output },
+  { "blend", DRAW, WALK, B(BLEND), psoc_rules_blend },
+  { "render_targets", DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),
     psoc_rules_render_targets },
-  { "rasterizer", 1, DRAW, B(RASTERIZER), 0, psoc_rules_rasterizer },
-  { "depth_stencil", 1, DRAW, B(DEPTH_STENCIL), 0, psoc_rules_depth_stencil },
-  { "sample", 1, DRAW, B(SAMPLE_DESC) | B(RASTERIZER), 0, psoc_rules_sample },
-  { "misc", 1, ANY_KIND, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO), 0,
+  { "rasterizer", DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer },
+  { "depth_stencil", DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil },
+  { "sample", DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample },
+  { "misc", ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),
     psoc_rules_misc },
-  { "input_layout", 1, K(GRAPHICS), B(INPUT_LAYOUT), 0, psoc_rules_input_layout },
-  { "shaders", 1, PSOC_KINDS_ALL, 0, 1, psoc_rules_shaders },
+  { "input_layout", K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout },
+  { "shaders", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders },
 };
+
+#undef WALK
 
 #undef B
 #undef K
@@ -145,7 +158,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   rule_ctx ctx_storage, *ctx;
   size_t i, errors_before;
   psoc_status status;
-  uint32_t flags = options ? options->flags : 0, kind_bit, classes;
+  uint32_t flags = options ? options->flags : 0, kind_bit, classes, have;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
     status = psoc_check(data, size, options, &local);
@@ -172,13 +185,11 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
     if (parsed.complete) psoc_rules_load_shaders(ctx);
   }
   kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
-  classes = classes_of(parsed.type_mask);
+  classes = classes_of(parsed.type_mask) | ANY_CLASS;
+  have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
   for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     const rule *r = &rules[i];
-    if (r->needs_complete_walk && !parsed.complete) continue;
-    if (!(r->kinds & kind_bit) || (r->classes && !(r->classes & classes))) continue;
-    if (r->needs_follow && !ctx->follow) continue;
-    r->fn(ctx);
+    if ((r->kinds & kind_bit) && (r->classes & classes) && !(r->needs & ~have)) r->fn(ctx);
   }
   return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
 }

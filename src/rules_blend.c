@@ -22,6 +22,22 @@ static int uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
                              is_dual_source(rt->SrcBlendAlpha) || is_dual_source(rt->DestBlendAlpha));
 }
 
+/* Factors check_factor has nothing to say about: valid, and neither
+** ALPHA_FACTOR nor INV_ALPHA_FACTOR (20, 21); for alpha also no _COLOR
+** factor (3, 4, 9, 10, 16, 17). */
+#define QUIET_FACTORS (PSOC_VALID_BLEND & ~((1u << 20) | (1u << 21)))
+#define QUIET_ALPHA_FACTORS                                                            \
+  (QUIET_FACTORS & ~((1u << D3D12_BLEND_SRC_COLOR) | (1u << D3D12_BLEND_INV_SRC_COLOR) | \
+                     (1u << D3D12_BLEND_DEST_COLOR) | (1u << D3D12_BLEND_INV_DEST_COLOR) | \
+                     (1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR)))
+
+/* Does check_op have nothing to say about this op and its factors? */
+static int quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
+  return psoc_rule_valid(PSOC_VALID_BLEND_OP, op) &&
+         ((op != D3D12_BLEND_OP_MIN && op != D3D12_BLEND_OP_MAX) ||
+          (src == D3D12_BLEND_ONE && dst == D3D12_BLEND_ONE));
+}
+
 typedef struct factor_field {
   const char *name;
   const char *id;
@@ -108,6 +124,12 @@ static void check_target(const rule_ctx *ctx, unsigned i, const D3D12_RENDER_TAR
                      i, ctx->profile->name);
   }
   if (!rt->BlendEnable) return; /* the factors and ops are ignored */
+  if (psoc_rule_valid(QUIET_FACTORS, rt->SrcBlend) && psoc_rule_valid(QUIET_FACTORS, rt->DestBlend) &&
+      psoc_rule_valid(QUIET_ALPHA_FACTORS, rt->SrcBlendAlpha) &&
+      psoc_rule_valid(QUIET_ALPHA_FACTORS, rt->DestBlendAlpha) &&
+      quiet_op(rt->BlendOp, rt->SrcBlend, rt->DestBlend) &&
+      quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha))
+    return; /* the common case: nothing below would say anything */
   check_factor(ctx, i, rt->SrcBlend, &src);
   check_factor(ctx, i, rt->DestBlend, &dst);
   check_factor(ctx, i, rt->SrcBlendAlpha, &srca);

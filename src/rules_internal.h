@@ -105,6 +105,17 @@ static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {
 
 #define PSOC_TYPE_BIT(t) (1u << (t))
 
+/* Index of the lowest set bit of a non-zero mask. */
+static inline uint32_t psoc_lowest_bit(uint32_t m) {
+#if defined(__GNUC__)
+  return (uint32_t)__builtin_ctz(m);
+#else
+  uint32_t t = 0;
+  while (!(m & 1u)) m >>= 1, t++;
+  return t;
+#endif
+}
+
 /* Subobject types a pipeline kind ignores: those whose registry row
 ** (registry.c) lacks the kind. test_rules.c checks it against the registry. */
 static inline uint32_t psoc_ignored_types(psoc_kind kind) {

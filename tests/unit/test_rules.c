@@ -5,6 +5,7 @@
 ** use instead of registry and enum lookups).
 */
 #include <check.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,56 @@ START_TEST(test_valid_sets) {
 }
 END_TEST
 
+/* ---- messages: psoc_diags_add formats like vsnprintf -------------------- */
+
+/* psoc_diags_add's message for 'fmt' and the arguments equals vsnprintf's
+** into a buffer of the same size. */
+static void same_as_printf(const char *fmt, ...) {
+  char want[PSOC_DIAG_MESSAGE_MAX];
+  psoc_diags d;
+  va_list ap, aq;
+  va_start(ap, fmt);
+  va_copy(aq, ap);
+  vsnprintf(want, sizeof want, fmt, aq);
+  va_end(aq);
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(psoc_diags_addv(&d, PSOC_SEVERITY_NOTE, PSOC_CODE_NODE_MASK, NULL, -1, -1,
+                                   "f", fmt, ap), PSOC_OK);
+  va_end(ap);
+  ck_assert_uint_eq(d.count, 1);
+  ck_assert_msg(strcmp(d.items[0].message, want) == 0, "format \"%s\": got \"%s\", want \"%s\"",
+                fmt, d.items[0].message, want);
+  psoc_diags_free(&d);
+}
+
+START_TEST(test_message_format) {
+  char long_text[400];
+  const char *null_text = NULL;
+  memset(long_text, 'x', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  same_as_printf("plain text, no conversion");
+  same_as_printf("");
+  same_as_printf("100%% sure, %s", "yes");
+  same_as_printf("%s appears again (first as subobject %u at offset %zu)", "BLEND", 3u,
+                 (size_t)48);
+  same_as_printf("%u %u %u", 0u, 4294967295u, 10u);
+  same_as_printf("%x 0x%x 0x%08x 0x%02x/0x%02x", 0u, 0xdeadbeefu, 0x1fu, 0xabcu, 5u);
+  same_as_printf("%5u|%05u|%2x", 42u, 42u, 0x123u);
+  same_as_printf("%zu %llu %llx", (size_t)-1, 18446744073709551615ull, 0x123456789abull);
+  same_as_printf("\"%.40s\" \"%.40s\"", "short", long_text);
+  same_as_printf("%.*s%u and %.*s", 3, "POSITION", 7u, -1, "whole");
+  same_as_printf("%.0s|%.*s|", "gone", 0, "gone");
+  same_as_printf("%s", long_text); /* truncated to PSOC_DIAG_MESSAGE_MAX - 1 */
+  same_as_printf("%s%u%s", long_text + 200, 123456u, "tail");
+  same_as_printf("%.200s %u", long_text, 99u);
+  /* outside the subset: vsnprintf formats them */
+  same_as_printf("%d %i %c %5.2f %-4s| %+d %ld", -5, 7, 'c', 3.14159, "ab", 3, -9L);
+  same_as_printf("%s then %d", "subset", -1);
+  same_as_printf("null: %s", null_text);
+  same_as_printf("%p", (void *)0);
+}
+END_TEST
+
 /* ---- the structure-only check ------------------------------------------ */
 
 /* psoc_check with 'o' on an exactly-sized copy of the first 'size' bytes. */
@@ -474,6 +525,7 @@ Suite *suite_rules(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("tables");
   tcase_add_test(tc, test_valid_sets);
+  tcase_add_test(tc, test_message_format);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
   tcase_add_test(tc, test_check_appends);
