@@ -82,8 +82,8 @@ run_clang_tidy() {
     out=$(mktemp)
     # One file per run: clang-tidy 14 reports valist false positives when
     # several translation units share one invocation. It prints absolute
-    # paths.
-    c_files | xargs -P "$PSOC_JOBS" -I{} clang-tidy --quiet {} -- "${C_FLAGS[@]}" \
+    # paths. sandbox_match.c is Lua's lstrlib.c matcher (see .clang-tidy).
+    c_files | grep -vx 'bindings/lua/sandbox_match.c' | xargs -P "$PSOC_JOBS" -I{} clang-tidy --quiet {} -- "${C_FLAGS[@]}" \
         >"$out" 2>/dev/null
     findings=$(filter_tidy <"$out" | sort -u)
     rm -f "$out"
