@@ -26,6 +26,8 @@ PSOC_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PSOC_ROOT
 
 # Debian 12 packages needed to build, test and fuzz psoc.
+# lua-check (luacheck), cppcheck and clang-tidy run in scripts/lint.sh;
+# luarocks builds the rockspec in tests/consumer/test_consumer.sh.
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; the clang
 # package does not pull it in.
 PSOC_DEPS=(
@@ -38,6 +40,8 @@ PSOC_DEPS=(
     check
     premake4
     clang libclang-rt-14-dev
+    lua-check cppcheck clang-tidy
+    luarocks
 )
 
 # make parallelism (the CI machine has 2 cores)

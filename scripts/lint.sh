@@ -50,7 +50,7 @@ run_cppcheck() {
     local -a files
     mapfile -t files < <(c_files)
     cppcheck --quiet --std=c11 -j "$PSOC_JOBS" --inline-suppr \
-        --enable=style,warning,portability,performance \
+        --enable=warning,portability,performance \
         --suppressions-list=scripts/cppcheck.supp \
         --error-exitcode=1 \
         --template='{file}:{line}: {severity}: {message} [{id}]' \

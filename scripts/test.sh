@@ -10,6 +10,13 @@
 #   unit, conformance Check suites, release and sanitize builds
 #   fuzz              scripts/fuzz.sh --seconds $PSOC_FUZZ_SECONDS (if tests/fuzz)
 #   lua               scripts/test_lua.sh (if it exists)
+#   annotations       scripts/types/pso.lua is what the registry generates
+#   lua versions      scripts/test_lua_versions.sh: module, suites and sandbox
+#                     under Lua 5.4, 5.3, 5.1 and LuaJIT
+#   lint              scripts/lint.sh: luacheck, cppcheck, clang-tidy
+#   install, consumer tests/consumer/test_consumer.sh: make install into a
+#                     temporary prefix, pkg-config consumers, every Lua
+#                     loading the installed module, luarocks make
 #
 # A suite whose sources do not exist yet is SKIPped with a note; once they
 # exist, failing to build it is a FAIL.  Exit status: 0 only if nothing
@@ -92,6 +99,12 @@ suite() {
     fi
 }
 
+# The committed LuaLS annotations match the registry (docs/embedding.md).
+check_annotations() {
+    psoc_make release -- psoc_gen_annotations &&
+        "$(psoc_outdir release)/bin/psoc_gen_annotations" --check scripts/types/pso.lua
+}
+
 print_summary() {
     local i pass=0 fail=0 skip=0 secs
     banner "summary"
@@ -142,6 +155,12 @@ main() {
     else
         record "lua" SKIP "no scripts/test_lua.sh"
     fi
+
+    # Fitting the Lua and C ecosystems (docs/embedding.md).
+    step "annotations" check_annotations
+    step "lua versions" bash scripts/test_lua_versions.sh
+    step "lint" bash scripts/lint.sh
+    step "install, consumer" bash tests/consumer/test_consumer.sh
 
     print_summary
 }
