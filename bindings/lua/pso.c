@@ -68,7 +68,7 @@ struct psoi_chunk {
 
 static unsigned char *chunk_data(psoi_chunk *c) { return (unsigned char *)c + CHUNK_HEADER; }
 
-void *psoi_arena_alloc(psoi_ctx *ctx, size_t size) {
+void *psoi_arena_take(psoi_ctx *ctx, size_t size) {
   psoi_chunk *c;
   size_t csize;
   unsigned char *p;
@@ -78,7 +78,6 @@ void *psoi_arena_alloc(psoi_ctx *ctx, size_t size) {
     if (c->size - c->used >= size) {
       p = chunk_data(c) + c->used;
       c->used += size;
-      memset(p, 0, size);
       return p;
     }
   }
@@ -89,8 +88,13 @@ void *psoi_arena_alloc(psoi_ctx *ctx, size_t size) {
   c->used = size;
   c->next = ctx->chunks;
   ctx->chunks = c;
-  memset(chunk_data(c), 0, size);
   return chunk_data(c);
+}
+
+void *psoi_arena_alloc(psoi_ctx *ctx, size_t size) {
+  void *p = psoi_arena_take(ctx, size);
+  if (p) memset(p, 0, size);
+  return p;
 }
 
 /* Keep the largest chunk only. */
@@ -281,13 +285,14 @@ psoi_blob *psoi_push_blob(lua_State *L, int kind, const void *bytes, size_t size
 }
 
 psoi_blob *psoi_toblob(lua_State *L, int idx, int keys_idx) {
-  psoi_blob *b = lua_touserdata(L, idx);
-  int ok;
-  if (!b || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-  lua_rawgeti(L, keys_idx, PSOI_K_BLOB_MT);
-  ok = lua_rawequal(L, -1, -2);
-  lua_pop(L, 2);
-  return ok ? b : NULL;
+  psoi_blob *b;
+  const void *mt;
+  (void)keys_idx;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  mt = lua_topointer(L, -1);
+  lua_pop(L, 1);
+  b = lua_touserdata(L, idx);
+  return mt && mt == psoi_context(L)->blob_mt ? b : NULL;
 }
 
 const char *psoi_blob_file(const psoi_blob *b) {
@@ -685,9 +690,10 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   luaL_setfuncs(L, blob_meta, 0);
   lua_pushliteral(L, "read-only");
   lua_setfield(L, -2, "__metatable");
+  ctx->blob_mt = lua_topointer(L, -1);
   lua_rawseti(L, K, PSOI_K_BLOB_MT);
   /* pso.none */
-  pso_compat_newuserdata(L, 1);
+  ctx->none_ud = pso_compat_newuserdata(L, 1);
   luaL_newmetatable(L, PSOI_NONE_MT);
   lua_pushcfunction(L, none_tostring);
   lua_setfield(L, -2, "__tostring");

@@ -145,6 +145,21 @@ static int fallthrough_field(const psoc_struct *s) {
   return idx;
 }
 
+/* fallthrough_field(s) and single_field(s) through a small direct-mapped
+** cache in the context (structs are static registry data). */
+static const psoi_shape *shape_of(psoi_ctx *ctx, const psoc_struct *s) {
+  psoi_shape *e = &ctx->shapes[((uintptr_t)s >> 4) % PSOI_SHAPES];
+  if (e->s != s) {
+    e->s = s;
+    e->fallthrough = (int8_t)fallthrough_field(s);
+    e->single = (int8_t)single_field(s);
+  }
+  return e;
+}
+
+#define shape_fallthrough(ctx, s) (shape_of((ctx), (s))->fallthrough)
+#define shape_single(ctx, s) (shape_of((ctx), (s))->single)
+
 static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") == 0; }
 #define IS_SHADER_FIELD(ctx, f) ((f) == (ctx)->code_field)
 
@@ -244,6 +259,10 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     lua_rawseti(L, -2, (int)t + 1);
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
     ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
+    ctx->single_field[t] = (int8_t)single_field(info->payload);
+    ctx->info[t] = info;
+    if (info->payload->size > ctx->class_payload_max[info->dup_class])
+      ctx->class_payload_max[info->dup_class] = (uint16_t)info->payload->size;
     init_struct(L, ctx, K, info->payload);
     if (ctx->class_ntypes[info->dup_class] < 4)
       ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
@@ -286,7 +305,6 @@ typedef struct src {
   uint8_t label;    /* origin label id (tracking) */
   uint8_t filtered; /* read only the element keys of the parent struct */
   uint8_t pdepth;   /* path depth of this source's keys */
-  int parent_kt;    /* filtered: the parent struct's key table */
   const psoc_struct *parent_s; /* filtered: the parent struct */
 } src;
 
@@ -503,20 +521,20 @@ static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx)
   return cv_error(c, "unknown key%s", sugg);
 }
 
-/* Key lookup: field index + 1, negative for a fallthrough key, 0 unknown. */
-static int lookup_key(lua_State *L, int kt, int key_idx) {
-  int r = 0;
-  lua_pushvalue(L, key_idx);
-  if (pso_compat_rawget(L, kt) == LUA_TNUMBER) r = (int)lua_tointeger(L, -1);
-  lua_pop(L, 1);
-  return r;
-}
-
-/* The same through the pointer cache (owner s), falling back to kt. */
-static int key_lookup(cv *c, const psoc_struct *s, int kt, int key_idx) {
+/* Key lookup for struct s: field index + 1, negative for a fallthrough
+** key, 0 unknown. 'key' is the string at key_idx. Through the pointer
+** cache (owner s); on a miss, the struct's key table K[s]. */
+static int key_lookup(cv *c, const psoc_struct *s, const char *key, int key_idx) {
+  lua_State *L = c->L;
   int64_t v;
-  if (psoi_imap_get(c->ctx, s, lua_tostring(c->L, key_idx), &v)) return (int)v;
-  return lookup_key(c->L, kt, key_idx);
+  int r = 0;
+  if (psoi_imap_get(c->ctx, s, key, &v)) return (int)v;
+  key_idx = lua_absindex(L, key_idx);
+  lua_rawgetp(L, c->K, s);
+  lua_pushvalue(L, key_idx);
+  if (pso_compat_rawget(L, -2) == LUA_TNUMBER) r = (int)lua_tointeger(L, -1);
+  lua_pop(L, 2);
+  return r;
 }
 
 /* Bytes an out-of-line piece can take in a stream block (an upper bound of
@@ -552,14 +570,15 @@ static uint8_t label_id(cv *c) {
   return id;
 }
 
-/* Push the table to read for the value at idx: a preset's data table (and
-** its label, when tracking a script value), or the value itself. */
-static int push_resolved(cv *c, int idx, uint8_t *label) {
+/* The table to read for the value at idx: for a preset, its data table
+** (pushed; and its label, when tracking a script value); for a plain
+** table, idx itself (absolute; nothing pushed). 0 when the value is not a
+** table (nothing pushed). Callers restore the stack top themselves. */
+static int resolve(cv *c, int idx, uint8_t *label) {
   lua_State *L = c->L;
-  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) {
-    lua_pushvalue(L, idx);
-    return lua_type(L, -1);
-  }
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TTABLE) return 0;
+  if (!lua_getmetatable(L, idx)) return idx;
   if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
     const char *ns = lua_tostring(L, -1);
     return cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
@@ -574,16 +593,29 @@ static int push_resolved(cv *c, int idx, uint8_t *label) {
         lua_pop(L, 1);
     }
     lua_remove(L, -2);
-    return LUA_TTABLE;
+    return lua_gettop(L);
   }
   lua_pop(L, 2);
-  lua_pushvalue(L, idx);
-  return LUA_TTABLE;
+  return idx;
 }
 
+/* The same, always leaving exactly one value pushed (the table to read,
+** or a copy of the value when it is not a table); returns its type. */
+static int push_resolved(cv *c, int idx, uint8_t *label) {
+  lua_State *L = c->L;
+  int r;
+  idx = lua_absindex(L, idx);
+  r = resolve(c, idx, label);
+  if (r == 0 || r == idx) lua_pushvalue(L, idx);
+  return lua_type(L, -1);
+}
+
+static void list_payload_keys(cv *c, const psoc_struct *s, int idx);
+
 /* Check that the table at idx is a list of n = #t entries (no holes, no
-** other keys); returns n. */
-static size_t check_list(cv *c, int idx, size_t max, const char *what) {
+** other keys); returns n. 'single': the struct of a payload given as the
+** list itself (its field keys get a more helpful message), or NULL. */
+static size_t check_list(cv *c, int idx, size_t max, const char *what, const psoc_struct *single) {
   lua_State *L = c->L;
   size_t n = lua_rawlen(L, idx), seen = 0;
   lua_pushnil(L);
@@ -592,6 +624,7 @@ static size_t check_list(cv *c, int idx, size_t max, const char *what) {
     if (lua_type(L, -2) != LUA_TNUMBER || !pso_compat_tointeger(L, -2, &k) || k < 1 ||
         (uint64_t)k > n) {
       char d[96];
+      if (single) list_payload_keys(c, single, idx);
       return (size_t)cv_error(c, "expected a list of %s; found key %s", what,
                               describe(L, -2, d, sizeof d));
     }
@@ -807,7 +840,7 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
   }
   case LUA_TSTRING: return flags_string(c, e, vidx, out);
   case LUA_TTABLE: {
-    size_t n = check_list(c, vidx, 64, "flag names"), i;
+    size_t n = check_list(c, vidx, 64, "flag names", NULL), i;
     uint64_t v = 0;
     for (i = 1; i <= n; i++) {
       uint64_t one;
@@ -879,32 +912,42 @@ static int cv_scalar(cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int
 static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
                      int off);
 
+/* A payload given as a list (input_layout = { {...}, ... }) whose table
+** also has keys of the payload struct: raise the specific error. Called
+** while reporting a malformed list. */
+static void list_payload_keys(cv *c, const psoc_struct *s, int idx) {
+  lua_State *L = c->L;
+  idx = lua_absindex(L, idx);
+  luaL_checkstack(L, 4, "pso: nesting too deep");
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (lua_type(L, -2) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -2);
+      uint32_t j;
+      for (j = 0; j < s->field_count; j++) {
+        const psoc_field *g = &s->fields[j];
+        if (strcmp(k, g->key) != 0 && strcmp(k, g->name) != 0) continue;
+        push_frame(c, k, 0);
+        if (g->kind == PSOC_FIELD_COUNT)
+          cv_error(c, "is implied by the length of the list and must not be given");
+        cv_error(c, "give the entries as the list itself ({ {...}, {...} })");
+      }
+    }
+    lua_pop(L, 1);
+  }
+}
+
 static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                     int off, const src *sr) {
   lua_State *L = c->L;
   const psoc_field *cf = count_field(s, f);
   unsigned char *mem = NULL;
   size_t n, i, stride = f->stride;
+  int top = lua_gettop(L);
+  vidx = lua_absindex(L, vidx);
   if (lua_type(L, vidx) != LUA_TTABLE) return type_error(c, vidx, "a list");
-  if (single_field(s) >= 0) { /* the payload given as the list itself */
-    lua_pushnil(L);
-    while (lua_next(L, vidx)) {
-      if (lua_type(L, -2) == LUA_TSTRING) {
-        const char *k = lua_tostring(L, -2);
-        uint32_t j;
-        for (j = 0; j < s->field_count; j++) {
-          const psoc_field *g = &s->fields[j];
-          if (strcmp(k, g->key) != 0 && strcmp(k, g->name) != 0) continue;
-          push_frame(c, k, 0);
-          if (g->kind == PSOC_FIELD_COUNT)
-            return cv_error(c, "is implied by the length of the list and must not be given");
-          return cv_error(c, "give the entries as the list itself ({ {...}, {...} })");
-        }
-      }
-      lua_pop(L, 1);
-    }
-  }
-  n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers");
+  n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
+                 shape_single(c->ctx, s) >= 0 ? s : NULL);
   if (n > 0) {
     if (n > ((size_t)-1) / stride) return cv_error(c, "list too long");
     mem = psoi_arena_alloc(c->ctx, n * stride);
@@ -919,23 +962,20 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
     if (f->element) {
       src es;
       uint8_t label = sr->label;
-      if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -1, "a table");
+      if (!(es.idx = resolve(c, top + 1, &label))) type_error(c, top + 1, "a table");
       if (f->element == c->ctx->input_element && c->ctx->input_offset >= 0)
         put_uint(e + f->element->fields[c->ctx->input_offset].offset, 4, APPEND_ALIGNED);
-      es.idx = lua_gettop(L);
       es.layer = sr->layer;
       es.label = label;
       es.filtered = 0;
       es.pdepth = (uint8_t)c->depth;
-      es.parent_kt = 0;
       es.parent_s = NULL;
       r = cv_struct(c, f->element, &es, 1, e, -1);
-      lua_pop(L, 1);
     } else {
-      r = cv_scalar(c, f->element_kind, (unsigned)stride, f->enumeration, lua_gettop(L), e);
+      r = cv_scalar(c, f->element_kind, (unsigned)stride, f->enumeration, top + 1, e);
     }
     c->depth--;
-    lua_pop(L, 1);
+    lua_settop(L, top);
     if (r) return r;
   }
   put_ptr(dst + f->offset, mem);
@@ -948,9 +988,14 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 
 static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                    int off, const src *sr) {
+  lua_State *L = c->L;
   const psoc_field *cf = count_field(s, f);
   int want = IS_SHADER_FIELD(c->ctx, f) ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA;
-  const psoi_blob *b = psoi_toblob(c->L, vidx, c->K);
+  const psoi_blob *b = NULL;
+  if (lua_type(L, vidx) == LUA_TUSERDATA && lua_getmetatable(L, vidx)) {
+    if (lua_topointer(L, -1) == c->ctx->blob_mt) b = lua_touserdata(L, vidx);
+    lua_pop(L, 1);
+  }
   if (!b || b->kind != want)
     return type_error(c, vidx, want == PSOI_BLOB_SHADER ? "a shader (pso.shader \"file.cso\")"
                                                         : "a blob (pso.blob \"file\")");
@@ -997,8 +1042,7 @@ static int cv_object(cv *c, const psoc_field *f, int vidx, unsigned char *dst, i
 }
 
 static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
-                    int nl, uint64_t fall, const src *srcs, int n, int fkt, unsigned char *dst,
-                    int off);
+                    int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst, int off);
 
 /* One field from one source (no merging): the value at vidx. */
 static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
@@ -1018,23 +1062,22 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   case PSOC_FIELD_STRUCT: {
     src es;
     uint8_t label = sr->label;
-    if (push_resolved(c, vidx, &label) != LUA_TTABLE) return type_error(c, vidx, "a table");
-    es.idx = lua_gettop(c->L);
+    int top = lua_gettop(c->L);
+    if (!(es.idx = resolve(c, vidx, &label))) return type_error(c, vidx, "a table");
     es.layer = sr->layer;
     es.label = label;
     es.filtered = 0;
     es.pdepth = (uint8_t)c->depth;
-    es.parent_kt = 0;
     es.parent_s = NULL;
     r = cv_struct(c, f->element, &es, 1, dst + f->offset, foff);
-    lua_pop(c->L, 1);
+    lua_settop(c->L, top);
     return r;
   }
   case PSOC_FIELD_FIXED: {
     int idx = lua_absindex(c->L, vidx);
     int fi = (int)(f - s->fields);
     c->depth--;
-    r = cv_fixed(c, s, fi, &idx, sr, 1, 0, NULL, 0, 0, dst, off);
+    r = cv_fixed(c, s, fi, &idx, sr, 1, 0, NULL, 0, dst, off);
     c->depth++;
     return r;
   }
@@ -1051,11 +1094,11 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 
 /* A FIXED field: lists[i] (absolute indices) from sources lsrcs[i], top
 ** first; element 1 also reads the parent's sources whose bit is set in
-** 'fall' (keys given directly in the parent, parent_kt its key table).
+** 'fall' (keys given directly in the parent struct s).
 ** Called at the parent's path depth. */
 static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
-                    int nl, uint64_t fall, const src *srcs, int n, int parent_kt,
-                    unsigned char *dst, int off) {
+                    int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst,
+                    int off) {
   lua_State *L = c->L;
   const psoc_field *f = &s->fields[fi];
   int base_depth = c->depth, i, k, r = CV_OK;
@@ -1063,7 +1106,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
   for (i = 0; i < nl; i++) {
     if (lua_type(L, lists[i]) != LUA_TTABLE)
       type_error(c, lists[i], f->element ? "a list of tables" : "a list");
-    check_list(c, lists[i], f->count, f->element ? "entries" : "values");
+    check_list(c, lists[i], f->count, f->element ? "entries" : "values", NULL);
   }
   luaL_checkstack(L, nl + n + 8, "pso: nesting too deep");
   for (k = 0; k < (int)f->count && r == CV_OK; k++) {
@@ -1078,7 +1121,6 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
       if (!(fall & ((uint64_t)1 << i))) continue;
       es[ne] = srcs[i];
       es[ne].filtered = 1;
-      es[ne].parent_kt = parent_kt;
       es[ne].parent_s = s;
       es[ne].pdepth = (uint8_t)base_depth;
       ne++;
@@ -1105,7 +1147,6 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
         es[pos].label = label;
         es[pos].filtered = 0;
         es[pos].pdepth = (uint8_t)c->depth;
-        es[pos].parent_kt = 0;
         es[pos].parent_s = NULL;
         ne++;
       } else if (!done) { /* scalars: the topmost list wins */
@@ -1137,7 +1178,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
   uint8_t setfilt[MAX_FIELDS];
   uint8_t merged[MAX_FIELDS];
   stash st[MAX_STASH];
-  int nst = 0, kt, ft = fallthrough_field(s), i, r;
+  int nst = 0, ft = shape_fallthrough(c->ctx, s), i, r;
   int depth = c->depth, top = lua_gettop(L);
   uint64_t fall = 0;
   if (n > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
@@ -1145,10 +1186,9 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
   memset(setfilt, 0, sizeof setfilt);
   memset(merged, 0, sizeof merged);
   luaL_checkstack(L, 24, "pso: nesting too deep");
-  lua_pushnil(L); /* the key table, fetched on a pointer-cache miss */
-  kt = lua_gettop(L);
   for (i = 0; i < n; i++) {
     int t = srcs[i].idx;
+    int b = lua_gettop(L); /* the key is at b + 1, the value at b + 2 */
     uint8_t layer = srcs[i].layer;
     frame saved[4];
     int nsaved = 0;
@@ -1160,27 +1200,18 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
     }
     lua_pushnil(L);
     while (lua_next(L, t)) {
-      int fi, key_idx = lua_gettop(L) - 1;
+      int fi, key_idx = b + 1, ktype = lua_type(L, key_idx);
       const psoc_field *f;
-      const char *key = lua_type(L, key_idx) == LUA_TSTRING ? lua_tostring(L, key_idx) : NULL;
+      const char *key = ktype == LUA_TSTRING ? lua_tostring(L, key_idx) : NULL;
       if (srcs[i].filtered) { /* blend's own keys are read by blend */
-        if (!key || key_lookup(c, srcs[i].parent_s, srcs[i].parent_kt, key_idx) > 0) {
+        if (!key || key_lookup(c, srcs[i].parent_s, key, key_idx) > 0) {
           lua_pop(L, 1);
           continue;
         }
       }
       if (key) {
-        int64_t v;
-        if (psoi_imap_get(c->ctx, s, key, &v)) {
-          fi = (int)v;
-        } else {
-          if (lua_isnil(L, kt)) {
-            lua_rawgetp(L, c->K, s);
-            lua_replace(L, kt);
-          }
-          fi = lookup_key(L, kt, key_idx);
-        }
-      } else if (s == c->ctx->input_element && lua_type(L, key_idx) == LUA_TNUMBER) {
+        fi = key_lookup(c, s, key, key_idx);
+      } else if (s == c->ctx->input_element && ktype == LUA_TNUMBER) {
         /* positional shorthand: { "SEMANTIC", "FORMAT", ... } */
         int64_t k = 0;
         pso_compat_tointeger(L, key_idx, &k);
@@ -1199,7 +1230,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
           lua_settop(L, top);
           return CV_SOFT;
         }
-        if (!key && lua_type(L, key_idx) == LUA_TNUMBER) {
+        if (!key && ktype == LUA_TNUMBER) {
           char d[96];
           return cv_error(c, "unexpected positional value: %s (this table takes named keys)",
                           describe(L, -1, d, sizeof d));
@@ -1228,16 +1259,15 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
           setkey[fi] = key;
           setfilt[fi] = srcs[i].filtered;
         }
-        /* keep the value below the key so that lua_next can go on */
-        lua_pushvalue(L, -1);
-        lua_insert(L, -3);
+        /* the value stays where it is; a copy of the key goes on for lua_next */
         st[nst].field = (uint8_t)fi;
         st[nst].source = (uint8_t)i;
-        st[nst].idx = lua_gettop(L) - 2;
+        st[nst].idx = b + 2;
         st[nst].key = key;
         nst++;
         merged[fi] = 1;
-        lua_pop(L, 1);
+        lua_pushvalue(L, key_idx);
+        b += 2;
         continue;
       }
       if (setter[fi] != 0xff) { /* a higher layer set it */
@@ -1248,20 +1278,20 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
       setkey[fi] = key;
       setfilt[fi] = srcs[i].filtered;
       push_frame(c, key, 0);
-      r = cv_field(c, s, f, lua_gettop(L), dst, off, &srcs[i]);
+      r = cv_field(c, s, f, b + 2, dst, off, &srcs[i]);
       c->depth--;
       if (r) {
         c->depth = depth;
         lua_settop(L, top);
         return r;
       }
-      lua_pop(L, 1);
+      lua_settop(L, b + 1);
     }
     if (nsaved) memcpy(c->frames + depth - nsaved, saved, (size_t)nsaved * sizeof(frame));
     c->depth = depth;
   }
   /* merged records */
-  for (i = 0; i < (int)s->field_count; i++) {
+  for (i = 0; (nst || fall) && i < (int)s->field_count; i++) {
     const psoc_field *f = &s->fields[i];
     int j;
     if (!merged[i] && !(i == ft && fall)) continue;
@@ -1276,13 +1306,11 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         label = from->label;
         c->depth = depth;
         push_frame(c, st[j].key, 0);
-        if (push_resolved(c, st[j].idx, &label) != LUA_TTABLE) type_error(c, st[j].idx, "a table");
-        es[ne].idx = lua_gettop(L);
+        if (!(es[ne].idx = resolve(c, st[j].idx, &label))) type_error(c, st[j].idx, "a table");
         es[ne].layer = from->layer;
         es[ne].label = label;
         es[ne].filtered = 0;
         es[ne].pdepth = (uint8_t)c->depth;
-        es[ne].parent_kt = 0;
         es[ne].parent_s = NULL;
         ne++;
       }
@@ -1301,11 +1329,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         ls[nl] = srcs[st[j].source];
         nl++;
       }
-      if (lua_isnil(L, kt)) { /* the parent's keys are looked up there too */
-        lua_rawgetp(L, c->K, s);
-        lua_replace(L, kt);
-      }
-      r = cv_fixed(c, s, i, lists, ls, nl, i == ft ? fall : 0, srcs, n, kt, dst, off);
+      r = cv_fixed(c, s, i, lists, ls, nl, i == ft ? fall : 0, srcs, n, dst, off);
     }
     if (r) {
       c->depth = depth;
@@ -1377,7 +1401,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
       }
       key = lua_tostring(L, key_idx);
       for (j = 0; j < nv; j++) {
-        fis[j] = kts[j] ? key_lookup(c, vs[j], kts[j], key_idx) : 0;
+        fis[j] = kts[j] ? key_lookup(c, vs[j], key, key_idx) : 0;
         if (fis[j] > 0) set |= 1u << j;
       }
       if (set == 0) return unknown_key(c, vs, nv, key_idx);
@@ -1444,14 +1468,13 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
                       unsigned char *payload) {
   lua_State *L = c->L;
   const psoc_struct *s = info->payload;
-  int single = single_field(s), top = lua_gettop(L), i, r;
+  int single = shape_single(c->ctx, s), top = lua_gettop(L), i, r;
   src one;
   one.idx = srcs[0].idx;
   one.layer = srcs[0].layer;
   one.label = srcs[0].label;
   one.filtered = 0;
   one.pdepth = 1;
-  one.parent_kt = 0;
   one.parent_s = NULL;
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
   if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
@@ -1472,7 +1495,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
         if (s->fields[k].kind == PSOC_FIELD_UINT) cf = &s->fields[k];
       }
       if (!ff || !cf) return cv_error(c, "internal error: unexpected render-target layout");
-      cnt = check_list(c, srcs[0].idx, ff->count, "render-target formats");
+      cnt = check_list(c, srcs[0].idx, ff->count, "render-target formats", NULL);
       for (k = 0; k < cnt; k++) {
         uint64_t v;
         lua_rawgeti(L, srcs[0].idx, (int)k + 1);
@@ -1515,7 +1538,6 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
       ts[nt].label = label;
       ts[nt].filtered = 0;
       ts[nt].pdepth = 1;
-      ts[nt].parent_kt = 0;
       ts[nt].parent_s = NULL;
       nt++;
     }
@@ -1561,8 +1583,8 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
       uint32_t req, type;
       memcpy(&req, hit, 4);
       memcpy(&type, hit + 4, 4);
-      if (req == srcs[0].type && psoc_subobject_info_get(type) &&
-          len == 8 + psoc_subobject_info_get(type)->payload->size) {
+      if (req == srcs[0].type && type < PSOC_SO_TYPE_COUNT && ctx->info[type] &&
+          len == 8 + ctx->info[type]->payload->size) {
         memcpy(payload, hit + 8, len - 8);
         lua_settop(L, top);
         return type;
@@ -1586,7 +1608,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   /* Fast path: the oldest candidate, with unknown keys and values it cannot
   ** hold reported softly; most declarations stop here. */
   if (nv > 1 && !forced && (acc >> min) > 1) {
-    const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][min]);
+    const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][min]];
     memcpy(payload, info->default_payload, info->payload->size);
     if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
     c->soft = c->soft_keys = 1;
@@ -1611,8 +1633,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
         ts[nt].label = 0;
         ts[nt].filtered = 0;
         ts[nt].pdepth = 1;
-        ts[nt].parent_kt = 0;
-        ts[nt].parent_s = NULL;
+          ts[nt].parent_s = NULL;
         nt++;
       }
       c->depth = 1;
@@ -1622,7 +1643,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
     for (j = 0; j < nv; j++)
       if (acc & (1u << j)) last = j;
     for (j = 0; j < nv && emitted == PSOC_SO_TYPE_COUNT; j++) {
-      const psoc_subobject_info *info = psoc_subobject_info_get(ctx->class_types[cls][j]);
+      const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][j]];
       if (!(acc & (1u << j))) continue;
       memcpy(payload, info->default_payload, info->payload->size);
       if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
@@ -1637,7 +1658,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   }
   if (cache_data && !ctx->type_has_ptr[emitted]) {
     char buf[8 + PAYLOAD_MAX];
-    size_t size = psoc_subobject_info_get(emitted)->payload->size;
+    size_t size = ctx->info[emitted]->payload->size;
     memcpy(buf, &srcs[0].type, 4);
     memcpy(buf + 4, &emitted, 4);
     memcpy(buf + 8, payload, size);
@@ -1660,30 +1681,36 @@ static const char *const decider_text[4] = { "", "a vertex shader (vs = pso.shad
                                              "a mesh shader (ms = pso.shader \"file.cso\")" };
 
 typedef struct decl {
-  int vidx[PSOC_SO_TYPE_COUNT];      /* by class: stack index of the value, 0: not given */
+  uint32_t given;                    /* classes with a value (vidx valid) */
+  uint32_t removed;                  /* classes set to pso.none */
+  int vidx[PSOC_SO_TYPE_COUNT];      /* by class: stack index of the value */
   uint32_t vtype[PSOC_SO_TYPE_COUNT]; /* the type whose key was used */
   const char *vkey[PSOC_SO_TYPE_COUNT];
-  uint8_t none[PSOC_SO_TYPE_COUNT];  /* set to pso.none */
   int name_idx;
 } decl;
 
-/* Pass 1 over a declaration (or overrides) table: keys, classes, kinds. */
+typedef char decl_classes_fit[PSOC_SO_TYPE_COUNT <= 32 ? 1 : -1];
+
+#define DECL_VIDX(d, cls) ((((d)->given >> (cls)) & 1u) ? (d)->vidx[cls] : 0)
+#define DECL_NONE(d, cls) ((((d)->removed >> (cls)) & 1u) != 0)
+
+/* Pass 1 over a declaration (or overrides) table: keys, classes, kinds.
+** Each value kept stays on the stack where lua_next left it (a copy of
+** its key goes on top for the next step), so d->vidx[] index the stack. */
 static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
   lua_State *L = c->L;
-  int topk, none;
-  memset(d, 0, sizeof *d);
-  luaL_checkstack(L, PSOC_SO_TYPE_COUNT + 16, "pso: stack overflow");
-  lua_rawgeti(L, c->K, PSOI_K_TOP);
-  topk = lua_gettop(L);
-  lua_rawgeti(L, c->K, PSOI_K_NONE);
-  none = lua_gettop(L);
+  psoi_ctx *ctx = c->ctx;
+  d->given = d->removed = 0;
+  d->name_idx = 0;
+  luaL_checkstack(L, 2 * PSOC_SO_TYPE_COUNT + 24, "pso: stack overflow");
   c->depth = 0;
   lua_pushnil(L);
   while (lua_next(L, t)) {
-    int code;
-    uint32_t type, cls;
+    int code, vt;
+    uint32_t type, cls, bit;
     const psoc_subobject_info *info;
     const char *key;
+    int64_t v;
     if (lua_type(L, -2) != LUA_TSTRING) {
       char d1[96];
       return (void)cv_error(c, "unexpected positional value: %s (a pipeline is declared with "
@@ -1691,49 +1718,45 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
                             describe(L, -1, d1, sizeof d1));
     }
     key = lua_tostring(L, -2);
-    {
-      int64_t v;
-      if (psoi_imap_get(c->ctx, &psoi_top_owner, key, &v)) {
-        lua_pushinteger(L, (lua_Integer)v);
-        goto known;
+    if (psoi_imap_get(ctx, &psoi_top_owner, key, &v)) {
+      code = (int)v;
+    } else {
+      lua_rawgeti(L, c->K, PSOI_K_TOP);
+      lua_pushvalue(L, -3);
+      if (pso_compat_rawget(L, -2) != LUA_TNUMBER) {
+        const char *cands[40];
+        size_t nc = 0;
+        uint32_t k;
+        char sugg[320];
+        lua_pop(L, 2);
+        for (k = 0; k < PSOC_SO_TYPE_COUNT; k++) {
+          const psoc_subobject_info *ik = psoc_subobject_info_get(k);
+          if (ik) cands[nc++] = ik->key;
+        }
+        cands[nc++] = "name";
+        suggestion_text(key, cands, nc, sugg, sizeof sugg);
+        push_frame(c, key, 0);
+        return (void)cv_error(c, "unknown key%s", sugg);
       }
+      code = (int)lua_tointeger(L, -1);
+      lua_pop(L, 2);
     }
-    lua_pushvalue(L, -2);
-    if (pso_compat_rawget(L, topk) != LUA_TNUMBER) {
-      const char *cands[40];
-      size_t nc = 0;
-      uint32_t k;
-      char sugg[320];
-      lua_pop(L, 1);
-      for (k = 0; k < PSOC_SO_TYPE_COUNT; k++) {
-        const psoc_subobject_info *ik = psoc_subobject_info_get(k);
-        if (ik) cands[nc++] = ik->key;
-      }
-      cands[nc++] = "name";
-      suggestion_text(key, cands, nc, sugg, sizeof sugg);
-      push_frame(c, key, 0);
-      return (void)cv_error(c, "unknown key%s", sugg);
-    }
-  known:
-    code = (int)lua_tointeger(L, -1);
-    lua_pop(L, 1);
+    vt = lua_type(L, -1);
     if (code < 0) { /* name */
       push_frame(c, key, 0);
-      if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
-        type_error(c, -1, "a non-empty string");
+      if (vt != LUA_TSTRING || lua_rawlen(L, -1) == 0) type_error(c, -1, "a non-empty string");
       c->depth = 0;
-      lua_pushvalue(L, -1);
-      lua_insert(L, -3);
-      d->name_idx = lua_gettop(L) - 2;
-      lua_pop(L, 1);
+      d->name_idx = lua_gettop(L);
+      lua_pushvalue(L, -2);
       continue;
     }
     type = (uint32_t)code;
     info = psoc_subobject_info_get(type);
     cls = info->dup_class;
-    if (d->vidx[cls] || d->none[cls]) {
+    bit = 1u << cls;
+    if ((d->given | d->removed) & bit) {
       const char *a = d->vkey[cls], *b = key;
-      if (version_of(c->ctx, cls, d->vtype[cls]) > version_of(c->ctx, cls, type)) {
+      if (version_of(ctx, cls, d->vtype[cls]) > version_of(ctx, cls, type)) {
         a = key;
         b = d->vkey[cls];
       }
@@ -1744,8 +1767,8 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
     }
     d->vtype[cls] = type;
     d->vkey[cls] = key;
-    if (lua_rawequal(L, -1, none)) {
-      d->none[cls] = 1;
+    if (vt == LUA_TUSERDATA && lua_touserdata(L, -1) == ctx->none_ud) {
+      d->removed |= bit;
       lua_pop(L, 1);
       continue;
     }
@@ -1760,10 +1783,9 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
       return (void)cv_error(c, "%s is not used by %s pipelines (it applies to %s pipelines)", key,
                             psoc_kind_name(kind), users);
     }
-    lua_pushvalue(L, -1);
-    lua_insert(L, -3);
-    d->vidx[cls] = lua_gettop(L) - 2;
-    lua_pop(L, 1);
+    d->given |= bit;
+    d->vidx[cls] = lua_gettop(L);
+    lua_pushvalue(L, -2);
   }
 }
 
@@ -1784,14 +1806,52 @@ typedef struct stage {
 
 static void stage_add(cv *c, stage *st, uint32_t type, const unsigned char *payload,
                       size_t extra) {
-  const psoc_subobject_info *info = psoc_subobject_info_get(type);
-  unsigned char *mem = psoi_arena_alloc(c->ctx, info->payload->size);
+  const psoc_subobject_info *info = c->ctx->info[type];
+  unsigned char *mem = psoi_arena_take(c->ctx, info->payload->size);
   if (!mem) cv_error(c, "not enough memory");
   memcpy(mem, payload, info->payload->size);
   st->type[st->n] = type;
   st->payload[st->n] = mem;
   st->n++;
   st->bound += info->stride + extra;
+}
+
+/* Room in the arena for a payload of class cls, converted in place (every
+** conversion path writes the whole payload of the type it emits), then
+** stage_commit. */
+static unsigned char *stage_take(cv *c, uint32_t cls) {
+  unsigned char *mem = psoi_arena_take(c->ctx, c->ctx->class_payload_max[cls]);
+  if (!mem) cv_error(c, "not enough memory");
+  return mem;
+}
+
+static void stage_commit(cv *c, stage *st, uint32_t type, unsigned char *payload, size_t extra) {
+  st->type[st->n] = type;
+  st->payload[st->n] = payload;
+  st->n++;
+  st->bound += c->ctx->info[type]->stride + extra;
+}
+
+/* A class of one type whose payload is given as its only field (vs = ...,
+** depth_format = ..., input_layout = { ... }), from one declaration: what
+** cv_class does for it, without the general machinery. */
+static uint32_t cv_single(cv *c, uint32_t cls, int vidx, const char *key, unsigned char *payload) {
+  const psoc_subobject_info *info = c->ctx->info[cls];
+  const psoc_struct *s = info->payload;
+  src one;
+  one.idx = vidx;
+  one.layer = 0;
+  one.label = LABEL_SCRIPT;
+  one.filtered = 0;
+  one.pdepth = 1;
+  one.parent_s = NULL;
+  memcpy(payload, info->default_payload, s->size);
+  c->depth = 0;
+  push_frame(c, key, 0);
+  c->soft = 0;
+  if (cv_field(c, s, &s->fields[c->ctx->single_field[cls]], vidx, payload, 0, &one) != CV_OK)
+    return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+  return info->type;
 }
 
 /* Out-of-line bytes of a payload (upper bound, as piece_bound counts). */
@@ -1857,8 +1917,7 @@ static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *n
   ctx->building = 1;
   psoc_builder_reset(b);
   for (i = 0; i < st->n && s == PSOC_OK; i++)
-    s = psoc_builder_add(b, st->type[i], st->payload[i],
-                         psoc_subobject_info_get(st->type[i])->payload->size);
+    s = psoc_builder_add(b, st->type[i], st->payload[i], ctx->info[st->type[i]]->payload->size);
   if (s == PSOC_OK) {
     ctx->capture_mem = mem;
     ctx->capture_cap = cap;
@@ -1887,7 +1946,6 @@ static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *n
 int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   cv c;
   decl d;
-  payload_buf buf;
   stage st;
   uint32_t cls;
   const char *rs = NULL, *name = NULL;
@@ -1896,28 +1954,36 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return type_error(&c, t, "a table declaring the pipeline");
   scan_decl(&c, kind, t, &d);
-  if (!d.vidx[decider_of[kind]]) {
+  if (!DECL_VIDX(&d, decider_of[kind])) {
     c.depth = 0;
     push_frame(&c, psoc_subobject_info_get(decider_of[kind])->key, 0);
     return cv_error(&c, "missing: a %s pipeline needs %s", psoc_kind_name(kind), decider_text[kind]);
   }
-  if (d.vidx[PSOC_SO_ROOT_SIGNATURE] && lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
+  if (DECL_VIDX(&d, PSOC_SO_ROOT_SIGNATURE) &&
+      lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
     rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
   if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
-  memset(&st, 0, sizeof st);
+  st.n = 0;
+  st.bound = 0;
   cv_lock(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     csrc s;
     uint32_t type;
-    if (!d.vidx[cls]) continue;
-    s.idx = d.vidx[cls];
-    s.layer = 0;
-    s.label = LABEL_SCRIPT;
-    s.type = d.vtype[cls];
-    s.key = d.vkey[cls];
+    unsigned char *payload;
+    if (!DECL_VIDX(&d, cls)) continue;
+    payload = stage_take(&c, cls);
     c.extra = 0;
-    type = cv_class(&c, cls, &s, 1, buf.b);
-    stage_add(&c, &st, type, buf.b, c.extra);
+    if (c.ctx->class_ntypes[cls] == 1 && c.ctx->single_field[cls] >= 0) {
+      type = cv_single(&c, cls, d.vidx[cls], d.vkey[cls], payload);
+    } else {
+      s.idx = d.vidx[cls];
+      s.layer = 0;
+      s.label = LABEL_SCRIPT;
+      s.type = d.vtype[cls];
+      s.key = d.vkey[cls];
+      type = cv_class(&c, cls, &s, 1, payload);
+    }
+    stage_commit(&c, &st, type, payload, c.extra);
   }
   build(&c, &st, kind, name, name_len, rs, rs_len);
   lua_pushvalue(L, t);
@@ -1992,7 +2058,7 @@ static int same_payload(uint32_t ta, const unsigned char *a, uint32_t tb, const 
 int psoi_derive(lua_State *L, int base_idx, int ov) {
   cv c;
   decl d;
-  payload_buf buf, vbuf;
+  payload_buf vbuf;
   stage st;
   const pso_pipeline *base;
   psoc_parsed parsed;
@@ -2013,7 +2079,7 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
   }
   name = lua_tolstring(L, d.name_idx, &name_len);
   dc = decider_of[base->kind];
-  if (d.none[dc]) {
+  if (DECL_NONE(&d, dc)) {
     c.depth = 0;
     push_frame(&c, psoc_subobject_info_get(dc)->key, 0);
     return cv_error(&c, "cannot be removed: a %s pipeline needs %s", psoc_kind_name(base->kind),
@@ -2022,10 +2088,10 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
   if (psoc_parse(psoc_stream_data(base->stream), psoc_stream_size(base->stream), &parsed, NULL) !=
       PSOC_OK)
     return cv_error(&c, "internal error: the base pipeline's stream does not parse");
-  if (d.vidx[PSOC_SO_ROOT_SIGNATURE]) {
+  if (DECL_VIDX(&d, PSOC_SO_ROOT_SIGNATURE)) {
     if (lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
       rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
-  } else if (!d.none[PSOC_SO_ROOT_SIGNATURE] && base->root_signature) {
+  } else if (!DECL_NONE(&d, PSOC_SO_ROOT_SIGNATURE) && base->root_signature) {
     rs = base->root_signature;
     rs_len = strlen(rs);
   }
@@ -2035,11 +2101,13 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     const psoc_view *view = psoc_parsed_class(&parsed, cls);
     csrc srcs[MAX_SOURCES];
     int n, top = lua_gettop(L);
+    unsigned char *payload;
     uint32_t type;
-    if (!d.vidx[cls]) { /* untouched: the base's bytes */
-      if (d.none[cls] || !view) continue;
+    if (!DECL_VIDX(&d, cls)) { /* untouched: the base's bytes */
+      if (DECL_NONE(&d, cls) || !view) continue;
       memcpy(vbuf.b, view->payload, view->info->payload->size);
-      stage_add(&c, &st, view->type, vbuf.b, measure(view->info->payload, vbuf.b));
+      stage_add(&c, &st, view->type, vbuf.b,
+                c.ctx->type_has_ptr[view->type] ? measure(view->info->payload, vbuf.b) : 0);
       continue;
     }
     srcs[0].idx = d.vidx[cls];
@@ -2068,8 +2136,9 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
       }
     }
     c.extra = 0;
-    type = cv_class(&c, cls, srcs, n, buf.b);
-    stage_add(&c, &st, type, buf.b, c.extra);
+    payload = stage_take(&c, cls);
+    type = cv_class(&c, cls, srcs, n, payload);
+    stage_commit(&c, &st, type, payload, c.extra);
     lua_settop(L, top);
   }
   build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len)->derived = 1;

@@ -65,6 +65,13 @@ typedef struct psoi_ientry {
   int64_t value;
 } psoi_ientry;
 
+/* A struct's shape: fallthrough_field and single_field (pso_convert.c). */
+#define PSOI_SHAPES 64
+typedef struct psoi_shape {
+  const psoc_struct *s;
+  int8_t fallthrough, single;
+} psoi_shape;
+
 typedef struct psoi_ctx {
   psoc_allocator alloc;     /* the state's lua_Alloc */
   psoc_builder *builder;    /* reused by every declaration */
@@ -89,6 +96,17 @@ typedef struct psoi_ctx {
   int arena_lock;           /* declarations converting: no arena reset */
   int building;             /* the builder holds entries: no re-entry */
   uint8_t type_has_ptr[PSOC_SO_TYPE_COUNT];
+  /* Identities for checks without Lua calls (set with K; anchored there):
+  ** the pso.none userdata and the metatable of shader and blob objects. */
+  const void *none_ud;
+  const void *blob_mt;
+  /* Per type (from the registry, at init): the field a payload is given
+  ** as (its only field besides COUNT fields) or -1; per class base type:
+  ** the largest payload of its types. */
+  const psoc_subobject_info *info[PSOC_SO_TYPE_COUNT]; /* NULL: no such type */
+  int8_t single_field[PSOC_SO_TYPE_COUNT];
+  uint16_t class_payload_max[PSOC_SO_TYPE_COUNT];
+  psoi_shape shapes[PSOI_SHAPES]; /* direct-mapped cache by struct address */
 } psoi_ctx;
 
 int psoi_imap_get(const psoi_ctx *ctx, const void *owner, const char *str, int64_t *value);
@@ -96,6 +114,7 @@ void psoi_imap_put(psoi_ctx *ctx, const void *owner, const char *str, int64_t va
 
 psoi_ctx *psoi_context(lua_State *L); /* created on first use */
 void *psoi_arena_alloc(psoi_ctx *ctx, size_t size); /* zeroed; NULL: no memory */
+void *psoi_arena_take(psoi_ctx *ctx, size_t size);  /* the same, not zeroed */
 void psoi_arena_reset(psoi_ctx *ctx);
 
 /* ---- shader and blob objects ----------------------------------------- */
