@@ -3,6 +3,7 @@
 ** defaults (including the hidden ones) and where each value came from;
 ** conversions to and from the classic graphics and compute descs.
 */
+#include <limits.h>
 #include <math.h>
 
 #include "rules_internal.h" /* psoc_lowest_bit */
@@ -255,9 +256,13 @@ psoc_status psoc_resolved_to_graphics_desc(const psoc_resolved *r,
   out->RasterizerState.FillMode = rs->FillMode;
   out->RasterizerState.CullMode = rs->CullMode;
   out->RasterizerState.FrontCounterClockwise = rs->FrontCounterClockwise;
-  out->RasterizerState.DepthBias = (INT)rs->DepthBias;
-  if (!(fabsf(rs->DepthBias) < 2147483520.0f) || (FLOAT)(INT)rs->DepthBias != rs->DepthBias)
+  if (fabsf(rs->DepthBias) < 2147483520.0f) { /* converting outside INT is undefined */
+    out->RasterizerState.DepthBias = (INT)rs->DepthBias;
+    if ((FLOAT)out->RasterizerState.DepthBias != rs->DepthBias) lossy = 1;
+  } else { /* NaN, infinite or beyond INT: saturate */
+    out->RasterizerState.DepthBias = rs->DepthBias > 0 ? INT_MAX : rs->DepthBias < 0 ? INT_MIN : 0;
     lossy = 1;
+  }
   out->RasterizerState.DepthBiasClamp = rs->DepthBiasClamp;
   out->RasterizerState.SlopeScaledDepthBias = rs->SlopeScaledDepthBias;
   out->RasterizerState.DepthClipEnable = rs->DepthClipEnable;
