@@ -10,11 +10,19 @@
 ** 0 = topmost). Records merge key by key, lists and scalars replace. A
 ** plain pso.graphics{} has one layer, and the code below is the same.
 **
-** Speed. Declarations are read with raw accesses only (no metamethods),
-** keys are resolved through per-struct Lua tables (one hash lookup per key
-** given), enum spellings through per-enum caches, and nothing allocates on
-** the success path except out-of-line arrays (in the per-state arena) and
-** the builder's copies. Error messages are built only when raising.
+** Speed. Declarations are read with raw accesses only (no metamethods).
+** Each table is walked once with lua_next (lists twice: once to check
+** their shape, then element by element); values found are used where
+** lua_next left them on the stack. Keys and enum spellings resolve through
+** the context's pointer cache (the interned string's address; the Lua key
+** tables only on a miss), identities (pso.none, the shader metatable) are
+** compared by address, and a payload given as its only field (vs = ...,
+** input_layout = {...}) skips the version and merge machinery. Payloads are
+** converted in place in the per-state arena. Nothing allocates on the
+** success path except out-of-line arrays (arena) and the pipeline with the
+** builder's copies. Error messages are built only when raising.
+** tests/bench/bench_lua.c measures this path (see its header for the
+** callgrind recipe).
 **
 ** Memory. Converted payloads and their out-of-line arrays go to a per-state
 ** arena (see cv_lock for re-entrancy from finalizers); then the pipeline
@@ -332,11 +340,17 @@ typedef struct cv {
   int label_list, label_map; /* tracking: id -> text, text -> id */
 } cv;
 
+/* (frames[] are written before they are read: no need to clear them) */
 static void cv_init(cv *c, lua_State *L, int K) {
-  memset(c, 0, sizeof *c);
   c->L = L;
-  c->K = K;
   c->ctx = psoi_context(L);
+  c->K = K;
+  c->depth = 0;
+  c->soft = c->soft_keys = c->verify = c->locked = 0;
+  c->extra = 0;
+  c->marks = NULL;
+  c->marks_size = 0;
+  c->label_list = c->label_map = 0;
 }
 
 static void push_frame(cv *c, const char *key, int index) {
