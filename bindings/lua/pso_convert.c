@@ -854,8 +854,10 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
   }
   case LUA_TSTRING: return flags_string(c, e, vidx, out);
   case LUA_TTABLE: {
-    size_t n = check_list(c, vidx, 64, "flag names", NULL), i;
+    int top = lua_gettop(L), list = resolve(c, vidx, NULL); /* a preset: its data */
+    size_t n = check_list(c, list, 64, "flag names", NULL), i;
     uint64_t v = 0;
+    vidx = list;
     for (i = 1; i <= n; i++) {
       uint64_t one;
       lua_rawgeti(L, vidx, (int)i);
@@ -866,6 +868,7 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
       v |= one;
       lua_pop(L, 1);
     }
+    lua_settop(L, top);
     *out = v;
     return CV_OK;
   }
@@ -957,9 +960,12 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   const psoc_field *cf = count_field(s, f);
   unsigned char *mem = NULL;
   size_t n, i, stride = f->stride;
-  int top = lua_gettop(L);
+  uint8_t list_label = sr->label;
+  int top0 = lua_gettop(L), top;
   vidx = lua_absindex(L, vidx);
   if (lua_type(L, vidx) != LUA_TTABLE) return type_error(c, vidx, "a list");
+  vidx = resolve(c, vidx, &list_label); /* a list given as a preset: its data */
+  top = lua_gettop(L);
   n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
                  shape_single(c->ctx, s) >= 0 ? s : NULL);
   if (n > 0) {
@@ -975,7 +981,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
     push_frame(c, NULL, (int)i + 1);
     if (f->element) {
       src es;
-      uint8_t label = sr->label;
+      uint8_t label = list_label;
       if (!(es.idx = resolve(c, top + 1, &label))) type_error(c, top + 1, "a table");
       if (f->element == c->ctx->input_element && c->ctx->input_offset >= 0)
         put_uint(e + f->element->fields[c->ctx->input_offset].offset, 4, APPEND_ALIGNED);
@@ -992,11 +998,12 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
     lua_settop(L, top);
     if (r) return r;
   }
+  lua_settop(L, top0);
   put_ptr(dst + f->offset, mem);
   if (cf) put_uint(dst + cf->offset, cf->size, n);
   if (n) c->extra += piece_bound(n * stride);
-  mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
-  if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
+  mark(c, off >= 0 ? off + f->offset : -1, f->size, list_label);
+  if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, list_label);
   return CV_OK;
 }
 
@@ -1115,12 +1122,18 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
                     int off) {
   lua_State *L = c->L;
   const psoc_field *f = &s->fields[fi];
-  int base_depth = c->depth, i, k, r = CV_OK;
+  int base_depth = c->depth, i, k, r = CV_OK, top0 = lua_gettop(L);
+  int rl[MAX_SOURCES];           /* the lists to read (a preset: its data) */
+  uint8_t rlabel[MAX_SOURCES];
+  if (nl > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
   push_frame(c, f->key, 0);
+  luaL_checkstack(L, nl + 8, "pso: nesting too deep");
   for (i = 0; i < nl; i++) {
     if (lua_type(L, lists[i]) != LUA_TTABLE)
       type_error(c, lists[i], f->element ? "a list of tables" : "a list");
-    check_list(c, lists[i], f->count, f->element ? "entries" : "values", NULL);
+    rlabel[i] = lsrcs[i].label;
+    rl[i] = resolve(c, lists[i], &rlabel[i]);
+    check_list(c, rl[i], f->count, f->element ? "entries" : "values", NULL);
   }
   luaL_checkstack(L, nl + n + 8, "pso: nesting too deep");
   for (k = 0; k < (int)f->count && r == CV_OK; k++) {
@@ -1141,13 +1154,13 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
     }
     for (i = 0; i < nl; i++) {
       int j, pos = ne;
-      lua_rawgeti(L, lists[i], k + 1);
+      lua_rawgeti(L, rl[i], k + 1);
       if (lua_isnil(L, -1)) {
         lua_pop(L, 1);
         continue;
       }
       if (f->element) {
-        uint8_t label = lsrcs[i].label;
+        uint8_t label = rlabel[i];
         if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -2, "a table");
         /* keep layer order: before the parent's sources of lower layers */
         for (j = 0; j < ne; j++)
@@ -1165,7 +1178,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
         ne++;
       } else if (!done) { /* scalars: the topmost list wins */
         r = cv_scalar(c, f->element_kind, f->size, f->enumeration, lua_gettop(L), edst);
-        if (r == CV_OK) mark(c, eoff, f->size, lsrcs[i].label);
+        if (r == CV_OK) mark(c, eoff, f->size, rlabel[i]);
         done = 1;
       }
     }
@@ -1173,6 +1186,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
     lua_settop(L, top);
   }
   c->depth = base_depth;
+  lua_settop(L, top0);
   return r;
 }
 
@@ -1492,14 +1506,15 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   one.parent_s = NULL;
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
   if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
-    int list;
-    lua_rawgeti(L, srcs[0].idx, 1);
+    uint8_t label = one.label;
+    int rt = resolve(c, srcs[0].idx, &label), rtop = lua_gettop(L), list; /* a preset: its data */
+    lua_rawgeti(L, rt, 1);
     list = !lua_isnil(L, -1);
     lua_pop(L, 1);
     if (!list) {
       lua_pushnil(L);
-      list = !lua_next(L, srcs[0].idx); /* {} */
-      lua_settop(L, top);
+      list = !lua_next(L, rt); /* {} */
+      lua_settop(L, rtop);
     }
     if (list) { /* { "fmt", ... }: formats and their count */
       const psoc_field *ff = NULL, *cf = NULL;
@@ -1509,21 +1524,23 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
         if (s->fields[k].kind == PSOC_FIELD_UINT) cf = &s->fields[k];
       }
       if (!ff || !cf) return cv_error(c, "internal error: unexpected render-target layout");
-      cnt = check_list(c, srcs[0].idx, ff->count, "render-target formats", NULL);
+      cnt = check_list(c, rt, ff->count, "render-target formats", NULL);
       for (k = 0; k < cnt; k++) {
         uint64_t v;
-        lua_rawgeti(L, srcs[0].idx, (int)k + 1);
+        lua_rawgeti(L, rt, (int)k + 1);
         push_frame(c, NULL, (int)k + 1);
         cv_enum(c, ff->enumeration, lua_gettop(L), &v);
         c->depth--;
         put_uint(payload + ff->offset + k * ff->stride, ff->size, v);
-        mark(c, (int)(ff->offset + k * ff->stride), ff->size, one.label);
+        mark(c, (int)(ff->offset + k * ff->stride), ff->size, label);
         lua_pop(L, 1);
       }
       put_uint(payload + cf->offset, cf->size, cnt);
-      mark(c, cf->offset, cf->size, one.label);
+      mark(c, cf->offset, cf->size, label);
+      lua_settop(L, top);
       return CV_OK;
     }
+    lua_settop(L, top);
   }
   if (info->type == PSOC_SO_SAMPLE_DESC && lua_type(L, srcs[0].idx) == LUA_TNUMBER) {
     const psoc_field *f = &s->fields[0];
