@@ -35,26 +35,35 @@
 **              and the headline: pipelines/s = 1 / (time per iteration),
 **              table construction included. (p:check() from Lua does the
 **              same check and also builds a Lua list of the diagnostics;
-**              the extra row "p:check()" shows that path.)
+**              the row "p:check()" shows that path.)
+**   64-byte shaders  "checked" with 64-byte shaders: what copying the
+**              bytecode into each pipeline costs (information);
 **   derive     pso.derive(base, { name = "lit_two_sided",
-**              rasterizer = { cull = "none" } }) + the same check; "derive
-**              tables" is that loop with an identity for pso.derive.
+**              rasterizer = { cull = "none" } }) + the same check (the time
+**              of the overrides table alone is shown next to it).
 **
 **   RATIO lua_conversion = (checked - tables) / tables: the conversion
 **   (and check) cost as a multiple of the script's own run time. Target
 **   <= 2. RATE lua_pipelines_per_s: target >= 200,000 per core.
 **
-** Workloads of one measurement alternate run by run (tables, graphics,
-** checked, p:check(), ...), so drift hits all of them. Wall clock: on a
-** loaded machine every figure grows. For load-independent numbers run one
-** workload under callgrind:
+** Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): per core, and
+** not inflated when the machine is busy with other work (shared caches
+** still are). Workloads of one measurement alternate run by run (tables,
+** graphics, checked, ...), so drift hits all of them. For load-independent
+** numbers run one workload under callgrind, twice, and take the
+** difference (that removes the set-up):
 **
-**   valgrind --tool=callgrind psoc_bench_lua --loop=checked --iterations=20000
+**   gcc -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I src -I bindings/lua \
+**       -I /usr/include/wsl/stubs -I /usr/include/lua5.4 tests/bench/bench_lua.c \
+**       build/lib/libpsolua.a build/lib/libpsoc.a -llua5.4 -lm -ldl -o /tmp/bench_lua
+**   valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.2000 \
+**       /tmp/bench_lua --loop=checked --iterations=2000     # and 4000:
+**   instructions per pipeline = (Ir at 4000 - Ir at 2000) / 2000
 **
-** (see --help; take the difference of two iteration counts to remove the
-** set-up). bench_lua_main(quick) prints the rows and the machine-readable
-** lines and returns 0 (1 when the inputs cannot be built); bench.cpp calls
-** it. Built alone, the weak main below runs it.
+** bench_lua_main(quick) prints the rows and the machine-readable lines and
+** returns 0 (1 when the inputs cannot be built); bench.cpp calls it.
+** bench_lua_loop(what, n) is the --loop mode. Built alone (as above), the
+** weak main below runs either.
 */
 #include <stdint.h>
 #include <stdio.h>
