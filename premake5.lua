@@ -98,7 +98,7 @@ local C_DEFINES = { "_POSIX_C_SOURCE=200809L" }
 local CXX_FLAGS = { "-std=c++17", "-Wall", "-Wextra", "-Werror" }
 
 local SANITIZE_FLAGS = {
-    "-fsanitize=address,undefined",
+    "-fsanitize=address,undefined,float-cast-overflow",
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
 }
