@@ -275,6 +275,52 @@ static inline lua_Number psol_compat_len(lua_State *L, int idx) {
   return (lua_Number)lua_objlen(L, idx);
 #endif
 }
+/* The standard libraries a version has beyond 5.1's. */
+#define PSOL_COMPAT_HAS_UTF8 (LUA_VERSION_NUM >= 503)
+/* 5.1 and LuaJIT spell text-chunk loading 'loadstring' as well. */
+#define PSOL_COMPAT_HAS_LOADSTRING (LUA_VERSION_NUM == 501)
+
+/* A state on allocator 'f'. Some LuaJIT builds refuse custom allocators
+** (lua_newstate returns NULL): then wrap the built-in one, reporting it in
+** *base / *base_ud so 'f' can forward to it. */
+static inline lua_State *psol_compat_newstate(lua_Alloc f, void *ud, lua_Alloc *base,
+                                              void **base_ud) {
+  lua_State *L = lua_newstate(f, ud);
+#ifdef PSOL_COMPAT_LUAJIT
+  if (!L) {
+    L = luaL_newstate();
+    if (L) {
+      *base = lua_getallocf(L, base_ud);
+      lua_setallocf(L, f, ud);
+    }
+  }
+#else
+  (void)base;
+  (void)base_ud;
+#endif
+  return L;
+}
+
+/* Count hooks must fire for the instruction budget; LuaJIT's compiled
+** traces skip them, so sandboxed LuaJIT states only interpret. */
+static inline void psol_compat_interpret_only(lua_State *L) {
+#ifdef PSOL_COMPAT_LUAJIT
+  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
+#else
+  (void)L;
+#endif
+}
+
+/* Whether the caller runs inside a finalizer: 1 yes, 0 no, -1 when the
+** version cannot tell (only 5.4's lua_gc reports it, returning -1). */
+static inline int pso_compat_in_finalizer(lua_State *L) {
+#if LUA_VERSION_NUM >= 504
+  return lua_gc(L, LUA_GCISRUNNING, 0) == -1;
+#else
+  (void)L;
+  return -1;
+#endif
+}
 /* end sandbox */
 
 #endif

@@ -835,7 +835,7 @@ static int setup(lua_State *L) {
   psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
   psol_compat_openlib(L, LUA_TABLIBNAME, luaopen_table);
   psol_compat_openlib(L, LUA_MATHLIBNAME, luaopen_math);
-#if LUA_VERSION_NUM >= 503
+#if PSOL_COMPAT_HAS_UTF8
   psol_compat_openlib(L, LUA_UTF8LIBNAME, luaopen_utf8);
 #endif
   for (i = 0; removed_globals[i]; i++) {
@@ -844,10 +844,10 @@ static int setup(lua_State *L) {
   }
   lua_pushcfunction(L, sb_load);
   lua_setglobal(L, "load");
-#if LUA_VERSION_NUM == 501
-  lua_pushcfunction(L, sb_load);
-  lua_setglobal(L, "loadstring");
-#endif
+if (PSOL_COMPAT_HAS_LOADSTRING) {
+    lua_pushcfunction(L, sb_load);
+    lua_setglobal(L, "loadstring");
+  }
   lua_pushcfunction(L, sb_print);
   lua_setglobal(L, "print");
   lua_pushcfunction(L, sb_collectgarbage);
@@ -875,13 +875,13 @@ static int setup(lua_State *L) {
   charge_function(L, "table", "move", COST_MOVE);
   charge_function(L, "table", "sort", COST_SORT);
   lua_pop(L, 1);
-#if LUA_VERSION_NUM >= 503
-  lua_getglobal(L, LUA_UTF8LIBNAME);
-  charge_function(L, "utf8", "len", COST_SCAN);
-  charge_function(L, "utf8", "offset", COST_SCAN);
-  charge_function(L, "utf8", "codepoint", COST_SCAN);
-  lua_pop(L, 1);
-#endif
+if (PSOL_COMPAT_HAS_UTF8) {
+    lua_getglobal(L, "utf8");
+    charge_function(L, "utf8", "len", COST_SCAN);
+    charge_function(L, "utf8", "offset", COST_SCAN);
+    charge_function(L, "utf8", "codepoint", COST_SCAN);
+    lua_pop(L, 1);
+  }
   return 0;
 }
 
@@ -941,26 +941,13 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
       S->root_count++;
     }
   }
-  L = lua_newstate(psol_alloc, S);
-#ifdef PSOL_COMPAT_LUAJIT
-  if (!L) {
-    /* Some LuaJIT builds refuse custom allocators: wrap the built-in one. */
-    L = luaL_newstate();
-    if (L) {
-      S->base = lua_getallocf(L, &S->base_ud);
-      lua_setallocf(L, psol_alloc, S);
-    }
-  }
-#endif
+  L = psol_compat_newstate(psol_alloc, S, &S->base, &S->base_ud);
   if (!L) {
     if (err) snprintf(err, errlen, "cannot create a Lua state (out of memory)");
     state_free(S);
     return NULL;
   }
-#ifdef PSOL_COMPAT_LUAJIT
-  /* Count hooks do not fire in compiled traces: interpret only. */
-  luaJIT_setmode(L, 0, LUAJIT_MODE_ENGINE | LUAJIT_MODE_OFF);
-#endif
+  psol_compat_interpret_only(L);
   if (psol_compat_cpcall(L, setup, S) != LUA_OK) {
     if (err) snprintf(err, errlen, "cannot set up the sandbox: %s",
                       lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
