@@ -401,9 +401,7 @@ static void cv_unlock(cv *c) {
 ** of memory) is dropped there; other versions keep it until a declaration
 ** of the same state ends normally with no other running. */
 static void cv_lock(cv *c) {
-#if LUA_VERSION_NUM >= 504
-  if (lua_gc(c->L, LUA_GCISRUNNING, 0) != -1) c->ctx->arena_lock = 0;
-#endif
+  if (pso_compat_in_finalizer(c->L) == 0) c->ctx->arena_lock = 0;
   if (c->ctx->arena_lock == 0) psoi_arena_reset(c->ctx);
   c->ctx->arena_lock++;
   c->locked = 1;
@@ -1223,7 +1221,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
     if (srcs[i].filtered) { /* keys of the parent: the parent's path */
       nsaved = depth - srcs[i].pdepth;
       if (nsaved < 0 || nsaved > 4 || depth > MAX_DEPTH) nsaved = 0;
-      memcpy(saved, c->frames + depth - nsaved, (size_t)nsaved * sizeof(frame));
+      if (nsaved > 0) memcpy(saved, c->frames + depth - nsaved, (size_t)nsaved * sizeof(frame));
       c->depth = depth - nsaved;
     }
     lua_pushnil(L);

@@ -37,6 +37,7 @@
 /* bench_validation.c: full check with real-sized shader containers, as a
 ** multiple of the structural walk (information). */
 extern "C" int bench_validation_main(int quick);
+extern "C" int bench_lua_main(int quick);
 
 namespace {
 
@@ -662,6 +663,7 @@ int main(int argc, char** argv) {
   std::printf("validation depth (bench_validation.c; information, not compared with d3dx12):\n");
   std::fflush(stdout);
   if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
+  if (bench_lua_main(quick ? 1 : 0) != 0) std::printf("  (bench_lua failed)\n");
   std::fflush(stdout);
   std::printf("\n");
 
