@@ -122,6 +122,18 @@ describe("errors", function()
     fails("return pso.graphics { " .. VS .. ", blend = pso.blend }", "pso.blend is a collection of presets")
     fails("pso.blend.alpha.src = 'one'", "mat.lua:2:", "preset blend.alpha is read-only")
     fails("pso.blend.mine = {}", "pso.blend is read-only")
+    -- a preset (or a namespace of presets) where a list is expected is an
+    -- error, not an empty list
+    fails("return pso.graphics { " .. VS .. ", input_layout = pso.blend.alpha }", "input_layout")
+    fails("return pso.graphics { " .. VS .. ", render_targets = pso.blend }",
+          "pso.blend is a collection of presets")
+  end)
+
+  it("lists given as presets are read through the preset", function()
+    local layout = pso.preset("test.layout", { { "POSITION", "R32G32B32_FLOAT" } })
+    local p = pso.graphics { vs = pso.shader { bytes = "vs" }, input_layout = layout }
+    expect(p.input_layout[1].semantic).to_equal("POSITION")
+    expect(p.input_layout[1].format).to_equal("r32g32b32_float")
   end)
 
   it("names", function()
