@@ -143,6 +143,14 @@ main() {
     suite "unit (sanitize)" sanitize psoc_tests tests/unit '*.c'
     suite "conformance (sanitize)" sanitize psoc_conformance tests/conformance '*.cpp'
 
+    # The command-line tool: raw streams and material scripts.
+    step "cli (release)" bash tests/cli/test_cli.sh "$(psoc_outdir release)/bin/psoc"
+    step "cli scripts (release)" bash tests/cli/test_scripts.sh "$(psoc_outdir release)/bin/psoc"
+    step "cli (sanitize)" bash tests/cli/test_cli.sh "$(psoc_outdir sanitize)/bin/psoc"
+    step "cli scripts (sanitize)" bash tests/cli/test_scripts.sh "$(psoc_outdir sanitize)/bin/psoc"
+    # The committed enum tables match the installed headers.
+    step "enums" lua5.4 scripts/gen_enums.lua --check
+
     if [[ -d tests/fuzz ]]; then
         step "fuzz" bash scripts/fuzz.sh --seconds "$PSOC_FUZZ_SECONDS"
     else
