@@ -97,6 +97,8 @@ struct Fixture {
 
 /* Built once (zeroed static storage, then every field assigned). */
 const Fixture& fixture();
+/* The fixture as a D3D12_GRAPHICS_PIPELINE_STATE_DESC (every member set). */
+D3D12_GRAPHICS_PIPELINE_STATE_DESC full_graphics_desc();
 
 /* The fixture's payload for a subobject type and its size; NULL for 23. */
 const void* fixture_payload(uint32_t type, size_t* size);

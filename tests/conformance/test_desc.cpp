@@ -8,34 +8,6 @@
 
 namespace {
 
-D3D12_GRAPHICS_PIPELINE_STATE_DESC full_graphics_desc() {
-  const Fixture& f = fixture();
-  D3D12_GRAPHICS_PIPELINE_STATE_DESC d;
-  std::memset(&d, 0, sizeof d);
-  d.pRootSignature = f.root_signature;
-  d.VS = f.vs;
-  d.PS = f.ps;
-  d.DS = f.ds;
-  d.HS = f.hs;
-  d.GS = f.gs;
-  d.StreamOutput = f.stream_output;
-  d.BlendState = f.blend;
-  d.SampleMask = f.sample_mask;
-  d.RasterizerState = f.rasterizer_valid;
-  d.DepthStencilState = f.depth_stencil;
-  d.InputLayout = f.input_layout;
-  d.IBStripCutValue = f.strip_cut;
-  d.PrimitiveTopologyType = f.topology;
-  d.NumRenderTargets = f.rtv.NumRenderTargets;
-  std::memcpy(d.RTVFormats, f.rtv.RTFormats, sizeof d.RTVFormats);
-  d.DSVFormat = f.dsv;
-  d.SampleDesc = f.sample_desc;
-  d.NodeMask = f.node_mask;
-  d.CachedPSO = f.cached_pso;
-  d.Flags = f.flags;
-  return d;
-}
-
 /* What CD3DX12's defaults give for a VS-only desc. */
 D3D12_GRAPHICS_PIPELINE_STATE_DESC default_graphics_desc() {
   D3D12_GRAPHICS_PIPELINE_STATE_DESC d;
