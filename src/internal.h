@@ -41,6 +41,15 @@ size_t psoc_field_count(const psoc_struct *s, const psoc_field *f, const unsigne
 /* Content hash of a byte range (hash.c); used for blob identities. */
 psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
 
+/* The registry's rows, indexed by type (registry.c); row 23 has no name. */
+extern const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT];
+
+/* psoc_subobject_info_get without the call, for the walk's hot path. */
+static inline const psoc_subobject_info *psoc_info(uint32_t type) {
+  return type < PSOC_SO_TYPE_COUNT && psoc_registry_rows[type].name ? &psoc_registry_rows[type]
+                                                                     : NULL;
+}
+
 /* The base type of the duplicate class 'type' belongs to (type itself for
 ** ordinary types); PSOC_SO_TYPE_COUNT for unknown types. */
 uint32_t psoc_class_of(uint32_t type);

@@ -18,26 +18,6 @@ void psoc_walk_init(psoc_walker *walker, const void *data, size_t size) {
   walker->done = 0;
 }
 
-/* The registry's rows as one array indexed by type, when
-** psoc_subobject_info_get hands them out that way (registry.c does), so the
-** walk indexes it instead of calling per subobject; NULL otherwise. */
-static const psoc_subobject_info *registry_rows(void) {
-  const psoc_subobject_info *first = psoc_subobject_info_get(PSOC_SO_ROOT_SIGNATURE);
-  const psoc_subobject_info *last = psoc_subobject_info_get(PSOC_SO_TYPE_COUNT - 1);
-  if (!first || !last ||
-      (uintptr_t)last - (uintptr_t)first != (PSOC_SO_TYPE_COUNT - 1) * sizeof *first)
-    return NULL;
-  return first;
-}
-
-/* psoc_subobject_info_get(type), from 'rows' when it is not NULL; a row
-** that is not the type's own (never, with registry.c) falls back to the call. */
-static inline const psoc_subobject_info *info_of(const psoc_subobject_info *rows, uint32_t type) {
-  if (rows && type < PSOC_SO_TYPE_COUNT && rows[type].type == type)
-    return rows[type].name ? &rows[type] : NULL;
-  return psoc_subobject_info_get(type);
-}
-
 /* Out of the walk's way: the stream cannot be walked further at the
 ** walker's offset; report why (trailing bytes, an unknown type, a
 ** truncated subobject) and stop. */
@@ -77,7 +57,6 @@ static void walk_stop(psoc_walker *walker, psoc_diags *diags, const psoc_subobje
 ** registry row, or NULL at the end or at a structural problem (reported).
 ** walk_take then records it and steps over it. */
 static inline const psoc_subobject_info *walk_peek(psoc_walker *walker, psoc_diags *diags,
-                                                   const psoc_subobject_info *rows,
                                                    uint32_t *type_out) {
   size_t remaining;
   const psoc_subobject_info *info = NULL;
@@ -89,7 +68,7 @@ static inline const psoc_subobject_info *walk_peek(psoc_walker *walker, psoc_dia
   remaining = walker->size - walker->offset;
   if (remaining >= sizeof(uint32_t)) {
     uint32_t type = psoc_rd32(walker->data + walker->offset);
-    info = info_of(rows, type);
+    info = psoc_info(type);
     if (info && remaining >= info->stride) {
       *type_out = type;
       return info;
@@ -114,7 +93,7 @@ int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags) {
   const psoc_subobject_info *info;
   uint32_t type;
   if (!walker || !view) return 0;
-  info = walk_peek(walker, diags, NULL, &type);
+  info = walk_peek(walker, diags, &type);
   if (!info) return 0;
   walk_take(walker, info, type, view);
   return 1;
@@ -157,7 +136,6 @@ static void report_duplicate(psoc_parsed *out, const psoc_view *again, psoc_diag
 }
 
 psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags) {
-  const psoc_subobject_info *rows;
   if (!out) return PSOC_ERR_ARG;
   /* views[] stay unwritten where has[] is 0 (about 1 KB never read). */
   out->kind = PSOC_KIND_NONE;
@@ -191,7 +169,6 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
                    PSOC_PTR_SIZE);
   /* The walk of psoc_walk_next, with its state in locals and each kept
   ** view written straight into its slot. */
-  rows = registry_rows();
   {
     const unsigned char *bytes = data;
     size_t offset = 0;
@@ -208,7 +185,7 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
       remaining = size - offset;
       if (remaining >= sizeof(uint32_t)) {
         type = psoc_rd32(bytes + offset);
-        info = info_of(rows, type);
+        info = psoc_info(type);
       }
       if (!info || remaining < info->stride) {
         psoc_walker walker;

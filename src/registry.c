@@ -339,7 +339,7 @@ static const unsigned char d_zero[64]; /* every other default is all zeros */
 #define ROW(id, nm, key, cls, kinds, T, layout, dflt) \
   { id, nm, key, cls, kinds, PAYLOAD_OFFSET(T), STRIDE(T), &layout, dflt }
 
-static const psoc_subobject_info registry[PSOC_SO_TYPE_COUNT] = {
+const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT] = {
   ROW(PSOC_SO_ROOT_SIGNATURE, "ROOT_SIGNATURE", "root_signature", PSOC_SO_ROOT_SIGNATURE, G | C | M,
       void *, s_rs, d_zero),
   ROW(PSOC_SO_VS, "VS", "vs", PSOC_SO_VS, G, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
@@ -400,8 +400,7 @@ _Static_assert(sizeof(psoc_rasterizer_desc1) == 44, "RASTERIZER1 payload size");
 _Static_assert(sizeof(psoc_rasterizer_desc2) == 40, "RASTERIZER2 payload size");
 
 const psoc_subobject_info *psoc_subobject_info_get(uint32_t type) {
-  if (type >= PSOC_SO_TYPE_COUNT || registry[type].name == NULL) return NULL;
-  return &registry[type];
+  return psoc_info(type);
 }
 
 uint32_t psoc_class_of(uint32_t type) {
@@ -425,7 +424,7 @@ const psoc_subobject_info *psoc_subobject_info_find(const char *name) {
   if (name == NULL) return NULL;
   if (strncmp(name, prefix, sizeof prefix - 1) == 0) name += sizeof prefix - 1;
   for (i = 0; i < PSOC_SO_TYPE_COUNT; i++) {
-    const psoc_subobject_info *info = &registry[i];
+    const psoc_subobject_info *info = &psoc_registry_rows[i];
     if (info->name && (same_nocase(name, info->name) || same_nocase(name, info->key))) return info;
   }
   return NULL;
