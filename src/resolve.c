@@ -158,15 +158,6 @@ static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
   out->depth_enable_origin = PSOC_ORIGIN_EXPLICIT;
 }
 
-/* The duplicate class of each type (the registry's dup_class). */
-static const uint8_t class_of[PSOC_SO_TYPE_COUNT] = {
-  0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
-  [PSOC_SO_DEPTH_STENCIL1] = PSOC_SO_DEPTH_STENCIL, [PSOC_SO_VIEW_INSTANCING] = 22, [23] = 23,
-  [PSOC_SO_AS] = 24, [PSOC_SO_MS] = 25, [PSOC_SO_DEPTH_STENCIL2] = PSOC_SO_DEPTH_STENCIL,
-  [PSOC_SO_RASTERIZER1] = PSOC_SO_RASTERIZER, [PSOC_SO_RASTERIZER2] = PSOC_SO_RASTERIZER,
-  [PSOC_SO_SERIALIZED_ROOT_SIGNATURE] = 29,
-};
-
 #define TAKE(type, member)                                   \
   case type:                                                 \
     memcpy(&out->member, view->payload, sizeof out->member); \
@@ -180,7 +171,7 @@ psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out) {
   for (types = parsed->type_mask; types; types &= types - 1) {
     uint32_t t = psoc_lowest_bit(types);
     const psoc_view *view = &parsed->views[t];
-    uint32_t cls = class_of[t];
+    uint32_t cls = view->info->dup_class;
     switch (t) {
     TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
     TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);
