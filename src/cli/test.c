@@ -672,6 +672,7 @@ static void run_file(runner *r, const char *file) {
   cfg.search_count = nsearch;
   cfg.roots = o->roots;
   cfg.root_count = o->root_count;
+  cfg.options = &opts;
 
   if (!o->tap) printf("%s\n", file);
   else printf("# %s\n", file);

@@ -164,6 +164,40 @@ run "$FIX/roots.lua"
 expect_rc 1 "no --root"
 has "no material root: run 'psoc test --root DIR'" "no --root: message"
 
+# ---- isolation: materials run in states of their own -------------------------
+ATK=$FIX/attacks
+run "$ATK/evil_materials.lua"
+expect_rc 1 "isolation"
+has "FAIL  a failing expectation still fails after the material ran" "isolation: expect not replaced"
+has "ok    the material saw no test API" "isolation: the material saw no test API"
+has "ok    pipelines copied from a material read back, hash, check, derive and locate" \
+    "isolation: imported pipelines work"
+has "ok    a material cannot poison the test's state or the next material" "isolation: no poisoning"
+lacks "forged" "isolation: a material cannot register tests"
+last_line "3 passed, 1 failed" "isolation"
+
+# ---- a test file cannot change the runner's verdicts ----------------------------
+run "$ATK/poke_runner.lua"
+expect_rc 1 "poking the runner"
+has "FAIL  a caught failure still fails" "poking: pcall around expect"
+has "FAIL  the expectation metatable is locked" "poking: metatable"
+has "FAIL  replacing library functions changes no verdict" "poking: library functions"
+has "FAIL  metamethods of a value do not decide equality" "poking: metamethods"
+has "ERROR a forged failure object is an error, not a pass" "poking: forged failure"
+last_line "0 passed, 5 failed" "poking the runner"
+
+# ---- budgets: materials are paid by their test; tests per file are capped -------
+run --budget 2000000 "$ATK/material_budget.lua"
+expect_rc 1 "material budget"
+has "ERROR a material's endless loop is charged to the test" "material budget: status"
+has "instruction budget exceeded" "material budget: message"
+has "ok    the next test has a fresh budget" "material budget: next test"
+last_line "1 passed, 1 failed" "material budget"
+run "$ATK/many_tests.lua"
+expect_rc 1 "tests per file"
+has "more than 10000 tests in one file" "tests per file: message"
+last_line "0 passed, 1 failed" "tests per file"
+
 # ---- discovery -----------------------------------------------------------------
 run "$FIX/discover"
 expect_rc 0 "discovery"
