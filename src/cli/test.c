@@ -28,7 +28,7 @@
 #define LOG_MAX ((size_t)64 * 1024) /* print() output kept per test */
 #define MESSAGE_MAX ((size_t)16 * 1024) /* failure message kept per test */
 #define TRACE_MAX ((size_t)4 * 1024) /* traceback kept per test */
-#define NAME_MAX_ ((size_t)1024)      /* test name kept */
+#define NAME_MAX_ ((size_t)1024)      /* test name, file:line kept (each) */
 #define FILE_KEPT_MAX ((size_t)1 << 20) /* messages and output kept per test file */
 #define DEFAULT_RUN_BUDGET ((uint64_t)5000000000u) /* instructions per run */
 #define DEFAULT_RUN_TIME 600u         /* seconds per run */
@@ -442,17 +442,17 @@ static void report(runner *r, const outcome *t) {
   fflush(stdout);
 }
 
-/* A copy of s, at most 'cap' bytes of it and no more than the file's
-** allowance has left (FILE_KEPT_MAX), with "... (message truncated (N
-** bytes))" after a cut: text copied out of a test's state is outside its
-** memory limit, so what the run keeps is bounded here. */
-static char *keep(runner *r, const char *s, size_t cap) {
+/* A copy of s, at most 'cap' bytes of it and, when 'shared', no more than
+** the file's allowance has left (FILE_KEPT_MAX), with "... (message
+** truncated (N bytes))" after a cut: text copied out of a test's state is
+** outside its memory limit, so what the run keeps is bounded here. */
+static char *keep(runner *r, const char *s, size_t cap, int shared) {
   size_t n, room;
   char *p;
   if (!s) return NULL;
   n = strlen(s);
   room = r->file_kept < FILE_KEPT_MAX ? FILE_KEPT_MAX - r->file_kept : 0;
-  if (cap > room) cap = room;
+  if (shared && cap > room) cap = room;
   if (n <= cap) {
     r->file_kept += n;
     return dup_or_null(s);
@@ -481,13 +481,13 @@ static int add_outcome(runner *r, const char *file, const psot_result *res, cons
   t = &r->items[r->count++];
   memset(t, 0, sizeof *t);
   t->file = dup_or_null(file);
-  t->name = keep(r, res->name, NAME_MAX_);
-  t->defined = keep(r, res->defined, NAME_MAX_);
+  t->name = keep(r, res->name, NAME_MAX_, 0);
+  t->defined = keep(r, res->defined, NAME_MAX_, 0);
   t->status = res->status;
-  t->where = keep(r, res->where, NAME_MAX_);
-  t->message = keep(r, res->message, MESSAGE_MAX);
-  t->traceback = keep(r, res->traceback, TRACE_MAX);
-  t->output = keep(r, output && *output ? output : NULL, LOG_MAX);
+  t->where = keep(r, res->where, NAME_MAX_, 0);
+  t->message = keep(r, res->message, MESSAGE_MAX, 1);
+  t->traceback = keep(r, res->traceback, TRACE_MAX, 1);
+  t->output = keep(r, output && *output ? output : NULL, LOG_MAX, 1);
   t->seconds = seconds;
   if (!t->file || (res->message && !t->message)) r->oom = 1;
   if (res->status == PSOT_PASS) r->passed++;
