@@ -40,6 +40,8 @@ extern const size_t psot_testlib_size;
 #define REG_CACHE "psoc.test.materials" /* real path -> list of pipelines, or false */
 #define REG_WHERE "psoc.test.where"     /* imported pipeline -> "file:line" (weak keys) */
 #define MESSAGE_MAX 8192                /* bytes of a material's error kept */
+#define STATE_COST 20000u /* instructions charged for making a material's state */
+#define RESOLVE_COST 1000u /* ... for resolving a path (realpath, stat) */
 #define CTX_MT "psoc.test.ctx"
 #define DIR_MT "psoc.test.dir"
 #define DIAGS_MT "psoc.test.diags"
@@ -528,6 +530,18 @@ static const char *shown_path(const tctx *c, const char *real) {
   return real;
 }
 
+/* Charge 'cost' instructions of C work (file system, states) to the running
+** test; once its budget is spent, raise the budget error (and keep saying
+** so: t_run fails the test even if it caught the error). */
+static void charge(lua_State *L, tctx *c, uint64_t cost) {
+  char text[32];
+  c->charged += cost;
+  if (!c->limit_hit && psol_instructions(L) + c->charged <= c->budget) return;
+  c->limit_hit = 1;
+  snprintf(text, sizeof text, "%llu", (unsigned long long)c->budget);
+  luaL_error(L, "instruction budget exceeded (%s instructions, materials included)", text);
+}
+
 /* Raise "TEST_FILE:LINE: PREFIX: message" (the prefix is the API
 ** function, e.g. "materials.load"). */
 static int raise_at_test(lua_State *L, const char *prefix, const char *fmt, const char *a,
@@ -556,6 +570,7 @@ static int t_resolve(lua_State *L) {
   int escaped = 0, wrong = 0, ntried = 0;
   if (!*path) return raise_at_test(L, fname, "empty %s name%s", what, "");
   if (strlen(path) >= PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
+  charge(L, c, RESOLVE_COST * (uint64_t)ncand);
   luaL_buffinit(L, &tried);
   for (i = 0; i < ncand; i++) {
     struct stat st;
@@ -661,6 +676,7 @@ static int t_scan(lua_State *L) {
   lua_newtable(L); /* 2: found */
   scan_dir(L, dir, 2, 0);
   n = (size_t)lua_rawlen(L, 2);
+  charge(L, ctx_of(L), RESOLVE_COST * (1 + (uint64_t)n));
   v = (const char **)pso_compat_newuserdata(L, (n ? n : 1) * sizeof *v); /* 3 */
   for (i = 0; i < n; i++) {
     lua_rawgeti(L, 2, (int)i + 1);
@@ -753,7 +769,9 @@ static int close_and_raise(lua_State *L, mstate *m) {
 ** fresh sandboxed state of its own (nothing it does reaches the test's
 ** state or another material) with what is left of the test's instruction
 ** budget; its pipelines are copied into this state. Its errors are raised
-** again here with the material's file:line and without the traceback. */
+** again here with the material's file:line and without the traceback (and
+** kept: loading it again raises the same error without a new state, but
+** for a limit). Making the state is charged STATE_COST instructions. */
 static int t_evaluate(lua_State *L) {
   tctx *c = ctx_of(L);
   const char *shown = luaL_checkstring(L, 2);
@@ -767,16 +785,12 @@ static int t_evaluate(lua_State *L) {
   lua_getfield(L, LUA_REGISTRYINDEX, REG_CACHE); /* 3 */
   lua_pushvalue(L, 1);
   lua_rawget(L, 3);
+  if (lua_type(L, -1) == LUA_TSTRING) return lua_error(L); /* it failed before */
   if (!lua_isnil(L, -1)) return 1;
   lua_pop(L, 1);
+  charge(L, c, STATE_COST); /* C work no hook sees: a loop of loads is not free */
   used = psol_instructions(L) + c->charged;
-  left = used < c->budget ? c->budget - used : 0;
-  if (c->limit_hit || left == 0) {
-    char text[32];
-    c->limit_hit = 1;
-    snprintf(text, sizeof text, "%llu", (unsigned long long)c->budget);
-    return luaL_error(L, "instruction budget exceeded (%s instructions, materials included)", text);
-  }
+  left = used < c->budget ? c->budget - used : 1;
   o = c->mopts;
   o.instruction_limit = left;
   m = (mstate *)pso_compat_newuserdata(L, sizeof *m); /* 4: closes M on any error */
@@ -792,8 +806,8 @@ static int t_evaluate(lua_State *L) {
     if (!msg) msg = "(error object is not a string)";
     cut = strstr(msg, TRACEBACK_MARK);
     n = cut ? (size_t)(cut - msg) : strlen(msg);
-    if (strstr(msg, "instruction budget exceeded") != NULL)
-      c->limit_hit = 1; /* the rest of the test's budget is spent */
+    int limit = strstr(msg, "instruction budget exceeded") != NULL;
+    if (limit) c->limit_hit = 1; /* the rest of the test's budget is spent */
     if (n > MESSAGE_MAX) {
       lua_pushlstring(L, msg, MESSAGE_MAX);
       lua_pushfstring(L, "... (message truncated (%d bytes))", (int)n);
@@ -801,11 +815,20 @@ static int t_evaluate(lua_State *L) {
     } else {
       lua_pushlstring(L, msg, n);
     }
+    if (!limit && !strstr(msg, "limit exceeded") && !strstr(msg, "not enough memory")) {
+      lua_pushvalue(L, 1); /* the same error next time, without a new state */
+      lua_pushvalue(L, -2);
+      lua_rawset(L, 3);
+    }
     return close_and_raise(L, m);
   }
   kind = material_result(m->M, lua_gettop(m->M), why, sizeof why);
   if (kind < 0) {
+    lua_pushvalue(L, 1);
     lua_pushfstring(L, "%s: %s", shown, why);
+    lua_pushvalue(L, -1);
+    lua_insert(L, -3);
+    lua_rawset(L, 3); /* cached like any error of the script */
     return close_and_raise(L, m);
   }
   lua_getfield(L, LUA_REGISTRYINDEX, REG_WHERE); /* 5 */
