@@ -388,6 +388,7 @@ static void full_message(const outcome *t, char *out, size_t n) {
 ** characters as cli_text does, so a name is always one line. */
 static void tap_name(const char *s) {
   const char *hash;
+  if (!s) return;
   while ((hash = strchr(s, '#')) != NULL) {
     cli_text_len(stdout, s, (size_t)(hash - s));
     fputs("\\#", stdout);
@@ -710,8 +711,8 @@ static int make_parents(const char *path) {
     struct stat st;
     if (dir[i] != '/') continue;
     dir[i] = '\0';
-    if (mkdir(dir, 0777) != 0 && errno != EEXIST) rc = -1;
-    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) rc = -1;
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+      rc = -1;
     if (rc) fprintf(stderr, "psoc test: cannot create the folder '%s' for '%s': %s\n", dir, path,
                     errno == EEXIST ? "not a directory" : strerror(errno));
     dir[i] = '/';
