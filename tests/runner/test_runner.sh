@@ -207,8 +207,15 @@ has "ERROR (run budget)" "run budget: reported"
 has "the run's instruction budget is spent (2500000 instructions; --run-budget)" "run budget: message"
 lacks "spins 4" "run budget: the tests left are not run"
 last_line "0 passed, 4 failed" "run budget"
-run --budget abc --run-budget 0 "$FIX/passing.lua"
+run --run-time 1 --budget 2000000000 "$ATK/run_budget.lua" # ~1 s
+expect_rc 1 "run time"
+has "time limit exceeded (1000 ms)" "run time: the state's clock is cut to the run's"
+has "the run's time is up (1 s; --run-time)" "run time: message"
+last_line "0 passed, 2 failed" "run time"
+run --run-budget 0 "$FIX/passing.lua"
 expect_rc 2 "bad run budget"
+run --run-time -1 "$FIX/passing.lua"
+expect_rc 2 "bad run time"
 
 # ---- output cannot be forged; escape codes are escaped ----------------------------
 run "$ATK/forge_output.lua"
