@@ -447,6 +447,26 @@ static int t_error_result(lua_State *L) {
   return 1;
 }
 
+int psot_dofile(lua_State *L, const char *path) {
+  int status;
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  status = psol_dofile(L, path, 0);
+  if (status == LUA_OK && take_verdict(L)) { /* failed at the top level, and caught */
+    const char *where, *msg;
+    raw_field(L, -1, "where");
+    raw_field(L, -2, "message");
+    where = lua_tostring(L, -2);
+    msg = lua_tostring(L, -1);
+    lua_pushfstring(L, "an expectation outside any test failed: %s%s%s", where ? where : "",
+                    where && *where ? ": " : "", msg ? msg : "?");
+    lua_replace(L, -4);
+    lua_pop(L, 2);
+    status = LUA_ERRRUN;
+  }
+  return status;
+}
+
 uint64_t psot_instructions(lua_State *L) {
   tctx *c = registry_ctx(L);
   return psol_instructions(L) + (c ? c->charged : 0);

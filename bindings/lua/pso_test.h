@@ -3,7 +3,7 @@
 **
 **   lua_State *L = psol_newstate(&opts, err, sizeof err);
 **   psot_open(L, &cfg);                   -- describe, it, expect, materials
-**   psol_dofile(L, "x_test.lua", 0);      -- collects the tests
+**   psot_dofile(L, "x_test.lua");         -- collects the tests
 **   for (i = 0; i < psot_count(L); i++) psot_run(L, i, &result);
 **   psol_close(L);
 **
@@ -68,6 +68,10 @@ typedef struct psot_result {
   uint64_t instructions; /* what the test used, its materials included */
 } psot_result;
 
+/* psol_dofile(L, path, 0) for a test file, and an error (status
+** LUA_ERRRUN, the message on the stack) when an expectation outside any
+** test failed, even if the file caught its error. */
+int psot_dofile(lua_State *L, const char *path);
 /* The number of tests the loaded file(s) declared (at most max_tests). */
 size_t psot_count(lua_State *L);
 /* Name and definition of test i (0-based), without running it. */

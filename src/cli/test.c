@@ -873,7 +873,7 @@ static void run_file(runner *r, const char *file) {
     psol_close(L);
     return;
   }
-  if (psol_dofile(L, file, 0) != LUA_OK) {
+  if (psot_dofile(L, file) != LUA_OK) {
     const char *msg = psot_push_error(L, -1);
     r->spent += psot_instructions(L);
     file_error(r, file, NULL, msg, lua_tostring(L, -1));

@@ -186,6 +186,13 @@ has "FAIL  metamethods of a value do not decide equality" "poking: metamethods"
 has "ERROR a forged failure object is an error, not a pass" "poking: forged failure"
 last_line "0 passed, 5 failed" "poking the runner"
 
+run "$ATK/top_level_caught.lua"
+expect_rc 1 "caught top-level failure"
+has "ERROR (loading the file)" "caught top-level failure: status"
+has "an expectation outside any test failed: tests/runner/fixtures/attacks/top_level_caught.lua:3: expected values to be equal" \
+    "caught top-level failure: message"
+last_line "0 passed, 1 failed" "caught top-level failure"
+
 # ---- budgets: materials are paid by their test; tests per file are capped -------
 run --budget 2000000 "$ATK/material_budget.lua"
 expect_rc 1 "material budget"
