@@ -75,9 +75,11 @@ end
 
 local is_pipeline, pso_copy = pso.is_pipeline, pso.copy
 
--- pso presets are read-only proxies; compare and show their contents.
+-- pso presets are read-only proxies (tables, or userdata in later module
+-- versions); compare and show their contents.
 local function unwrap(v)
-  if type(v) == "table" and getmetatable(v) == "read-only" then return pso_copy(v) end
+  local t = type(v)
+  if (t == "table" or t == "userdata") and getmetatable(v) == "read-only" then return pso_copy(v) end
   return v
 end
 

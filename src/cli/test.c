@@ -444,10 +444,10 @@ static void report(runner *r, const outcome *t) {
 }
 
 /* A copy of s, at most 'cap' bytes of it and, when 'shared', no more than
-** the file's allowance has left (FILE_KEPT_MAX), with "... (message
+** the file's allowance has left (FILE_KEPT_MAX), with "... (WHAT
 ** truncated (N bytes))" after a cut: text copied out of a test's state is
 ** outside its memory limit, so what the run keeps is bounded here. */
-static char *keep(runner *r, const char *s, size_t cap, int shared) {
+static char *keep(runner *r, const char *s, size_t cap, int shared, const char *what) {
   size_t n, room;
   char *p;
   if (!s) return NULL;
@@ -461,7 +461,7 @@ static char *keep(runner *r, const char *s, size_t cap, int shared) {
   p = malloc(cap + 64);
   if (!p) return NULL;
   memcpy(p, s, cap);
-  snprintf(p + cap, 64, "... (message truncated (%zu bytes))", n);
+  snprintf(p + cap, 64, "... (%s truncated (%zu bytes))", what, n);
   r->file_kept += cap + strlen(p + cap);
   return p;
 }
@@ -482,13 +482,14 @@ static int add_outcome(runner *r, const char *file, const psot_result *res, cons
   t = &r->items[r->count++];
   memset(t, 0, sizeof *t);
   t->file = dup_or_null(file);
-  t->name = keep(r, res->name, NAME_MAX_, 0);
-  t->defined = keep(r, res->defined, NAME_MAX_, 0);
+  t->name = keep(r, res->name, NAME_MAX_, 0, "name");
+  t->defined = keep(r, res->defined, NAME_MAX_, 0, "location");
   t->status = res->status;
-  t->where = keep(r, res->where, NAME_MAX_, 0);
-  t->message = keep(r, res->message, MESSAGE_MAX, 1);
-  t->traceback = keep(r, res->traceback, TRACE_MAX, 1);
-  t->output = keep(r, output && *output ? output : NULL, LOG_MAX, 1);
+  t->where = keep(r, res->where, NAME_MAX_, 0, "location");
+  t->message = keep(r, res->message, MESSAGE_MAX, 1, "message");
+  t->traceback = keep(r, res->traceback, TRACE_MAX, 1, "traceback");
+  /* the log is capped at LOG_MAX already (with its own note) */
+  t->output = keep(r, output && *output ? output : NULL, LOG_MAX + 64, 1, "output");
   t->seconds = seconds;
   if (!t->file || (res->message && !t->message)) r->oom = 1;
   if (res->status == PSOT_PASS) r->passed++;
