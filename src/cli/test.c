@@ -29,6 +29,7 @@
 #define MESSAGE_MAX ((size_t)16 * 1024) /* failure message kept per test */
 #define TRACE_MAX ((size_t)4 * 1024) /* traceback kept per test */
 #define NAME_MAX_ ((size_t)1024)      /* test name, file:line kept (each) */
+#define FULL_MESSAGE_MAX (MESSAGE_MAX + NAME_MAX_ + 128) /* where: message (note) */
 #define FILE_KEPT_MAX ((size_t)1 << 20) /* messages and output kept per test file */
 #define DEFAULT_RUN_BUDGET ((uint64_t)5000000000u) /* instructions per run */
 #define DEFAULT_RUN_TIME 600u         /* seconds per run */
@@ -416,7 +417,7 @@ static void report(runner *r, const outcome *t) {
     tap_name(t->name ? t->name : "(loading the file)");
     putchar('\n');
     if (t->status != PSOT_PASS) {
-      static char msg[16384];
+      static char msg[FULL_MESSAGE_MAX];
       full_message(t, msg, sizeof msg);
       printf("  ---\n");
       printf("  severity: %s\n", t->status == PSOT_FAIL ? "fail" : "error");
@@ -521,7 +522,7 @@ static void print_failures(const runner *r) {
   printf("\nFailures:\n");
   for (i = 0; i < r->count; i++) {
     const outcome *t = &r->items[i];
-    static char msg[16384];
+    static char msg[FULL_MESSAGE_MAX];
     if (t->status == PSOT_PASS) continue;
     printf("\n%zu) %s ", ++k, status_word(t->status));
     cli_text(stdout, t->file);
@@ -601,7 +602,7 @@ static long line_of(const char *defined) {
 
 static void junit_case(FILE *f, const outcome *t) {
   char cls[1024];
-  static char msg[16384];
+  static char msg[FULL_MESSAGE_MAX];
   const char *first_end;
   class_name(t->file, cls, sizeof cls);
   fputs("    <testcase name=\"", f);

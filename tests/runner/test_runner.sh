@@ -260,11 +260,12 @@ fi
 # ---- messages and output copied out of the state are capped ----------------------
 run "$ATK/huge_messages.lua"
 expect_rc 1 "huge messages"
-has "(message truncated (" "huge messages: messages truncated"
-has "... (output truncated (" "huge messages: output truncated once the file's allowance is spent"
-has "ERROR huge 20" "huge messages: names are kept"
+has "xxx... (message truncated (20000 bytes))" "huge messages: a message cut at 16 KiB"
+has "(output truncated)" "huge messages: output cut at 64 KiB"
+has $'\n   ... (message truncated (20000 bytes))' "huge messages: nothing kept once the file's 1 MiB is spent"
+has "ERROR huge 80" "huge messages: names are kept"
 if ((${#OUT} < 1300000)); then ok; else fail "huge messages: ${#OUT} bytes of report"; fi
-last_line "0 passed, 20 failed" "huge messages"
+last_line "0 passed, 80 failed" "huge messages"
 
 # ---- empty test files and runs fail unless --allow-empty --------------------------
 run "$ATK/empty.lua"
