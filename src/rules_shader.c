@@ -93,6 +93,19 @@ static int is_depth(const psoc_dxbc_element *e) {
          e->system_value == PSOC_SV_DEPTH_LE || (e->name_len >= 8 && strncasecmp(e->name, "SV_Depth", 8) == 0);
 }
 
+int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target) {
+  const psoc_shader *sh = &ctx->shaders[PSOC_STAGE_PS];
+  const psoc_dxbc *ps;
+  psoc_dxbc_element e;
+  uint32_t i;
+  if (!sh->present) return 0; /* no pixel shader: nothing is written */
+  ps = good(ctx, PSOC_STAGE_PS);
+  if (!ps || !ps->output.present) return -1;
+  for (i = 0; psoc_dxbc_element_get(&ps->output, i, &e); i++)
+    if (is_target(&e) && e.semantic_index == target) return 1;
+  return 0;
+}
+
 /* ---- per container ---------------------------------------------------- */
 
 static void check_container(const rule_ctx *ctx, int s) {
