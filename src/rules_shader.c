@@ -199,6 +199,16 @@ static void check_root_signature(const rule_ctx *ctx) {
                    "the input layout has %u elements but the root signature lacks "
                    "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT (flags 0x%x); add "
                    "the flag or drop the input layout", r->input_layout.NumElements, flags);
+  /* Stream output needs D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT
+  ** (0x40): vkd3d-proton's test_create_graphics_pipeline_state records
+  ** E_INVALIDARG from the native runtime without it. */
+  if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
+      r->stream_output.NumEntries > 0 && !(flags & 0x40u))
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
+                   GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_STREAM_OUTPUT, "ROOT_SIGNATURE.Flags",
+                   "the pipeline streams out %u entries but the root signature lacks "
+                   "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT (flags 0x%x); add the flag or "
+                   "drop the stream output", r->stream_output.NumEntries, flags);
 }
 
 /* ---- input layout against the VS input signature ----------------------- */

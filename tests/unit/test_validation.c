@@ -959,10 +959,13 @@ END_TEST
 static void so_stream(vt_stream *s, const D3D12_SO_DECLARATION_ENTRY *e, UINT n,
                       const UINT *strides, UINT ns, UINT rasterized, int gs) {
   D3D12_STREAM_OUTPUT_DESC so = { e, n, strides, ns, rasterized };
-  static dw_blob gsb;
+  static dw_blob gsb, vsb;
   static const dw_elem out[] = { { "SV_Position", 0, 1, 3, 0, 0xf, 0, 0, 0 } };
   if (!gsb.data) gsb = dw_shader(2, 5, 0, 0, out, 1, out, 1, 1);
-  vt_graphics(s);
+  /* the VS embeds a root signature that allows stream output (0x40) */
+  if (!vsb.data) vsb = dw_shader(1, 5, 0, 0, NULL, 0, out, 1, 0x41);
+  memset(s, 0, sizeof *s);
+  vt_shader(s, PSOC_SO_VS, vsb.data, vsb.size);
   if (gs) vt_shader(s, PSOC_SO_GS, gsb.data, gsb.size);
   VT_ADD(s, PSOC_SO_STREAM_OUTPUT, so);
 }

@@ -230,6 +230,32 @@ START_TEST(shader_root_signature) {
   pipe_free(&p, &s);
   dw_free(&rs_ia);
   dw_free(&rs_no);
+  {
+    /* stream output without ALLOW_STREAM_OUTPUT (0x40): E_INVALIDARG in
+    ** vkd3d-proton's test_create_graphics_pipeline_state (was accepted) */
+    static const D3D12_SO_DECLARATION_ENTRY so_decl[] = { { 0, "SV_Position", 0, 0, 4, 0 } };
+    static const UINT strides[] = { 16 };
+    D3D12_STREAM_OUTPUT_DESC so = { so_decl, 1, strides, 1, 0 };
+    dw_blob rs_so = dw_root_signature(0x41);
+    rs_ia = dw_root_signature(1);
+    p = pipe_default();
+    pipe_stream(&p, &s);
+    VT_ADD(&s, PSOC_SO_STREAM_OUTPUT, so);
+    srs.pSerializedBlob = rs_ia.data;
+    srs.SerializedBlobSizeInBytes = rs_ia.size;
+    VT_ADD(&s, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, srs);
+    VT_ERROR(&s, FOLLOW, NULL, GPS "MISSING_ROOT_SIGNATURE_FLAGS");
+    vt_free(&s);
+    pipe_stream(&p, &s);
+    VT_ADD(&s, PSOC_SO_STREAM_OUTPUT, so);
+    srs.pSerializedBlob = rs_so.data;
+    srs.SerializedBlobSizeInBytes = rs_so.size;
+    VT_ADD(&s, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, srs);
+    VT_ABSENT(&s, FOLLOW, NULL, GPS "MISSING_ROOT_SIGNATURE_FLAGS");
+    pipe_free(&p, &s);
+    dw_free(&rs_ia);
+    dw_free(&rs_so);
+  }
 }
 END_TEST
 
