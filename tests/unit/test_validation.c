@@ -136,6 +136,20 @@ START_TEST(blend_factor_ranges) {
 }
 END_TEST
 
+/* ALPHA_FACTOR (20) needs AlphaBlendFactorSupported, a device capability:
+** issue 9.5 judges it only against a profile (none of which records it, so
+** a warning); without a profile it was a warning, now it is not checked. */
+START_TEST(blend_alpha_factor_profile) {
+  vt_stream s;
+  D3D12_BLEND_DESC b = blend_alpha();
+  b.RenderTarget[0].SrcBlend = (D3D12_BLEND)20;
+  blend_stream(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  VT_WARNING(&s, 0, "desktop_fl12_0", BS "INVALIDSRCBLEND");
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+}
+END_TEST
+
 START_TEST(blend_op_min_max_warning) {
   vt_stream s;
   D3D12_BLEND_DESC b = blend_alpha();
@@ -1203,6 +1217,7 @@ Suite *suite_validation(void) {
   TCase *tc = tcase_create("rules");
   tcase_add_test(tc, core_stream_ids);
   tcase_add_test(tc, blend_factor_ranges);
+  tcase_add_test(tc, blend_alpha_factor_profile);
   tcase_add_test(tc, blend_op_min_max_warning);
   tcase_add_test(tc, blend_logic_ops);
   tcase_add_test(tc, blend_logic_op_independent);
