@@ -66,6 +66,68 @@ static void blend_stream(vt_stream *s, D3D12_BLEND_DESC b, D3D12_RT_FORMAT_ARRAY
 
 /* ---- core IDs reported by the parse and kind rules --------------------- */
 
+/* The stream verdicts vkd3d-proton's test_pipeline_state_stream records for
+** the native runtime's ID3D12Device2::CreatePipelineState (S_OK or
+** E_INVALIDARG), rebuilt here: psoc reports an error exactly where the
+** runtime fails. Shader containers are not read (no FOLLOW). */
+START_TEST(native_stream_verdicts) {
+  static const D3D12_INPUT_ELEMENT_DESC pos = { "POS", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 0, 0,
+                                                D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 };
+  D3D12_INPUT_LAYOUT_DESC il = { &pos, 1 };
+  D3D12_RASTERIZER_DESC rs = raster_default();
+  D3D12_DEPTH_STENCIL_DESC ds = ds_default();
+  DXGI_FORMAT dsv = DXGI_FORMAT_D32_FLOAT_S8X24_UINT;
+  void *root = NULL;
+  uint32_t extra = PSOC_SO_DEPTH_STENCIL;
+  vt_stream s;
+  psoc_diags d;
+  /* 4: a root signature alone: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  VT_ADD(&s, PSOC_SO_ROOT_SIGNATURE, root);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 5: CS and VS: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 6: CS, PS and a rasterizer: S_OK (compute; the rest is ignored) */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_PS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_ADD(&s, PSOC_SO_RASTERIZER, rs);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+  ck_assert_uint_eq(d.errors + d.warnings, 0);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 7: depth-stencil, DSV, input layout, VS and no PS: S_OK */
+  memset(&s, 0, sizeof s);
+  VT_ADD(&s, PSOC_SO_DEPTH_STENCIL, ds);
+  VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
+  VT_ADD(&s, PSOC_SO_INPUT_LAYOUT, il);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_CLEAN(&s, 0, NULL);
+  VT_CLEAN(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL);
+  vt_free(&s);
+  /* 8: two CS subobjects: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_ERROR(&s, 0, NULL, "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT");
+  vt_free(&s);
+  /* 9: a trailing subobject type without its payload: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_raw(&s, &extra, 4);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+}
+END_TEST
+
 START_TEST(core_stream_ids) {
   vt_stream s;
   uint32_t bogus = 23;
@@ -1216,6 +1278,7 @@ Suite *suite_validation(void) {
   Suite *s = suite_create("validation");
   TCase *tc = tcase_create("rules");
   tcase_add_test(tc, core_stream_ids);
+  tcase_add_test(tc, native_stream_verdicts);
   tcase_add_test(tc, blend_factor_ranges);
   tcase_add_test(tc, blend_alpha_factor_profile);
   tcase_add_test(tc, blend_op_min_max_warning);
