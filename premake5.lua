@@ -346,6 +346,27 @@ if wanted("psoc_gen_annotations", "scripts/gen_annotations.c") then
         links { "psoc_static", "m" }
 end
 
+-- DXBC assembler for the project's small shaders (src/tools, docs/dxbc_asm.md):
+-- BUILD/bin/psoc_dxbc_asm SOURCE.asm -o OUT.cso.  The assembler itself is an
+-- internal static library (psoc_dxbc_asm_lib, in BUILD/obj/) shared by the
+-- tool, its tests and the device suite; it signs with libpsoc's checksum.
+if wanted("psoc_dxbc_asm", "src/tools/dxbc_asm.c") then
+    c_project("psoc_dxbc_asm_lib", "StaticLib", nil, true)
+        files { "src/tools/dxbc_asm.c" }
+
+    c_project("psoc_dxbc_asm", "ConsoleApp", "bin")
+        files { "src/tools/dxbc_asm_main.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+end
+
+if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then
+    c_project("psoc_dxbc_asm_tests", "ConsoleApp", "bin")
+        files { "tests/dxbc_asm/*.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+end
+
 if #skipped > 0 and _ACTION then
     print("psoc: skipped (sources not written yet): " .. table.concat(skipped, "; "))
 end
