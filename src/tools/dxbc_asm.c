@@ -20,6 +20,7 @@
 #define MAX_ELEMENTS 32
 #define MAX_NAME 64
 #define MAX_LINE 512
+#define MAX_ROOT_PARAMS 16
 
 /* Opcodes used here. */
 enum {
@@ -65,6 +66,10 @@ typedef struct assembler {
   int max_temp;           /* highest r# used, -1 for none */
   uint32_t gs_input_vertices; /* from dcl_input_primitive */
   int have_thread_group;
+  int have_rs;            /* root_signature given: an RTS0 chunk (version 1.0) */
+  uint32_t rs_flags;
+  uint32_t rs_params[MAX_ROOT_PARAMS][3]; /* type, register, 32-bit values */
+  size_t nrs_params;
   uint32_t last_opcode;   /* of the last instruction, ~0 before any */
 } assembler;
 
@@ -591,6 +596,70 @@ static int target_line(assembler *a, const char *name) {
   return -2; /* not a target */
 }
 
+/* root_signature [allow_input_layout | deny_* ... | 0xFLAGS]: an embedded
+** root signature (RTS0, version 1.0) with the given flags;
+** root_parameter cbv bN | srv tN | uav uN | constants bN COUNT: one root
+** parameter (space 0, visible to all stages) of it. */
+static int root_signature_line(assembler *a, const char *s) {
+  static const struct {
+    const char *name;
+    uint32_t bit;
+  } flags[] = { { "allow_input_layout", 0x1 }, { "deny_vs", 0x2 }, { "deny_hs", 0x4 },
+                { "deny_ds", 0x8 }, { "deny_gs", 0x10 }, { "deny_ps", 0x20 },
+                { "allow_stream_output", 0x40 } };
+  char w[32];
+  if (a->have_rs) return fail(a, "root_signature is given twice");
+  a->have_rs = 1;
+  for (;;) {
+    size_t i;
+    int found = 0;
+    s = skip_space(s);
+    if (!*s) break;
+    if (isdigit((unsigned char)*s)) {
+      uint32_t v;
+      if (!parse_uint(s, &s, &v)) return fail(a, "bad root signature flags");
+      a->rs_flags |= v;
+      continue;
+    }
+    s = word(s, w, sizeof w);
+    for (i = 0; i < sizeof flags / sizeof flags[0]; i++)
+      if (strcmp(w, flags[i].name) == 0) a->rs_flags |= flags[i].bit, found = 1;
+    if (!found) return fail(a, "unknown root signature flag '%s'", w[0] ? w : s);
+  }
+  return 0;
+}
+
+static int root_parameter_line(assembler *a, const char *s) {
+  static const struct {
+    const char *name;
+    char reg;
+    uint32_t type;
+  } kinds[] = { { "constants", 'b', 1 }, { "cbv", 'b', 2 }, { "srv", 't', 3 }, { "uav", 'u', 4 } };
+  char w[32];
+  size_t i;
+  uint32_t *p;
+  if (!a->have_rs) return fail(a, "root_parameter needs a root_signature line before it");
+  if (a->nrs_params == MAX_ROOT_PARAMS) return fail(a, "more than %d root parameters", MAX_ROOT_PARAMS);
+  p = a->rs_params[a->nrs_params];
+  s = word(s, w, sizeof w);
+  for (i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+    if (strcmp(w, kinds[i].name) == 0) break;
+  if (i == sizeof kinds / sizeof kinds[0]) return fail(a, "root_parameter: constants, cbv, srv or uav");
+  s = skip_space(s);
+  if (*s != kinds[i].reg || !parse_uint(s + 1, &s, &p[1]))
+    return fail(a, "root_parameter %s: expected %c0, %c1, ...", w, kinds[i].reg, kinds[i].reg);
+  p[0] = kinds[i].type;
+  p[2] = 0;
+  if (p[0] == 1) {
+    s = skip_space(s);
+    if (!parse_uint(s, &s, &p[2]) || p[2] == 0 || p[2] > 64)
+      return fail(a, "root_parameter constants: expected a count of 32-bit values (1..64)");
+  }
+  if (*skip_space(s)) return fail(a, "unexpected '%.16s'", skip_space(s));
+  a->nrs_params++;
+  return 0;
+}
+
 static int statement(assembler *a, const char *line) {
   char name[MAX_NAME];
   const char *s = word(line, name, sizeof name);
@@ -607,6 +676,8 @@ static int statement(assembler *a, const char *line) {
   if (!a->have_target) return fail(a, "the target (e.g. vs_5_0) comes first");
   if (strcmp(name, "input") == 0) return element_line(a, 1, s);
   if (strcmp(name, "output") == 0) return element_line(a, 0, s);
+  if (strcmp(name, "root_signature") == 0) return root_signature_line(a, s);
+  if (strcmp(name, "root_parameter") == 0) return root_parameter_line(a, s);
   if (a->dxil) return fail(a, "shader model 6 containers hold no instructions here (no DXIL compiler)");
   if (strncmp(name, "dcl_", 4) == 0) return declaration(a, name, s);
   return instruction(a, name, s);
@@ -680,10 +751,10 @@ static void signature(bytes *b, const element *e, size_t n, int v1, int input) {
 }
 
 static int build(assembler *a, dxbc_asm_blob *out) {
-  bytes chunk[3];
-  uint32_t fourcc[3];
+  bytes chunk[4];
+  uint32_t fourcc[4];
   bytes c = { 0 };
-  size_t i, at;
+  size_t i, at, nchunks = 3;
   uint8_t digest[16];
   int oom;
   memset(chunk, 0, sizeof chunk);
@@ -722,21 +793,45 @@ static int build(assembler *a, dxbc_asm_blob *out) {
     for (k = 0; k < a->decls.n; k++) put32(&chunk[2], a->decls.p[k]);
     for (k = 0; k < a->body.n; k++) put32(&chunk[2], a->body.p[k]);
   }
+  if (a->have_rs) {
+    /* RTS0 1.0: header, parameters (type, visibility all, payload offset),
+    ** payloads (register, space[, count]); no static samplers. */
+    size_t k, payload = 24 + 12 * a->nrs_params;
+    fourcc[3] = PSOC_FOURCC('R', 'T', 'S', '0');
+    nchunks = 4;
+    put32(&chunk[3], 1);
+    put32(&chunk[3], (uint32_t)a->nrs_params);
+    put32(&chunk[3], 24);
+    put32(&chunk[3], 0);
+    put32(&chunk[3], 0);
+    put32(&chunk[3], a->rs_flags);
+    for (k = 0; k < a->nrs_params; k++) {
+      put32(&chunk[3], a->rs_params[k][0]);
+      put32(&chunk[3], 0);
+      put32(&chunk[3], (uint32_t)payload);
+      payload += a->rs_params[k][0] == 1 ? 12 : 8;
+    }
+    for (k = 0; k < a->nrs_params; k++) {
+      put32(&chunk[3], a->rs_params[k][1]);
+      put32(&chunk[3], 0);
+      if (a->rs_params[k][0] == 1) put32(&chunk[3], a->rs_params[k][2]);
+    }
+  }
   put(&c, "DXBC", 4);
   put(&c, NULL, 16);
   put32(&c, 1);
   put32(&c, 0);
-  put32(&c, 3);
+  put32(&c, (uint32_t)nchunks);
   at = c.n;
-  put(&c, NULL, 12);
-  for (i = 0; i < 3; i++) {
+  put(&c, NULL, 4 * nchunks);
+  for (i = 0; i < nchunks; i++) {
     if (!c.oom) set32(c.p + at + 4 * i, (uint32_t)c.n);
     put32(&c, fourcc[i]);
     put32(&c, (uint32_t)chunk[i].n);
     put(&c, chunk[i].p, chunk[i].n);
   }
-  oom = c.oom || chunk[0].oom || chunk[1].oom || chunk[2].oom;
-  for (i = 0; i < 3; i++) free(chunk[i].p);
+  oom = c.oom || chunk[0].oom || chunk[1].oom || chunk[2].oom || chunk[3].oom;
+  for (i = 0; i < 4; i++) free(chunk[i].p);
   if (oom) {
     free(c.p);
     return fail(a, "out of memory");

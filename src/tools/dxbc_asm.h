@@ -15,6 +15,9 @@
 **   mov o0.xyzw, v0.xyzw            instructions: mov add mul mad dp4 ret
 **   add o1.xy, v1.xyxx, l(0.5, 0.5, 0, 0)       emit cut store_raw
 **   ret
+**   root_signature allow_input_layout   an embedded root signature (RTS0,
+**   root_parameter uav u0               version 1.0): flags, then root
+**                                       constants/cbv/srv/uav parameters
 **
 ** Targets ms_6_5 / as_6_5 / ps_6_5 ... (shader model 6) produce a DXIL
 ** container with ISG1/OSG1 signatures and a DXIL part that holds only the

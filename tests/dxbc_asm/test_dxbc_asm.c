@@ -187,6 +187,37 @@ static void test_dxil(void) {
   dxbc_asm_free(&b);
 }
 
+static void test_root_signature(void) {
+  static const char src[] =
+    "cs_5_0\nroot_signature 0x10 deny_vs\nroot_parameter uav u3\nroot_parameter constants b1 4\n"
+    "dcl_thread_group 1, 1, 1\nret\n";
+  static const uint32_t want[] = {
+    1, 2, 24, 0, 0, 0x12,       /* version 1.0, 2 parameters, no samplers, flags */
+    4, 0, 48, 1, 0, 56,         /* UAV (payload at 48), 32-bit constants (at 56) */
+    3, 0, 1, 0, 4               /* u3 space 0; b1 space 0, 4 values */
+  };
+  dxbc_asm_blob b;
+  psoc_dxbc c;
+  const unsigned char *chunk;
+  uint32_t size, i;
+  CHECK(assemble(src, &b, NULL, 0) == 0);
+  if (!b.data) return;
+  CHECK(psoc_dxbc_parse(b.data, b.size, &c) == PSOC_DXBC_OK && c.digest_ok);
+  CHECK(c.has_root_signature && c.root_signature_version == 1 && c.root_signature_flags == 0x12);
+  CHECK(psoc_dxbc_find_chunk(&c, PSOC_FOURCC('R', 'T', 'S', '0'), &chunk, &size) &&
+        size == sizeof want);
+  for (i = 0; i < sizeof want / 4 && i < size / 4; i++) CHECK(rd32(chunk + 4 * i) == want[i]);
+  dxbc_asm_free(&b);
+  {
+    dxbc_asm_blob e;
+    char err[256];
+    CHECK(assemble("vs_4_0\nroot_parameter cbv b0\nret\n", &e, err, sizeof err) != 0 &&
+          strstr(err, "line 2: root_parameter needs a root_signature") != NULL);
+    CHECK(assemble("vs_4_0\nroot_signature frob\nret\n", &e, err, sizeof err) != 0 &&
+          strstr(err, "unknown root signature flag 'frob'") != NULL);
+  }
+}
+
 static void expect_error_n(const char *src, size_t len, const char *want) {
   dxbc_asm_blob b;
   char err[256];
@@ -227,6 +258,7 @@ int main(void) {
   test_cs();
   test_gs();
   test_dxil();
+  test_root_signature();
   test_errors();
   printf("dxbc_asm: %d checks, %d failed\n", checks, failures);
   return failures ? 1 : 0;
