@@ -367,6 +367,25 @@ if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then
         links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
 end
 
+-- Device suite (tests/device): material scripts -> psoc -> vkd3d (Direct3D 12
+-- on Vulkan; lavapipe on machines without a GPU) -> pixels.  vkd3d's headers
+-- conflict with DirectX-Headers', so tests/device/backend_vkd3d.c is built
+-- alone in an internal library with vkd3d's include folder.  Left out (with
+-- a note) when vkd3d's headers are not installed.
+if wanted("psoc_device_tests", "tests/device/*.c") then
+    if not os.isfile("/usr/include/vkd3d/vkd3d_utils.h") then
+        table.insert(skipped, "psoc_device_tests (no /usr/include/vkd3d: install libvkd3d-dev)")
+    else
+        c_project("psoc_device_vkd3d", "StaticLib", nil, true)
+            files { "tests/device/backend_vkd3d.c" }
+            includedirs { "/usr/include/vkd3d" }
+
+        c_project("psoc_device_tests", "ConsoleApp", "bin")
+            files { "tests/device/device_main.c" }
+            links { "psoc_device_vkd3d", "psolua", "psoc_static", LUA.lib, "vkd3d-utils", "vkd3d", "m", "dl" }
+    end
+end
+
 if #skipped > 0 and _ACTION then
     print("psoc: skipped (sources not written yet): " .. table.concat(skipped, "; "))
 end

@@ -2,7 +2,7 @@
 # test_vkd3d_compiler.sh ASM_TOOL: the DXBC assembler against an independent
 # reader, vkd3d-compiler (vkd3d-shader's DXBC -> SPIR-V translator):
 #   1. every committed shader container (scripts/materials/shaders,
-#      tests/device/shaders) is exactly what its .asm assembles to;
+#      tests/device/materials/shaders) is exactly what its .asm assembles to;
 #   2. vkd3d-compiler translates every DXBC one (not the DXIL placeholders)
 #      with exit status 0 and nothing on stderr (its "fixme:" lines on
 #      undeclared registers count as failures);
@@ -19,7 +19,7 @@ ok() { pass=$((pass + 1)); }
 bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
 
 shopt -s nullglob
-for src in scripts/materials/shaders/*.asm tests/device/shaders/*.asm; do
+for src in scripts/materials/shaders/*.asm tests/device/materials/shaders/*.asm; do
     cso=${src%.asm}.cso
     if "$asm" --check "$src" "$cso"; then ok; else bad "$cso is stale"; continue; fi
     if grep -q '^[a-z][a-z]_6_' "$src"; then continue; fi # DXIL placeholder
