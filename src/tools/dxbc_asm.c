@@ -382,8 +382,8 @@ static int parse_list(assembler *a, const char *s, uint32_t *v, int count) {
 }
 
 static int declaration(assembler *a, const char *name, const char *s) {
-  uint32_t v[3];
-  char w[32];
+  uint32_t v[3] = { 0, 0, 0 };
+  char w[32] = "";
   if (strcmp(name, "dcl_thread_group") == 0) {
     if (a->program != PSOC_PROGRAM_CS) return fail(a, "dcl_thread_group is for compute shaders");
     if (parse_list(a, s, v, 3)) return -1;
@@ -459,7 +459,7 @@ static const sysval_name SYSVALS[] = {
 
 static int element_line(assembler *a, int input, const char *s) {
   element e;
-  char name[MAX_NAME], w[16];
+  char name[MAX_NAME] = "", w[16] = "";
   size_t len, i;
   element *list = input ? a->in : a->out;
   size_t *count = input ? &a->nin : &a->nout;
@@ -607,7 +607,7 @@ static int root_signature_line(assembler *a, const char *s) {
   } flags[] = { { "allow_input_layout", 0x1 }, { "deny_vs", 0x2 }, { "deny_hs", 0x4 },
                 { "deny_ds", 0x8 }, { "deny_gs", 0x10 }, { "deny_ps", 0x20 },
                 { "allow_stream_output", 0x40 } };
-  char w[32];
+  char w[32] = "";
   if (a->have_rs) return fail(a, "root_signature is given twice");
   a->have_rs = 1;
   for (;;) {
@@ -635,7 +635,7 @@ static int root_parameter_line(assembler *a, const char *s) {
     char reg;
     uint32_t type;
   } kinds[] = { { "constants", 'b', 1 }, { "cbv", 'b', 2 }, { "srv", 't', 3 }, { "uav", 'u', 4 } };
-  char w[32];
+  char w[32] = "";
   size_t i;
   uint32_t *p;
   if (!a->have_rs) return fail(a, "root_parameter needs a root_signature line before it");
@@ -661,7 +661,7 @@ static int root_parameter_line(assembler *a, const char *s) {
 }
 
 static int statement(assembler *a, const char *line) {
-  char name[MAX_NAME];
+  char name[MAX_NAME] = "";
   const char *s = word(line, name, sizeof name);
   int r;
   if (!name[0]) {
@@ -859,7 +859,7 @@ int dxbc_asm(const char *src, size_t len, dxbc_asm_blob *out, char *err, size_t 
   a.last_opcode = ~0u;
   if (!src) return fail(&a, "no source");
   while (pos < len && rc == 0) {
-    char line[MAX_LINE];
+    char line[MAX_LINE] = "";
     size_t n = 0;
     char *c;
     a.line++;
