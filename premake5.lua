@@ -383,6 +383,14 @@ if wanted("psoc_device_tests", "tests/device/*.c") then
         c_project("psoc_device_tests", "ConsoleApp", "bin")
             files { "tests/device/device_main.c" }
             links { "psoc_device_vkd3d", "psolua", "psoc_static", LUA.lib, "vkd3d-utils", "vkd3d", "m", "dl" }
+
+        -- BUILD/bin/psoc_preview SCRIPT [--pipeline NAME] -o FILE.png: the
+        -- pipeline's fixed-function state on a reference scene (libpng).
+        c_project("psoc_preview", "ConsoleApp", "bin")
+            files { "tests/device/preview_main.c" }
+            includedirs { "src/tools" }
+            links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
+                    "vkd3d-utils", "vkd3d", "png", "m", "dl" }
     end
 end
 

@@ -18,7 +18,8 @@
 #                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler)
 #   device            tests/device: material scripts -> psoc -> vkd3d 1.2 on
 #                     lavapipe -> pixels (release, and sanitize without leak
-#                     checking: the Vulkan driver leaks)
+#                     checking: the Vulkan driver leaks); psoc_preview's
+#                     pictures (tests/device/test_preview.sh)
 #   install, consumer tests/consumer/test_consumer.sh: make install into a
 #                     temporary prefix, pkg-config consumers, every Lua
 #                     loading the installed module, luarocks make
@@ -117,6 +118,12 @@ run_device_sanitize() {
         timeout -k 10 "$PSOC_TEST_TIMEOUT" "$bin"
 }
 
+# psoc_preview end to end (tests/device/test_preview.sh).
+run_preview() {
+    psoc_make release -- psoc_preview &&
+        bash tests/device/test_preview.sh "$(psoc_outdir release)/bin/psoc_preview"
+}
+
 # The committed LuaLS annotations match the registry (docs/embedding.md).
 check_annotations() {
     psoc_make release -- psoc_gen_annotations &&
@@ -174,6 +181,7 @@ main() {
     suite "device (release)" release psoc_device_tests tests/device '*.c'
     if [[ -d tests/device ]]; then
         step "device (sanitize)" run_device_sanitize
+        step "preview" run_preview
     fi
     # The committed enum tables match the installed headers.
     step "enums" lua5.4 scripts/gen_enums.lua --check

@@ -13,6 +13,7 @@
 #define DEV_SIZE 64      /* render targets are DEV_SIZE x DEV_SIZE */
 #define DEV_MAX_RTS 8
 #define DEV_MAX_DRAWS 4
+#define DEV_MAX_FRAMES 4
 
 typedef struct dev dev;
 
@@ -61,6 +62,12 @@ long dev_create_graphics(dev *d, const void *desc, size_t desc_size);
 /* Create the PSO, clear, draw, read every render target back. Fills
 ** out[0 .. NumRenderTargets-1] (free with dev_images_free). 0 on success. */
 int dev_draw(dev *d, const dev_frame *frame, dev_image out[DEV_MAX_RTS], char *err, size_t errlen);
+/* The same with several pipelines drawn in order into the same targets:
+** frames[0] gives the targets (its desc's formats), clears and the first
+** draws; each later frame binds its own PSO, vertex buffers and draws
+** (their descs must use the same target and depth formats). */
+int dev_draw_frames(dev *d, const dev_frame *frames, uint32_t nframes, dev_image out[DEV_MAX_RTS], char *err,
+                    size_t errlen);
 void dev_images_free(dev_image images[DEV_MAX_RTS]);
 /* Create a compute PSO (D3D12_COMPUTE_PIPELINE_STATE_DESC bytes), bind a
 ** zeroed 256-byte raw buffer as the root UAV of parameter 0, dispatch

@@ -230,14 +230,21 @@ void dev_images_free(dev_image images[DEV_MAX_RTS]) {
 }
 
 int dev_draw(dev *d, const dev_frame *f, dev_image out[DEV_MAX_RTS], char *err, size_t n) {
+  return dev_draw_frames(d, f, 1, out, err, n);
+}
+
+int dev_draw_frames(dev *d, const dev_frame *frames, uint32_t nframes, dev_image out[DEV_MAX_RTS], char *err,
+                    size_t n) {
+  const dev_frame *f = frames;
   const D3D12_GRAPHICS_PIPELINE_STATE_DESC *desc = f->graphics_desc;
-  ID3D12PipelineState *pso = NULL;
+  ID3D12PipelineState *psos[DEV_MAX_FRAMES] = { 0 };
+  uint32_t fi;
   ID3D12GraphicsCommandList *list = NULL;
-  ID3D12Resource *rt[DEV_MAX_RTS] = { 0 }, *ds = NULL, *vb[2] = { 0 }, *readback = NULL;
+  ID3D12Resource *rt[DEV_MAX_RTS] = { 0 }, *ds = NULL, *vb[DEV_MAX_FRAMES][2] = { { 0 } }, *readback = NULL;
   ID3D12DescriptorHeap *rtv_heap = NULL, *dsv_heap = NULL;
   D3D12_DESCRIPTOR_HEAP_DESC hd;
   D3D12_CPU_DESCRIPTOR_HANDLE rtv[DEV_MAX_RTS], dsv = { 0 };
-  D3D12_VERTEX_BUFFER_VIEW views[2];
+  D3D12_VERTEX_BUFFER_VIEW views[DEV_MAX_FRAMES][2];
   D3D12_VIEWPORT vp = { 0, 0, DEV_SIZE, DEV_SIZE, 0, 1 };
   D3D12_RECT sc = { 0, 0, DEV_SIZE, DEV_SIZE };
   UINT rt_count, i, inc;
@@ -245,12 +252,20 @@ int dev_draw(dev *d, const dev_frame *f, dev_image out[DEV_MAX_RTS], char *err, 
   HRESULT hr;
   int rc = -1;
   memset(out, 0, sizeof(dev_image) * DEV_MAX_RTS);
-  if (f->desc_size != sizeof *desc)
-    return fail(err, n, "desc size %zu, vkd3d's is %zu", f->desc_size, sizeof *desc);
+  if (nframes == 0 || nframes > DEV_MAX_FRAMES) return fail(err, n, "1 to %d frames", DEV_MAX_FRAMES);
+  for (fi = 0; fi < nframes; fi++)
+    if (frames[fi].desc_size != sizeof *desc)
+      return fail(err, n, "desc size %zu, vkd3d's is %zu", frames[fi].desc_size, sizeof *desc);
   rt_count = desc->NumRenderTargets;
   if (rt_count > DEV_MAX_RTS) return fail(err, n, "NumRenderTargets %u", rt_count);
-  hr = ID3D12Device_CreateGraphicsPipelineState(d->device, desc, &IID_ID3D12PipelineState, (void **)&pso);
-  if (FAILED(hr)) return fail(err, n, "CreateGraphicsPipelineState failed (hr 0x%08lx)", (unsigned long)hr);
+  for (fi = 0; fi < nframes; fi++) {
+    hr = ID3D12Device_CreateGraphicsPipelineState(d->device, frames[fi].graphics_desc, &IID_ID3D12PipelineState,
+                                                  (void **)&psos[fi]);
+    if (FAILED(hr)) {
+      fail(err, n, "CreateGraphicsPipelineState failed (hr 0x%08lx)", (unsigned long)hr);
+      goto done;
+    }
+  }
 
   memset(&hd, 0, sizeof hd);
   hd.Type = D3D12_DESCRIPTOR_HEAP_TYPE_RTV;
@@ -299,20 +314,22 @@ int dev_draw(dev *d, const dev_frame *f, dev_image out[DEV_MAX_RTS], char *err, 
     dsv = ID3D12DescriptorHeap_GetCPUDescriptorHandleForHeapStart(dsv_heap);
     ID3D12Device_CreateDepthStencilView(d->device, ds, NULL, dsv);
   }
-  for (i = 0; i < f->nvb && i < 2; i++) {
-    void *p;
-    D3D12_RANGE none = { 0, 0 };
-    vb[i] = buffer(d, D3D12_HEAP_TYPE_UPLOAD, f->vb[i].size, D3D12_RESOURCE_FLAG_NONE,
-                   D3D12_RESOURCE_STATE_GENERIC_READ);
-    if (!vb[i] || FAILED(ID3D12Resource_Map(vb[i], 0, &none, &p))) {
-      fail(err, n, "cannot create vertex buffer %u", i);
-      goto done;
+  for (fi = 0; fi < nframes; fi++) {
+    for (i = 0; i < frames[fi].nvb && i < 2; i++) {
+      void *p;
+      D3D12_RANGE none = { 0, 0 };
+      vb[fi][i] = buffer(d, D3D12_HEAP_TYPE_UPLOAD, frames[fi].vb[i].size, D3D12_RESOURCE_FLAG_NONE,
+                         D3D12_RESOURCE_STATE_GENERIC_READ);
+      if (!vb[fi][i] || FAILED(ID3D12Resource_Map(vb[fi][i], 0, &none, &p))) {
+        fail(err, n, "cannot create vertex buffer %u", i);
+        goto done;
+      }
+      memcpy(p, frames[fi].vb[i].data, frames[fi].vb[i].size);
+      ID3D12Resource_Unmap(vb[fi][i], 0, NULL);
+      views[fi][i].BufferLocation = ID3D12Resource_GetGPUVirtualAddress(vb[fi][i]);
+      views[fi][i].SizeInBytes = frames[fi].vb[i].size;
+      views[fi][i].StrideInBytes = frames[fi].vb[i].stride;
     }
-    memcpy(p, f->vb[i].data, f->vb[i].size);
-    ID3D12Resource_Unmap(vb[i], 0, NULL);
-    views[i].BufferLocation = ID3D12Resource_GetGPUVirtualAddress(vb[i]);
-    views[i].SizeInBytes = f->vb[i].size;
-    views[i].StrideInBytes = f->vb[i].stride;
   }
   if (rt_count) {
     readback = buffer(d, D3D12_HEAP_TYPE_READBACK, total, D3D12_RESOURCE_FLAG_NONE, D3D12_RESOURCE_STATE_COPY_DEST);
@@ -333,17 +350,21 @@ int dev_draw(dev *d, const dev_frame *f, dev_image out[DEV_MAX_RTS], char *err, 
         list, dsv, D3D12_CLEAR_FLAG_DEPTH | (has_stencil(desc->DSVFormat) ? D3D12_CLEAR_FLAG_STENCIL : 0),
         f->depth_clear, f->stencil_clear, 0, NULL);
   ID3D12GraphicsCommandList_OMSetRenderTargets(list, rt_count, rt_count ? rtv : NULL, FALSE, ds ? &dsv : NULL);
-  ID3D12GraphicsCommandList_SetGraphicsRootSignature(list, desc->pRootSignature);
-  ID3D12GraphicsCommandList_SetPipelineState(list, pso);
-  ID3D12GraphicsCommandList_IASetPrimitiveTopology(list, (D3D12_PRIMITIVE_TOPOLOGY)f->topology);
-  if (f->nvb) ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, f->nvb, views);
   ID3D12GraphicsCommandList_RSSetViewports(list, 1, &vp);
   ID3D12GraphicsCommandList_RSSetScissorRects(list, 1, &sc);
-  ID3D12GraphicsCommandList_OMSetStencilRef(list, f->stencil_ref);
-  ID3D12GraphicsCommandList_OMSetBlendFactor(list, f->blend_factor);
-  for (i = 0; i < f->ndraws && i < DEV_MAX_DRAWS; i++)
-    ID3D12GraphicsCommandList_DrawInstanced(list, f->draws[i].vertex_count, f->draws[i].instance_count,
-                                            f->draws[i].first_vertex, f->draws[i].first_instance);
+  for (fi = 0; fi < nframes; fi++) {
+    const dev_frame *g = &frames[fi];
+    const D3D12_GRAPHICS_PIPELINE_STATE_DESC *gd = g->graphics_desc;
+    ID3D12GraphicsCommandList_SetGraphicsRootSignature(list, gd->pRootSignature);
+    ID3D12GraphicsCommandList_SetPipelineState(list, psos[fi]);
+    ID3D12GraphicsCommandList_IASetPrimitiveTopology(list, (D3D12_PRIMITIVE_TOPOLOGY)g->topology);
+    if (g->nvb) ID3D12GraphicsCommandList_IASetVertexBuffers(list, 0, g->nvb, views[fi]);
+    ID3D12GraphicsCommandList_OMSetStencilRef(list, g->stencil_ref);
+    ID3D12GraphicsCommandList_OMSetBlendFactor(list, g->blend_factor);
+    for (i = 0; i < g->ndraws && i < DEV_MAX_DRAWS; i++)
+      ID3D12GraphicsCommandList_DrawInstanced(list, g->draws[i].vertex_count, g->draws[i].instance_count,
+                                              g->draws[i].first_vertex, g->draws[i].first_instance);
+  }
   for (i = 0; i < rt_count; i++) {
     D3D12_TEXTURE_COPY_LOCATION dst, src;
     transition(list, rt[i], D3D12_RESOURCE_STATE_RENDER_TARGET, D3D12_RESOURCE_STATE_COPY_SOURCE);
@@ -389,14 +410,16 @@ done:
   if (rc) dev_images_free(out);
   if (list) ID3D12GraphicsCommandList_Release(list);
   if (readback) ID3D12Resource_Release(readback);
-  for (i = 0; i < 2; i++)
-    if (vb[i]) ID3D12Resource_Release(vb[i]);
+  for (fi = 0; fi < DEV_MAX_FRAMES; fi++)
+    for (i = 0; i < 2; i++)
+      if (vb[fi][i]) ID3D12Resource_Release(vb[fi][i]);
   if (ds) ID3D12Resource_Release(ds);
   for (i = 0; i < DEV_MAX_RTS; i++)
     if (rt[i]) ID3D12Resource_Release(rt[i]);
   if (dsv_heap) ID3D12DescriptorHeap_Release(dsv_heap);
   if (rtv_heap) ID3D12DescriptorHeap_Release(rtv_heap);
-  if (pso) ID3D12PipelineState_Release(pso);
+  for (fi = 0; fi < DEV_MAX_FRAMES; fi++)
+    if (psos[fi]) ID3D12PipelineState_Release(psos[fi]);
   return rc;
 }
 
