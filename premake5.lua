@@ -386,11 +386,15 @@ if wanted("psoc_device_tests", "tests/device/*.c") then
 
         -- BUILD/bin/psoc_preview SCRIPT [--pipeline NAME] -o FILE.png: the
         -- pipeline's fixed-function state on a reference scene (libpng).
-        c_project("psoc_preview", "ConsoleApp", "bin")
-            files { "tests/device/preview_main.c" }
-            includedirs { "src/tools" }
-            links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
-                    "vkd3d-utils", "vkd3d", "png", "m", "dl" }
+        if not os.isfile("/usr/include/png.h") then
+            table.insert(skipped, "psoc_preview (no /usr/include/png.h: install libpng-dev)")
+        else
+            c_project("psoc_preview", "ConsoleApp", "bin")
+                files { "tests/device/preview_main.c" }
+                includedirs { "src/tools" }
+                links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
+                        "vkd3d-utils", "vkd3d", "png", "m", "dl" }
+        end
     end
 end
 
