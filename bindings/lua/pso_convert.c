@@ -1060,7 +1060,7 @@ static int cv_object(cv *c, const psoc_field *f, int vidx, unsigned char *dst, i
   return CV_OK;
 }
 
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst, int off);
 
 /* One field from one source (no merging): the value at vidx. */
@@ -1095,8 +1095,9 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   case PSOC_FIELD_FIXED: {
     int idx = lua_absindex(c->L, vidx);
     int fi = (int)(f - s->fields);
+    src one = *sr;
     c->depth--;
-    r = cv_fixed(c, s, fi, &idx, sr, 1, 0, NULL, 0, dst, off);
+    r = cv_fixed(c, s, fi, &idx, &one, 1, 0, NULL, 0, dst, off);
     c->depth++;
     return r;
   }
@@ -1115,7 +1116,7 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 ** first; element 1 also reads the parent's sources whose bit is set in
 ** 'fall' (keys given directly in the parent struct s).
 ** Called at the parent's path depth. */
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst,
                     int off) {
   lua_State *L = c->L;
@@ -1123,7 +1124,20 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
   int base_depth = c->depth, i, k, r = CV_OK, top0 = lua_gettop(L);
   int rl[MAX_SOURCES];           /* the lists to read (a preset: its data) */
   uint8_t rlabel[MAX_SOURCES];
+  int top_layer = 256;           /* the topmost layer that gives the list */
   if (nl > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
+  /* Lists replace (README, "derive"): only the topmost layer's list is
+  ** read, and per-target keys given directly in a lower layer's parent
+  ** belonged to the list that was replaced. */
+  for (i = 0; i < nl; i++)
+    if (lsrcs[i].layer < top_layer) top_layer = lsrcs[i].layer;
+  for (i = 0, k = 0; i < nl; i++)
+    if (lsrcs[i].layer == top_layer) {
+      lists[k] = lists[i];
+      lsrcs[k] = lsrcs[i];
+      k++;
+    }
+  nl = k;
   push_frame(c, f->key, 0);
   luaL_checkstack(L, nl + 8, "pso: nesting too deep");
   for (i = 0; i < nl; i++) {
@@ -1143,7 +1157,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
     push_frame(c, NULL, k + 1);
     /* by layer: keys given in the parent (element 1 only), then the list */
     for (i = 0; i < n && k == 0; i++) {
-      if (!(fall & ((uint64_t)1 << i))) continue;
+      if (!(fall & ((uint64_t)1 << i)) || srcs[i].layer > top_layer) continue;
       es[ne] = srcs[i];
       es[ne].filtered = 1;
       es[ne].parent_s = s;

@@ -75,6 +75,31 @@ describe("derive", function()
     for _, k in ipairs(d:subobjects()) do expect(k).never.to_equal("depth_stencil") end
   end)
 
+  -- README "derive": lists replace. blend.render_targets is a list too: the
+  -- override's list replaces the base's whole list (targets it leaves out
+  -- get the runtime defaults), while per-target keys given directly still
+  -- merge into entry [1] of the list they sit beside.
+  it("replaces blend.render_targets as a whole list", function()
+    local b = pso.graphics { name = "two", vs = vs, render_targets = { "r8g8b8a8_unorm", "r8g8b8a8_unorm" },
+                             blend = { independent = true, render_targets = {
+                               { enable = true, src = "one", dst = "one" },
+                               { enable = true, src = "src_alpha", dst = "inv_src_alpha" } } } }
+    local d = pso.derive(b, { name = "d", blend = { render_targets = { { enable = true, src = "zero" } } } })
+    expect(d.blend.render_targets[1].src).to_equal("zero")
+    expect(d.blend.render_targets[1].dst).to_equal("zero") -- not the base's 'one'
+    expect(d.blend.render_targets[2].enable).to_be(false) -- the base's entry [2] is gone
+    expect(d.blend.independent).to_be(true)               -- a record key: merged
+    -- keys beside the list in the override still merge into the base's list
+    local e = pso.derive(b, { name = "e", blend = { dst = "inv_src_color" } })
+    expect(e.blend.render_targets[1].src).to_equal("one")
+    expect(e.blend.render_targets[1].dst).to_equal("inv_src_color")
+    expect(e.blend.render_targets[2].src).to_equal("src_alpha")
+    -- and a list in the override drops the base's per-target keys (a preset)
+    local f = pso.derive(base(), { name = "f", blend = { render_targets = { { write_mask = "rgb" } } } })
+    expect(f.blend.render_targets[1].enable).to_be(false)
+    expect(f.blend.render_targets[1].write_mask).to_equal("red|green|blue")
+  end)
+
   it("merges blend per-target keys over a preset", function()
     local d = pso.derive(base(), { name = "d", blend = { dst = "one" } })
     expect(d.blend.render_targets[1].src).to_equal("src_alpha")
