@@ -498,9 +498,11 @@ void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, ch
   suggestion_text(wrong, cands, ncands, out, n);
 }
 
-/* Candidate keys of structs (keys only, COUNT fields left out), plus the
-** element keys a struct accepts directly. */
-static size_t struct_keys(const psoc_struct *const *ss, int ns, const char **out, size_t max) {
+/* Candidate keys of structs (COUNT fields left out), plus the element keys
+** a struct accepts directly: the language's keys, or with 'members' the
+** D3D12 member names (for a misspelt "CullMdoe"). */
+static size_t struct_keys(const psoc_struct *const *ss, int ns, int members, const char **out,
+                          size_t max) {
   size_t n = 0;
   int k;
   for (k = 0; k < ns; k++) {
@@ -509,11 +511,13 @@ static size_t struct_keys(const psoc_struct *const *ss, int ns, const char **out
     uint32_t i;
     if (!s) continue;
     for (i = 0; i < s->field_count && n < max; i++)
-      if (s->fields[i].kind != PSOC_FIELD_COUNT) out[n++] = s->fields[i].key;
+      if (s->fields[i].kind != PSOC_FIELD_COUNT)
+        out[n++] = members ? s->fields[i].name : s->fields[i].key;
     ft = fallthrough_field(s);
     if (ft >= 0) {
       const psoc_struct *e = s->fields[ft].element;
-      for (i = 0; i < e->field_count && n < max; i++) out[n++] = e->fields[i].key;
+      for (i = 0; i < e->field_count && n < max; i++)
+        out[n++] = members ? e->fields[i].name : e->fields[i].key;
     }
   }
   return n;
@@ -527,8 +531,21 @@ static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx)
     char d[96];
     return cv_error(c, "unexpected key %s", describe(c->L, key_idx, d, sizeof d));
   }
-  n = struct_keys(ss, ns, cands, 160);
-  suggestion_text(lua_tostring(c->L, key_idx), cands, n, sugg, sizeof sugg);
+  {
+    /* A key spelt like a D3D12 member (capital first letter) is matched
+    ** against the member names first, then against the keys. */
+    const char *key = lua_tostring(c->L, key_idx);
+    sugg[0] = '\0';
+    if (key[0] >= 'A' && key[0] <= 'Z') {
+      n = struct_keys(ss, ns, 1, cands, 160);
+      suggestion_text(key, cands, n, sugg, sizeof sugg);
+      if (strncmp(sugg, " (did", 5) != 0) sugg[0] = '\0';
+    }
+    if (!sugg[0]) {
+      n = struct_keys(ss, ns, 0, cands, 160);
+      suggestion_text(key, cands, n, sugg, sizeof sugg);
+    }
+  }
   push_frame(c, lua_tostring(c->L, key_idx), 0);
   return cv_error(c, "unknown key%s", sugg);
 }
@@ -694,11 +711,92 @@ static void enum_valid_list(const psoc_enum *e, char *out, size_t n) {
   }
 }
 
+/* Engine shorthands for formats ("RGBA8", "rgba16f", "D32", "R11G11B10F",
+** "R8G8B8A8_SRGB", "D24S8") -> the DXGI key they most likely mean, written
+** to out; 0 when s is not read as one. Channels are given packed ("rgba8":
+** one width for all) or per channel ("r11g11b10"), then an optional type
+** suffix (f/float, srgb, unorm, snorm, ui/uint, i/sint; none: unorm, or
+** float for 32-bit channels). Only a key the enum has is returned. */
+static int format_shorthand(const char *s, char *out, size_t n) {
+  char low[40], ch[5];
+  unsigned bits[4], nch = 0, i;
+  size_t len = strlen(s), k, w = 0;
+  const char *p, *ty, *type;
+  static const char *const depth[][2] = {
+    { "d16", "d16_unorm" },         { "d32", "d32_float" },
+    { "d32f", "d32_float" },        { "d24s8", "d24_unorm_s8_uint" },
+    { "d24", "d24_unorm_s8_uint" }, { "d32s8", "d32_float_s8x24_uint" },
+    { "d32fs8", "d32_float_s8x24_uint" }
+  };
+  if (len == 0 || len >= sizeof low) return 0;
+  for (k = 0; k < len; k++) { /* lower case, separators dropped */
+    char c = s[k];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c == '_' || c == '-' || c == ' ') continue;
+    low[w++] = c;
+  }
+  low[w] = '\0';
+  for (k = 0; k < sizeof depth / sizeof depth[0]; k++)
+    if (strcmp(low, depth[k][0]) == 0) {
+      snprintf(out, n, "%s", depth[k][1]);
+      return psoc_enum_value_by_name(&psoc_enum_dxgi_format, out) != NULL;
+    }
+  p = low;
+  while (*p && strchr("rgbax", *p) && nch < 4) {
+    if (p[1] >= '0' && p[1] <= '9') { /* per channel: r8g8... */
+      ch[nch] = *p++;
+      bits[nch] = 0;
+      while (*p >= '0' && *p <= '9' && bits[nch] < 100) bits[nch] = bits[nch] * 10u + (unsigned)(*p++ - '0');
+      nch++;
+    } else { /* packed: rgba8 */
+      unsigned b = 0, m = 0;
+      while (*p && strchr("rgbax", *p) && nch + m < 4) ch[nch + m++] = *p++;
+      if (!(*p >= '0' && *p <= '9')) return 0;
+      while (*p >= '0' && *p <= '9' && b < 100) b = b * 10u + (unsigned)(*p++ - '0');
+      for (i = 0; i < m; i++) bits[nch + i] = b;
+      nch += m;
+    }
+  }
+  if (nch == 0) return 0;
+  for (i = 0; i < nch; i++)
+    if (bits[i] == 0) return 0;
+  ty = p;
+  if (!*ty) type = bits[0] == 32 ? "float" : "unorm";
+  else if (!strcmp(ty, "f") || !strcmp(ty, "float")) type = "float";
+  else if (!strcmp(ty, "srgb") || !strcmp(ty, "unormsrgb")) type = "unorm_srgb";
+  else if (!strcmp(ty, "unorm") || !strcmp(ty, "un")) type = "unorm";
+  else if (!strcmp(ty, "snorm") || !strcmp(ty, "sn")) type = "snorm";
+  else if (!strcmp(ty, "ui") || !strcmp(ty, "uint") || !strcmp(ty, "u")) type = "uint";
+  else if (!strcmp(ty, "i") || !strcmp(ty, "sint") || !strcmp(ty, "si")) type = "sint";
+  else return 0;
+  w = 0;
+  out[0] = '\0';
+  for (i = 0; i < nch && w + 8 < n; i++)
+    w += (size_t)snprintf(out + w, n - w, "%c%u", ch[i], bits[i]);
+  if (w + strlen(type) + 2 > n) return 0;
+  snprintf(out + w, n - w, "_%s", type);
+  if (psoc_enum_value_by_name(&psoc_enum_dxgi_format, out)) return 1;
+  /* a type the format does not have in that form: the typeless variant's
+  ** sibling (r11g11b10 exists only as float, r10g10b10a2 as unorm/uint) */
+  if (!*ty) {
+    snprintf(out + w, n - w, "_float");
+    if (psoc_enum_value_by_name(&psoc_enum_dxgi_format, out)) return 1;
+  }
+  return 0;
+}
+
 static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *what) {
   const char *best[3];
-  char sugg[320];
+  char sugg[320], alias[48];
   size_t ns = psoc_enum_suggest(e, s, best, 3), i, len;
-  if (ns > 0) {
+  if (e == &psoc_enum_dxgi_format && format_shorthand(s, alias, sizeof alias)) {
+    /* the shorthand's meaning first, then the closest spellings */
+    len = (size_t)snprintf(sugg, sizeof sugg, " (did you mean '%s'", alias);
+    for (i = 0; i < ns && len < sizeof sugg; i++)
+      if (strcmp(best[i], alias) != 0)
+        len += (size_t)snprintf(sugg + len, sizeof sugg - len, ", '%s'", best[i]);
+    if (len < sizeof sugg) snprintf(sugg + len, sizeof sugg - len, "?)");
+  } else if (ns > 0) {
     len = (size_t)snprintf(sugg, sizeof sugg, " (did you mean ");
     for (i = 0; i < ns && len < sizeof sugg; i++)
       len += (size_t)snprintf(sugg + len, sizeof sugg - len, "%s'%s'", i ? ", " : "", best[i]);

@@ -98,6 +98,41 @@ describe("errors", function()
     fails("return pso.mesh { }", "ms: missing")
   end)
 
+  -- Keys may be spelt as D3D12 members (CullMode); a misspelt member name
+  -- is matched against the member names, so the hint keeps its spelling.
+  it("misspelt D3D12 member names, with a suggestion", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { CullMdoe = 'back' } }",
+          "mat.lua:2:", "rasterizer.CullMdoe: unknown key", "did you mean 'CullMode'?")
+    fails("return pso.graphics { " .. VS .. ", depth_stencil = { DepthFunc = 'less', StencilReadMsk = 1 } }",
+          "depth_stencil.StencilReadMsk: unknown key", "'StencilReadMask'")
+    -- short keys keep the short suggestions
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }", "did you mean 'cull'?")
+    -- and a correct member name is accepted
+    local ok = pso.graphics { vs = pso.shader { bytes = "x" }, rasterizer = { CullMode = "front" } }
+    expect(ok.rasterizer.cull).to_equal("front")
+  end)
+
+  -- Engines name formats by channels and type (RGBA8, rgba16f, D32): the
+  -- hint is the DXGI format that shorthand means (DXGI_FORMAT names).
+  it("engine format shorthands suggest the DXGI format", function()
+    local cases = {
+      RGBA8 = "r8g8b8a8_unorm", rgba16f = "r16g16b16a16_float", D32 = "d32_float",
+      R8G8B8A8_SRGB = "r8g8b8a8_unorm_srgb", RGBA32F = "r32g32b32a32_float", RG16F = "r16g16_float",
+      R11G11B10F = "r11g11b10_float", D24S8 = "d24_unorm_s8_uint", D32S8 = "d32_float_s8x24_uint",
+      BGRA8 = "b8g8r8a8_unorm", RGB10A2 = "r10g10b10a2_unorm", bgra8_srgb = "b8g8r8a8_unorm_srgb",
+      rgba8ui = "r8g8b8a8_uint", R16F = "r16_float",
+    }
+    for short, want in pairs(cases) do
+      fails("return pso.graphics { " .. VS .. ", render_targets = { '" .. short .. "' } }",
+            "render_targets[1]: unknown format '" .. short .. "' (did you mean '" .. want .. "'")
+    end
+    fails("return pso.graphics { " .. VS .. ", depth_format = 'D32' }",
+          "depth_format: unknown format 'D32' (did you mean 'd32_float'?)")
+    -- a name that is no shorthand gets no invented format
+    local msg = fails("return pso.graphics { " .. VS .. ", render_targets = { 'XYZ' } }", "unknown format 'XYZ'")
+    expect(msg).never.to_contain("did you mean")
+  end)
+
   it("a key given twice under two spellings", function()
     fails("return pso.graphics { " .. VS .. ", rasterizer = { cull = 'back', CullMode = 'none' } }",
           "rasterizer.", "given twice")
