@@ -11,15 +11,19 @@
 **       "FILE:LINE: PATH: message (did you mean 'x'?)". Shorthands are
 **       listed in pso_convert.c.
 **   pso.derive(base, overrides)     overrides.name is required; records
-**       merge key by key, lists and scalars replace; pso.none removes a
+**       merge key by key, lists and scalars replace (blend.render_targets
+**       too: the override's list replaces the base's); pso.none removes a
 **       subobject. The base's declaration tables must not be modified
 **       after declaring (derive checks, and says so).
 **   pso.shader "file" | pso.shader { file = ... } | pso.shader { bytes = ... }
 **   pso.blob   (same forms)         for cached_pso, serialized_root_signature
 **   pso.none                        "remove / not given"
 **   pso.preset(name, table)         an immutable preset tagged "preset NAME"
+**       (a read-only userdata proxy: p.key, #p, pairs(p) on 5.2+)
+**   pso.preset_pairs(p)             pairs over a preset, every Lua version
 **   pso.copy(value)                 a modifiable deep copy (presets unwrapped)
 **   pso.blend.{opaque, alpha, premultiplied, additive, multiply}
+**       (namespaces: an unknown name, pso.blend.alpah, is an error)
 **   pso.rasterizer.{default, cull_none, cull_front, wireframe, shadow_bias}
 **   pso.depth.{default, read_only, reverse_z, disabled, equal}
 **   pso.is_pipeline(v), pso.same(a, b) (equal hashes)
@@ -439,6 +443,17 @@ static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
 /* ------------------------------------------------------------------ */
 /* Presets and namespaces (immutable proxies)                           */
 /* ------------------------------------------------------------------ */
+/*
+** A preset (or a namespace such as pso.blend) is a userdata whose own
+** metatable holds its data table under psoi_preset_data_tag, and its label
+** or namespace name. Userdata, not a table: rawset/rawget cannot reach it,
+** and __metatable hides the metatable from getmetatable. Reading goes
+** through __index (an unknown name in a namespace is an error with
+** suggestions), # through __len, pairs through __pairs (Lua 5.2+) or
+** pso.preset_pairs (every version); the iterator takes the proxy, never the
+** data table, so the data is unreachable from scripts and explain's
+** "(preset NAME)" always describes the values the preset was made with.
+*/
 
 static int proxy_label(lua_State *L, int idx) {
   if (lua_getmetatable(L, idx)) {
@@ -454,6 +469,16 @@ static int proxy_label(lua_State *L, int idx) {
   return 1;
 }
 
+int psoi_preset_data(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
+  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+    lua_remove(L, -2);
+    return 1;
+  }
+  lua_pop(L, 2);
+  return 0;
+}
+
 static int proxy_newindex(lua_State *L) {
   proxy_label(L, 1);
   return psoi_error(L, "%s is read-only (pso.copy(...) makes a modifiable copy; pso.derive "
@@ -465,43 +490,80 @@ static int proxy_tostring(lua_State *L) {
   return 1;
 }
 
-static int proxy_data(lua_State *L) {
-  if (!lua_getmetatable(L, 1) ||
-      (lua_rawgetp(L, -1, &psoi_preset_data_tag) != LUA_TTABLE))
-    return luaL_error(L, "not a preset");
+static void proxy_checked_data(lua_State *L, int idx, const char *fn) {
+  if (!psoi_preset_data(L, idx))
+    psoi_error(L, "%s: expected a preset or a preset namespace, got %s", fn, luaL_typename(L, idx));
+}
+
+/* proxy[key]: the preset's value; in a namespace, an unknown name is an
+** error naming the presets there ("never nil": a typo must not silently
+** become the runtime default). */
+static int proxy_index(lua_State *L) {
+  proxy_checked_data(L, 1, "index");
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  if (!lua_isnil(L, -1)) return 1;
+  lua_getmetatable(L, 1);
+  if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
+    const char *cands[64], *ns = lua_tostring(L, -1);
+    char sugg[320];
+    size_t n = 0;
+    int data = lua_gettop(L) - 3;
+    lua_pushnil(L);
+    while (lua_next(L, data)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) == LUA_TSTRING && n < 64) cands[n++] = lua_tostring(L, -1);
+    }
+    if (lua_type(L, 2) != LUA_TSTRING)
+      return psoi_error(L, "pso.%s has no preset %s", ns, luaL_typename(L, 2));
+    psoi_suggest(lua_tostring(L, 2), cands, n, sugg, sizeof sugg);
+    if (!sugg[0]) { /* nothing close: list them all */
+      size_t i, len = (size_t)snprintf(sugg, sizeof sugg, " (presets: ");
+      for (i = 0; i < n && len < sizeof sugg; i++)
+        len += (size_t)snprintf(sugg + len, sizeof sugg - len, "%s%s", i ? ", " : "", cands[i]);
+      if (len < sizeof sugg) snprintf(sugg + len, sizeof sugg - len, ")");
+    }
+    return psoi_error(L, "pso.%s.%.60s: unknown preset%s", ns, lua_tostring(L, 2), sugg);
+  }
+  lua_pushnil(L);
   return 1;
 }
 
 static int proxy_len(lua_State *L) {
-  proxy_data(L);
+  proxy_checked_data(L, 1, "#");
   lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
   return 1;
 }
 
+/* The iterator of pairs(proxy) / pso.preset_pairs(proxy): (proxy, key) ->
+** the next key and value of the data table. */
 static int proxy_next(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
-  if (lua_next(L, 1)) return 2;
+  proxy_checked_data(L, 1, "pso.preset_pairs");
+  lua_pushvalue(L, 2);
+  if (lua_next(L, 3)) return 2;
   lua_pushnil(L);
   return 1;
 }
 
 static int proxy_pairs(lua_State *L) {
+  lua_settop(L, 1);
+  proxy_checked_data(L, 1, "pso.preset_pairs");
+  lua_pop(L, 1);
   lua_pushcfunction(L, proxy_next);
-  proxy_data(L);
-  lua_remove(L, -2); /* the metatable */
+  lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
 }
 
-/* The proxy metatable for a data table at data_idx and a tag value at -1
-** (stored under tag). Pops the tag value, pushes the proxy. */
+/* A new proxy for the data table at data_idx and a tag value at -1 (stored
+** under tag). Pops the tag value, pushes the proxy. */
 static void push_proxy(lua_State *L, int data_idx, const void *tag) {
   int tagv = lua_gettop(L);
   data_idx = lua_absindex(L, data_idx);
-  lua_newtable(L); /* the proxy */
+  pso_compat_newuserdata(L, 1); /* the proxy */
   lua_createtable(L, 0, 10);
-  lua_pushvalue(L, data_idx);
+  lua_pushcfunction(L, proxy_index);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, proxy_newindex);
   lua_setfield(L, -2, "__newindex");
@@ -522,12 +584,9 @@ static void push_proxy(lua_State *L, int data_idx, const void *tag) {
 }
 
 static int is_proxy(lua_State *L, int idx) {
-  int r = 0;
-  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx)) {
-    r = lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE;
-    lua_pop(L, 2);
-  }
-  return r;
+  if (!psoi_preset_data(L, idx)) return 0;
+  lua_pop(L, 1);
+  return 1;
 }
 
 /* Freeze the table at idx into a preset proxy labelled by the string at
@@ -542,7 +601,7 @@ static void freeze(lua_State *L, int idx, int label_idx, int depth) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pushvalue(L, -2);
-    if (lua_type(L, -2) == LUA_TTABLE && !is_proxy(L, -2)) {
+    if (lua_type(L, -2) == LUA_TTABLE) {
       freeze(L, -2, label_idx, depth + 1);
       lua_rawset(L, data);
     } else {
@@ -560,12 +619,16 @@ static int l_preset(lua_State *L) {
   size_t len;
   const char *name = luaL_checklstring(L, 1, &len);
   if (len == 0) return psoi_error(L, "pso.preset: the name is empty");
-  luaL_checktype(L, 2, LUA_TTABLE);
   if (is_proxy(L, 2)) return psoi_error(L, "pso.preset: argument 2 is already a preset");
+  luaL_checktype(L, 2, LUA_TTABLE);
   lua_pushfstring(L, "preset %s", name);
   freeze(L, 2, lua_gettop(L), 0);
   return 1;
 }
+
+/* pso.preset_pairs(p): pairs over a preset or namespace in every Lua
+** version (5.1 and LuaJIT have no __pairs). */
+static int l_preset_pairs(lua_State *L) { return proxy_pairs(L); }
 
 int psoi_freeze_namespace(lua_State *L) {
   luaL_checkstring(L, 1);
@@ -588,19 +651,15 @@ static void deep_copy(lua_State *L, int idx, int depth) {
   idx = lua_absindex(L, idx);
   if (depth > 32) psoi_error(L, "pso.copy: tables nested too deeply (or a cycle)");
   luaL_checkstack(L, 8, "pso.copy: nesting too deep");
+  if (psoi_preset_data(L, idx)) {
+    int data = lua_gettop(L);
+    deep_copy(L, data, depth + 1);
+    lua_remove(L, data);
+    return;
+  }
   if (lua_type(L, idx) != LUA_TTABLE) {
     lua_pushvalue(L, idx);
     return;
-  }
-  if (lua_getmetatable(L, idx)) {
-    if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-      int data = lua_gettop(L);
-      deep_copy(L, data, depth + 1);
-      lua_replace(L, data - 1);
-      lua_settop(L, data - 1);
-      return;
-    }
-    lua_pop(L, 2);
   }
   lua_newtable(L);
   out = lua_gettop(L);
@@ -662,6 +721,7 @@ static const luaL_Reg module_funcs[] = {
   { "compute", l_compute },     { "derive", l_derive },
   { "shader", l_shader },       { "blob", l_blob },
   { "preset", l_preset },       { "copy", l_copy },
+  { "preset_pairs", l_preset_pairs },
   { "is_pipeline", l_is_pipeline }, { "same", l_same },
   { "check_bytes", l_check_bytes }, { NULL, NULL }
 };

@@ -442,6 +442,14 @@ static const char *describe(lua_State *L, int idx, char *buf, size_t n) {
       snprintf(buf, n, "a pipeline");
     } else if (luaL_testudata(L, idx, PSOI_NONE_MT)) {
       snprintf(buf, n, "pso.none");
+    } else if (lua_getmetatable(L, idx)) {
+      if (lua_rawgetp(L, -1, &psoi_preset_label_tag) == LUA_TSTRING)
+        snprintf(buf, n, "%.80s", lua_tostring(L, -1));
+      else if (lua_pop(L, 1), lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING)
+        snprintf(buf, n, "pso.%.60s", lua_tostring(L, -1));
+      else
+        snprintf(buf, n, "a userdata");
+      lua_pop(L, 2);
     } else {
       snprintf(buf, n, "a userdata");
     }
@@ -605,9 +613,11 @@ static uint8_t label_id(cv *c) {
 ** table (nothing pushed). Callers restore the stack top themselves. */
 static int resolve(cv *c, int idx, uint8_t *label) {
   lua_State *L = c->L;
+  int t;
   idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TTABLE) return 0;
-  if (!lua_getmetatable(L, idx)) return idx;
+  t = lua_type(L, idx);
+  if (t == LUA_TTABLE) return idx; /* plain tables are read raw */
+  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
   if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
     const char *ns = lua_tostring(L, -1);
     return cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
@@ -625,7 +635,17 @@ static int resolve(cv *c, int idx, uint8_t *label) {
     return lua_gettop(L);
   }
   lua_pop(L, 2);
-  return idx;
+  return 0;
+}
+
+/* A table, or a preset / namespace proxy (a userdata; resolve reads it). */
+static int tabular(lua_State *L, int idx) {
+  int t = lua_type(L, idx);
+  if (t == LUA_TTABLE) return 1;
+  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
+  t = lua_rawgetp(L, -1, &psoi_preset_data_tag);
+  lua_pop(L, 2);
+  return t == LUA_TTABLE;
 }
 
 /* The same, always leaving exactly one value pushed (the table to read,
@@ -1059,7 +1079,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   uint8_t list_label = sr->label;
   int top0 = lua_gettop(L), top;
   vidx = lua_absindex(L, vidx);
-  if (lua_type(L, vidx) != LUA_TTABLE) return type_error(c, vidx, "a list");
+  if (!tabular(L, vidx)) return type_error(c, vidx, "a list");
   vidx = resolve(c, vidx, &list_label); /* a list given as a preset: its data */
   top = lua_gettop(L);
   n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
@@ -1239,7 +1259,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
   push_frame(c, f->key, 0);
   luaL_checkstack(L, nl + 8, "pso: nesting too deep");
   for (i = 0; i < nl; i++) {
-    if (lua_type(L, lists[i]) != LUA_TTABLE)
+    if (!tabular(L, lists[i]))
       type_error(c, lists[i], f->element ? "a list of tables" : "a list");
     rlabel[i] = lsrcs[i].label;
     rl[i] = resolve(c, lists[i], &rlabel[i]);
@@ -1544,7 +1564,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
       }
       if (set == 0) return unknown_key(c, vs, nv, key_idx);
       /* records: the versions whose record has every sub-key */
-      if (lua_type(L, -1) == LUA_TTABLE) {
+      if (tabular(L, -1)) {
         const psoc_struct *sub[4];
         int any = 0;
         for (j = 0; j < nv; j++) {
@@ -1615,7 +1635,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   one.pdepth = 1;
   one.parent_s = NULL;
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
-  if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
+  if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && tabular(L, srcs[0].idx)) {
     uint8_t label = one.label;
     int rt = resolve(c, srcs[0].idx, &label), rtop = lua_gettop(L), list; /* a preset: its data */
     lua_rawgeti(L, rt, 1);
@@ -1663,7 +1683,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
     int nt = 0;
     for (i = 0; i < n; i++) {
       uint8_t label = srcs[i].label;
-      if (lua_type(L, srcs[i].idx) != LUA_TTABLE) {
+      if (!tabular(L, srcs[i].idx)) {
         if (i == 0) {
           char what[96];
           snprintf(what, sizeof what, "a table of %s fields", info->key);
@@ -1688,18 +1708,6 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   }
 }
 
-/* A preset's data table when the value at idx is a preset, pushed; else
-** nothing pushed and 0. */
-static int push_preset_data(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
-  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-    lua_remove(L, -2);
-    return 1;
-  }
-  lua_pop(L, 2);
-  return 0;
-}
-
 /* Convert one class from its sources (top first) into payload; returns
 ** the type emitted. */
 static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned char *payload) {
@@ -1712,7 +1720,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   c->depth = 0;
   push_frame(c, srcs[0].key, 0);
   /* An immutable preset given alone converts the same every time. */
-  if (n == 1 && !c->marks && push_preset_data(L, srcs[0].idx)) {
+  if (n == 1 && !c->marks && psoi_preset_data(L, srcs[0].idx)) {
     size_t len;
     const char *hit;
     cache_data = lua_gettop(L);
@@ -1767,7 +1775,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
       for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
       for (i = 0; i < n; i++) {
         uint8_t label = 0;
-        if (lua_type(L, srcs[i].idx) != LUA_TTABLE) break;
+        if (!tabular(L, srcs[i].idx)) break;
         push_resolved(c, srcs[i].idx, &label);
         ts[nt].idx = lua_gettop(L);
         ts[nt].layer = srcs[i].layer;

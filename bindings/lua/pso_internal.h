@@ -225,6 +225,9 @@ double psoi_float_value(float f, char *text, size_t n);
 ** module_idx (pso.preset must already be there). */
 void psoi_open_presets(lua_State *L, int module_idx);
 int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
+/* When the value at idx is a preset or namespace proxy (a userdata), push
+** its data table and return 1; else push nothing and return 0. */
+int psoi_preset_data(lua_State *L, int idx);
 
 /* " (did you mean 'a', 'b'?)" (or " (valid: ...)" for short lists). */
 void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, char *out, size_t n);

@@ -62,9 +62,10 @@ end
 
 local is_pipeline = pso.is_pipeline
 
--- pso presets are read-only proxies; compare and show their contents.
+-- pso presets are read-only proxies (userdata); compare and show their
+-- contents. (Shaders and blobs are "read-only" too: pso.copy returns them.)
 local function unwrap(v)
-  if type(v) == "table" and getmetatable(v) == "read-only" then return pso.copy(v) end
+  if type(v) == "userdata" and getmetatable(v) == "read-only" then return pso.copy(v) end
   return v
 end
 

@@ -1454,6 +1454,14 @@ function pso.blob(source) end
 ---@return T
 function pso.preset(name, value) end
 
+---pairs() over a preset or a preset namespace in every Lua version (5.1 and
+---LuaJIT have no __pairs); the iterator is given the read-only proxy, never
+---its data.
+---@param preset table
+---@return fun(preset: table, key: any): any, any
+---@return table
+function pso.preset_pairs(preset) end
+
 ---A modifiable deep copy (presets unwrapped).
 ---@generic T
 ---@param value T
