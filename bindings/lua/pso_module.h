@@ -53,6 +53,14 @@ const char *pso_pipeline_name(const pso_pipeline *p);
 /* The root-signature name, or NULL (none given, or given as a pointer). */
 const char *pso_pipeline_root_signature(const pso_pipeline *p);
 psoc_kind pso_pipeline_kind(const pso_pipeline *p);
+
+/* Check a material script's result at idx: a pipeline, or a list of
+** pipelines in which no two share a name (unnamed ones never clash).
+** Returns 1 (nothing pushed), or 0 with the reason pushed as a string
+** ("result[3]: two pipelines are named 'lit' (result[1] and result[3]);
+** ..."), for the embedder to prefix with the script's name. Work and
+** memory are linear in the list (a Lua table in the state). */
+int pso_check_result(lua_State *L, int idx);
 /* Canonical hash: psoc_hash with PSOC_FOLLOW_POINTERS and the
 ** root-signature name in place of the pointer (what p:hash() prints). */
 psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);

@@ -39,6 +39,50 @@ const char *pso_pipeline_root_signature(const pso_pipeline *p) {
 }
 psoc_kind pso_pipeline_kind(const pso_pipeline *p) { return p ? (psoc_kind)p->kind : PSOC_KIND_NONE; }
 
+int pso_check_result(lua_State *L, int idx) {
+  int n, i, seen;
+  luaL_checkstack(L, 6, "pso: stack overflow");
+  idx = lua_absindex(L, idx);
+  if (pso_topipeline(L, idx)) return 1;
+  if (!lua_istable(L, idx)) {
+    lua_pushfstring(L, "a material script must return a pipeline or a list of pipelines "
+                       "(it returned %s)", luaL_typename(L, idx));
+    return 0;
+  }
+  n = (int)lua_rawlen(L, idx);
+  lua_newtable(L); /* name -> first index (linear, in the state's memory) */
+  seen = lua_gettop(L);
+  for (i = 1; i <= n; i++) {
+    const pso_pipeline *p;
+    lua_rawgeti(L, idx, i);
+    p = pso_topipeline(L, -1);
+    if (!p) {
+      const char *type = luaL_typename(L, -1);
+      lua_settop(L, seen - 1);
+      lua_pushfstring(L, "result[%d] is a %s, not a pipeline (a material script returns a "
+                         "pipeline or a list of pipelines)", i, type);
+      return 0;
+    }
+    lua_pop(L, 1);
+    if (!p->name) continue; /* unnamed pipelines have nothing to clash */
+    lua_pushstring(L, p->name);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, seen);
+    if (!lua_isnil(L, -1)) {
+      int first = (int)lua_tointeger(L, -1);
+      lua_settop(L, seen - 1);
+      lua_pushfstring(L, "result[%d]: two pipelines are named '%s' (result[%d] and result[%d]); "
+                         "pipeline names must be unique in a script", i, p->name, first, i);
+      return 0;
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, i);
+    lua_rawset(L, seen);
+  }
+  lua_settop(L, seen - 1);
+  return 1;
+}
+
 psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
   psoc_hash128 h;
   memset(&h, 0, sizeof h);

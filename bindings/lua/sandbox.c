@@ -1236,12 +1236,10 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
   pso_pipeline *p = pso_topipeline(L, -1);
   size_t n, i;
   psoc_status status;
+  if (!pso_check_result(L, -1)) /* the shape, and no two pipelines named alike */
+    return fail(out, PSOC_ERR_INVALID, "%s: %s", display, lua_tostring(L, -1));
   if (p) n = 1;
-  else if (lua_istable(L, -1)) n = (size_t)lua_rawlen(L, -1);
-  else
-    return fail(out, PSOC_ERR_INVALID,
-                "%s: a material script must return a pipeline or a list of pipelines "
-                "(it returned %s)", display, luaL_typename(L, -1));
+  else n = (size_t)lua_rawlen(L, -1);
   if (n == 0) return PSOC_OK;
   if (n > SIZE_MAX / sizeof *out->pipelines)
     return fail(out, PSOC_ERR_NOMEM, "%s: too many pipelines", display);

@@ -324,7 +324,6 @@ static int is_readable_file(const char *path, char *why, size_t n) {
 ** or CLI_EXIT_USAGE after printing (unreadable file). */
 static int run_script(lua_State *L, const char *command, const char *path) {
   char why[256];
-  int n, i;
   if (!is_readable_file(path, why, sizeof why)) {
     fprintf(stderr, "psoc %s: %s: %s\n", command, path, why);
     return CLI_EXIT_USAGE;
@@ -336,23 +335,12 @@ static int run_script(lua_State *L, const char *command, const char *path) {
     lua_rawseti(L, -2, 1);
     return 0;
   }
-  if (!lua_istable(L, -1)) {
-    const char *type = luaL_typename(L, -1);
+  /* the module's check: a list of pipelines, no two named alike */
+  if (!pso_check_result(L, -1)) {
+    lua_pushfstring(L, "%s: %s", path, lua_tostring(L, -1));
+    lua_replace(L, -3);
     lua_pop(L, 1);
-    lua_pushfstring(L, "%s: a material script must return a pipeline or a list of pipelines "
-                       "(it returned %s)", path, type);
     return CLI_EXIT_ERRORS;
-  }
-  n = (int)lua_rawlen(L, -1);
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    if (!pso_topipeline(L, -1)) {
-      const char *type = luaL_typename(L, -1);
-      lua_pop(L, 2);
-      lua_pushfstring(L, "%s: result[%d] is a %s, not a pipeline", path, i, type);
-      return CLI_EXIT_ERRORS;
-    }
-    lua_pop(L, 1);
   }
   return 0;
 }

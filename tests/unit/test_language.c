@@ -1,0 +1,82 @@
+/*
+** test_language.c: promises of the material language that only show
+** through the embedding API (psol_evaluate_*, pso_module.h), where
+** the tests in tests/lua cannot reach: a script's result is checked as a
+** whole (no two pipelines named alike).
+*/
+#include <check.h>
+#include <string.h>
+
+#include "pso_module.h"
+#include "psoc.h"
+#include "psol.h"
+#include "suites.h"
+
+static psoc_status eval(const char *src, psol_result *r) {
+  return psol_evaluate_string(NULL, "=mat.lua", src, strlen(src), r);
+}
+
+#define VS "local pso = require 'pso'\nlocal vs = pso.shader { bytes = 'x' }\n"
+
+/* Two pipelines named alike in one result would overwrite each other in a
+** cache or a cooked pack: an error naming both entries (issue 9.6). */
+START_TEST(test_duplicate_names_are_an_error) {
+  psol_result r;
+  ck_assert_int_eq(eval(VS "return { pso.graphics { name = 'lit', vs = vs },\n"
+                           "         pso.graphics { name = 'other', vs = vs },\n"
+                           "         pso.graphics { name = 'lit', vs = vs } }\n", &r),
+                   PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(r.error, "mat.lua: result[3]: two pipelines are named 'lit' "
+                                "(result[1] and result[3])") != NULL, "%s", r.error);
+  ck_assert_uint_eq(r.count, 0);
+  psol_result_free(&r);
+  /* the same pipeline twice, and a derived one keeping the name */
+  ck_assert_int_eq(eval(VS "local p = pso.graphics { name = 'a', vs = vs }\nreturn { p, p }\n", &r),
+                   PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(r.error, "named 'a'") != NULL, "%s", r.error);
+  psol_result_free(&r);
+}
+END_TEST
+
+/* Distinct names, and any number of unnamed pipelines, are fine. */
+START_TEST(test_distinct_and_unnamed_names_pass) {
+  psol_result r;
+  ck_assert_int_eq(eval(VS "local a = pso.graphics { name = 'a', vs = vs }\n"
+                           "return { a, pso.derive(a, { name = 'b' }), pso.graphics { vs = vs },\n"
+                           "         pso.graphics { vs = vs } }\n", &r),
+                   PSOC_OK);
+  ck_assert_str_eq(r.error, "");
+  ck_assert_uint_eq(r.count, 4);
+  psol_result_free(&r);
+}
+END_TEST
+
+/* pso_check_result itself: the shape, with the reason pushed. */
+START_TEST(test_check_result_api) {
+  lua_State *L = psol_newstate(NULL, NULL, 0);
+  ck_assert_ptr_nonnull(L);
+  ck_assert_int_eq(psol_dostring(L, "=m", VS "return { pso.graphics { vs = vs }, 42 }",
+                                 strlen(VS "return { pso.graphics { vs = vs }, 42 }"), 1),
+                   LUA_OK);
+  ck_assert_int_eq(pso_check_result(L, -1), 0);
+  ck_assert_msg(strstr(lua_tostring(L, -1), "result[2] is a number, not a pipeline") != NULL, "%s",
+                lua_tostring(L, -1));
+  lua_pop(L, 2);
+  lua_pushinteger(L, 1);
+  ck_assert_int_eq(pso_check_result(L, -1), 0);
+  ck_assert_msg(strstr(lua_tostring(L, -1), "(it returned number)") != NULL, "%s",
+                lua_tostring(L, -1));
+  lua_settop(L, 0);
+  psol_close(L);
+}
+END_TEST
+
+Suite *suite_language(void) {
+  Suite *s = suite_create("language");
+  TCase *tc = tcase_create("result");
+  tcase_add_test(tc, test_duplicate_names_are_an_error);
+  tcase_add_test(tc, test_distinct_and_unnamed_names_pass);
+  tcase_add_test(tc, test_check_result_api);
+  suite_add_tcase(s, tc);
+  return s;
+}
