@@ -2490,6 +2490,18 @@ static void visit_field(psoi_vis *v, const psoc_struct *s, const psoc_field *f, 
     return;
   }
   default:
+    if (f->kind == PSOC_FIELD_UINT && f->size == 4 &&
+        read_uint(base + f->offset, 4) == APPEND_ALIGNED && strcmp(f->name, "AlignedByteOffset") == 0) {
+      psoi_vval val; /* D3D12_APPEND_ALIGNED_ELEMENT: a name, not 4294967295 */
+      memset(&val, 0, sizeof val);
+      val.kind = PSOC_FIELD_UINT;
+      val.size = 4;
+      val.p = base + f->offset;
+      val.off = foff;
+      val.append_aligned = 1;
+      v->leaf(v, key, index, &val);
+      return;
+    }
     leaf_scalar(v, key, index, f->kind, f->size, f->enumeration, base + f->offset, foff);
     return;
   }
@@ -2667,7 +2679,8 @@ size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, si
   switch (val->kind) {
   case PSOC_FIELD_UINT:
   case PSOC_FIELD_COUNT:
-    w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
+    if (val->append_aligned) w = snprintf(out, n, "append_aligned");
+    else w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
     break;
   case PSOC_FIELD_INT:
     w = snprintf(out, n, "%lld", (long long)sign_extend(read_uint(val->p, val->size), val->size));

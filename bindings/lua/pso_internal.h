@@ -189,6 +189,9 @@ typedef struct psoi_vval {
   uint8_t kind;                 /* psoc_field_kind: scalars, BLOB, STRING, OBJECT */
   uint8_t size;                 /* scalar bytes */
   uint8_t is_shader;            /* BLOB: a shader (else a data blob) */
+  uint8_t append_aligned;       /* UINT: D3D12_APPEND_ALIGNED_ELEMENT (an
+                                   input element's offset): text
+                                   "append_aligned", value pso.APPEND_ALIGNED */
   const psoc_enum *e;           /* ENUM/FLAGS */
   const unsigned char *p;       /* scalar bytes (unaligned) */
   const unsigned char *blob;    /* BLOB (NULL: null pointer) */

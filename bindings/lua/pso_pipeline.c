@@ -12,6 +12,10 @@
 ** Methods:
 **   p:bytes() p:size() p:hash() p:check() p:valid() p:dump()
 **   p:explain() p:explain_table() p:json() p:diff(q) p:table()
+**   p:explain { changed = true }, p:explain_table { changed = true }:
+**                       only the values that differ from the runtime
+**                       default (input-element offsets read
+**                       "append_aligned" for D3D12_APPEND_ALIGNED_ELEMENT)
 **   p:subobjects()      the stream's subobject type keys, in stream order
 **   tostring(p)
 ** Pipelines are immutable (pso.derive makes variants).
@@ -418,6 +422,7 @@ struct flat {
   const char *fixed_origin; /* every row: this origin (absent classes) */
   int hidden_off;           /* this payload offset: hidden_text */
   const char *hidden_text;
+  int defaults;             /* explain {changed}: path -> default value text */
   /* diff */
   int list, map;
 };
@@ -502,6 +507,13 @@ static void push_row(lua_State *L, int rows, const char *path, const char *value
 static void explain_row(flat *f, const char *path, const char *value, const psoi_vval *val) {
   lua_State *L = f->L;
   const char *origin = "runtime default";
+  if (f->defaults) { /* only values that differ from the runtime default */
+    int same;
+    lua_getfield(L, f->defaults, path);
+    same = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), value) == 0;
+    lua_pop(L, 1);
+    if (same) return;
+  }
   if (f->hidden_text && val->off == f->hidden_off) {
     origin = f->hidden_text;
   } else if (f->fixed_origin) {
@@ -522,8 +534,26 @@ static int uses(const pso_pipeline *p, const psoc_subobject_info *info) {
   return (info->kinds & PSOC_KIND_BIT(p->kind)) != 0;
 }
 
-/* Push the explain rows of the pipeline at idx. */
-static void explain_rows(lua_State *L, int idx) {
+static void diff_row(flat *f, const char *path, const char *value, const psoi_vval *val);
+
+/* Push a table path -> value text of the runtime default payload of
+** 'type', spelt under the class key (explain {changed = true}). */
+static void push_default_map(lua_State *L, const char *key, uint32_t type, int fixed_limit) {
+  flat d;
+  flat_init(&d, L, NULL); /* no root-signature name: a default has none */
+  d.row = diff_row;
+  d.v.fixed_limit = fixed_limit;
+  lua_newtable(L);
+  d.list = lua_gettop(L);
+  lua_newtable(L);
+  d.map = lua_gettop(L);
+  flat_class(&d, key, type, psoc_subobject_info_get(type)->default_payload);
+  lua_remove(L, d.list);
+}
+
+/* Push the explain rows of the pipeline at idx; 'changed': only the rows
+** whose value differs from the runtime default. */
+static void explain_rows(lua_State *L, int idx, int changed) {
   pso_pipeline *p = check_pipeline(L, idx);
   state st;
   flat f;
@@ -559,6 +589,7 @@ static void explain_rows(lua_State *L, int idx) {
     f.fixed_origin = NULL;
     f.hidden_text = NULL;
     f.origins_ok = 1;
+    f.defaults = 0;
     if (present) {
       f.origins_ok = psoi_class_origins(L, PSOI_UV_KEYS, idx, cls, labels, sizeof labels,
                                         labels_list);
@@ -573,8 +604,9 @@ static void explain_rows(lua_State *L, int idx) {
           lua_rawgeti(L, labels_list, labels[k]);
           origin = lua_tostring(L, -1);
         }
-        push_row(L, rows, info->key, psoc_subobject_info_get(type)->key,
-                 origin ? origin : "script");
+        if (!changed || type != cls)
+          push_row(L, rows, info->key, psoc_subobject_info_get(type)->key,
+                   origin ? origin : "script");
         lua_settop(L, labels_list);
       }
     } else {
@@ -591,22 +623,51 @@ static void explain_rows(lua_State *L, int idx) {
         f.hidden_off = 0;
       }
     }
+    if (changed) {
+      push_default_map(L, info->key, type, f.v.fixed_limit);
+      f.defaults = lua_gettop(L);
+    }
     flat_class(&f, info->key, type, buf.b);
     lua_settop(L, labels_list);
   }
   lua_settop(L, rows);
 }
 
+/* The options of explain / explain_table at idx: { changed = boolean }. */
+static int explain_options(lua_State *L, int idx) {
+  int changed = 0;
+  if (lua_isnoneornil(L, idx)) return 0;
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return psoi_error(L, "explain: expected a table of options ({ changed = true }), got %s",
+                      luaL_typename(L, idx));
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (!k || strcmp(k, "changed") != 0) {
+      static const char *const cands[] = { "changed" };
+      char sugg[96];
+      psoi_suggest(k ? k : "", cands, 1, sugg, sizeof sugg);
+      return psoi_error(L, "explain: unknown option '%s'%s", k ? k : luaL_typename(L, -2), sugg);
+    }
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+      return psoi_error(L, "explain: changed: expected a boolean, got %s", luaL_typename(L, -1));
+    changed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return changed;
+}
+
 static int m_explain_table(lua_State *L) {
-  explain_rows(L, 1);
+  int changed = explain_options(L, 2);
+  explain_rows(L, 1, changed);
   return 1;
 }
 
 static int m_explain(lua_State *L) {
   luaL_Buffer buf;
   size_t i, n, width = 0;
-  int rows;
-  explain_rows(L, 1);
+  int rows, changed = explain_options(L, 2);
+  explain_rows(L, 1, changed);
   rows = lua_gettop(L);
   n = lua_rawlen(L, rows);
   for (i = 1; i <= n; i++) {

@@ -1376,8 +1376,8 @@
 ---@field check fun(self: pso.Pipeline): pso.Diag[]
 ---@field valid fun(self: pso.Pipeline): boolean
 ---@field dump fun(self: pso.Pipeline): string
----@field explain fun(self: pso.Pipeline): string every field and where it comes from
----@field explain_table fun(self: pso.Pipeline): table[]
+---@field explain fun(self: pso.Pipeline, opts?: { changed?: boolean }): string every field and where it comes from (changed = true: only non-default values)
+---@field explain_table fun(self: pso.Pipeline, opts?: { changed?: boolean }): table[]
 ---@field json fun(self: pso.Pipeline): string
 ---@field diff fun(self: pso.Pipeline, other: pso.Pipeline): table[]
 ---@field table fun(self: pso.Pipeline): table a declaration that reproduces it
