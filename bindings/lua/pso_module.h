@@ -54,6 +54,13 @@ const char *pso_pipeline_name(const pso_pipeline *p);
 const char *pso_pipeline_root_signature(const pso_pipeline *p);
 psoc_kind pso_pipeline_kind(const pso_pipeline *p);
 
+/* The psoc_check flags every stream of a pipeline can be checked with:
+** the module filled in the input-layout, stream-output and view-instancing
+** arrays itself, so the input-layout rules that need no shader run on every
+** script check (shader bytecode and blobs still need
+** PSOC_CHECK_FOLLOW_POINTERS, psoc check --deep). */
+#define PSO_PIPELINE_CHECK_FLAGS PSOC_CHECK_FOLLOW_LAYOUT
+
 /* Check a material script's result at idx: a pipeline, or a list of
 ** pipelines in which no two share a name (unnamed ones never clash).
 ** Returns 1 (nothing pushed), or 0 with the reason pushed as a string

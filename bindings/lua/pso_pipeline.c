@@ -334,8 +334,11 @@ static int run_check(lua_State *L, const pso_pipeline *p, int push) {
   psoc_diags diags;
   psoi_ctx *ctx = psoi_context(L);
   size_t errors;
+  psoc_check_options options;
+  memset(&options, 0, sizeof options);
+  options.flags = PSO_PIPELINE_CHECK_FLAGS; /* the module built the layout arrays */
   psoc_diags_init(&diags, &ctx->alloc);
-  psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), NULL, &diags);
+  psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &options, &diags);
   errors = diags.errors;
   if (push) psoi_push_diags(L, &diags);
   psoc_diags_free(&diags);

@@ -703,6 +703,7 @@ static int t_check(lua_State *L) {
   luaL_setmetatable(L, DIAGS_MT);
   memset(&opts, 0, sizeof opts);
   opts.profile = profile;
+  opts.flags = PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   psoc_check(psoc_stream_data(stream), psoc_stream_size(stream), &opts, diags);
   push_diags(L, diags);
   return 1;

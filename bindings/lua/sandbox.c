@@ -1192,6 +1192,7 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     check.profile = opts->profile;
     check.flags = opts->check_flags;
   }
+  check.flags |= PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
                            name ? name : "");
   dst->name = res_strdup(&out->alloc, name ? name : "");

@@ -459,7 +459,7 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   psoc_hash_hex(pso_pipeline_hash(p), hash);
   memset(&options, 0, sizeof options);
   options.profile = o->profile;
-  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : 0;
+  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : PSO_PIPELINE_CHECK_FLAGS;
   psoc_diags_init(&diags, NULL);
   if (stream) {
     if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)

@@ -89,6 +89,24 @@ describe("check", function()
     expect(p:valid()).to_be(false)
   end)
 
+  -- The module built the input layout itself, so the rules that need no
+  -- shader (D3D12 CREATEINPUTLAYOUT_*: duplicate semantic and index, formats,
+  -- alignment) run on every p:check(), not only with --deep.
+  it("runs the input-layout rules that need no shader", function()
+    local dup = lit({ input_layout = { { "TEXCOORD", "R32G32_FLOAT" }, { "TEXCOORD", "R32G32_FLOAT" } } })
+    expect(dup).to_fail_with("CREATEINPUTLAYOUT_DUPLICATESEMANTIC")
+    expect(dup:valid()).to_be(false)
+    local ids = {}
+    for _, d in ipairs(dup:check()) do ids[#ids + 1] = d.message_id or "" end
+    expect(table.concat(ids, " ")).to_contain("DUPLICATESEMANTIC")
+    local misaligned = lit({ input_layout = { { "POSITION", "R32G32B32_FLOAT", offset = 2 } } })
+    expect(misaligned).to_fail_with("CREATEINPUTLAYOUT_INVALIDALIGNMENT")
+    -- distinct indices are fine
+    local ok = lit({ input_layout = { { "TEXCOORD", "R32G32_FLOAT" }, { "TEXCOORD", "R32G32_FLOAT", index = 1 } } })
+    expect(ok).to_be_valid()
+    expect(ok:valid()).to_be(true)
+  end)
+
   it("checks raw streams: a subobject twice", function()
     local p = lit()
     local diags = pso.check_bytes(p:bytes() .. p:bytes())

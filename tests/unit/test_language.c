@@ -2,7 +2,8 @@
 ** test_language.c: promises of the material language that only show
 ** through the embedding API (psol_evaluate_*, pso_module.h), where
 ** the tests in tests/lua cannot reach: a script's result is checked as a
-** whole (no two pipelines named alike).
+** whole (no two pipelines named alike), and its streams with the
+** input-layout rules.
 */
 #include <check.h>
 #include <string.h>
@@ -71,12 +72,33 @@ START_TEST(test_check_result_api) {
 }
 END_TEST
 
+/* psol_evaluate_* checks every stream with PSO_PIPELINE_CHECK_FLAGS: the
+** input-layout rules that need no shader run without any option (the
+** module built the element array), and a duplicate semantic fails as
+** CreatePipelineState would (CREATEINPUTLAYOUT_DUPLICATESEMANTIC). */
+START_TEST(test_evaluate_checks_the_input_layout) {
+  psol_result r;
+  ck_assert_int_eq(eval(VS "return pso.graphics { name = 'd', vs = vs, input_layout = {\n"
+                           "  { 'TEXCOORD', 'R32G32_FLOAT' }, { 'TEXCOORD', 'R32G32_FLOAT' } } }\n", &r),
+                   PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(r.error, "DUPLICATESEMANTIC") != NULL, "%s", r.error);
+  psol_result_free(&r);
+  ck_assert_int_eq(eval(VS "return pso.graphics { name = 'd', vs = vs, input_layout = {\n"
+                           "  { 'TEXCOORD', 'R32G32_FLOAT' }, { 'TEXCOORD', 'R32G32_FLOAT', index = 1 } } }\n",
+                        &r),
+                   PSOC_OK);
+  ck_assert_str_eq(r.error, "");
+  psol_result_free(&r);
+}
+END_TEST
+
 Suite *suite_language(void) {
   Suite *s = suite_create("language");
   TCase *tc = tcase_create("result");
   tcase_add_test(tc, test_duplicate_names_are_an_error);
   tcase_add_test(tc, test_distinct_and_unnamed_names_pass);
   tcase_add_test(tc, test_check_result_api);
+  tcase_add_test(tc, test_evaluate_checks_the_input_layout);
   suite_add_tcase(s, tc);
   return s;
 }
