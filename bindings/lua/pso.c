@@ -47,14 +47,44 @@ const char psoi_namespace_tag = 'n';
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
 
+/* The first Lua frame at or above 'level' (C wrappers such as the
+** sandbox's are skipped); 0 when there is none within a few levels. */
+static int lua_frame(lua_State *L, int level, lua_Debug *ar) {
+  int limit = level + 8;
+  for (; level < limit && lua_getstack(L, level, ar); level++)
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) return level;
+  return 0;
+}
+
+void psoi_push_where(lua_State *L, int level, const char *msg) {
+  lua_Debug ar, up;
+  char first[LUA_IDSIZE], from[LUA_IDSIZE + 24];
+  int l = lua_frame(L, level, &ar), line, guard;
+  if (!l) {
+    lua_pushstring(L, msg);
+    return;
+  }
+  snprintf(first, sizeof first, "%s", ar.short_src);
+  line = ar.currentline;
+  from[0] = '\0';
+  /* Called from another file by Lua code (a factory in lib/eng.lua called by
+  ** the material): name the outermost such caller too. The walk stops at
+  ** the first C frame (pcall, the runner), so it never leaves the script. */
+  for (guard = 0, l++; guard < 64 && lua_getstack(L, l, &up); guard++, l++) {
+    if (!lua_getinfo(L, "Sl", &up) || up.currentline <= 0) break;
+    if (strcmp(up.short_src, first) != 0)
+      snprintf(from, sizeof from, " (from %s:%d)", up.short_src, up.currentline);
+  }
+  lua_pushfstring(L, "%s:%d: %s%s", first, line, msg, from);
+}
+
 int psoi_error(lua_State *L, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  luaL_where(L, 1);
-  lua_pushfstring(L, "%s%s", lua_tostring(L, -1), msg);
+  psoi_push_where(L, 1, msg);
   return lua_error(L);
 }
 

@@ -415,8 +415,8 @@ static int cv_error(cv *c, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   path_text(c, path, sizeof path);
-  luaL_where(c->L, 1);
-  lua_pushfstring(c->L, "%s%s%s%s", lua_tostring(c->L, -1), path, path[0] ? ": " : "", msg);
+  lua_pushfstring(c->L, "%s%s%s", path, path[0] ? ": " : "", msg);
+  psoi_push_where(c->L, 1, lua_tostring(c->L, -1));
   return lua_error(c->L);
 }
 

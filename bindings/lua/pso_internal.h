@@ -237,6 +237,11 @@ void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, ch
 
 /* ---- errors ----------------------------------------------------------- */
 
+/* Push "FILE:LINE: msg" for the first Lua frame at or above level (C
+** wrappers skipped), plus " (from FILE:LINE)" naming the outermost Lua
+** caller in another file (a shared module's factory called by the
+** material); msg alone when no Lua frame is found. */
+void psoi_push_where(lua_State *L, int level, const char *msg);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)

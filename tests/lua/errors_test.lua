@@ -133,6 +133,28 @@ describe("errors", function()
     expect(msg).never.to_contain("did you mean")
   end)
 
+  -- A factory in a shared module raises at its own line; the message also
+  -- names the material line that called it, the one to fix (issue 9.7).
+  -- The walk stops at C frames, as psol_dofile and materials.load are.
+  it("an error inside a shared module also names the material's line", function()
+    local lib = assert(compile("local pso = ...\nlocal M = {}\nfunction M.make(cull)\n" ..
+                               "  local p = pso.graphics { vs = pso.shader { bytes = 'x' }, rasterizer = { cull = cull } }\n" ..
+                               "  return p\nend\nreturn M", "=lib/eng.lua"))(pso) -- (no tail call: LuaJIT drops those frames)
+    local mat = assert(compile("local eng = ...\nlocal ok = eng.make('back')\n\nlocal bad = eng.make('bakc')\n",
+                               "=materials/uses_lib.lua"))
+    expect(function()
+      local ok, err = pcall(mat, lib)
+      if not ok then error(err, 0) end
+    end).to_fail_with("lib/eng.lua:4: rasterizer.cull: unknown cull_mode 'bakc'",
+                      "(did you mean 'back'?) (from materials/uses_lib.lua:4)")
+    -- an error in the material itself names only the material
+    local direct = assert(compile("local pso = ...\nreturn pso.graphics { vs = 1 }", "=materials/direct.lua"))
+    local ok, err = pcall(direct, pso)
+    expect(ok).to_be(false)
+    expect(err).to_contain("materials/direct.lua:2: vs: expected a shader")
+    expect(err).never.to_contain("(from")
+  end)
+
   it("a key given twice under two spellings", function()
     fails("return pso.graphics { " .. VS .. ", rasterizer = { cull = 'back', CullMode = 'none' } }",
           "rasterizer.", "given twice")
