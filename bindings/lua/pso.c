@@ -56,7 +56,216 @@ static int lua_frame(lua_State *L, int level, lua_Debug *ar) {
   return 0;
 }
 
-void psoi_push_where(lua_State *L, int level, const char *msg) {
+/* ---- the line of a key inside a table constructor ------------------- */
+/*
+** A small Lua tokenizer over the chunk's source: enough to skip strings,
+** long strings and comments and to see names, '=', ',', ';' and braces.
+** key_line finds, from the call's line, the first '{' (the declaration),
+** then keys[0] at the constructor's top level, then each next key inside
+** the previous key's value (a list index: that entry of the list); it
+** returns the line of the deepest step found (0 when the first is not
+** found: the call's line stays).
+*/
+typedef struct lex {
+  const char *s;
+  size_t i, n;
+  int line;
+} lex;
+
+enum { TK_END, TK_NAME, TK_OPEN, TK_CLOSE, TK_SEP, TK_EQ, TK_OTHER };
+
+static size_t long_bracket(const lex *x, size_t i) { /* level of "[==[" at i, or 0 */
+  size_t j = i + 1, level = 0;
+  while (j < x->n && x->s[j] == '=') j++, level++;
+  return j < x->n && x->s[j] == '[' ? level + 1 : 0;
+}
+
+static void skip_long(lex *x, size_t level) { /* x->i at the opening '[' */
+  x->i += level + 1;
+  while (x->i < x->n) {
+    char c = x->s[x->i];
+    if (c == '\n') x->line++;
+    if (c == ']') {
+      size_t j = x->i + 1, k = 0;
+      while (j < x->n && x->s[j] == '=') j++, k++;
+      if (k + 1 == level && j < x->n && x->s[j] == ']') {
+        x->i = j + 1;
+        return;
+      }
+    }
+    x->i++;
+  }
+}
+
+static int lex_next(lex *x, size_t *start, size_t *len) {
+  while (x->i < x->n) {
+    char c = x->s[x->i];
+    size_t lv;
+    if (c == '\n') {
+      x->line++;
+      x->i++;
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      x->i++;
+    } else if (c == '-' && x->i + 1 < x->n && x->s[x->i + 1] == '-') {
+      x->i += 2;
+      if (x->i < x->n && x->s[x->i] == '[' && (lv = long_bracket(x, x->i)) != 0) {
+        skip_long(x, lv);
+      } else {
+        while (x->i < x->n && x->s[x->i] != '\n') x->i++;
+      }
+    } else if (c == '"' || c == '\'') {
+      x->i++;
+      while (x->i < x->n && x->s[x->i] != c && x->s[x->i] != '\n') {
+        if (x->s[x->i] == '\\' && x->i + 1 < x->n) {
+          if (x->s[x->i + 1] == '\n') x->line++;
+          x->i++;
+        }
+        x->i++;
+      }
+      x->i++;
+      return TK_OTHER;
+    } else if (c == '[' && (lv = long_bracket(x, x->i)) != 0) {
+      skip_long(x, lv);
+      return TK_OTHER;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+      *start = x->i;
+      while (x->i < x->n && ((x->s[x->i] >= 'a' && x->s[x->i] <= 'z') ||
+                             (x->s[x->i] >= 'A' && x->s[x->i] <= 'Z') ||
+                             (x->s[x->i] >= '0' && x->s[x->i] <= '9') || x->s[x->i] == '_'))
+        x->i++;
+      *len = x->i - *start;
+      return TK_NAME;
+    } else {
+      x->i++;
+      if (c == '{') return TK_OPEN;
+      if (c == '}') return TK_CLOSE;
+      if (c == ',' || c == ';') return TK_SEP;
+      if (c == '=') {
+        if (x->i < x->n && x->s[x->i] == '=') {
+          x->i++;
+          return TK_OTHER;
+        }
+        return TK_EQ;
+      }
+      return TK_OTHER;
+    }
+  }
+  return TK_END;
+}
+
+/* Within the current table (depth 1 = its top level) find 'key =' at
+** depth 'want' relative to here (0: any depth), stopping when the table
+** closes; the lexer is left after the '='. Returns the key's line or 0. */
+static int find_key(lex *x, const char *key, int any_depth) {
+  size_t klen = strlen(key), st = 0, ln = 0, guard;
+  int depth = 1, prev_name = 0, name_line = 0;
+  size_t prev_st = 0, prev_len = 0;
+  for (guard = 0; guard < 200000; guard++) {
+    int t = lex_next(x, &st, &ln), line = x->line;
+    if (t == TK_END) return 0;
+    if (t == TK_OPEN) depth++;
+    if (t == TK_CLOSE && --depth == 0) return 0;
+    if (t == TK_EQ && prev_name && (any_depth || depth == 1) && prev_len == klen &&
+        memcmp(x->s + prev_st, key, klen) == 0)
+      return name_line;
+    prev_name = t == TK_NAME;
+    if (prev_name) {
+      prev_st = st;
+      prev_len = ln;
+      name_line = line;
+    }
+  }
+  return 0;
+}
+
+/* At a value that should be a list constructor: move to the start of its
+** entry 'index' (1-based); returns the line of that entry or 0. */
+static int skip_to_entry(lex *x, int index) {
+  size_t st, ln;
+  int depth = 1, sep = 0, guard;
+  lex peek;
+  if (lex_next(x, &st, &ln) != TK_OPEN) return 0;
+  for (guard = 0; sep < index - 1 && guard < 200000; guard++) {
+    int t = lex_next(x, &st, &ln);
+    if (t == TK_END) return 0;
+    if (t == TK_OPEN) depth++;
+    if (t == TK_CLOSE && --depth == 0) return 0;
+    if (t == TK_SEP && depth == 1) sep++;
+  }
+  peek = *x;
+  return lex_next(&peek, &st, &ln) == TK_CLOSE ? 0 : peek.line;
+}
+
+static int key_line(const char *src, size_t n, int call_line, const char *const *keys,
+                    const int *indexes, int nkeys) {
+  lex x;
+  size_t st, ln;
+  int k, line = 0, guard;
+  x.s = src;
+  x.n = n;
+  x.i = 0;
+  x.line = 1;
+  while (x.i < n && x.line < call_line) /* to the call's line */
+    if (src[x.i++] == '\n') x.line++;
+  for (guard = 0;; guard++) { /* the declaration's '{' */
+    int t = lex_next(&x, &st, &ln);
+    if (t == TK_OPEN) break;
+    if (t == TK_END || guard > 64) return 0;
+  }
+  for (k = 0; k < nkeys; k++) {
+    int l = keys[k] ? find_key(&x, keys[k], k > 0) : skip_to_entry(&x, indexes[k]);
+    if (!l) break;
+    line = l;
+  }
+  return line;
+}
+
+/* Chunk sources the embedder remembered (pso_remember_source). */
+#define PSOI_SOURCES_KEY "pso.sources"
+
+void pso_remember_source(lua_State *L, const char *chunkname, const char *src, size_t len) {
+  if (!chunkname || (chunkname[0] != '@' && chunkname[0] != '=')) return; /* source = name */
+  if (!lua_checkstack(L, 4)) return;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  }
+  lua_pushlstring(L, src, len);
+  lua_setfield(L, -2, chunkname);
+  lua_pop(L, 1);
+}
+
+/* The line of the offending key for a frame, or 0. */
+static int frame_key_line(lua_State *L, const lua_Debug *ar, const char *const *keys,
+                          const int *indexes, int nkeys) {
+  const char *src = NULL;
+  size_t n = 0;
+  int line = 0;
+  if (nkeys <= 0 || !keys[0]) return 0;
+  if (ar->source[0] != '@' && ar->source[0] != '=') { /* a string chunk: the name is its text */
+    src = ar->source;
+    n = strlen(src);
+    return key_line(src, n, ar->currentline, keys, indexes, nkeys);
+  }
+  if (!lua_checkstack(L, 3)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, ar->source);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      src = lua_tolstring(L, -1, &n);
+      line = key_line(src, n, ar->currentline, keys, indexes, nkeys);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return line;
+}
+
+void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
+                          const int *indexes, int nkeys) {
   lua_Debug ar, up;
   char first[LUA_IDSIZE], from[LUA_IDSIZE + 24];
   int l = lua_frame(L, level, &ar), line, guard;
@@ -65,7 +274,8 @@ void psoi_push_where(lua_State *L, int level, const char *msg) {
     return;
   }
   snprintf(first, sizeof first, "%s", ar.short_src);
-  line = ar.currentline;
+  line = frame_key_line(L, &ar, keys, indexes, nkeys);
+  if (line < ar.currentline) line = ar.currentline;
   from[0] = '\0';
   /* Called from another file by Lua code (a factory in lib/eng.lua called by
   ** the material): name the outermost such caller too. The walk stops at
@@ -76,6 +286,10 @@ void psoi_push_where(lua_State *L, int level, const char *msg) {
       snprintf(from, sizeof from, " (from %s:%d)", up.short_src, up.currentline);
   }
   lua_pushfstring(L, "%s:%d: %s%s", first, line, msg, from);
+}
+
+void psoi_push_where(lua_State *L, int level, const char *msg) {
+  psoi_push_where_keys(L, level, msg, NULL, NULL, 0);
 }
 
 int psoi_error(lua_State *L, const char *fmt, ...) {
@@ -712,9 +926,12 @@ static int l_copy(lua_State *L) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-static int l_graphics(lua_State *L) { return psoi_declare(L, PSOC_KIND_GRAPHICS, 1); }
-static int l_mesh(lua_State *L) { return psoi_declare(L, PSOC_KIND_MESH, 1); }
-static int l_compute(lua_State *L) { return psoi_declare(L, PSOC_KIND_COMPUTE, 1); }
+static int raw_graphics(lua_State *L) { return psoi_declare(L, PSOC_KIND_GRAPHICS, 1); }
+static int raw_mesh(lua_State *L) { return psoi_declare(L, PSOC_KIND_MESH, 1); }
+static int raw_compute(lua_State *L) { return psoi_declare(L, PSOC_KIND_COMPUTE, 1); }
+static int l_graphics(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_GRAPHICS); }
+static int l_mesh(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_MESH); }
+static int l_compute(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_COMPUTE); }
 static int l_derive(lua_State *L) { return psoi_derive(L, 1, 2); }
 
 static int l_is_pipeline(lua_State *L) {
@@ -796,6 +1013,18 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_rawseti(L, K, PSOI_K_PRESET_CACHE);
+  /* the declaration functions, run protected by psoi_declare_all */
+  {
+    static const lua_CFunction raw[] = { raw_graphics, raw_compute, raw_mesh };
+    static const psoc_kind kinds[] = { PSOC_KIND_GRAPHICS, PSOC_KIND_COMPUTE, PSOC_KIND_MESH };
+    int i;
+    for (i = 0; i < 3; i++) {
+      lua_pushvalue(L, ctx_idx);
+      lua_pushvalue(L, K);
+      lua_pushcclosure(L, raw[i], 2);
+      lua_rawseti(L, K, PSOI_K_RAW_DECLARE + (int)kinds[i]);
+    }
+  }
   /* pipelines */
   psoi_open_pipeline(L, ctx_idx, K);
   lua_pushvalue(L, K);

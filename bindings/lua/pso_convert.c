@@ -416,7 +416,15 @@ static int cv_error(cv *c, const char *fmt, ...) {
   va_end(ap);
   path_text(c, path, sizeof path);
   lua_pushfstring(c->L, "%s%s%s", path, path[0] ? ": " : "", msg);
-  psoi_push_where(c->L, 1, lua_tostring(c->L, -1));
+  {
+    const char *keys[MAX_DEPTH];
+    int i, n = c->depth < MAX_DEPTH ? c->depth : MAX_DEPTH, indexes[MAX_DEPTH];
+    for (i = 0; i < n; i++) {
+      keys[i] = c->frames[i].key;
+      indexes[i] = c->frames[i].index;
+    }
+    psoi_push_where_keys(c->L, 1, lua_tostring(c->L, -1), keys, indexes, n);
+  }
   return lua_error(c->L);
 }
 
@@ -2138,6 +2146,92 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   lua_pushvalue(L, t);
   pso_compat_setuservalue(L, -2);
   return 1;
+}
+
+/* ---- all the errors of one declaration ----------------------------------- */
+
+#define MAX_REPORTED 16
+
+static int key_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The declaration at index 1 failed with the message on the top: convert
+** each top-level key on its own (with the deciding shader, which most
+** keys need), in key order, and leave every distinct message, one per
+** line, on the top instead. Only on the error path; no Lua code runs. */
+static void collect_errors(lua_State *L, psoc_kind kind) {
+  const char *keys[64], *decider = psoc_subobject_info_get(decider_of[kind])->key;
+  int nkeys = 0, i, seen, nmsg = 1, more = 0, first = lua_gettop(L);
+  luaL_checkstack(L, 12, "pso: stack overflow");
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING && nkeys < 64) keys[nkeys++] = lua_tostring(L, -1);
+  }
+  qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
+  lua_newtable(L); /* message -> true */
+  seen = lua_gettop(L);
+  lua_pushvalue(L, first);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, seen);
+  for (i = 0; i < nkeys; i++) {
+    int status;
+    if (strcmp(keys[i], decider) == 0) continue;
+    lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, decider);
+    lua_rawget(L, 1);
+    lua_setfield(L, -2, decider);
+    lua_pushstring(L, keys[i]);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, 1);
+    lua_rawset(L, -3);
+    status = lua_pcall(L, 1, 1, 0);
+    if (status == LUA_OK || status == LUA_ERRRUN) {
+      if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
+        lua_pushvalue(L, -1);
+        lua_rawget(L, seen);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          if (nmsg < MAX_REPORTED) {
+            lua_pushvalue(L, -1);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, seen);
+            lua_insert(L, seen); /* keep it below the set, in order */
+            seen++;
+            nmsg++;
+            continue;
+          }
+          more++;
+        } else {
+          lua_pop(L, 1);
+        }
+      }
+      lua_pop(L, 1);
+    } else {
+      lua_error(L); /* memory: as it is */
+    }
+  }
+  lua_settop(L, seen - 1); /* the messages, at first .. first + nmsg - 1 */
+  for (i = nmsg - 1; i >= 1; i--) { /* one per line */
+    lua_pushliteral(L, "\n");
+    lua_insert(L, first + i);
+  }
+  if (more) lua_pushfstring(L, "\n(and %d more errors)", more);
+  lua_concat(L, lua_gettop(L) - first + 1);
+}
+
+int psoi_declare_all(lua_State *L, psoc_kind kind) {
+  int status;
+  lua_settop(L, 1);
+  lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
+  lua_pushvalue(L, 1);
+  status = lua_pcall(L, 1, 1, 0);
+  if (status == LUA_OK) return 1;
+  if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
+    collect_errors(L, kind);
+  return lua_error(L);
 }
 
 /* ---- derive ------------------------------------------------------------ */

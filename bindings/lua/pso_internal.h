@@ -42,7 +42,9 @@ enum {
   PSOI_K_BLOB_MT = 4,   /* metatable of shader and blob objects */
   PSOI_K_METHODS = 5,   /* pipeline methods */
   PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
-  PSOI_K_PRESET_CACHE = 7 /* preset data table -> converted payload (weak keys) */
+  PSOI_K_PRESET_CACHE = 7, /* preset data table -> converted payload (weak keys) */
+  PSOI_K_RAW_DECLARE = 8   /* + psoc_kind: the declaration closure of that kind
+                              (psoi_declare itself, run protected) */
 };
 
 /* Preset and namespace proxies: the metatable holds these (lightuserdata
@@ -168,6 +170,12 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int keys_idx);
 /* pso.graphics/mesh/compute: convert the declaration at decl_idx and push
 ** the pipeline. Errors are raised at the caller's line. */
 int psoi_declare(lua_State *L, psoc_kind kind, int decl_idx);
+/* pso.graphics/mesh/compute as the module exposes them: psoi_declare on
+** argument 1, run protected; when it fails, every top-level key is
+** converted on its own too, and all their errors are raised together (one
+** per line, each with its own location; the first error alone when there
+** is only one). */
+int psoi_declare_all(lua_State *L, psoc_kind kind);
 /* pso.derive */
 int psoi_derive(lua_State *L, int base_idx, int overrides_idx);
 
@@ -242,6 +250,13 @@ void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, ch
 ** caller in another file (a shared module's factory called by the
 ** material); msg alone when no Lua frame is found. */
 void psoi_push_where(lua_State *L, int level, const char *msg);
+/* The same for an error at a field path (keys[i] NULL for list index
+** indexes[i]):
+** the line is the one of the deepest key of the path found in the
+** constructor of the call (when the chunk's source is known: a string
+** chunk, or one given to pso_remember_source), else the call's. */
+void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
+                          const int *indexes, int nkeys);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)

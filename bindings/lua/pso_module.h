@@ -40,6 +40,13 @@ typedef struct pso_hooks {
 ** before or after luaopen_pso. */
 void pso_set_hooks(lua_State *L, const pso_hooks *hooks);
 
+/* Remember the source text of a chunk loaded under 'chunkname' ("@file"
+** or "=name"; other names are the text itself already) so that errors
+** inside a table constructor can name the line of the offending key, not
+** only the line of the call. The sandbox calls it for every chunk it
+** loads. Kept in the state's registry (its memory counts as the state's). */
+void pso_remember_source(lua_State *L, const char *chunkname, const char *src, size_t len);
+
 typedef struct pso_pipeline pso_pipeline;
 
 /* The pipeline at idx, or NULL if the value there is not a pipeline. The

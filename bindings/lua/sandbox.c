@@ -393,6 +393,7 @@ static int load_text(lua_State *L, const char *src, size_t len, const char *chun
     lua_concat(L, 2);
     return LUA_ERRSYNTAX;
   }
+  pso_remember_source(L, chunkname, src, len); /* key lines in pso errors */
   return psol_compat_loadtext(L, src, len, chunkname);
 }
 

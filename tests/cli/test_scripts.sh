@@ -129,7 +129,8 @@ test_examples() {
 test_broken() {
     mkdir -p "$TMP/mat" "$TMP/mat/lib" "$TMP/elsewhere"
     cp -r "$MAT/shaders" "$TMP/mat/"
-    # (pso calls are not in tail position: LuaJIT drops a tail caller's
+    # (errors name the line of the offending key, rasterizer = on line 6;
+    # pso calls are not in tail position: LuaJIT drops a tail caller's
     # frame, and with it the line)
     write typo.lua 'local pso = require "pso"
 -- a misspelt key
@@ -141,7 +142,7 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/typo.lua"
-    has "$OUT" "^$TMP/mat/typo.lua:3: error: rasterizer\\.cul: unknown key \\(did you mean 'cull'\\?\\)\$" \
+    has "$OUT" "^$TMP/mat/typo.lua:6: error: rasterizer\\.cul: unknown key \\(did you mean 'cull'\\?\\)\$" \
         "a misspelt key: file:line: error: field path (did you mean)"
     has "$OUT" "^1 script\\(s\\), 0 pipeline\\(s\\): 1 error\\(s\\)"
 
@@ -155,7 +156,7 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/badvalue.lua"
-    has "$OUT" "^$TMP/mat/badvalue.lua:3: error: rasterizer\\.cull: .*'bak'.*did you mean 'back'" \
+    has "$OUT" "^$TMP/mat/badvalue.lua:6: error: rasterizer\\.cull: .*'bak'.*did you mean 'back'" \
         "a misspelt value"
 
     write syntax.lua 'local pso = require "pso"
@@ -296,7 +297,7 @@ return pso.compute { name = "p", cs = pso.shader "shaders/cull.cs.cso" }
 
     # dump/explain of a broken script
     expect 1 dump "$TMP/mat/typo.lua"
-    has "$ERR" "typo.lua:3: rasterizer\\.cul: unknown key"
+    has "$ERR" "typo.lua:6: rasterizer\\.cul: unknown key"
     expect 1 explain "$TMP/mat/syntax.lua"
 }
 
@@ -355,7 +356,7 @@ test_diff() {
     has "$ERR" "no pipeline called 'nosuch'"
     expect 2 diff "$MAT/lit.lua" "$TMP/missing.lua"
     expect 2 diff "$TMP/mat/typo.lua" "$MAT/lit.lua"
-    has "$ERR" "typo.lua:3: "
+    has "$ERR" "typo.lua:6: "
 }
 
 test_usage

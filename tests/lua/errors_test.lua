@@ -35,7 +35,7 @@ describe("errors", function()
 
   it("unknown format in a list, with a suggestion", function()
     fails("return pso.graphics { " .. VS .. ",\n input_layout = { { 'P', 'R32G32_FLOAT' }, { 'N', 'R32G32B32_FLAOT' } } }",
-          "mat.lua:2:", "input_layout[2].format", "did you mean 'r32g32b32_float'")
+          "mat.lua:3:", "input_layout[2].format", "did you mean 'r32g32b32_float'") -- the key's line
   end)
 
   it("wrong type", function()
@@ -204,9 +204,45 @@ describe("errors", function()
     fails("return pso.shader 'no/such/file.cso'", "pso.shader: cannot read 'no/such/file.cso'")
   end)
 
-  it("reports the line of the call in a multi-line declaration", function()
+  -- Issue 9.7: an error inside a table constructor names the line of the
+  -- offending key (found in the chunk's source), not the line of the call.
+  it("reports the line of the offending key in a multi-line declaration", function()
     fails("local p = 1\n\nreturn pso.graphics {\n  " .. VS .. ",\n  rasterizer = { cull = 'nope' },\n}",
-          "mat.lua:4:", "rasterizer.cull")
+          "mat.lua:6:", "rasterizer.cull")
+    -- nested keys on their own lines: the deepest one found
+    fails("return pso.graphics {\n  " .. VS .. ",\n  blend = {\n    independent = true,\n" ..
+          "    render_targets = {\n      { src = 'one' },\n      { src = 'src_alhpa' },\n    },\n  },\n}",
+          "mat.lua:8:", "blend.render_targets[2].src")
+    -- a list entry: the line of that entry
+    fails("return pso.graphics {\n  " .. VS .. ",\n  input_layout = {\n    { 'POSITION', 'R32G32B32_FLOAT' },\n" ..
+          "    { 'NORMAL', 'R32G32B32_FLAOT' },\n  },\n}", "mat.lua:6:", "input_layout[2].format")
+    -- strings, comments and other tables that mention the key are skipped
+    fails("local other = { rasterizer = 1 }\nreturn pso.graphics {\n  -- rasterizer = { cull = 'x' }\n" ..
+          "  name = 'rasterizer = {',\n  " .. VS .. ",\n  rasterizer = { cull = 'nope' },\n}",
+          "mat.lua:7:", "rasterizer.cull")
+    -- a key given through a variable is not in the constructor: the call's line
+    fails("local r = { cull = 'nope' }\n\nreturn pso.graphics {\n  " .. VS .. ",\n  rasterizer = r,\n}",
+          "mat.lua:6:", "rasterizer.cull")
+    fails("local r = { cull = 'nope' }\nlocal d = { " .. VS .. ", rasterizer = r }\n\nreturn pso.graphics(d)",
+          "mat.lua:5:", "rasterizer.cull")
+  end)
+
+  -- Issue 9.7: every top-level key that fails is reported, one per line,
+  -- each with its own location; a single error reads as before.
+  it("reports all field errors of one declaration together", function()
+    local msg = fails("return pso.graphics {\n  " .. VS .. ",\n  rasterizer = { cul = 'back' },\n" ..
+                      "  render_targets = { 'RGBA8' },\n  depth_format = 'D32',\n  rasterzer = {},\n}",
+                      "mat.lua:4: rasterizer.cul: unknown key", "mat.lua:5: render_targets[1]: unknown format 'RGBA8'",
+                      "mat.lua:6: depth_format: unknown format 'D32'", "mat.lua:7: rasterzer: unknown key")
+    local lines = 0
+    for _ in msg:gmatch("mat%.lua:%d+: ") do lines = lines + 1 end
+    expect(lines).to_equal(4)
+    local one = fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }", "rasterizer.cul")
+    expect(one).never.to_contain("\n")
+    -- a missing shader is reported once, not once per key
+    local nvs = fails("return pso.graphics { rasterizer = { cull = 'back' }, depth_format = 'd32_float' }",
+                      "vs: missing")
+    expect(select(2, nvs:gsub("vs: missing", ""))).to_equal(1)
   end)
 
   it("reports the line of a tail call (not under LuaJIT, which drops the frame)", function()
