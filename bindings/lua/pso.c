@@ -958,7 +958,7 @@ static int l_check_bytes(lua_State *L) {
   memcpy(copy, s, size);
   psoc_diags_init(&diags, &ctx->alloc);
   psoc_check(copy, size, NULL, &diags);
-  psoi_push_diags(L, &diags);
+  psoi_push_diags(L, &diags, 0); /* raw bytes: D3D12 member paths */
   psoc_diags_free(&diags);
   return 1;
 }

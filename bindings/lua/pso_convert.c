@@ -2868,3 +2868,77 @@ void psoi_push_class(lua_State *L, int keys_idx, uint32_t type, const unsigned c
   psoi_visit_class(&lv.v, psoc_subobject_info_get(type)->key, type, payload);
   if (lua_gettop(L) == top) lua_pushnil(L);
 }
+
+/* ------------------------------------------------------------------ */
+/* D3D12 field paths -> the language's keys                             */
+/* ------------------------------------------------------------------ */
+
+/* "BLEND.RenderTarget[0].SrcBlend" -> "blend.render_targets[1].src",
+** "RENDER_TARGET_FORMATS.RTFormats[0]" -> "render_targets[1]",
+** "DEPTH_STENCIL_FORMAT" -> "depth_format": subobject names become their
+** class's key, members their field keys (a payload given as its only
+** field drops that member), indexes count from 1, a COUNT member names
+** its list. Anything not understood: the field unchanged. */
+size_t pso_field_path(const char *field, char *out, size_t n) {
+  const psoc_subobject_info *info;
+  const psoc_struct *s;
+  char seg[64];
+  const char *p = field ? field : "";
+  size_t len = 0, k = 0;
+  int first = 1, single;
+  if (n == 0) return 0;
+  while (p[k] && p[k] != '.' && p[k] != '[' && k + 1 < sizeof seg) {
+    seg[k] = p[k];
+    k++;
+  }
+  seg[k] = '\0';
+  info = k ? psoc_subobject_info_find(seg) : NULL;
+  if (!info || (p[k] && p[k] != '.' && p[k] != '[')) goto unchanged;
+  info = psoc_subobject_info_get(info->dup_class) ? psoc_subobject_info_get(info->dup_class) : info;
+  s = info->payload;
+  single = single_field(s);
+  len = (size_t)snprintf(out, n, "%s", info->key);
+  p += k;
+  while (*p && len < n) {
+    if (*p == '[') {
+      char *end;
+      unsigned long i = strtoul(p + 1, &end, 10);
+      if (end == p + 1 || *end != ']' || i > 0xffffu) goto unchanged;
+      len += (size_t)snprintf(out + len, n - len, "[%lu]", i + 1);
+      p = end + 1;
+    } else if (*p == '.') {
+      const psoc_field *f = NULL;
+      uint32_t i;
+      p++;
+      for (k = 0; p[k] && p[k] != '.' && p[k] != '[' && k + 1 < sizeof seg; k++) seg[k] = p[k];
+      seg[k] = '\0';
+      p += k;
+      if (!s) goto unchanged;
+      for (i = 0; i < s->field_count; i++)
+        if (strcmp(s->fields[i].name, seg) == 0) f = &s->fields[i];
+      if (!f) goto unchanged;
+      if (f->kind == PSOC_FIELD_COUNT) { /* a count: the list it counts */
+        const psoc_field *g = NULL;
+        for (i = 0; i < s->field_count; i++)
+          if ((s->fields[i].kind == PSOC_FIELD_ARRAY || s->fields[i].kind == PSOC_FIELD_BLOB) &&
+              s->fields[i].count_offset == f->offset)
+            g = &s->fields[i];
+        if (g && !(first && single >= 0 && g == &s->fields[single]))
+          len += (size_t)snprintf(out + len, n - len, ".%s", g->key);
+        break;
+      }
+      if (!(first && ((single >= 0 && f == &s->fields[single]) ||
+                      info->type == PSOC_SO_RENDER_TARGET_FORMATS))) /* given as the list */
+        len += (size_t)snprintf(out + len, n - len, ".%s", f->key);
+      s = f->element;
+    } else {
+      goto unchanged;
+    }
+    first = 0;
+  }
+  if (len >= n) len = n - 1;
+  return len;
+unchanged:
+  snprintf(out, n, "%s", field ? field : "");
+  return strlen(out);
+}

@@ -160,8 +160,9 @@ pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, cons
 /* Metatable and methods (closures over the context and K). */
 void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx);
 /* Diagnostics as a Lua list of { severity, code, message_id, field,
-** message, subobject, offset } tables. */
-void psoi_push_diags(lua_State *L, const psoc_diags *diags);
+** message, subobject, offset } tables; with 'keys', field is the
+** material's path (pso_field_path) and member the D3D12 one. */
+void psoi_push_diags(lua_State *L, const psoc_diags *diags, int keys);
 
 /* ---- conversion (pso_convert.c) --------------------------------------- */
 

@@ -68,6 +68,13 @@ psoc_kind pso_pipeline_kind(const pso_pipeline *p);
 ** PSOC_CHECK_FOLLOW_POINTERS, psoc check --deep). */
 #define PSO_PIPELINE_CHECK_FLAGS PSOC_CHECK_FOLLOW_LAYOUT
 
+/* The material language's path of a diagnostic's D3D12 field, for script
+** mode: "RENDER_TARGET_FORMATS.RTFormats[0]" -> "render_targets[1]",
+** "DEPTH_STENCIL_FORMAT" -> "depth_format", "BLEND.RenderTarget[1].SrcBlend"
+** -> "blend.render_targets[2].src". A field it cannot map is copied
+** unchanged. Writes at most n bytes (NUL included); returns the length. */
+size_t pso_field_path(const char *field, char *out, size_t n);
+
 /* Check a material script's result at idx: a pipeline, or a list of
 ** pipelines in which no two share a name (unnamed ones never clash).
 ** Returns 1 (nothing pushed), or 0 with the reason pushed as a string

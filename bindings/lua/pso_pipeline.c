@@ -298,7 +298,7 @@ static int m_hash(lua_State *L) {
   return 1;
 }
 
-void psoi_push_diags(lua_State *L, const psoc_diags *diags) {
+void psoi_push_diags(lua_State *L, const psoc_diags *diags, int keys) {
   size_t i;
   lua_createtable(L, (int)diags->count, 0);
   for (i = 0; i < diags->count; i++) {
@@ -313,8 +313,17 @@ void psoi_push_diags(lua_State *L, const psoc_diags *diags) {
       lua_setfield(L, -2, "message_id");
     }
     if (d->field[0]) {
-      lua_pushstring(L, d->field);
-      lua_setfield(L, -2, "field");
+      if (keys) { /* script mode: the material's keys; the D3D12 path as member */
+        char path[PSOC_DIAG_FIELD_MAX + 16];
+        pso_field_path(d->field, path, sizeof path);
+        lua_pushstring(L, path);
+        lua_setfield(L, -2, "field");
+        lua_pushstring(L, d->field);
+        lua_setfield(L, -2, "member");
+      } else {
+        lua_pushstring(L, d->field);
+        lua_setfield(L, -2, "field");
+      }
     }
     lua_pushstring(L, d->message);
     lua_setfield(L, -2, "message");
@@ -340,7 +349,7 @@ static int run_check(lua_State *L, const pso_pipeline *p, int push) {
   psoc_diags_init(&diags, &ctx->alloc);
   psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &options, &diags);
   errors = diags.errors;
-  if (push) psoi_push_diags(L, &diags);
+  if (push) psoi_push_diags(L, &diags, 1);
   psoc_diags_free(&diags);
   return errors == 0;
 }

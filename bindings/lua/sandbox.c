@@ -1214,14 +1214,15 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
     if (i < diags.count) {
       psoc_diag d = diags.items[i];
-      char where[512];
+      char where[512], key[PSOC_DIAG_FIELD_MAX + 16];
       int line = psol_pipeline_where(L, -1, where, sizeof where);
       if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
       else snprintf(where, sizeof where, "%s", display);
       psoc_diags_free(&diags);
+      pso_field_path(d.field, key, sizeof key); /* the material's keys */
       /* 'name' belongs to the pipeline in the state: still valid */
       return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]", where,
-                  name ? name : "", d.field, d.field[0] ? ": " : "", d.message,
+                  name ? name : "", key, key[0] ? ": " : "", d.message,
                   d.message_id ? d.message_id : psoc_code_name(d.code));
     }
     psoc_diags_free(&diags);

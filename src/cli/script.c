@@ -419,8 +419,9 @@ static void json_key_int(const char *key, long long v, int comma) {
 /* 'where' is "FILE:LINE" of the pipeline's declaration, or the script. */
 static void print_diag(const script_options *o, const char *where, const char *name,
                        const psoc_diag *d, int first) {
-  char id[PSOC_DIAG_MESSAGE_MAX];
+  char id[PSOC_DIAG_MESSAGE_MAX], key[PSOC_DIAG_FIELD_MAX + 16];
   if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
+  pso_field_path(d->field, key, sizeof key); /* text names the material's keys */
   if (o->json) {
     printf("%s{", first ? "" : ",");
     json_key_string("severity", psoc_severity_name(d->severity), 0);
@@ -435,7 +436,7 @@ static void print_diag(const script_options *o, const char *where, const char *n
   }
   if (o->quiet && d->severity != PSOC_SEVERITY_ERROR) return;
   printf("%s: %s: pipeline '%s': %s%s%s [%s", where, psoc_severity_name(d->severity), name,
-         d->field, d->field[0] ? ": " : "", d->message, psoc_code_name(d->code));
+         key, key[0] ? ": " : "", d->message, psoc_code_name(d->code));
   if (d->message_id) printf(" / %s", id);
   fputs("]\n", stdout);
 }

@@ -117,11 +117,11 @@ test_examples() {
     # --profile the runtime's rules alone apply (no capability tier)
     expect 0 check "$MAT/stereo.lua"
     expect 1 check --profile desktop_fl12_0 "$MAT/stereo.lua"
-    has "$OUT" "^$MAT/stereo.lua:[0-9]+: error: pipeline 'stereo_lit': VIEW_INSTANCING\\.ViewInstanceCount: .*\\[PSOC_UNSUPPORTED\\]\$"
+    has "$OUT" "^$MAT/stereo.lua:[0-9]+: error: pipeline 'stereo_lit': view_instancing\\.locations: .*\\[PSOC_UNSUPPORTED\\]\$"
     expect 0 check --profile desktop_fl12_1 "$MAT/stereo.lua"
     # --deep reads the (fake) shader bytecode and rejects it
     expect 1 check --deep "$MAT/compute.lua"
-    has "$OUT" "CS\\.pShaderBytecode: .*not a valid shader container"
+    has "$OUT" "pipeline .cull_instances.: cs: .*not a valid shader container"
 }
 
 # ---- broken materials ---------------------------------------------------------
@@ -182,15 +182,17 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/formats.lua"
-    # a depth format as a render target: the pipeline is created, so a
+    # (script mode names the material's keys: render_targets[1], not
+    # RENDER_TARGET_FORMATS.RTFormats[0].) A depth format as a render target:
+    # the pipeline is created, so a
     # warning (an error against a profile)
-    has "$OUT" "^$TMP/mat/formats.lua:3: warning: pipeline 'formats': RENDER_TARGET_FORMATS\\.RTFormats\\[0\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: warning: pipeline 'formats': render_targets\\[1\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
         "a stream warning: file:line of the declaration, pipeline, field"
-    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': SAMPLE_DESC\\.Count: .*\\[PSOC_SAMPLE_DESC / D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': sample_desc\\.count: .*\\[PSOC_SAMPLE_DESC / D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC\\]\$" \
         "a stream error with its D3D12 message ID"
     lacks "$OUT" "ok \\(" "a pipeline with errors"
     expect 1 check --profile desktop_fl12_0 "$TMP/mat/formats.lua"
-    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': RENDER_TARGET_FORMATS\\.RTFormats\\[0\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': render_targets\\[1\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
         "a stream error: file:line of the declaration, pipeline, field"
     expect 1 check -q "$TMP/mat/formats.lua"
     count "$OUT" "." 1
@@ -250,7 +252,7 @@ end
 return M
 ' >"$TMP/elsewhere/shared/compute.lua"
     expect 1 check --root "$TMP/mat" --root "$TMP/elsewhere" "$TMP/mat/needs_lib.lua"
-    has "$OUT" "^$TMP/elsewhere/shared/compute.lua:3: error: pipeline 'shared': NODE_MASK" \
+    has "$OUT" "^$TMP/elsewhere/shared/compute.lua:3: error: pipeline 'shared': node_mask" \
         "the declaring module's file and line"
 
     # each script runs in a fresh state: its own modules, no globals left over

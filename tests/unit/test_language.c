@@ -92,6 +92,33 @@ START_TEST(test_evaluate_checks_the_input_layout) {
 }
 END_TEST
 
+/* pso_field_path: D3D12 diagnostic paths as the material spells them. */
+START_TEST(test_field_path) {
+  static const char *const cases[][2] = {
+    { "RENDER_TARGET_FORMATS.RTFormats[0]", "render_targets[1]" },
+    { "DEPTH_STENCIL_FORMAT", "depth_format" },
+    { "BLEND.RenderTarget[1].SrcBlend", "blend.render_targets[2].src" },
+    { "BLEND.IndependentBlendEnable", "blend.independent" },
+    { "INPUT_LAYOUT.pInputElementDescs[3].SemanticIndex", "input_layout[4].index" },
+    { "RASTERIZER1.CullMode", "rasterizer.cull" },
+    { "SAMPLE_DESC.Count", "sample_desc.count" },
+    { "CS.pShaderBytecode", "cs" },
+    { "NOT_A_SUBOBJECT.X", "NOT_A_SUBOBJECT.X" },     /* unknown: unchanged */
+    { "RASTERIZER.NoSuchMember", "RASTERIZER.NoSuchMember" },
+    { "", "" },
+  };
+  char out[96];
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    size_t n = pso_field_path(cases[i][0], out, sizeof out);
+    ck_assert_msg(strcmp(out, cases[i][1]) == 0, "%s -> %s (want %s)", cases[i][0], out, cases[i][1]);
+    ck_assert_uint_eq(n, strlen(out));
+  }
+  ck_assert_uint_eq(pso_field_path("DEPTH_STENCIL_FORMAT", out, 4), 3); /* truncated, terminated */
+  ck_assert_str_eq(out, "dep");
+}
+END_TEST
+
 Suite *suite_language(void) {
   Suite *s = suite_create("language");
   TCase *tc = tcase_create("result");
@@ -99,6 +126,7 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_distinct_and_unnamed_names_pass);
   tcase_add_test(tc, test_check_result_api);
   tcase_add_test(tc, test_evaluate_checks_the_input_layout);
+  tcase_add_test(tc, test_field_path);
   suite_add_tcase(s, tc);
   return s;
 }
