@@ -2169,7 +2169,7 @@ static void collect_errors(lua_State *L, psoc_kind kind) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING && nkeys < 64) keys[nkeys++] = lua_tostring(L, -1);
   }
-  qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
+  if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
   lua_newtable(L); /* message -> true */
   seen = lua_gettop(L);
   lua_pushvalue(L, first);
