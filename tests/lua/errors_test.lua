@@ -148,7 +148,7 @@ describe("errors", function()
     end).to_fail_with("lib/eng.lua:4: rasterizer.cull: unknown cull_mode 'bakc'",
                       "(did you mean 'back'?) (from materials/uses_lib.lua:4)")
     -- an error in the material itself names only the material
-    local direct = assert(compile("local pso = ...\nreturn pso.graphics { vs = 1 }", "=materials/direct.lua"))
+    local direct = assert(compile("local pso = ...\nlocal p = pso.graphics { vs = 1 }\nreturn p", "=materials/direct.lua"))
     local ok, err = pcall(direct, pso)
     expect(ok).to_be(false)
     expect(err).to_contain("materials/direct.lua:2: vs: expected a shader")
