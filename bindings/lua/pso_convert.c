@@ -2156,6 +2156,31 @@ static int key_cmp(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* The line of a "FILE:LINE: message" (the first ":digits:"), or 0. */
+static long message_line(const char *m) {
+  const char *p;
+  for (p = m; *p && *p != '\n'; p++)
+    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+      char *end;
+      long v = strtol(p + 1, &end, 10);
+      if (*end == ':') return v;
+    }
+  return 0;
+}
+
+typedef struct numbered {
+  const char *msg;
+  long line;
+  int order;
+} numbered;
+
+/* By line, then in key order (stable). */
+static int line_cmp(const void *a, const void *b) {
+  const numbered *x = a, *y = b;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x->order - y->order;
+}
+
 /* The declaration at index 1 failed with the message on the top: convert
 ** each top-level key on its own (with the deciding shader, which most
 ** keys need), in key order, and leave every distinct message, one per
@@ -2214,12 +2239,31 @@ static void collect_errors(lua_State *L, psoc_kind kind) {
     }
   }
   lua_settop(L, seen - 1); /* the messages, at first .. first + nmsg - 1 */
-  for (i = nmsg - 1; i >= 1; i--) { /* one per line */
-    lua_pushliteral(L, "\n");
-    lua_insert(L, first + i);
+  if (nmsg == 1) return;
+  {
+    numbered ms[MAX_REPORTED];
+    luaL_Buffer b;
+    memset(ms, 0, sizeof ms);
+    for (i = 0; i < nmsg; i++) {
+      ms[i].msg = lua_tostring(L, first + i);
+      ms[i].line = message_line(ms[i].msg);
+      ms[i].order = i;
+    }
+    qsort(ms, (size_t)nmsg, sizeof ms[0], line_cmp); /* in source order */
+    luaL_buffinit(L, &b);
+    for (i = 0; i < nmsg; i++) {
+      if (i) luaL_addchar(&b, '\n');
+      luaL_addstring(&b, ms[i].msg);
+    }
+    if (more) {
+      char tail[48];
+      snprintf(tail, sizeof tail, "\n(and %d more errors)", more);
+      luaL_addstring(&b, tail);
+    }
+    luaL_pushresult(&b);
   }
-  if (more) lua_pushfstring(L, "\n(and %d more errors)", more);
-  lua_concat(L, lua_gettop(L) - first + 1);
+  lua_replace(L, first);
+  lua_settop(L, first);
 }
 
 int psoi_declare_all(lua_State *L, psoc_kind kind) {

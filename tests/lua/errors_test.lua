@@ -237,6 +237,10 @@ describe("errors", function()
     local lines = 0
     for _ in msg:gmatch("mat%.lua:%d+: ") do lines = lines + 1 end
     expect(lines).to_equal(4)
+    -- in source order
+    local order = {}
+    for line in msg:gmatch("mat%.lua:(%d+): ") do order[#order + 1] = line end
+    expect(table.concat(order, ",")).to_equal("4,5,6,7")
     local one = fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }", "rasterizer.cul")
     expect(one).never.to_contain("\n")
     -- a missing shader is reported once, not once per key
