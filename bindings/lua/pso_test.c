@@ -1009,9 +1009,7 @@ static int t_check(lua_State *L) {
   luaL_setmetatable(L, DIAGS_MT);
   memset(&opts, 0, sizeof opts);
   opts.profile = profile;
-#ifdef PSO_PIPELINE_CHECK_FLAGS /* what p:check() uses, where the module says */
-  opts.flags = PSO_PIPELINE_CHECK_FLAGS;
-#endif
+  opts.flags = PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   psoc_check(psoc_stream_data(stream), psoc_stream_size(stream), &opts, diags);
   push_diags(L, diags, ctx_of(L)->werror);
   return 1;

@@ -393,6 +393,7 @@ static int load_text(lua_State *L, const char *src, size_t len, const char *chun
     lua_concat(L, 2);
     return LUA_ERRSYNTAX;
   }
+  pso_remember_source(L, chunkname, src, len); /* key lines in pso errors */
   return psol_compat_loadtext(L, src, len, chunkname);
 }
 
@@ -1192,6 +1193,7 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     check.profile = opts->profile;
     check.flags = opts->check_flags;
   }
+  check.flags |= PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
                            name ? name : "");
   dst->name = res_strdup(&out->alloc, name ? name : "");
@@ -1212,14 +1214,15 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
     if (i < diags.count) {
       psoc_diag d = diags.items[i];
-      char where[512];
+      char where[512], key[PSOC_DIAG_FIELD_MAX + 16];
       int line = psol_pipeline_where(L, -1, where, sizeof where);
       if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
       else snprintf(where, sizeof where, "%s", display);
       psoc_diags_free(&diags);
+      pso_field_path(d.field, key, sizeof key); /* the material's keys */
       /* 'name' belongs to the pipeline in the state: still valid */
       return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]", where,
-                  name ? name : "", d.field, d.field[0] ? ": " : "", d.message,
+                  name ? name : "", key, key[0] ? ": " : "", d.message,
                   d.message_id ? d.message_id : psoc_code_name(d.code));
     }
     psoc_diags_free(&diags);
@@ -1236,12 +1239,10 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
   pso_pipeline *p = pso_topipeline(L, -1);
   size_t n, i;
   psoc_status status;
+  if (!pso_check_result(L, -1)) /* the shape, and no two pipelines named alike */
+    return fail(out, PSOC_ERR_INVALID, "%s: %s", display, lua_tostring(L, -1));
   if (p) n = 1;
-  else if (lua_istable(L, -1)) n = (size_t)lua_rawlen(L, -1);
-  else
-    return fail(out, PSOC_ERR_INVALID,
-                "%s: a material script must return a pipeline or a list of pipelines "
-                "(it returned %s)", display, luaL_typename(L, -1));
+  else n = (size_t)lua_rawlen(L, -1);
   if (n == 0) return PSOC_OK;
   if (n > SIZE_MAX / sizeof *out->pipelines)
     return fail(out, PSOC_ERR_NOMEM, "%s: too many pipelines", display);

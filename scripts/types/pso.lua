@@ -1376,8 +1376,8 @@
 ---@field check fun(self: pso.Pipeline): pso.Diag[]
 ---@field valid fun(self: pso.Pipeline): boolean
 ---@field dump fun(self: pso.Pipeline): string
----@field explain fun(self: pso.Pipeline): string every field and where it comes from
----@field explain_table fun(self: pso.Pipeline): table[]
+---@field explain fun(self: pso.Pipeline, opts?: { changed?: boolean }): string every field and where it comes from (changed = true: only non-default values)
+---@field explain_table fun(self: pso.Pipeline, opts?: { changed?: boolean }): table[]
 ---@field json fun(self: pso.Pipeline): string
 ---@field diff fun(self: pso.Pipeline, other: pso.Pipeline): table[]
 ---@field table fun(self: pso.Pipeline): table a declaration that reproduces it
@@ -1453,6 +1453,14 @@ function pso.blob(source) end
 ---@param value T
 ---@return T
 function pso.preset(name, value) end
+
+---pairs() over a preset or a preset namespace in every Lua version (5.1 and
+---LuaJIT have no __pairs); the iterator is given the read-only proxy, never
+---its data.
+---@param preset table
+---@return fun(preset: table, key: any): any, any
+---@return table
+function pso.preset_pairs(preset) end
 
 ---A modifiable deep copy (presets unwrapped).
 ---@generic T

@@ -324,7 +324,6 @@ static int is_readable_file(const char *path, char *why, size_t n) {
 ** or CLI_EXIT_USAGE after printing (unreadable file). */
 static int run_script(lua_State *L, const char *command, const char *path) {
   char why[256];
-  int n, i;
   if (!is_readable_file(path, why, sizeof why)) {
     fprintf(stderr, "psoc %s: %s: %s\n", command, path, why);
     return CLI_EXIT_USAGE;
@@ -336,23 +335,12 @@ static int run_script(lua_State *L, const char *command, const char *path) {
     lua_rawseti(L, -2, 1);
     return 0;
   }
-  if (!lua_istable(L, -1)) {
-    const char *type = luaL_typename(L, -1);
+  /* the module's check: a list of pipelines, no two named alike */
+  if (!pso_check_result(L, -1)) {
+    lua_pushfstring(L, "%s: %s", path, lua_tostring(L, -1));
+    lua_replace(L, -3);
     lua_pop(L, 1);
-    lua_pushfstring(L, "%s: a material script must return a pipeline or a list of pipelines "
-                       "(it returned %s)", path, type);
     return CLI_EXIT_ERRORS;
-  }
-  n = (int)lua_rawlen(L, -1);
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    if (!pso_topipeline(L, -1)) {
-      const char *type = luaL_typename(L, -1);
-      lua_pop(L, 2);
-      lua_pushfstring(L, "%s: result[%d] is a %s, not a pipeline", path, i, type);
-      return CLI_EXIT_ERRORS;
-    }
-    lua_pop(L, 1);
   }
   return 0;
 }
@@ -434,8 +422,9 @@ static void json_key_int(const char *key, long long v, int comma) {
 /* 'where' is "FILE:LINE" of the pipeline's declaration, or the script. */
 static void print_diag(const script_options *o, const char *where, const char *name,
                        const psoc_diag *d, int first) {
-  char id[PSOC_DIAG_MESSAGE_MAX];
+  char id[PSOC_DIAG_MESSAGE_MAX], key[PSOC_DIAG_FIELD_MAX + 16];
   if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
+  pso_field_path(d->field, key, sizeof key); /* text names the material's keys */
   if (o->json) {
     printf("%s{", first ? "" : ",");
     json_key_string("severity", psoc_severity_name(d->severity), 0);
@@ -453,8 +442,8 @@ static void print_diag(const script_options *o, const char *where, const char *n
   printf(": %s: pipeline '", psoc_severity_name(d->severity));
   cli_text(stdout, name);
   fputs("': ", stdout);
-  cli_text(stdout, d->field);
-  fputs(d->field[0] ? ": " : "", stdout);
+  cli_text(stdout, key);
+  fputs(key[0] ? ": " : "", stdout);
   cli_text(stdout, d->message);
   printf(" [%s", psoc_code_name(d->code));
   if (d->message_id) printf(" / %s", id);
@@ -480,7 +469,7 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   psoc_hash_hex(pso_pipeline_hash(p), hash);
   memset(&options, 0, sizeof options);
   options.profile = o->profile;
-  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : 0;
+  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : PSO_PIPELINE_CHECK_FLAGS;
   psoc_diags_init(&diags, NULL);
   if (stream) {
     if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)

@@ -117,7 +117,7 @@ test_examples() {
     # --profile the runtime's rules alone apply (no capability tier)
     expect 0 check "$MAT/stereo.lua"
     expect 1 check --profile desktop_fl12_0 "$MAT/stereo.lua"
-    has "$OUT" "^$MAT/stereo.lua:[0-9]+: error: pipeline 'stereo_lit': VIEW_INSTANCING\\.ViewInstanceCount: .*\\[PSOC_UNSUPPORTED\\]\$"
+    has "$OUT" "^$MAT/stereo.lua:[0-9]+: error: pipeline 'stereo_lit': view_instancing\\.locations: .*\\[PSOC_UNSUPPORTED\\]\$"
     expect 0 check --profile desktop_fl12_1 "$MAT/stereo.lua"
     # --deep reads the shader containers: the examples' are real DXBC
     # (scripts/materials/shaders/*.asm, assembled by psoc_dxbc_asm)
@@ -130,7 +130,8 @@ test_examples() {
 test_broken() {
     mkdir -p "$TMP/mat" "$TMP/mat/lib" "$TMP/elsewhere"
     cp -r "$MAT/shaders" "$TMP/mat/"
-    # (pso calls are not in tail position: LuaJIT drops a tail caller's
+    # (errors name the line of the offending key, rasterizer = on line 6;
+    # pso calls are not in tail position: LuaJIT drops a tail caller's
     # frame, and with it the line)
     write typo.lua 'local pso = require "pso"
 -- a misspelt key
@@ -142,7 +143,7 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/typo.lua"
-    has "$OUT" "^$TMP/mat/typo.lua:3: error: rasterizer\\.cul: unknown key \\(did you mean 'cull'\\?\\)\$" \
+    has "$OUT" "^$TMP/mat/typo.lua:6: error: rasterizer\\.cul: unknown key \\(did you mean 'cull'\\?\\)\$" \
         "a misspelt key: file:line: error: field path (did you mean)"
     has "$OUT" "^1 script\\(s\\), 0 pipeline\\(s\\): 1 error\\(s\\)"
 
@@ -156,7 +157,7 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/badvalue.lua"
-    has "$OUT" "^$TMP/mat/badvalue.lua:3: error: rasterizer\\.cull: .*'bak'.*did you mean 'back'" \
+    has "$OUT" "^$TMP/mat/badvalue.lua:6: error: rasterizer\\.cull: .*'bak'.*did you mean 'back'" \
         "a misspelt value"
 
     write syntax.lua 'local pso = require "pso"
@@ -182,15 +183,17 @@ local p = pso.graphics {
 return p
 '
     expect 1 check "$TMP/mat/formats.lua"
-    # a depth format as a render target: the pipeline is created, so a
+    # (script mode names the material's keys: render_targets[1], not
+    # RENDER_TARGET_FORMATS.RTFormats[0].) A depth format as a render target:
+    # the pipeline is created, so a
     # warning (an error against a profile)
-    has "$OUT" "^$TMP/mat/formats.lua:3: warning: pipeline 'formats': RENDER_TARGET_FORMATS\\.RTFormats\\[0\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: warning: pipeline 'formats': render_targets\\[1\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
         "a stream warning: file:line of the declaration, pipeline, field"
-    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': SAMPLE_DESC\\.Count: .*\\[PSOC_SAMPLE_DESC / D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': sample_desc\\.count: .*\\[PSOC_SAMPLE_DESC / D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC\\]\$" \
         "a stream error with its D3D12 message ID"
     lacks "$OUT" "ok \\(" "a pipeline with errors"
     expect 1 check --profile desktop_fl12_0 "$TMP/mat/formats.lua"
-    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': RENDER_TARGET_FORMATS\\.RTFormats\\[0\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
+    has "$OUT" "^$TMP/mat/formats.lua:3: error: pipeline 'formats': render_targets\\[1\\]: .*\\[PSOC_[A-Z_]+\\]\$" \
         "a stream error: file:line of the declaration, pipeline, field"
     expect 1 check -q "$TMP/mat/formats.lua"
     count "$OUT" "." 1
@@ -250,7 +253,7 @@ end
 return M
 ' >"$TMP/elsewhere/shared/compute.lua"
     expect 1 check --root "$TMP/mat" --root "$TMP/elsewhere" "$TMP/mat/needs_lib.lua"
-    has "$OUT" "^$TMP/elsewhere/shared/compute.lua:3: error: pipeline 'shared': NODE_MASK" \
+    has "$OUT" "^$TMP/elsewhere/shared/compute.lua:3: error: pipeline 'shared': node_mask" \
         "the declaring module's file and line"
 
     # each script runs in a fresh state: its own modules, no globals left over
@@ -297,7 +300,7 @@ return pso.compute { name = "p", cs = pso.shader "shaders/cull.cs.cso" }
 
     # dump/explain of a broken script
     expect 1 dump "$TMP/mat/typo.lua"
-    has "$ERR" "typo.lua:3: rasterizer\\.cul: unknown key"
+    has "$ERR" "typo.lua:6: rasterizer\\.cul: unknown key"
     expect 1 explain "$TMP/mat/syntax.lua"
 }
 
@@ -356,7 +359,7 @@ test_diff() {
     has "$ERR" "no pipeline called 'nosuch'"
     expect 2 diff "$MAT/lit.lua" "$TMP/missing.lua"
     expect 2 diff "$TMP/mat/typo.lua" "$MAT/lit.lua"
-    has "$ERR" "typo.lua:3: "
+    has "$ERR" "typo.lua:6: "
 }
 
 # ---- output safety: escapes in text, valid UTF-8 in JSON ---------------------
@@ -379,7 +382,7 @@ local p = pso.compute { name = "a\27[31m\nfake: ok\255\226\128\174", cs = pso.sh
 return p
 ' >"$TMP/esc/name.lua"
     expect 1 check "$TMP/esc/name.lua"
-    has_text "$OUT" "$TMP/esc/name.lua:2: error: pipeline 'a\x1b[31m\nfake: ok\xff\u202e': NODE_MASK" \
+    has_text "$OUT" "$TMP/esc/name.lua:2: error: pipeline 'a\x1b[31m\nfake: ok\xff\u202e': node_mask" \
         "a control character in a pipeline name is escaped"
     if grep -q $'\x1b' "$OUT"; then fail "ESC reached stdout"; else pass; fi
     lacks "$OUT" "^fake: ok" "a newline in a name forges a line"
