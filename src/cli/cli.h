@@ -64,9 +64,15 @@ typedef struct cli_file {
 } cli_file;
 
 /* Read 'path' ("-" is standard input) into 'out'. Returns 0, or -1 with a
-** one-line reason ("cannot open: No such file or directory") in 'err'. */
+** one-line reason ("cannot open: No such file or directory") in 'err'.
+** A named path must be a regular file: it is opened without blocking (a
+** FIFO without a writer, a device) and anything else is refused
+** ("not a regular file (a FIFO)", "is a directory"). */
 int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size_t err_size);
 void cli_file_free(cli_file *file);
+/* The same test without reading: 0 when 'path' opens as a regular file,
+** else -1 with the reason in 'err'. */
+int cli_check_regular(const char *path, char *err, size_t err_size);
 /* The name to show for 'path' ("<stdin>" for "-"). */
 const char *cli_display_name(const char *path);
 
@@ -81,6 +87,17 @@ int cli_usage_error(const char *command, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* The capability profile called 'name' in *out (0), or a usage error on
+** stderr that suggests the nearest profile name (CLI_EXIT_USAGE). */
+struct psoc_profile;
+int cli_find_profile(const char *command, const char *name, const struct psoc_profile **out);
+
+/* Diagnostics printed per file by default (--max-diagnostics). */
+#define CLI_DEFAULT_MAX_DIAGNOSTICS ((size_t)50)
+
+/* A decimal count ("0", "50"): 0 with *out set, or -1. */
+int cli_parse_count(const char *text, size_t *out);
 
 /* psoc_write_fn writing to the FILE * in 'ud'. */
 int cli_write_file(void *ud, const char *text, size_t length);

@@ -2,14 +2,19 @@
 ** util.c: file reading, argument helpers and output helpers for the CLI.
 */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#ifndef _WIN32
+#include <unistd.h>
+#endif
 
 #include "cli.h"
+#include "psoc.h"
 
 /* malloc's alignment covers max_align_t, so every buffer it returns can
 ** hold a stream (whose subobjects are 8-byte aligned). */
@@ -83,6 +88,76 @@ nomem:
   return -1;
 }
 
+/* "a FIFO", "a directory", ...: what a non-regular file is, for errors. */
+static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+#ifdef S_ISFIFO
+  if (S_ISFIFO(mode)) return "a FIFO";
+#endif
+#ifdef S_ISCHR
+  if (S_ISCHR(mode)) return "a character device";
+#endif
+#ifdef S_ISBLK
+  if (S_ISBLK(mode)) return "a block device";
+#endif
+#ifdef S_ISSOCK
+  if (S_ISSOCK(mode)) return "a socket";
+#endif
+  return "not a regular file";
+}
+
+static void not_regular(char *err, size_t n, mode_t mode) {
+  if (S_ISDIR(mode)) snprintf(err, n, "is a directory");
+  else snprintf(err, n, "not a regular file (%s)", file_kind(mode));
+}
+
+/* Open 'path' for reading without ever blocking in open() (a FIFO without a
+** writer, a tty), and refuse it unless it is a regular file. */
+static FILE *open_regular(const char *path, char *err, size_t n) {
+  struct stat st;
+  FILE *f;
+#ifdef _WIN32
+  if (stat(path, &st) != 0) {
+    set_err(err, n, "cannot open", errno ? errno : ENOENT);
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    not_regular(err, n, st.st_mode);
+    return NULL;
+  }
+  f = fopen(path, "rb");
+  if (!f) set_err(err, n, "cannot open", errno ? errno : ENOENT);
+  return f;
+#else
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    set_err(err, n, "cannot open", errno ? errno : ENOENT);
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) set_err(err, n, "cannot open", errno ? errno : EIO);
+    else not_regular(err, n, st.st_mode);
+    close(fd);
+    return NULL;
+  }
+  f = fdopen(fd, "rb");
+  if (!f) {
+    set_err(err, n, "cannot open", errno ? errno : EIO);
+    close(fd);
+  }
+  return f;
+#endif
+}
+
+int cli_check_regular(const char *path, char *err, size_t err_size) {
+  FILE *f;
+  errno = 0;
+  f = open_regular(path, err, err_size);
+  if (!f) return -1;
+  fclose(f);
+  return 0;
+}
+
 int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size_t err_size) {
   int is_stdin = strcmp(path, "-") == 0;
   FILE *f;
@@ -91,11 +166,8 @@ int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size
   out->data = NULL;
   out->size = 0;
   errno = 0;
-  f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    set_err(err, err_size, "cannot open", errno ? errno : ENOENT);
-    return -1;
-  }
+  f = is_stdin ? stdin : open_regular(path, err, err_size);
+  if (!f) return -1;
   rc = precheck(f, limit, &hint, err, err_size);
   if (rc == 0) rc = read_all(f, limit, hint, out, err, err_size);
   if (!is_stdin) fclose(f);
@@ -134,6 +206,72 @@ int cli_usage_error(const char *command, const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "\ntry 'psoc%s%s --help'\n", command ? " " : "", command ? command : "");
   return CLI_EXIT_USAGE;
+}
+
+/* Edit distance of a and b, both short; larger than 'cap' counts as cap + 1. */
+static size_t distance(const char *a, const char *b, size_t cap) {
+  size_t row[64], la = strlen(a), lb = strlen(b), i, j;
+  if (la >= sizeof row / sizeof row[0] || lb >= sizeof row / sizeof row[0]) return cap + 1;
+  for (j = 0; j <= lb; j++) row[j] = j;
+  for (i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb] > cap ? cap + 1 : row[lb];
+}
+
+/* Between two names equally far from 'typed', is 'a' the better guess
+** than 'b'? The longer common prefix wins, then the nearer character where
+** they first differ (desktop_fl12_3 -> desktop_fl12_2, not 12_0). */
+static int closer(const char *typed, const char *a, const char *b) {
+  size_t pa = 0, pb = 0;
+  int da, db;
+  while (typed[pa] && typed[pa] == a[pa]) pa++;
+  while (typed[pb] && typed[pb] == b[pb]) pb++;
+  if (pa != pb) return pa > pb;
+  da = abs((unsigned char)typed[pa] - (unsigned char)a[pa]);
+  db = abs((unsigned char)typed[pb] - (unsigned char)b[pb]);
+  return da < db;
+}
+
+int cli_find_profile(const char *command, const char *name, const psoc_profile **out) {
+  const psoc_profile *p, *best = NULL;
+  size_t i, best_d;
+  *out = psoc_profile_find(name);
+  if (*out) return 0;
+  /* suggest names at most 3 edits away, fewer for short names */
+  best_d = strlen(name) / 3 + 2;
+  if (best_d > 4) best_d = 4;
+  for (i = 0; (p = psoc_profile_at(i)) != NULL; i++) {
+    size_t d = distance(name, p->name, best_d);
+    if (d < best_d || (d == best_d && best && closer(name, p->name, best->name))) {
+      best_d = d;
+      best = p;
+    }
+  }
+  if (best)
+    return cli_usage_error(command, "unknown profile '%s' (did you mean '%s'? the list is in "
+                           "'psoc check --help')", name, best->name);
+  return cli_usage_error(command, "unknown profile '%s' (the list is in 'psoc check --help')",
+                         name);
+}
+
+int cli_parse_count(const char *text, size_t *out) {
+  char *end;
+  unsigned long long v;
+  if (!text || *text < '0' || *text > '9') return -1;
+  errno = 0;
+  v = strtoull(text, &end, 10);
+  if (*end != '\0' || errno == ERANGE || v > (unsigned long long)SIZE_MAX) return -1;
+  *out = (size_t)v;
+  return 0;
 }
 
 int cli_write_file(void *ud, const char *text, size_t length) {
