@@ -73,6 +73,25 @@ void cli_file_free(cli_file *file);
 /* The same test without reading: 0 when 'path' opens as a regular file,
 ** else -1 with the reason in 'err'. */
 int cli_check_regular(const char *path, char *err, size_t err_size);
+/* A list of script paths, each with the folder it was found in (NULL when
+** named on the command line). */
+typedef struct cli_path {
+  char *path;
+  const char *root;
+} cli_path;
+typedef struct cli_paths {
+  cli_path *items;
+  size_t count, cap;
+} cli_paths;
+int cli_paths_add(cli_paths *l, const char *path, const char *root);
+void cli_paths_free(cli_paths *l);
+/* Append args[0..count) to 'l', each folder replaced by the material
+** scripts under it: every '*.lua' except '*_test.lua', recursively, hidden
+** entries skipped, symlinked folders not followed, sorted by name at each
+** level (the order is deterministic). Returns 0, or -1 with the reason in
+** 'err' (an unreadable folder, a folder without scripts, no memory). */
+int cli_collect_scripts(cli_paths *l, char **args, int count, char *err, size_t n);
+
 /* The name to show for 'path' ("<stdin>" for "-"). */
 const char *cli_display_name(const char *path);
 
@@ -112,6 +131,12 @@ int cli_write_file(void *ud, const char *text, size_t length);
 ** A backslash is printed as it is. NULL prints nothing. */
 void cli_text(FILE *out, const char *s);
 void cli_text_len(FILE *out, const char *s, size_t len);
+/* The same for text of several lines (a dump, a script's print output):
+** newlines and tabs pass through, everything else as cli_text. */
+void cli_text_block(FILE *out, const char *s, size_t len);
+/* Write 's' with each byte that is not part of well-formed UTF-8 replaced
+** by U+FFFD (for JSON text made elsewhere, whose strings are escaped). */
+void cli_utf8_write(FILE *out, const char *s, size_t len);
 
 /* Print 's' as a JSON string literal (with the quotes). The output is always
 ** valid UTF-8 JSON: each byte that is not part of well-formed UTF-8

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #ifndef _WIN32
+#include <dirent.h>
 #include <unistd.h>
 #endif
 
@@ -181,6 +182,122 @@ void cli_file_free(cli_file *file) {
   file->size = 0;
 }
 
+/* ---- path lists and directory walks ---------------------------------- */
+
+int cli_paths_add(cli_paths *l, const char *path, const char *root) {
+  size_t n = strlen(path) + 1;
+  char *copy;
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    cli_path *p = realloc(l->items, cap * sizeof *p);
+    if (!p) return -1;
+    l->items = p;
+    l->cap = cap;
+  }
+  if (!(copy = malloc(n))) return -1;
+  memcpy(copy, path, n);
+  l->items[l->count].path = copy;
+  l->items[l->count].root = root;
+  l->count++;
+  return 0;
+}
+
+void cli_paths_free(cli_paths *l) {
+  size_t i;
+  for (i = 0; i < l->count; i++) free(l->items[i].path);
+  free(l->items);
+  memset(l, 0, sizeof *l);
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+#define WALK_DEPTH 32
+
+#ifdef _WIN32
+static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
+                size_t n) {
+  (void)l, (void)root, (void)depth;
+  snprintf(err, n, "%s: directories are not supported on this platform", dir);
+  return -1;
+}
+#else
+/* Append every '*.lua' under 'dir' that is not '*_test.lua', sorted by name
+** at each level, hidden entries skipped, symlinked folders not followed. */
+static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
+                size_t n) {
+  DIR *d;
+  struct dirent *e;
+  char **names = NULL;
+  size_t count = 0, cap = 0, i;
+  int rc = 0;
+  if (depth > WALK_DEPTH) return 0;
+  if (!(d = opendir(dir))) {
+    snprintf(err, n, "%s: cannot read the folder: %s", dir, strerror(errno));
+    return -1;
+  }
+  while ((e = readdir(d)) != NULL) {
+    size_t len = strlen(e->d_name) + 1;
+    if (e->d_name[0] == '.') continue;
+    if (count == cap) {
+      char **p = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *p);
+      if (!p) break;
+      names = p;
+    }
+    if (!(names[count] = malloc(len))) break;
+    memcpy(names[count++], e->d_name, len);
+  }
+  closedir(d);
+  if (e != NULL) {
+    snprintf(err, n, "out of memory");
+    rc = -1;
+  }
+  if (count) qsort(names, count, sizeof *names, cmp_names);
+  for (i = 0; rc == 0 && i < count; i++) {
+    char full[4096];
+    struct stat st;
+    size_t dl = strlen(dir);
+    snprintf(full, sizeof full, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
+    if (lstat(full, &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) rc = walk(l, full, root, depth + 1, err, n);
+    else if (ends_with(names[i], ".lua") && !ends_with(names[i], "_test.lua") &&
+             cli_paths_add(l, full, root) != 0) {
+      snprintf(err, n, "out of memory");
+      rc = -1;
+    }
+  }
+  for (i = 0; i < count; i++) free(names[i]);
+  free(names);
+  return rc;
+}
+#endif
+
+int cli_collect_scripts(cli_paths *l, char **args, int count, char *err, size_t n) {
+  int i;
+  for (i = 0; i < count; i++) {
+    struct stat st;
+    size_t before = l->count;
+    if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+      if (walk(l, args[i], args[i], 0, err, n) != 0) return -1;
+      if (l->count == before) {
+        snprintf(err, n, "%s: no material scripts (*.lua, not *_test.lua) in the folder",
+                 args[i]);
+        return -1;
+      }
+    } else if (cli_paths_add(l, args[i], NULL) != 0) {
+      snprintf(err, n, "out of memory");
+      return -1;
+    }
+  }
+  return 0;
+}
+
 const char *cli_display_name(const char *path) {
   return strcmp(path, "-") == 0 ? "<stdin>" : path;
 }
@@ -321,7 +438,7 @@ static int is_hidden_control(unsigned long cp) {
          (cp >= 0x2066 && cp <= 0x2069);
 }
 
-void cli_text_len(FILE *out, const char *s, size_t len) {
+static void escape_text(FILE *out, const char *s, size_t len, int keep_lines) {
   const unsigned char *p = (const unsigned char *)s, *end = p + len;
   while (p < end) {
     unsigned long cp = 0;
@@ -331,13 +448,33 @@ void cli_text_len(FILE *out, const char *s, size_t len) {
       p++;
       continue;
     }
-    if (cp == '\n') fputs("\\n", out);
+    if (keep_lines && (cp == '\n' || cp == '\t')) fputc((int)cp, out);
+    else if (cp == '\n') fputs("\\n", out);
     else if (cp == '\t') fputs("\\t", out);
     else if (cp == '\r') fputs("\\r", out);
     else if (cp < 0x20 || cp == 0x7f) fprintf(out, "\\x%02lx", cp);
     else if (is_hidden_control(cp)) fprintf(out, "\\u%04lx", cp);
     else fwrite(p, 1, n, out);
     p += n;
+  }
+}
+
+void cli_text_len(FILE *out, const char *s, size_t len) { escape_text(out, s, len, 0); }
+
+void cli_text_block(FILE *out, const char *s, size_t len) { escape_text(out, s, len, 1); }
+
+void cli_utf8_write(FILE *out, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  while (p < end) {
+    unsigned long cp = 0;
+    size_t n = utf8_sequence(p, (size_t)(end - p), &cp);
+    if (n == 0) {
+      fputs("\xef\xbf\xbd", out); /* U+FFFD */
+      p++;
+    } else {
+      fwrite(p, 1, n, out);
+      p += n;
+    }
   }
 }
 

@@ -69,8 +69,8 @@ test_usage() {
     has "$ERR" "material root"
     expect 2 check "$TMP/missing.lua"
     has "$ERR" "missing.lua: cannot open"
-    expect 2 check "$MAT"
-    has "$ERR" "is a directory"
+    expect 2 dump "$TMP"
+    has "$ERR" "no material scripts"
 }
 
 # ---- the examples check clean ----------------------------------------------
@@ -114,7 +114,7 @@ test_examples() {
     has "$OUT" "^$MAT/compute.lua +cull_instances +compute "
 
     # capability profiles: view instancing needs one that has it
-    expect 1 check "$MAT/stereo.lua"
+    expect 1 check --profile desktop_fl12_0 "$MAT/stereo.lua"
     has "$OUT" "^$MAT/stereo.lua:[0-9]+: error: pipeline 'stereo_lit': VIEW_INSTANCING\\.ViewInstanceCount: .*\\[PSOC_UNSUPPORTED\\]\$"
     expect 0 check --profile desktop_fl12_1 "$MAT/stereo.lua"
     # --deep reads the (fake) shader bytecode and rejects it
@@ -187,10 +187,10 @@ return p
     expect 1 check -q "$TMP/mat/formats.lua"
     count "$OUT" "." 2
     expect 1 check --format=json "$TMP/mat/formats.lua"
-    has "$OUT" '^\{"command":"check","profile":null,"scripts":\[\{"file":' "json"
+    has "$OUT" '^\{"command":"check","profile":null,"werror":false,"scripts":\[\{"file":' "json"
     has "$OUT" '"line":3,"errors":2,' "json"
     has "$OUT" '"message_id":"D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC"' "json"
-    has "$OUT" '"summary":\{"scripts":1,"failed_scripts":0,"pipelines":1,"errors":2,' "json"
+    has "$OUT" '"summary":\{"scripts":1,"failed_scripts":0,"unreadable":0,"pipelines":1,"errors":2,' "json"
 
     # the sandbox: an error with a message, not a crash
     write escape.lua 'local pso = require "pso"
@@ -256,13 +256,13 @@ return p
 ' | tee "$TMP/a/m.lua" >"$TMP/b/m.lua"
     printf '%s' 'assert(LEFT_OVER == nil, "a global from the last script")
 local pso = require "pso"
-local p = pso.compute { name = (require "lib.names").name, cs = pso.shader { bytes = "cs" } }
+local p = pso.compute { name = (require "lib.names").name .. "_n", cs = pso.shader { bytes = "cs" } }
 return p
 ' >"$TMP/b/n.lua"
     expect 0 check "$TMP/a/m.lua" "$TMP/b/m.lua" "$TMP/b/n.lua"
     has "$OUT" "^$TMP/a/m.lua: pipeline 'from_a': ok"
     has "$OUT" "^$TMP/b/m.lua: pipeline 'from_b': ok"
-    has "$OUT" "^$TMP/b/n.lua: pipeline 'from_b': ok"
+    has "$OUT" "^$TMP/b/n.lua: pipeline 'from_b_n': ok"
 
     # print goes to stderr, stdout keeps the results
     write printing.lua 'local pso = require "pso"
