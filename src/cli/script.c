@@ -973,6 +973,29 @@ static const field_rows *default_rows(psoc_kind kind) {
   return &cache[k];
 }
 
+/* --changed: does row r hold the runtime's default? Rows of list entries
+** the default pipeline lacks (blend.render_targets[3]) compare with its
+** first entry; a class given in its oldest version ("rasterizer =
+** rasterizer") is the default choice of version. */
+static int is_default(const field_rows *defaults, const field_row *r) {
+  char first[512];
+  const char *def = rows_find(defaults, r->path), *p;
+  size_t n = 0;
+  if (strcmp(r->path, r->value) == 0) return 1;
+  if (!def) { /* "a[3].b" -> "a[1].b" */
+    for (p = r->path; *p && n + 4 < sizeof first; p++) {
+      first[n++] = *p;
+      if (*p == '[' && p[1] >= '0' && p[1] <= '9') {
+        first[n++] = '1';
+        while (p[1] >= '0' && p[1] <= '9') p++;
+      }
+    }
+    first[n] = '\0';
+    def = rows_find(defaults, first);
+  }
+  return def && strcmp(def, r->value) == 0;
+}
+
 /* Print the rows the way p:explain() does: "PATH = VALUE   (ORIGIN)". */
 static void print_rows(const field_rows *rows, const field_rows *defaults) {
   size_t i, width = 0;
@@ -983,8 +1006,7 @@ static void print_rows(const field_rows *rows, const field_rows *defaults) {
   if (width > 56) width = 56;
   for (i = 0; i < rows->count; i++) {
     const field_row *r = &rows->items[i];
-    const char *def = defaults ? rows_find(defaults, r->path) : NULL;
-    if (def && strcmp(def, r->value) == 0) continue; /* --changed: a default value */
+    if (defaults && is_default(defaults, r)) continue; /* --changed */
     cli_text(stdout, r->path);
     fputs(" = ", stdout);
     cli_text(stdout, r->value);
