@@ -107,6 +107,14 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/* Send standard output to the file 'path' (an output option such as
+** --output). Refuses, with the reason in 'err' and -1, to replace anything
+** but a regular file (a symlink, a FIFO, a device, a folder) and a file that
+** is one of 'inputs' (the same device and inode, through any name); never
+** blocks on opening. Creates or truncates the file only once it is checked. */
+int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
+                        size_t n);
+
 /* The capability profile called 'name' in *out (0), or a usage error on
 ** stderr that suggests the nearest profile name (CLI_EXIT_USAGE). */
 struct psoc_profile;

@@ -20,6 +20,7 @@ typedef struct raw_options {
                                   NULL: the runtime's rules alone */
   int werror;          /* check: warnings fail too */
   size_t max_diags;    /* check: text diagnostics shown per file (0: all) */
+  const char *output;  /* check: the report goes to this file, not stdout */
   char **files;
   int file_count;
 } raw_options;
@@ -44,7 +45,7 @@ static int worse(int a, int b) { return a > b ? a : b; }
 
 static const char check_help[] =
   "usage: psoc check --raw [-q] [--format=text|json] [--profile=NAME] [--werror]\n"
-  "                        [--max-diagnostics=N] FILE...\n"
+  "                        [--max-diagnostics=N] [-o FILE] FILE...\n"
   "\n"
   "Check D3D12 pipeline state streams the way ID3D12Device2::CreatePipelineState\n"
   "would, and report every problem found. Each FILE holds a stream's bytes as they\n"
@@ -64,6 +65,10 @@ static const char check_help[] =
   "                     the stream is judged by the runtime's rules alone and\n"
   "                     held to no capability tier\n"
   "  --werror           warnings count as errors (exit 1)\n"
+  "  -o, --output=FILE  write the report to FILE instead of stdout; FILE is\n"
+  "                     created or replaced only when it is a regular file\n"
+  "                     and not one of the FILEs checked (never a symlink,\n"
+  "                     FIFO or device)\n"
   "  --max-diagnostics=N  print at most N diagnostics per file, then a count of\n"
   "                     the rest (default 50; 0: all; text output only)\n"
   "  --version          print psoc's version\n"
@@ -180,6 +185,12 @@ static int parse_check_option(raw_options *o, int argc, char **argv, int *i) {
   if ((value = option_value("--profile", argc, argv, i, &missing)) != NULL)
     return cli_find_profile(o->command, value, &o->profile);
   if (missing) return cli_usage_error(o->command, "--profile needs a profile name");
+  if ((value = option_value("--output", argc, argv, i, &missing)) != NULL ||
+      (!missing && (value = option_value("-o", argc, argv, i, &missing)) != NULL)) {
+    o->output = value;
+    return 0;
+  }
+  if (missing) return cli_usage_error(o->command, "--output needs a FILE");
   if (strcmp(arg, "--werror") == 0) {
     o->werror = 1;
     return 0;
@@ -487,6 +498,15 @@ int cli_raw_main(const char *command, int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   rc = parse_args(&o, argc, argv);
+  if (rc < 0 && o.output) {
+    char err[512];
+    if (cli_redirect_stdout(o.output, o.files, (size_t)o.file_count, err, sizeof err) != 0) {
+      fprintf(stderr, "psoc %s: ", command);
+      cli_text(stderr, err);
+      fputs("\n", stderr);
+      rc = CLI_EXIT_USAGE;
+    }
+  }
   if (rc < 0) rc = strcmp(command, "dump") == 0 ? run_dump(&o) : run_check(&o);
   free(o.files);
   return rc;

@@ -43,6 +43,7 @@ typedef struct script_options {
   int werror;            /* check: warnings fail too */
   size_t max_diags;      /* check: text diagnostics shown per script (0: all) */
   int changed;           /* explain: only fields that are not defaults */
+  const char *output;    /* check: the report goes to this file */
   const char *pipeline;  /* explain/dump: only this pipeline */
   char **args;           /* positional arguments */
   int arg_count;
@@ -64,7 +65,8 @@ static const char common_options[] =
 
 static const char check_help[] =
   "usage: psoc check [-q] [--summary] [--format=text|json] [--profile=NAME] [--deep]\n"
-  "                  [--werror] [--max-diagnostics=N] [--root DIR]... SCRIPT|DIR...\n"
+  "                  [--werror] [--max-diagnostics=N] [-o FILE] [--root DIR]...\n"
+  "                  SCRIPT|DIR...\n"
   "       psoc check --raw [OPTIONS] FILE...     (raw stream bytes; see below)\n"
   "\n"
   "Run material scripts in the sandbox and check every pipeline they return the\n"
@@ -84,6 +86,9 @@ static const char check_help[] =
   "                     without it the streams are judged by the runtime's rules\n"
   "                     alone and held to no capability tier\n"
   "  --werror           warnings count as errors (exit 1)\n"
+  "  -o, --output=FILE  write the report to FILE instead of stdout; FILE is\n"
+  "                     created or replaced only when it is a regular file and\n"
+  "                     not one of the SCRIPTs (never a symlink, FIFO or device)\n"
   "  --max-diagnostics=N  print at most N diagnostics per script, then a count of\n"
   "                     the rest (default 50; 0: all; text output only)\n"
   "  --deep             also read what the streams point to (input element names,\n"
@@ -259,6 +264,12 @@ static int parse_args(script_options *o, int argc, char **argv) {
     if (is_check && (r = takes_value(arg, "--profile", argc, argv, &i, &value, cmd)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if ((r = cli_find_profile(cmd, value, &o->profile)) != 0) return r;
+      continue;
+    }
+    if (is_check && ((r = takes_value(arg, "--output", argc, argv, &i, &value, cmd)) != 0 ||
+                     (r = takes_value(arg, "-o", argc, argv, &i, &value, cmd)) != 0)) {
+      if (r < 0) return CLI_EXIT_USAGE;
+      o->output = value;
       continue;
     }
     if (is_check && strcmp(arg, "--werror") == 0) {
@@ -822,6 +833,28 @@ static void free_rows(summary_row *rows) {
   }
 }
 
+/* --output: refuse anything but a regular file that is not a script. */
+static int redirect_output(const script_options *o) {
+  char err[512], **inputs;
+  size_t i;
+  int rc = 0;
+  if (!o->output) return 0;
+  inputs = malloc((o->scripts.count + 1) * sizeof *inputs);
+  if (!inputs) {
+    fprintf(stderr, "psoc %s: out of memory\n", o->command);
+    return -1;
+  }
+  for (i = 0; i < o->scripts.count; i++) inputs[i] = o->scripts.items[i].path;
+  if (cli_redirect_stdout(o->output, inputs, o->scripts.count, err, sizeof err) != 0) {
+    fprintf(stderr, "psoc %s: ", o->command);
+    cli_text(stderr, err);
+    fputs("\n", stderr);
+    rc = -1;
+  }
+  free(inputs);
+  return rc;
+}
+
 static int run_check(const script_options *o) {
   check_run r;
   size_t i;
@@ -829,6 +862,7 @@ static int run_check(const script_options *o) {
   lua_State *L = open_state(o, NULL, NULL); /* fails early on a bad --root */
   if (!L) return CLI_EXIT_USAGE;
   psol_close(L);
+  if (redirect_output(o) != 0) return CLI_EXIT_USAGE;
   memset(&r, 0, sizeof r);
   r.o = o;
   r.tail = &r.rows;

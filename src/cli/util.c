@@ -150,6 +150,68 @@ static FILE *open_regular(const char *path, char *err, size_t n) {
 #endif
 }
 
+#ifdef _WIN32
+int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
+                        size_t n) {
+  (void)path, (void)inputs, (void)input_count;
+  snprintf(err, n, "an output file is not supported on this platform; redirect stdout");
+  return -1;
+}
+#else
+/* Is the file behind 'st' one of 'inputs' (by device and inode)? */
+static int is_input(const struct stat *st, char *const *inputs, size_t input_count) {
+  size_t i;
+  for (i = 0; i < input_count; i++) {
+    struct stat in;
+    if (strcmp(inputs[i], "-") == 0 || stat(inputs[i], &in) != 0) continue;
+    if (in.st_dev == st->st_dev && in.st_ino == st->st_ino) return 1;
+  }
+  return 0;
+}
+
+int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
+                        size_t n) {
+  struct stat st;
+  int fd, flags;
+  if (lstat(path, &st) == 0) {
+    if (S_ISLNK(st.st_mode)) {
+      snprintf(err, n, "refusing to write %s: it is a symbolic link (only a regular file is "
+               "replaced)", path);
+      return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+      snprintf(err, n, "refusing to write %s: it is %s (only a regular file is replaced)", path,
+               file_kind(st.st_mode));
+      return -1;
+    }
+    if (is_input(&st, inputs, input_count)) {
+      snprintf(err, n, "refusing to write %s: it is an input of this run", path);
+      return -1;
+    }
+  }
+  /* no truncation yet: the file opened may not be the one checked above */
+  fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0666);
+  if (fd < 0) {
+    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || is_input(&st, inputs, input_count)) {
+    snprintf(err, n, "refusing to write %s: it is not a regular file of its own", path);
+    close(fd);
+    return -1;
+  }
+  flags = fcntl(fd, F_GETFL);
+  if ((flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) || ftruncate(fd, 0) != 0 ||
+      fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0) {
+    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    return -1;
+  }
+  close(fd);
+  return 0;
+}
+#endif
+
 int cli_check_regular(const char *path, char *err, size_t err_size) {
   FILE *f;
   errno = 0;

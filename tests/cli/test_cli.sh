@@ -410,6 +410,51 @@ test_profile_names() {
     lacks "$ERR" "did you mean" "no suggestion for a name far from every profile"
 }
 
+# --output: only a regular file that is not an input is created or replaced
+test_check_output() {
+    mkdir -p "$TMP/out"
+    LAST_ARGS="check --raw -o NEW"
+    expect 0 check --raw -o "$TMP/out/report.txt" "$DATA/valid_compute.bin"
+    [[ ! -s $OUT ]] && pass || fail "check --raw -o: the report also went to stdout"
+    LAST_ARGS="check --raw -o NEW (contents)"
+    has "$TMP/out/report.txt" "^$DATA/valid_compute\.bin: ok \(compute" "the report file"
+    printf 'old contents, longer than the report will be ......................................................................................................\n' >"$TMP/out/old.txt"
+    expect 1 check --raw --output="$TMP/out/old.txt" "$DATA/bad_no_shader.bin"
+    lacks "$TMP/out/old.txt" "old contents" "a regular file is replaced (truncated)"
+    has "$TMP/out/old.txt" "PSOC_NO_SHADER" "the replaced file"
+    # a symlink, a FIFO, a device, a folder: refused, nothing touched
+    printf 'keep\n' >"$TMP/out/target.txt"
+    ln -s "$TMP/out/target.txt" "$TMP/out/link.txt"
+    LAST_ARGS="check --raw -o SYMLINK"
+    expect 2 check --raw -o "$TMP/out/link.txt" "$DATA/valid_compute.bin"
+    has "$ERR" "refusing to write .*link\.txt: it is a symbolic link" stderr
+    has "$TMP/out/target.txt" "^keep\$" "the symlink's target"
+    mkfifo "$TMP/out/fifo"
+    LAST_ARGS="check --raw -o FIFO"
+    RUN_TIMEOUT=10 expect 2 check --raw -o "$TMP/out/fifo" "$DATA/valid_compute.bin"
+    has "$ERR" "refusing to write .*fifo: it is a FIFO" stderr
+    if [[ -c /dev/null ]]; then
+        LAST_ARGS="check --raw -o /dev/null"
+        expect 2 check --raw -o /dev/null "$DATA/valid_compute.bin"
+        has "$ERR" "it is a character device" stderr
+    fi
+    LAST_ARGS="check --raw -o DIR"
+    expect 2 check --raw -o "$TMP/out" "$DATA/valid_compute.bin"
+    # an input of the run, by its own name or another one
+    cp "$DATA/valid_compute.bin" "$TMP/out/in.bin"
+    ln "$TMP/out/in.bin" "$TMP/out/hardlink.bin"
+    LAST_ARGS="check --raw -o INPUT INPUT"
+    expect 2 check --raw -o "$TMP/out/in.bin" "$TMP/out/in.bin"
+    has "$ERR" "it is an input of this run" stderr
+    LAST_ARGS="check --raw -o HARDLINK INPUT"
+    expect 2 check --raw -o "$TMP/out/hardlink.bin" "$TMP/out/in.bin"
+    has "$ERR" "it is an input of this run" stderr
+    cmp -s "$TMP/out/in.bin" "$DATA/valid_compute.bin" && pass || fail "an input was overwritten"
+    LAST_ARGS="check --raw -o (no value)"
+    expect 2 check --raw "$DATA/valid_compute.bin" --output
+    has "$ERR" "--output needs a FILE" stderr
+}
+
 test_fixtures
 test_global
 test_command_help
@@ -423,6 +468,7 @@ test_check_files
 test_check_werror
 test_check_caps
 test_profile_names
+test_check_output
 test_dump
 
 echo "test_cli: $PASSED passed, $FAILED failed"

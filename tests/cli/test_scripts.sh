@@ -415,6 +415,20 @@ test_files() {
     has "$OUT" '"error":\{"line":null,"message":"cannot open: No such file or directory"\}' "json error"
     has "$OUT" '"summary":\{"scripts":1,"failed_scripts":1,"unreadable":1,"pipelines":0,"errors":1,' "json summary"
     json_ok "check --format=json (a missing script)"
+    # --output never replaces a script of the run, nor anything but a regular file
+    cp "$MAT/compute.lua" "$TMP/f/m.lua"
+    expect 2 check -o "$TMP/f/m.lua" "$TMP/f/m.lua"
+    has "$ERR" "refusing to write .*m\.lua: it is an input of this run"
+    cmp -s "$TMP/f/m.lua" "$MAT/compute.lua" && pass || fail "check -o SCRIPT SCRIPT overwrote the script"
+    expect 2 check --output "$TMP/f/m.lua" "$TMP/f"
+    has "$ERR" "it is an input of this run" "an input found in a folder"
+    ln -s "$TMP/f/m.lua" "$TMP/f/link.txt"
+    expect 2 check -o "$TMP/f/link.txt" "$MAT/compute.lua"
+    has "$ERR" "it is a symbolic link"
+    rm -f "$TMP/f/link.txt"
+    expect 0 check --format=json -o "$TMP/f/report.json" "$MAT/compute.lua"
+    [[ ! -s $OUT ]] && pass || fail "check -o: the report also went to stdout"
+    OUT=$TMP/f/report.json json_ok "check --format=json -o FILE"
 }
 
 test_dirs() {
