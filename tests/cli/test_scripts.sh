@@ -95,6 +95,7 @@ test_examples() {
 
     # what the examples demonstrate is in them
     expect 0 check --profile "$PROFILE" --format=json "${files[@]}"
+    has "$OUT" '^\{"command":"check","profile":"'"$PROFILE"'",' "json names the profile"
     has "$OUT" '"kind":"mesh"' "json (a mesh pipeline)"
     has "$OUT" '"kind":"compute"' "json (a compute pipeline)"
     expect 0 dump "$MAT/particles.lua"
