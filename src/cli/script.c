@@ -979,59 +979,83 @@ static int collect_rows(lua_State *L, int idx, field_rows *out) {
   return LUA_OK;
 }
 
-/* The explain rows of a pipeline of 'kind' that sets nothing but its
-** shader: the runtime's default of every field. Built once per kind, in a
-** state of its own that runs no material. */
-static const field_rows *default_rows(psoc_kind kind) {
-  static field_rows cache[3];
+/* The runtime's defaults of a pipeline kind, as explain rows: two
+** pipelines of that kind that set nothing but their shader and, for
+** graphics, one input element and one stream-output entry each. The two
+** differ in the fields that have no default (semantic, format, component
+** count, stride), so a field counts as a default only where both
+** pipelines agree with it. Built once per kind, in states of
+** their own that run no material. */
+typedef struct kind_defaults {
+  field_rows variant[2];
+} kind_defaults;
+
+static const kind_defaults *default_rows(psoc_kind kind) {
+  static kind_defaults cache[3];
   static int built[3];
-  static const char *const sources[3] = {
-    "local pso = require 'pso' return pso.graphics { vs = pso.shader { bytes = 'vs' } }",
-    "local pso = require 'pso' return pso.mesh { ms = pso.shader { bytes = 'ms' } }",
-    "local pso = require 'pso' return pso.compute { cs = pso.shader { bytes = 'cs' } }",
+  static const char *const sources[3][2] = {
+    { "local pso = require 'pso' return pso.graphics { vs = pso.shader { bytes = 'vs' }, "
+      "input_layout = { { 'A', 'r32_float' } }, stream_output = { entries = { { semantic = "
+      "'A', component_count = 1 } }, strides = { 4 } } }",
+      "local pso = require 'pso' return pso.graphics { vs = pso.shader { bytes = 'vs' }, "
+      "input_layout = { { 'B', 'r8_uint' } }, stream_output = { entries = { { semantic = "
+      "'B', component_count = 2 } }, strides = { 8 } } }" },
+    { "local pso = require 'pso' return pso.mesh { ms = pso.shader { bytes = 'ms' } }",
+      "local pso = require 'pso' return pso.mesh { ms = pso.shader { bytes = 'ms' } }" },
+    { "local pso = require 'pso' return pso.compute { cs = pso.shader { bytes = 'cs' } }",
+      "local pso = require 'pso' return pso.compute { cs = pso.shader { bytes = 'cs' } }" },
   };
-  int k = kind == PSOC_KIND_MESH ? 1 : kind == PSOC_KIND_COMPUTE ? 2 : 0;
-  if (!built[k]) {
+  int k = kind == PSOC_KIND_MESH ? 1 : kind == PSOC_KIND_COMPUTE ? 2 : 0, v;
+  if (built[k]) return &cache[k];
+  built[k] = 1;
+  for (v = 0; v < 2; v++) {
     psol_options opts;
     lua_State *L;
     char err[256];
-    built[k] = 1;
+    field_rows *rows = &cache[k].variant[v];
     memset(&opts, 0, sizeof opts);
-    if ((L = psol_newstate(&opts, err, sizeof err)) != NULL) {
-      if (psol_dostring(L, "=defaults", sources[k], strlen(sources[k]), 1) == LUA_OK &&
-          pso_topipeline(L, -1) && collect_rows(L, -1, &cache[k]) != LUA_OK)
-        rows_free(&cache[k]);
-      psol_close(L);
-    }
+    if ((L = psol_newstate(&opts, err, sizeof err)) == NULL) continue;
+    if (psol_dostring(L, "=defaults", sources[k][v], strlen(sources[k][v]), 1) == LUA_OK &&
+        pso_topipeline(L, -1) && collect_rows(L, -1, rows) != LUA_OK)
+      rows_free(rows);
+    psol_close(L);
   }
   return &cache[k];
 }
 
-/* --changed: does row r hold the runtime's default? Rows of list entries
-** the default pipeline lacks (blend.render_targets[3]) compare with its
-** first entry; a class given in its oldest version ("rasterizer =
-** rasterizer") is the default choice of version. */
-static int is_default(const field_rows *defaults, const field_row *r) {
+/* The value of r's path in 'defaults', or NULL. Rows of list entries the
+** defaults lack (blend.render_targets[3], input_layout[2]) take those of
+** the first entry. */
+static const char *default_value(const field_rows *defaults, const char *path) {
   char first[512];
-  const char *def = rows_find(defaults, r->path), *p;
+  const char *def = rows_find(defaults, path), *p;
   size_t n = 0;
-  if (strcmp(r->path, r->value) == 0) return 1;
-  if (!def) { /* "a[3].b" -> "a[1].b" */
-    for (p = r->path; *p && n + 4 < sizeof first; p++) {
-      first[n++] = *p;
-      if (*p == '[' && p[1] >= '0' && p[1] <= '9') {
-        first[n++] = '1';
-        while (p[1] >= '0' && p[1] <= '9') p++;
-      }
+  if (def) return def;
+  for (p = path; *p && n + 4 < sizeof first; p++) { /* "a[3].b" -> "a[1].b" */
+    first[n++] = *p;
+    if (*p == '[' && p[1] >= '0' && p[1] <= '9') {
+      first[n++] = '1';
+      while (p[1] >= '0' && p[1] <= '9') p++;
     }
-    first[n] = '\0';
-    def = rows_find(defaults, first);
   }
-  return def && strcmp(def, r->value) == 0;
+  first[n] = '\0';
+  return rows_find(defaults, first);
+}
+
+/* --changed: does row r hold the runtime's default? A class given in its
+** oldest version ("rasterizer = rasterizer") is the default choice. */
+static int is_default(const kind_defaults *defaults, const field_row *r) {
+  int v;
+  if (strcmp(r->path, r->value) == 0) return 1;
+  for (v = 0; v < 2; v++) {
+    const char *def = default_value(&defaults->variant[v], r->path);
+    if (!def || strcmp(def, r->value) != 0) return 0;
+  }
+  return 1;
 }
 
 /* Print the rows the way p:explain() does: "PATH = VALUE   (ORIGIN)". */
-static void print_rows(const field_rows *rows, const field_rows *defaults) {
+static void print_rows(const field_rows *rows, const kind_defaults *defaults) {
   size_t i, width = 0;
   for (i = 0; i < rows->count; i++) {
     size_t w = strlen(rows->items[i].path) + strlen(rows->items[i].value) + 3;

@@ -602,6 +602,12 @@ test_explain_rows() {
     lacks "$OUT" "\(runtime default\)\$" "explain --changed: no runtime defaults"
     lacks "$OUT" "^sample_mask = " "explain --changed: no default value"
     lacks "$OUT" "^blend\.render_targets\[1\]\.src = one " "explain --changed: a preset's default value"
+    has "$OUT" "^input_layout\[2\]\.semantic = NORMAL " "explain --changed: an element's semantic"
+    lacks "$OUT" "^input_layout\[[0-9]\]\.(index|slot|offset|step_rate) = " "explain --changed: element fields at their defaults"
+    expect 0 explain --changed --pipeline particles_simulate "$MAT/particles.lua"
+    has "$OUT" "^stream_output\.entries\[2\]\.semantic = VELOCITY " "explain --changed: an SO entry"
+    has "$OUT" "^stream_output\.rasterized_stream = 4294967295 " "explain --changed: a non-default scalar"
+    lacks "$OUT" "^stream_output\.entries\[[0-9]\]\.(stream|index|start_component|slot) = " "explain --changed: SO fields at their defaults"
     expect 0 explain --changed "$MAT/compute.lua"
     count "$OUT" " = " 4
     expect 2 dump --changed "$MAT/lit.lua"
