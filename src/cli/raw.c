@@ -405,6 +405,7 @@ static int check_file(const raw_options *o, const char *path, raw_totals *t) {
   if ((rc = load(o, path, &file, t)) != 0) return rc;
   memset(&options, 0, sizeof options); /* never PSOC_CHECK_FOLLOW_POINTERS */
   options.profile = o->profile;
+  if (o->werror) options.flags |= PSOC_CHECK_WERROR;
   psoc_diags_init(&diags, NULL);
   psoc_check(file.data, file.size, &options, &diags);
   if (o->json) report_json(o, name, &file, &diags, t);

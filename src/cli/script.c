@@ -655,7 +655,10 @@ static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx,
   psoc_hash_hex(pso_pipeline_hash(p), hash);
   memset(&options, 0, sizeof options);
   options.profile = o->profile;
-  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : 0;
+  /* the pso module built the layout arrays itself: the input-layout rules
+  ** that need no shader always run; --deep also reads shader containers */
+  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : PSOC_CHECK_FOLLOW_LAYOUT;
+  if (o->werror) options.flags |= PSOC_CHECK_WERROR;
   psoc_diags_init(&diags, NULL);
   if (stream) {
     if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)
