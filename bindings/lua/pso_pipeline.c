@@ -537,6 +537,10 @@ static void flat_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *
   char text[256];
   path_push(f, key, index);
   psoi_format_leaf(val, f->rs_name, text, sizeof text);
+  /* D3D12_APPEND_ALIGNED_ELEMENT, by name (the language's default offset) */
+  if (key && strcmp(key, "offset") == 0 && strncmp(f->path, "input_layout[", 13) == 0 &&
+      strcmp(text, "4294967295") == 0)
+    snprintf(text, sizeof text, "append_aligned");
   f->row(f, f->path, text, val);
   path_pop(f);
 }
@@ -954,7 +958,8 @@ static void json_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *
   case PSOC_FIELD_COUNT:
   case PSOC_FIELD_BOOL:
     psoi_format_leaf(val, NULL, text, sizeof text);
-    luaL_addstring(j->b, text);
+    if (val->append_aligned) json_string(j->b, text); /* "append_aligned": a name */
+    else luaL_addstring(j->b, text);
     break;
   case PSOC_FIELD_FLOAT: {
     char *c;

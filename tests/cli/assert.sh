@@ -33,11 +33,11 @@ fail() {
     printf 'FAIL: %s\n' "$*"
 }
 
-# run ARGS...: run psoc (60 s at most), keep stdout, stderr and the exit
+# run ARGS...: run psoc (RUN_TIMEOUT, default 60 s, at most), keep stdout, stderr and the exit
 # status. A sanitizer report is a failure whatever the exit status.
 run() {
     LAST_ARGS="$*"
-    timeout 60 "$PSOC" "$@" >"$OUT" 2>"$ERR"
+    timeout "${RUN_TIMEOUT:-60}" "$PSOC" "$@" >"$OUT" 2>"$ERR"
     RC=$?
     if grep -Eq "(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$ERR"; then
         fail "psoc $* hit a sanitizer error"
