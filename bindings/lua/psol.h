@@ -53,6 +53,7 @@ extern "C" {
 #define PSOL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)          /* 64 MiB */
 #define PSOL_DEFAULT_INSTRUCTION_LIMIT ((uint64_t)50000000u)  /* 50 M */
 #define PSOL_DEFAULT_TIME_LIMIT_MS 10000u                     /* 10 s */
+#define PSOL_DEFAULT_LOG_LIMIT ((size_t)1 << 20)              /* 1 MiB */
 
 typedef struct psol_options {
   /* Material roots. Files (pso.shader, pso.blob) and required modules must
@@ -86,6 +87,11 @@ typedef struct psol_options {
   ** The instruction budget is what material scripts should hit; this
   ** catches what it does not charge (e.g. comparing two huge strings). */
   uint32_t time_limit_ms;
+  /* Bytes of print() output passed to 'log' per state; 0 = 1 MiB. The
+  ** first print that does not fit is replaced by one line
+  ** "(print output truncated: more than N bytes)" and later ones are
+  ** dropped. */
+  size_t log_limit;
 } psol_options;
 
 typedef struct psol_pipeline {
