@@ -291,6 +291,8 @@ static inline void psol_compat_seti(lua_State *L, int idx, lua_Number i) {
   lua_rawseti(L, idx, (int)i);
 #endif
 }
+/* To-be-closed variables (local x <close>, 5.4). */
+#define PSOL_COMPAT_HAS_TOCLOSE (LUA_VERSION_NUM >= 504)
 /* Whether a failed allocation is followed by a full (emergency) garbage
 ** collection and one retry (5.2+), or raises at once (5.1, LuaJIT). */
 #define PSOL_COMPAT_EMERGENCY_GC (LUA_VERSION_NUM >= 502)
