@@ -236,10 +236,12 @@ static int limit_error(lua_State *L, psol_state *S) {
 /* Whether a limit is exceeded now (noting what the watchdog and a
 ** failed allocation left behind). */
 static int limit_hit(psol_state *S) {
+  int late;
   if (S->exceeded) return 1;
-  if (psoc_plat_flag_get(&S->timed_out)) S->exceeded = LIMIT_TIME;
-  else if (!wd_running && S->deadline_ns && S->depth > 0 && psoc_plat_now_ns() > S->deadline_ns)
-    S->exceeded = LIMIT_TIME; /* no watchdog thread: the clock, read here */
+  late = psoc_plat_flag_get(&S->timed_out) ||
+         /* no watchdog thread: the clock, read here */
+         (!wd_running && S->deadline_ns && S->depth > 0 && psoc_plat_now_ns() > S->deadline_ns);
+  if (late) S->exceeded = LIMIT_TIME;
   return S->exceeded != LIMIT_NONE;
 }
 
