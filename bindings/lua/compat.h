@@ -291,6 +291,8 @@ static inline void psol_compat_seti(lua_State *L, int idx, lua_Number i) {
   lua_rawseti(L, idx, (int)i);
 #endif
 }
+/* table.move (5.3+). */
+#define PSOL_COMPAT_HAS_TABLE_MOVE (LUA_VERSION_NUM >= 503)
 /* To-be-closed variables (local x <close>, 5.4). */
 #define PSOL_COMPAT_HAS_TOCLOSE (LUA_VERSION_NUM >= 504)
 /* Whether a failed allocation is followed by a full (emergency) garbage
