@@ -259,7 +259,7 @@ if wanted("psoc_static/psoc_shared", "src/*.c") then
         targetname "psoc"
         files { "src/*.c" }
         excludes { "src/cli/**" }
-        links { "m" }
+        links { "m", "pthread" } -- src/platform.c: the sandbox's watchdog thread
         -- soname libpsoc.so.MAJOR.MINOR (while MAJOR is 0 every minor
         -- release may break the ABI); scripts/install.sh adds the links.
         linkoptions { "-Wl,-soname,libpsoc.so." .. PSOC_ABI }
@@ -277,7 +277,7 @@ if wanted("psolua/pso", "bindings/lua/*.c") then
         targetname "pso"
         targetprefix ""
         files { "bindings/lua/*.c" }
-        links { "psoc_static", "m" }
+        links { "psoc_static", "m", "pthread" }
 end
 
 -- CLI --------------------------------------------------------------------
@@ -286,7 +286,7 @@ if wanted("psoc", "src/cli/*.c") then
     c_project("psoc", "ConsoleApp", "bin")
         files { "src/cli/*.c" }
         defines { "PSOC_CLI_HAVE_SCRIPTS" } -- script.c: check/dump/explain/diff of materials
-        links { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+        links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
 end
 
 -- Tests --------------------------------------------------------------------
@@ -295,7 +295,7 @@ if wanted("psoc_tests", "tests/unit/*.c") then
     c_project("psoc_tests", "ConsoleApp", "bin")
         files { "tests/unit/*.c" }
         buildoptions(CHECK_CFLAGS)
-        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl" }))
+        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl", "pthread" }))
         linkoptions(CHECK_LDOPTS)
 end
 
@@ -312,7 +312,7 @@ end
 -- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build
 -- options to its C files too, and gcc rejects -std=c++17 on C with -Werror.
 if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
-    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
 
     if not have_sources("tests/bench/*.cpp") then
         -- C-only benchmark: a plain C program.
