@@ -14,5 +14,6 @@ Suite *suite_resolve(void);
 Suite *suite_validation(void);
 Suite *suite_validation_shader(void);
 Suite *suite_sandbox(void);
+Suite *suite_rootsig(void);
 
 #endif
