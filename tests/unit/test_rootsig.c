@@ -686,6 +686,56 @@ START_TEST(serialize_follows_verdict) {
 }
 END_TEST
 
+/* ---- in a pipeline ------------------------------------------------ */
+
+/* psoc_check reads the flags of a root signature psoc serialized and
+** carried as SERIALIZED_ROOT_SIGNATURE: an input layout needs
+** ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT. */
+START_TEST(check_reads_serialized_flags) {
+  int with;
+  for (with = 0; with < 2; with++) {
+    D3D12_VERSIONED_ROOT_SIGNATURE_DESC d;
+    psoc_rootsig_blob blob;
+    static const unsigned char vs_bytes[4] = { 0 };
+    D3D12_SHADER_BYTECODE vs = { vs_bytes, sizeof vs_bytes };
+    D3D12_INPUT_ELEMENT_DESC el = { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0,
+                                    D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 };
+    D3D12_INPUT_LAYOUT_DESC il = { &el, 1 };
+    psoc_serialized_root_signature_desc srs;
+    psoc_check_options opts = { PSOC_CHECK_FOLLOW_POINTERS, NULL };
+    psoc_builder *b;
+    psoc_stream *st;
+    psoc_diags diags;
+    size_t i, found = 0;
+    memset(&d, 0, sizeof d);
+    d.Version = D3D_ROOT_SIGNATURE_VERSION_1_0;
+    d.Desc_1_0.Flags = with ? D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT
+                            : D3D12_ROOT_SIGNATURE_FLAG_NONE;
+    ck_assert_int_eq(psoc_rootsig_serialize(&d, NULL, NULL, &blob), PSOC_OK);
+    srs.pSerializedBlob = blob.data;
+    srs.SerializedBlobSizeInBytes = blob.size;
+    ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, &srs, sizeof srs),
+                     PSOC_OK);
+    ck_assert_int_eq(psoc_builder_finish(b, &st), PSOC_OK);
+    psoc_builder_free(b);
+    psoc_rootsig_blob_free(&blob); /* the stream holds its own copy */
+    psoc_diags_init(&diags, NULL);
+    psoc_check(psoc_stream_data(st), psoc_stream_size(st), &opts, &diags);
+    for (i = 0; i < diags.count; i++)
+      if (diags.items[i].message_id &&
+          strcmp(diags.items[i].message_id,
+                 "CREATEGRAPHICSPIPELINESTATE_MISSING_ROOT_SIGNATURE_FLAGS") == 0)
+        found++;
+    ck_assert_uint_eq(found, with ? 0 : 1);
+    psoc_diags_free(&diags);
+    psoc_stream_free(st);
+  }
+}
+END_TEST
+
 /* ---- allocation failures ------------------------------------------ */
 
 typedef struct failing {
@@ -770,6 +820,7 @@ Suite *suite_rootsig(void) {
   tcase_add_test(t, rule_descriptor_flags);
   tcase_add_test(t, rule_sampler_fields);
   tcase_add_test(t, serialize_follows_verdict);
+  tcase_add_test(t, check_reads_serialized_flags);
   tcase_add_test(t, allocation_failures);
   suite_add_tcase(s, t);
   return s;
