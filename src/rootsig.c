@@ -666,12 +666,12 @@ psoc_status psoc_rootsig_serialize(const D3D12_VERSIONED_ROOT_SIGNATURE_DESC *de
   blob = psoc_mem(&out->alloc, NULL, 0, total);
   if (!blob) return PSOC_ERR_NOMEM;
   memset(blob, 0, total);
-  memcpy(blob, "DXBC", 4);
+  wr32(blob, PSOC_FOURCC('D', 'X', 'B', 'C'));
   wr32(blob + 20, 1);
   wr32(blob + 24, (uint32_t)total);
   wr32(blob + 28, 1);
   wr32(blob + 32, PSOC_DXBC_HEADER_SIZE + 4u);
-  memcpy(blob + 36, "RTS0", 4);
+  wr32(blob + 36, PSOC_FOURCC('R', 'T', 'S', '0'));
   wr32(blob + 40, (uint32_t)chunk);
   c = blob + CONTAINER_HEAD;
   wr32(c, v11 ? 2u : 1u);

@@ -192,6 +192,7 @@ static uint32_t enum_value(lua_State *L, int vidx, const char *path, const psoc_
     for (i = 0; i < n; i++) cands[i] = e->values[i].key;
     psoi_suggest(s, cands, n, sugg, sizeof sugg);
     rs_error(L, path, "unknown %s '%s'%s", e->key, s, sugg);
+    return 0;
   }
   return ev->value;
 }
@@ -320,8 +321,10 @@ static void read_range(lua_State *L, int idx, const char *path, const decl *d,
   int kind = which_key(L, idx, range_kinds, 4), given, vidx;
   char p[192];
   check_keys(L, idx, path, range_kinds);
-  if (kind < 0)
+  if (kind < 0) {
     rs_error(L, path, "give exactly one of srv, uav, cbv, sampler (as { srv = { register = 0 } })");
+    return;
+  }
   sub_path(p, sizeof p, path, range_kinds[kind]);
   field(L, idx, range_kinds[kind]);
   vidx = lua_gettop(L);
@@ -348,8 +351,10 @@ static void read_param(lua_State *L, int idx, const char *path, decl *d, uint32_
   expect_table(L, idx, path, "a parameter table ({ cbv = {...} }, { table = {...} }, ...)");
   check_keys(L, idx, path, param_keys);
   kind = which_key(L, idx, param_keys, 5);
-  if (kind < 0)
+  if (kind < 0) {
     rs_error(L, path, "give exactly one of constants, cbv, srv, uav, table");
+    return;
+  }
   q->ShaderVisibility = (D3D12_SHADER_VISIBILITY)get_enum(L, idx, path, "visibility",
                                                           &psoc_enum_shader_visibility, 0);
   sub_path(p, sizeof p, path, param_keys[kind]);
