@@ -183,6 +183,7 @@ void psoc_rules_stream_output(const rule_ctx *ctx);
 void psoc_rules_misc(const rule_ctx *ctx);            /* flags, node mask, view instancing, cached PSO */
 void psoc_rules_input_layout(const rule_ctx *ctx);    /* rules_input.c */
 void psoc_rules_shaders(const rule_ctx *ctx);         /* rules_shader.c */
+void psoc_rules_root_bindings(const rule_ctx *ctx); /* rules_bindings.c */
 void psoc_rules_load_shaders(rule_ctx *ctx);
 
 #endif
