@@ -1575,78 +1575,86 @@ function pso.check_bytes(bytes) end
 ---| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 0x8
 ---@alias pso.flags.root_descriptor_flags pso.enum.root_descriptor_flags|pso.enum.root_descriptor_flags[]
 
+---@alias pso.rootsig.version
+---| "1.0"
+---| "1.1"
+---@alias pso.rootsig.unbounded
+---| "unbounded" # UINT_MAX descriptors
+---@alias pso.rootsig.append
+---| "append" # D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND
+
 ---A range of a descriptor table (a descriptor heap's registers).
 ---@class (exact) pso.rootsig.Range
----@field register integer? the first register (0)
----@field space integer? register space (0)
----@field count integer|"unbounded"? descriptors (1)
----@field offset integer|"append"? from the table's start ("append")
----@field flags pso.flags.descriptor_range_flags? version 1.1 only
+---@field register? integer the first register (0)
+---@field space? integer register space (0)
+---@field count? integer|pso.rootsig.unbounded descriptors (1)
+---@field offset? integer|pso.rootsig.append from the table's start ("append")
+---@field flags? pso.flags.descriptor_range_flags version 1.1 only
 
----One range: exactly one of its kinds.
+---One range: exactly one of its kinds (a table holds samplers or CBV/SRV/UAV, not both).
 ---@class (exact) pso.rootsig.TableEntry
----@field srv pso.rootsig.Range?
----@field uav pso.rootsig.Range?
----@field cbv pso.rootsig.Range?
----@field sampler pso.rootsig.Range? (a table holds samplers or CBV/SRV/UAV, not both)
+---@field srv? pso.rootsig.Range
+---@field uav? pso.rootsig.Range
+---@field cbv? pso.rootsig.Range
+---@field sampler? pso.rootsig.Range
 
 ---A root descriptor (CBV, SRV or UAV).
 ---@class (exact) pso.rootsig.Descriptor
----@field register integer? (0)
----@field space integer? (0)
----@field flags pso.flags.root_descriptor_flags? version 1.1 only
+---@field register? integer (0)
+---@field space? integer (0)
+---@field flags? pso.flags.root_descriptor_flags version 1.1 only
 
 ---Root constants (32-bit values in a constant buffer register).
 ---@class (exact) pso.rootsig.Constants
----@field register integer? (0)
----@field space integer? (0)
+---@field register? integer (0)
+---@field space? integer (0)
 ---@field count integer the number of 32-bit values
 
 ---A root parameter: exactly one of constants, cbv, srv, uav, table.
 ---@class (exact) pso.rootsig.Parameter
----@field constants pso.rootsig.Constants?
----@field cbv pso.rootsig.Descriptor?
----@field srv pso.rootsig.Descriptor?
----@field uav pso.rootsig.Descriptor?
----@field table pso.rootsig.TableEntry[]?
----@field visibility pso.enum.shader_visibility? ("all")
+---@field constants? pso.rootsig.Constants
+---@field cbv? pso.rootsig.Descriptor
+---@field srv? pso.rootsig.Descriptor
+---@field uav? pso.rootsig.Descriptor
+---@field table? pso.rootsig.TableEntry[]
+---@field visibility? pso.enum.shader_visibility ("all")
 
 ---A static sampler (defaults: d3dx12's CD3DX12_STATIC_SAMPLER_DESC).
 ---@class (exact) pso.rootsig.StaticSampler
----@field register integer? (0)
----@field space integer? (0)
----@field visibility pso.enum.shader_visibility? ("all")
----@field filter pso.enum.filter? ("anisotropic")
----@field address pso.enum.texture_address_mode? all three at once ("wrap")
----@field address_u pso.enum.texture_address_mode?
----@field address_v pso.enum.texture_address_mode?
----@field address_w pso.enum.texture_address_mode?
----@field mip_lod_bias number? (0)
----@field max_anisotropy integer? (16)
----@field comparison pso.enum.comparison_func? ("less_equal")
----@field border pso.enum.static_border_color? ("opaque_white")
----@field min_lod number? (0)
----@field max_lod number? (the largest float)
+---@field register? integer (0)
+---@field space? integer (0)
+---@field visibility? pso.enum.shader_visibility ("all")
+---@field filter? pso.enum.filter ("anisotropic")
+---@field address? pso.enum.texture_address_mode all three at once ("wrap")
+---@field address_u? pso.enum.texture_address_mode
+---@field address_v? pso.enum.texture_address_mode
+---@field address_w? pso.enum.texture_address_mode
+---@field mip_lod_bias? number (0)
+---@field max_anisotropy? integer (16)
+---@field comparison? pso.enum.comparison_func ("less_equal")
+---@field border? pso.enum.static_border_color ("opaque_white")
+---@field min_lod? number (0)
+---@field max_lod? number (the largest float)
 
 ---A root signature declaration (pso.root_signature).
----@class (exact) pso.decl.root_signature
----@field name string? pipelines may then say root_signature = name
----@field version "1.0"|"1.1"|number? ("1.1")
----@field flags pso.flags.root_signature_flags?
----@field parameters pso.rootsig.Parameter[]?
----@field static_samplers pso.rootsig.StaticSampler[]?
+---@class (exact) pso.rootsig.Decl
+---@field name? string pipelines may then say root_signature = name
+---@field version? pso.rootsig.version ("1.1"; the numbers 1.0 and 1.1 work too)
+---@field flags? pso.flags.root_signature_flags
+---@field parameters? pso.rootsig.Parameter[]
+---@field static_samplers? pso.rootsig.StaticSampler[]
 
 ---Serialize a root signature with psoc's serializer: the bytes
 ---D3D12SerializeVersionedRootSignature returns, for serialized_root_signature.
 ---Raises on what D3D12 rejects; returns the warnings.
----@param decl pso.decl.root_signature
+---@param decl pso.rootsig.Decl
 ---@return pso.Blob blob
 ---@return pso.Diag[] warnings
 function pso.root_signature(decl) end
 
 ---The declaration of a serialized root signature (any DXBC container with RTS0).
 ---@param blob pso.Blob
----@return pso.decl.root_signature
+---@return pso.rootsig.Decl
 function pso.root_signature_desc(blob) end
 
 ---The root signature this state declared with name = NAME, or nil.
