@@ -53,6 +53,14 @@ const char *pso_pipeline_name(const pso_pipeline *p);
 /* The root-signature name, or NULL (none given, or given as a pointer). */
 const char *pso_pipeline_root_signature(const pso_pipeline *p);
 psoc_kind pso_pipeline_kind(const pso_pipeline *p);
+/* Push a new pipeline holding a copy of 'stream' (a stream psoc made, e.g.
+** the stream of a pipeline of another state), with its kind, name (NULL:
+** unnamed) and root-signature name (NULL: none). It reads back, hashes,
+** checks and derives like the original; its declaration (pso.derive,
+** explain) is what p:table() gives. The pso module must be open in L.
+** Raises a Lua error when the stream does not parse or memory runs out. */
+pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
+                                const char *name, const char *root_signature);
 /* Canonical hash: psoc_hash with PSOC_FOLLOW_POINTERS and the
 ** root-signature name in place of the pointer (what p:hash() prints). */
 psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);

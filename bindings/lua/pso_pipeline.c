@@ -333,9 +333,8 @@ static int m_subobjects(lua_State *L) {
   return 1;
 }
 
-/* p:table(): a declaration that reproduces the pipeline (exact type keys). */
-static int m_table(lua_State *L) {
-  pso_pipeline *p = check_pipeline(L, 1);
+/* Push a declaration that reproduces p (exact type keys). */
+static void push_table(lua_State *L, const pso_pipeline *p) {
   psoc_walker w;
   psoc_view v;
   payload_buf buf;
@@ -350,7 +349,72 @@ static int m_table(lua_State *L) {
     psoi_push_class(L, PSOI_UV_KEYS, v.type, buf.b, p->root_signature);
     lua_setfield(L, -2, v.info->key);
   }
+}
+
+/* p:table(): a declaration that reproduces the pipeline (exact type keys). */
+static int m_table(lua_State *L) {
+  push_table(L, check_pipeline(L, 1));
   return 1;
+}
+
+/* ---- pipelines from streams of another state (pso_push_pipeline) ---- */
+
+/* psoc_stream_copy makes one allocation: the first call measures it (and
+** fails), the second hands out the userdata's room for the stream. */
+typedef struct copy_room {
+  unsigned char *mem;
+  size_t cap, need;
+} copy_room;
+
+static void *copy_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  copy_room *r = (copy_room *)ud;
+  (void)osize;
+  if (nsize == 0 || ptr) return NULL; /* the userdata owns the block: never freed here */
+  r->need = nsize;
+  if (!r->mem || nsize > r->cap) return NULL;
+  ptr = r->mem;
+  r->mem = NULL; /* once */
+  return ptr;
+}
+
+pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
+                                const char *name, const char *root_signature) {
+  copy_room room;
+  psoc_allocator a;
+  psoc_parsed parsed;
+  psoc_walker w;
+  psoc_view v;
+  psoc_stream *copy = NULL;
+  pso_pipeline *p;
+  unsigned char *mem;
+  uint32_t count = 0;
+  int K;
+  luaL_checkstack(L, 8, "pso: stack overflow");
+  if (!stream || kind <= PSOC_KIND_NONE || kind > PSOC_KIND_MESH ||
+      psoc_parse(psoc_stream_data(stream), psoc_stream_size(stream), &parsed, NULL) != PSOC_OK)
+    luaL_error(L, "pso: not a pipeline stream");
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
+  if (lua_type(L, -1) != LUA_TTABLE) luaL_error(L, "pso: the module is not open in this state");
+  K = lua_gettop(L);
+  memset(&room, 0, sizeof room);
+  a.fn = copy_alloc;
+  a.ud = &room;
+  (void)psoc_stream_copy(stream, &a, &copy); /* measures */
+  if (!room.need) luaL_error(L, "pso: cannot copy the stream");
+  p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
+                        root_signature ? strlen(root_signature) : 0, room.need, &mem);
+  room.mem = mem;
+  room.cap = room.need;
+  if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)
+    luaL_error(L, "pso: cannot copy the stream");
+  p->stream = copy;
+  psoc_walk_init(&w, psoc_stream_data(copy), psoc_stream_size(copy));
+  while (psoc_walk_next(&w, &v, NULL)) count++;
+  p->count = count;
+  push_table(L, p); /* its declaration, for pso.derive and explain */
+  pso_compat_setuservalue(L, -2);
+  lua_remove(L, K);
+  return p;
 }
 
 /* ------------------------------------------------------------------ */

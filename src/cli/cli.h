@@ -85,7 +85,24 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 /* psoc_write_fn writing to the FILE * in 'ud'. */
 int cli_write_file(void *ud, const char *text, size_t length);
 
-/* Print 's' as a JSON string literal (with the quotes). */
+/* Print 's' for a terminal or a log: valid UTF-8 passes through, except
+** control characters, which are escaped so that text from a script (a
+** pipeline name, an error message, a path) can neither start a new output
+** line nor steer the terminal: newline, tab and carriage return as \n, \t,
+** \r; other C0 controls and DEL as \xHH (\x1b); C1 controls and the
+** bidirectional overrides/isolates (U+202A..U+202E, U+2066..U+2069) as
+** \uHHHH; each byte that is not part of well-formed UTF-8 as \xHH (\xff).
+** A backslash is printed as it is. NULL prints nothing. */
+void cli_text(FILE *out, const char *s);
+void cli_text_len(FILE *out, const char *s, size_t len);
+
+/* Print 's' as a JSON string literal (with the quotes). The output is always
+** valid UTF-8 JSON: each byte that is not part of well-formed UTF-8
+** (including encoded surrogates and overlong forms) becomes U+FFFD, written
+** as \ufffd; control characters, DEL, C1 controls and the bidirectional
+** overrides are written as \uHHHH escapes (\n, \t, \r, \", \\ as usual).
+** NULL prints "". */
 void cli_json_string(FILE *out, const char *s);
+void cli_json_string_len(FILE *out, const char *s, size_t len);
 
 #endif

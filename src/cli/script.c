@@ -379,8 +379,11 @@ static void print_script_error(lua_State *L, const char *path, const char *label
   const char *text;
   psol_error_message(L, -1, msg, sizeof msg);
   text = split_position(msg, path, &line);
-  if (line > 0) printf("%s:%ld: %s: %s\n", path, line, label, text);
-  else printf("%s: %s: %s\n", path, label, text);
+  cli_text(stdout, path);
+  if (line > 0) printf(":%ld", line);
+  printf(": %s: ", label);
+  cli_text(stdout, text);
+  fputs("\n", stdout);
 }
 
 /* ---- check ------------------------------------------------------------ */
@@ -446,8 +449,14 @@ static void print_diag(const script_options *o, const char *where, const char *n
     return;
   }
   if (o->quiet && d->severity != PSOC_SEVERITY_ERROR) return;
-  printf("%s: %s: pipeline '%s': %s%s%s [%s", where, psoc_severity_name(d->severity), name,
-         d->field, d->field[0] ? ": " : "", d->message, psoc_code_name(d->code));
+  cli_text(stdout, where);
+  printf(": %s: pipeline '", psoc_severity_name(d->severity));
+  cli_text(stdout, name);
+  fputs("': ", stdout);
+  cli_text(stdout, d->field);
+  fputs(d->field[0] ? ": " : "", stdout);
+  cli_text(stdout, d->message);
+  printf(" [%s", psoc_code_name(d->code));
   if (d->message_id) printf(" / %s", id);
   fputs("]\n", stdout);
 }
@@ -492,8 +501,13 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   for (i = 0; i < diags.count; i++) print_diag(o, where, name, &diags.items[i], shown++ == 0);
   if (o->json) fputs("]}", stdout);
   else if (diags.errors == 0 && !o->quiet && !o->summary)
-    printf("%s: pipeline '%s': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", path, name, kind,
-           subobjects, subobjects == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s", hash);
+  {
+    cli_text(stdout, path);
+    fputs(": pipeline '", stdout);
+    cli_text(stdout, name);
+    printf("': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", kind, subobjects,
+           subobjects == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s", hash);
+  }
   if (diags.dropped)
     fprintf(stderr, "psoc check: %s: %zu diagnostic(s) not shown (out of memory)\n", path,
             diags.dropped);

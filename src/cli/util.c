@@ -141,22 +141,98 @@ int cli_write_file(void *ud, const char *text, size_t length) {
   return fwrite(text, 1, length, out) == length ? 0 : -1;
 }
 
-void cli_json_string(FILE *out, const char *s) {
-  const unsigned char *p = (const unsigned char *)s;
+/* Length of the well-formed UTF-8 sequence at p (at most 'left' bytes
+** readable), with its code point in *cp; 0 when the byte at p does not start
+** one (a stray continuation byte, an overlong form, a surrogate, a value
+** above U+10FFFF or a truncated sequence). Plain ASCII is length 1. */
+static size_t utf8_sequence(const unsigned char *p, size_t left, unsigned long *cp) {
+  size_t n, i;
+  unsigned long v;
+  if (p[0] < 0x80) {
+    *cp = p[0];
+    return 1;
+  }
+  if (p[0] >= 0xc2 && p[0] <= 0xdf) {
+    n = 2;
+    v = p[0] & 0x1fu;
+  } else if (p[0] >= 0xe0 && p[0] <= 0xef) {
+    n = 3;
+    v = p[0] & 0x0fu;
+  } else if (p[0] >= 0xf0 && p[0] <= 0xf4) {
+    n = 4;
+    v = p[0] & 0x07u;
+  } else {
+    return 0;
+  }
+  if (left < n) return 0;
+  for (i = 1; i < n; i++) {
+    if ((p[i] & 0xc0) != 0x80) return 0;
+    v = (v << 6) | (p[i] & 0x3fu);
+  }
+  if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10ffff))) return 0;
+  if (v >= 0xd800 && v <= 0xdfff) return 0;
+  *cp = v;
+  return n;
+}
+
+/* Code points that steer a terminal or reorder text: C1 controls (some
+** terminals read U+009B as CSI) and the bidirectional embeddings, overrides
+** and isolates (text that displays differently from what it says). */
+static int is_hidden_control(unsigned long cp) {
+  return (cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+         (cp >= 0x2066 && cp <= 0x2069);
+}
+
+void cli_text_len(FILE *out, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  while (p < end) {
+    unsigned long cp = 0;
+    size_t n = utf8_sequence(p, (size_t)(end - p), &cp);
+    if (n == 0) { /* a byte that is not UTF-8 */
+      fprintf(out, "\\x%02x", *p);
+      p++;
+      continue;
+    }
+    if (cp == '\n') fputs("\\n", out);
+    else if (cp == '\t') fputs("\\t", out);
+    else if (cp == '\r') fputs("\\r", out);
+    else if (cp < 0x20 || cp == 0x7f) fprintf(out, "\\x%02lx", cp);
+    else if (is_hidden_control(cp)) fprintf(out, "\\u%04lx", cp);
+    else fwrite(p, 1, n, out);
+    p += n;
+  }
+}
+
+void cli_text(FILE *out, const char *s) {
+  if (s) cli_text_len(out, s, strlen(s));
+}
+
+void cli_json_string_len(FILE *out, const char *s, size_t len) {
+  const unsigned char *p = (const unsigned char *)s, *end = p + len;
   fputc('"', out);
-  for (; *p; p++) {
-    switch (*p) {
+  while (p < end) {
+    unsigned long cp = 0;
+    size_t n = utf8_sequence(p, (size_t)(end - p), &cp);
+    if (n == 0) { /* not UTF-8: one replacement character per byte */
+      fputs("\\ufffd", out);
+      p++;
+      continue;
+    }
+    switch (cp) {
     case '"': fputs("\\\"", out); break;
     case '\\': fputs("\\\\", out); break;
     case '\n': fputs("\\n", out); break;
     case '\t': fputs("\\t", out); break;
     case '\r': fputs("\\r", out); break;
     default:
-      if (*p < 0x20)
-        fprintf(out, "\\u%04x", *p);
-      else
-        fputc(*p, out);
+      if (cp < 0x20 || cp == 0x7f || is_hidden_control(cp)) fprintf(out, "\\u%04lx", cp);
+      else fwrite(p, 1, n, out);
     }
+    p += n;
   }
   fputc('"', out);
+}
+
+void cli_json_string(FILE *out, const char *s) {
+  cli_json_string_len(out, s ? s : "", s ? strlen(s) : 0);
 }

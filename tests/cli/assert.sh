@@ -68,6 +68,15 @@ has() {
         sed 's/^/    got: /' "$1" | head -5
     fi
 }
+# has_text FILE TEXT [WHAT]: the last run's FILE holds TEXT (a fixed string).
+has_text() {
+    if grep -Fq -- "$2" "$1"; then
+        pass
+    else
+        fail "${3:-output} lacks '$2' (psoc $LAST_ARGS)"
+        sed 's/^/    got: /' "$1" | head -5
+    fi
+}
 lacks() {
     if grep -Eq -- "$2" "$1"; then
         fail "${3:-output} has /$2/ (psoc $LAST_ARGS)"

@@ -359,7 +359,47 @@ test_diff() {
     has "$ERR" "typo.lua:3: "
 }
 
+# ---- output safety: escapes in text, valid UTF-8 in JSON ---------------------
+
+# json_ok WHAT: the last run's stdout is one valid JSON document (strict UTF-8).
+json_ok() {
+    if python3 -c 'import json, sys; json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))' "$OUT" 2>"$TMP/json_err"; then
+        pass
+    else
+        fail "$1: stdout is not valid UTF-8 JSON ($(tail -1 "$TMP/json_err"))"
+    fi
+}
+
+test_escapes() {
+    mkdir -p "$TMP/esc"
+    # a name holding ESC, a newline that would forge a line, an invalid byte
+    # and U+202E (right-to-left override)
+    printf '%s' 'local pso = require "pso"
+local p = pso.compute { name = "a\27[31m\nfake: ok\255\226\128\174", cs = pso.shader { bytes = "cs" }, node_mask = 6 }
+return p
+' >"$TMP/esc/name.lua"
+    expect 1 check "$TMP/esc/name.lua"
+    has_text "$OUT" "$TMP/esc/name.lua:2: error: pipeline 'a\x1b[31m\nfake: ok\xff\u202e': NODE_MASK" \
+        "a control character in a pipeline name is escaped"
+    if grep -q $'\x1b' "$OUT"; then fail "ESC reached stdout"; else pass; fi
+    lacks "$OUT" "^fake: ok" "a newline in a name forges a line"
+    expect 1 check --format=json "$TMP/esc/name.lua"
+    json_ok "check --format=json (invalid byte in a name)"
+    has_text "$OUT" '"name":"a\u001b[31m\nfake: ok\ufffd\u202e"' "json: \ufffd for an invalid byte"
+    # an error message (from the script) with escapes and invalid UTF-8
+    printf '%s' 'error("boom\27[2J\nx.lua: pipeline ok\192\175")
+' >"$TMP/esc/msg.lua"
+    expect 1 check "$TMP/esc/msg.lua"
+    has_text "$OUT" "$TMP/esc/msg.lua:1: error: boom\x1b[2J\nx.lua: pipeline ok\xc0\xaf" \
+        "a script error message is escaped (an overlong form is two bytes)"
+    count "$OUT" "pipeline ok" 1
+    expect 1 check --format=json "$TMP/esc/msg.lua"
+    json_ok "check --format=json (invalid bytes in a message)"
+    has_text "$OUT" 'pipeline ok\ufffd\ufffd"' "json: one U+FFFD per invalid byte"
+}
+
 test_usage
+test_escapes
 test_examples
 test_broken
 test_dump
