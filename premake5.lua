@@ -307,6 +307,18 @@ if wanted("psoc_conformance", "tests/conformance/*.cpp") then
         linkoptions(CHECK_LDOPTS)
 end
 
+-- Root signatures against vkd3d (issue 13): psoc's blobs equal vkd3d's
+-- D3D12SerializeVersionedRootSignature byte for byte and create on a vkd3d
+-- device. vkd3d's d3d12.h conflicts with DirectX-Headers', so only
+-- tests/rootsig_vkd3d/vkd3d_side.c includes it. Left out without vkd3d.
+local VKD3D_LIBS = split_libs(pkgconfig("--libs libvkd3d-utils"))
+if #VKD3D_LIBS > 0 and wanted("psoc_rootsig_vkd3d", "tests/rootsig_vkd3d/*.c") then
+    c_project("psoc_rootsig_vkd3d", "ConsoleApp", "bin")
+        files { "tests/rootsig_vkd3d/*.c" }
+        includedirs { "/usr/include/vkd3d" }
+        links(join({ "psoc_static" }, VKD3D_LIBS, { "m" }))
+end
+
 -- Benchmark: always -O2 (added after the configuration's -O, so it wins).
 -- When it mixes C++ and C, its C files go into an internal static library
 -- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build

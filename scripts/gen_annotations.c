@@ -650,6 +650,8 @@ static const char pipeline_methods[] =
   "---@field table fun(self: pso.Pipeline): table a declaration that reproduces it\n"
   "---@field subobjects fun(self: pso.Pipeline): pso.subobject_key[]\n";
 
+#include "gen_annotations_rootsig.h"
+
 /* language: the presets of pso_presets.c, by namespace and type key. */
 typedef struct preset_ns {
   const char *ns, *type_key;
@@ -691,6 +693,7 @@ static void emit_module(buf *b) {
     for (k = 0; presets[i].names[k]; k++) out(b, "---@field %s %s\n", presets[i].names[k], type);
   }
   out(b, "%s", module_funcs);
+  emit_rootsig(b);
   out(b, "\nreturn pso\n");
 }
 

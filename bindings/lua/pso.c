@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "pso_internal.h"
+#include "pso_rootsig.h"
 
 const char psoi_preset_data_tag = 'd';
 const char psoi_preset_label_tag = 'l';
@@ -1051,6 +1052,7 @@ int luaopen_pso(lua_State *L) {
   pso_compat_pushuint(L, 0xffffffffu);
   lua_setfield(L, mod, "APPEND_ALIGNED");
   psoi_open_presets(L, mod);
+  psoi_open_rootsig(L, mod);
   lua_settop(L, mod);
   return 1;
 }
