@@ -748,6 +748,11 @@ static int material_result(lua_State *M, int idx, char *why, size_t n) {
                      "keys other than 1..%d", (int)len);
     return -1;
   }
+  if (!pso_check_result(M, idx)) { /* no two pipelines named alike */
+    snprintf(why, n, "%s", lua_tostring(M, -1));
+    lua_pop(M, 1);
+    return -1;
+  }
   return 1;
 }
 
