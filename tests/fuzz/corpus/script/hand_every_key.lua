@@ -1,0 +1,27 @@
+local pso = require "pso"
+local vs, ps = pso.shader { bytes = "vs" }, pso.shader { bytes = "ps" }
+return pso.graphics {
+  name = "every_key", root_signature = "forward",
+  vs = vs, ps = ps, gs = pso.shader { bytes = "gs" }, hs = pso.shader { bytes = "hs" }, ds = pso.shader { bytes = "ds" },
+  stream_output = { entries = { { stream = 0, semantic = "POSITION", index = 0, start_component = 0, component_count = 4, slot = 0 } },
+                    strides = { 16 }, rasterized_stream = 0 },
+  blend = { alpha_to_coverage = false, independent = true,
+            render_targets = { { enable = true, src = "src_alpha", dst = "inv_src_alpha", op = "add",
+                                 src_alpha = "one", dst_alpha = "zero", op_alpha = "max", write_mask = "rgba" },
+                               { logic_op_enable = false, logic_op = "noop", write_mask = { "red", "green" } } } },
+  sample_mask = 0xffffffff,
+  rasterizer2 = { fill = "solid", cull = "back", front_ccw = false, depth_bias = 1.5, depth_bias_clamp = 0,
+                  slope_scaled_depth_bias = 0, depth_clip = true, line_mode = "alpha_antialiased",
+                  forced_sample_count = 0, conservative = "off" },
+  depth_stencil2 = { depth = true, write = "all", func = "less", stencil = true,
+                     front = { fail = "keep", depth_fail = "incr", pass = "replace", func = "always", read_mask = 0xff, write_mask = 0x0f },
+                     back = { fail = "zero", depth_fail = "decr_sat", pass = "invert", func = "never", read_mask = 0xff, write_mask = 0x0f },
+                     depth_bounds = false },
+  input_layout = { { "POSITION", "R32G32B32_FLOAT" }, { "TEXCOORD", "R16G16_FLOAT", index = 1, slot = 1, offset = pso.APPEND_ALIGNED,
+                     classification = "per_instance_data", step_rate = 1 } },
+  strip_cut = "0xffffffff", topology = "patch",
+  render_targets = { "R8G8B8A8_UNORM", "DXGI_FORMAT_R16G16B16A16_FLOAT" },
+  depth_format = "d24_unorm_s8_uint", sample_desc = { count = 4, quality = 0 }, node_mask = 1,
+  cached_pso = pso.blob { bytes = "cache" }, flags = { },
+  view_instancing = { locations = { { viewport = 0, render_target = 0 }, { viewport = 1, render_target = 1 } }, flags = 0 },
+}

@@ -1,0 +1,2 @@
+local pso = require "pso"
+return pso.graphics { vs = pso.shader { bytes = "DXBC" } }

@@ -1,0 +1,5 @@
+local s = string.rep("a", 5000)
+print(s:find(string.rep("a?", 5000) .. string.rep("a", 5000)))
+print(s:match(("(.-)"):rep(30) .. "b"))
+print(string.find(s, string.rep("a", 2500) .. "b", 1, true))
+print(s:gsub("%f[%w](%w+)(%1)", "%2"))
