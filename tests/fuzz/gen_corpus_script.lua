@@ -6,13 +6,14 @@
 --   lua5.4 tests/fuzz/gen_corpus_script.lua [OUTDIR]
 --
 -- (default OUTDIR: tests/fuzz/corpus/script; run from the repository root).
--- Writes material_NAME.lua and suite_NAME.lua. Each seed starts with a
+-- Writes material_NAME and suite_NAME (no .lua: seeds are not linted as
+-- code, like the odd hand_* ones). Each seed starts with a
 -- prelude that defines a local `require`: "pso" gives a proxy of the real
 -- module whose pso.shader/pso.blob take the file names the materials use
 -- and return the same bytes from an embedded table, and "lib.common" runs
 -- the embedded scripts/materials/lib/common.lua. Suite seeds also get
 -- stand-ins for the test runner's describe/it/expect, and return every
--- valid pipeline they declared. The hand-written seeds (hand_*.lua) in the
+-- valid pipeline they declared. The hand-written seeds (hand_*) in the
 -- same folder are not touched.
 
 local out_dir = arg[1] or "tests/fuzz/corpus/script"
@@ -90,12 +91,12 @@ local suite_prelude = table.concat({
 local n = 0
 for _, path in ipairs(list("ls scripts/materials/*.lua")) do
   local name = path:match("([^/]+)%.lua$")
-  write(out_dir .. "/material_" .. name .. ".lua", prelude .. read(path))
+  write(out_dir .. "/material_" .. name, prelude .. read(path))
   n = n + 1
 end
 for _, path in ipairs(list("ls tests/lua/*_test.lua")) do
   local name = path:match("([^/]+)_test%.lua$")
-  write(out_dir .. "/suite_" .. name .. ".lua",
+  write(out_dir .. "/suite_" .. name,
         prelude .. suite_prelude .. "do\n" .. read(path) .. "\nend\nreturn MADE\n")
   n = n + 1
 end
