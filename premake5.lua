@@ -371,7 +371,7 @@ if #fuzz_targets > 0 and have_sources("src/*.c") then
         includedirs { "src", "bindings/lua", "/usr/include/wsl/stubs", LUA.inc }
 
     for _, src in ipairs(fuzz_targets) do
-        local name = path.getbasename(src)
+        local name = src:match("([^/]+)%.c$")
         project(name)
             kind "ConsoleApp"
             language "C"
