@@ -23,7 +23,16 @@
 **    through psol_pcall. p:json() must be valid JSON; p:hash() and
 **    p:bytes() must agree with the stream.
 **
-** The two runs see the same script, so their verdicts are compared: a
+** 3. When evaluate succeeded: again with psol_options.alloc set to a
+**    counting allocator (same verdict, every block freed with the size it
+**    was allocated with), then with one of its requests failing (chosen by
+**    the input): a clean PSOC_ERR_NOMEM or other error, no leak.
+**
+** Evaluate checks with every other size class of input also following
+** pointers (PSOC_CHECK_FOLLOW_POINTERS: the shader containers the script
+** built from its bytes are read).
+**
+** The first two runs see the same script, so their verdicts are compared: a
 ** script that evaluates cleanly must also run cleanly through the lower
 ** level API. Any invariant violation calls abort() (the fuzzer's job; the
 ** library itself never aborts).
@@ -37,6 +46,13 @@
 **                               not bounded. Off by default, since a loaded
 **                               machine can reach the clock legitimately.
 **   PSOC_FUZZ_JSON_UTF8=1       p:json() must also be valid UTF-8.
+**   PSOC_FUZZ_ALLOC_SIZES=1     run 3 also requires every block to be freed
+**                               with the size it was allocated with (off
+**                               until psol_result_free stops freeing a
+**                               partly filled pipeline array with the
+**                               size of its filled part: see
+**                               tests/fuzz/repro/README.md). Leaks (blocks
+**                               never freed) always fail.
 **   PSOC_FUZZ_VERBOSE=1         print each input's verdict and pipeline
 **                               count to stderr (to inspect seeds).
 */
@@ -58,19 +74,20 @@
 #define FUZZ_TIME_MS 1000u
 #define FUZZ_DRIVEN 4 /* pipelines whose methods are called, per input */
 
-static void fail_at(const char *what, int line) {
+static void require_failed(const char *what, int line) {
   fprintf(stderr, "fuzz_script: invariant failed at line %d: %s\n", line, what);
   abort();
 }
 
 #define REQUIRE(cond)                              \
   do {                                             \
-    if (!(cond)) fail_at(#cond, __LINE__);         \
+    if (!(cond)) require_failed(#cond, __LINE__);         \
   } while (0)
 
 static int time_is_crash = -1;
 static int json_utf8 = -1;
 static int verbose = -1;
+static int alloc_sizes = -1;
 
 static int env_flag(const char *name) {
   const char *v = getenv(name);
@@ -335,7 +352,7 @@ static psoc_status recheck(const psoc_stream *s, const psoc_profile *profile, ui
 
 static int same_hash(psoc_hash128 a, psoc_hash128 b) { return a.lo == b.lo && a.hi == b.hi; }
 
-static void check_stream(const psol_pipeline *p, const psoc_profile *profile) {
+static void check_stream(const psol_pipeline *p, const psoc_profile *profile, uint32_t flags) {
   const psoc_stream *s = p->stream;
   const void *data = psoc_stream_data(s);
   size_t size = psoc_stream_size(s), e_plain, e_follow, e_struct;
@@ -349,8 +366,9 @@ static void check_stream(const psol_pipeline *p, const psoc_profile *profile) {
   desc = psoc_stream_desc(s);
   REQUIRE(desc.pPipelineStateSubobjectStream == data && desc.SizeInBytes == size);
 
-  /* evaluate checked it with the default options: it passed */
-  REQUIRE(recheck(s, profile, 0, &e_plain) == PSOC_OK);
+  /* evaluate checked it with these options: it passed */
+  REQUIRE(recheck(s, profile, flags, NULL) == PSOC_OK);
+  recheck(s, profile, 0, &e_plain);
   recheck(s, profile, PSOC_CHECK_FOLLOW_POINTERS, &e_follow);
   REQUIRE(recheck(s, profile, PSOC_CHECK_STRUCTURE_ONLY, &e_struct) == PSOC_OK);
   recheck(s, psoc_profile_find("max"), PSOC_CHECK_FOLLOW_POINTERS, NULL);
@@ -374,7 +392,9 @@ static void check_stream(const psol_pipeline *p, const psoc_profile *profile) {
   REQUIRE(same_hash(h, h_copy));
   {
     size_t e2;
-    REQUIRE(recheck(copy, profile, 0, &e2) == PSOC_OK);
+    REQUIRE(recheck(copy, profile, flags, NULL) == PSOC_OK);
+    recheck(copy, profile, 0, &e2);
+    REQUIRE(e2 == e_plain);
     recheck(copy, profile, PSOC_CHECK_FOLLOW_POINTERS, &e2);
     REQUIRE(e2 == e_follow);
   }
@@ -384,6 +404,8 @@ static void check_stream(const psol_pipeline *p, const psoc_profile *profile) {
 /* ------------------------------------------------------------------ */
 /* 1. The embedding API                                                 */
 /* ------------------------------------------------------------------ */
+
+static uint32_t eval_flags(size_t size);
 
 static void base_options(psol_options *o, sink *log) {
   memset(o, 0, sizeof *o);
@@ -401,6 +423,21 @@ static uint64_t now_ms(void) {
   return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
 }
 
+/* The flags evaluate checks with: every other size class also follows
+** pointers (shader containers from the script's bytes, input element
+** names, ...). */
+static uint32_t eval_flags(size_t size) { return (size / 8) % 2 ? PSOC_CHECK_FOLLOW_POINTERS : 0; }
+
+/* The options of every evaluate of this input. The profile: each of
+** psoc_profile_at(0..n-1) in turn, chosen by the input's size, or NULL
+** (the default, without the mesh tier). */
+static void eval_options(psol_options *o, sink *log, size_t size) {
+  size_t n = psoc_profile_count();
+  base_options(o, log);
+  o->profile = size % (n + 1) < n ? psoc_profile_at(size % (n + 1)) : NULL;
+  o->check_flags = eval_flags(size);
+}
+
 static psoc_status run_evaluate(const uint8_t *data, size_t size, size_t *count) {
   psol_options opts;
   psol_result r;
@@ -408,13 +445,7 @@ static psoc_status run_evaluate(const uint8_t *data, size_t size, size_t *count)
   psoc_status st;
   size_t i;
   uint64_t start, elapsed;
-  base_options(&opts, &log);
-  /* The profile evaluate checks against: every profile in turn, chosen by
-  ** the input's size, and NULL (the default, without the mesh tier). */
-  {
-    size_t n = psoc_profile_count();
-    opts.profile = size % (n + 1) < n ? psoc_profile_at(size % (n + 1)) : NULL;
-  }
+  eval_options(&opts, &log, size);
   start = now_ms();
   st = psol_evaluate_string(&opts, "=fuzz", (const char *)data, size, &r);
   elapsed = now_ms() - start;
@@ -440,12 +471,88 @@ static psoc_status run_evaluate(const uint8_t *data, size_t size, size_t *count)
     REQUIRE(p->name != NULL && p->stream != NULL);
     REQUIRE(p->kind == PSOC_KIND_GRAPHICS || p->kind == PSOC_KIND_COMPUTE ||
             p->kind == PSOC_KIND_MESH);
-    check_stream(p, opts.profile);
+    check_stream(p, opts.profile, opts.check_flags);
   }
   *count = r.count;
   psol_result_free(&r);
   REQUIRE(r.count == 0 && r.pipelines == NULL);
   return st;
+}
+
+/* ------------------------------------------------------------------ */
+/* 3. Result allocation through psol_options.alloc, failing once        */
+/* ------------------------------------------------------------------ */
+
+typedef struct counting {
+  size_t calls;   /* allocation requests (nsize > 0) */
+  size_t fail_at; /* this request fails (1-based); 0 = none */
+  size_t blocks;  /* live blocks */
+  size_t bytes;   /* live bytes, by the sizes the library reports */
+} counting;
+
+static void *count_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  counting *c = ud;
+  void *q;
+  if (nsize == 0) {
+    if (ptr) {
+      REQUIRE(c->blocks > 0 && c->bytes >= osize);
+      c->blocks--;
+      c->bytes -= osize;
+      free(ptr);
+    }
+    return NULL;
+  }
+  if (++c->calls == c->fail_at) return NULL;
+  q = realloc(ptr, nsize);
+  if (!q) return NULL;
+  if (ptr) {
+    REQUIRE(c->bytes >= osize);
+    c->bytes -= osize;
+  } else {
+    c->blocks++;
+  }
+  c->bytes += nsize;
+  return q;
+}
+
+/* Evaluate with a counting allocator whose 'fail_at'-th request fails;
+** returns how many requests it made. Whatever fails, every block comes
+** back, freed with the size it was allocated with. */
+static size_t run_alloc(const uint8_t *data, size_t size, size_t fail_at, size_t want) {
+  psol_options opts;
+  psoc_allocator a;
+  counting c;
+  psol_result r;
+  sink log = { 0, 0 };
+  psoc_status st;
+  size_t i;
+  memset(&c, 0, sizeof c);
+  c.fail_at = fail_at;
+  a.fn = count_alloc;
+  a.ud = &c;
+  eval_options(&opts, &log, size);
+  opts.alloc = &a;
+  st = psol_evaluate_string(&opts, "=fuzz", (const char *)data, size, &r);
+  REQUIRE(is_terminated(r.error, sizeof r.error));
+  if (!fail_at || fail_at > c.calls) {
+    /* nothing failed: the same verdict as with malloc */
+    REQUIRE(st == PSOC_OK && r.count == want);
+  } else {
+    REQUIRE(st == PSOC_OK || st == PSOC_ERR_NOMEM || st == PSOC_ERR_INVALID);
+  }
+  if (st != PSOC_OK) REQUIRE(r.count == 0 && r.pipelines == NULL && r.error[0] != '\0');
+  for (i = 0; i < r.count; i++) {
+    REQUIRE(r.pipelines[i].name != NULL && r.pipelines[i].stream != NULL);
+    REQUIRE(psoc_stream_size(r.pipelines[i].stream) > 0);
+  }
+  psol_result_free(&r);
+  if (c.blocks != 0 || (alloc_sizes && c.bytes != 0)) {
+    fprintf(stderr, "fuzz_script: with request %zu of %zu failing (status %s: %s), %zu block(s) "
+            "and %zu byte(s) were not given back\n", fail_at, c.calls, psoc_status_name(st),
+            r.error, c.blocks, c.bytes);
+    abort();
+  }
+  return c.calls;
 }
 
 /* ------------------------------------------------------------------ */
@@ -579,6 +686,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (time_is_crash < 0) time_is_crash = env_flag("PSOC_FUZZ_TIME_IS_CRASH");
   if (json_utf8 < 0) json_utf8 = env_flag("PSOC_FUZZ_JSON_UTF8");
   if (verbose < 0) verbose = env_flag("PSOC_FUZZ_VERBOSE");
+  if (alloc_sizes < 0) alloc_sizes = env_flag("PSOC_FUZZ_ALLOC_SIZES");
   if (size > 64 * 1024) return 0; /* scripts are small; keep runs short */
   st = run_evaluate(data, size, &n_eval);
   rc = run_lowlevel(data, size, &n_low, &low_ms);
@@ -592,5 +700,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   }
   if (st == PSOC_OK) REQUIRE(n_low == n_eval || n_eval == 0);
+  if (st == PSOC_OK && n_eval > 0) {
+    /* The same result through a counting allocator, then with one of its
+    ** requests failing (which one follows from the input). */
+    size_t calls = run_alloc(data, size, 0, n_eval);
+    REQUIRE(calls > 0);
+    run_alloc(data, size, 1 + (size_t)((size * 2654435761u) % calls), n_eval);
+  }
   return 0;
 }
