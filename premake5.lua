@@ -388,6 +388,9 @@ if #fuzz_targets > 0 and have_sources("src/*.c") then
                 links { "m" }
             end
     end
+
+    -- Back to the main solution, so projects defined below land there.
+    solution "psoc"
 end
 
 if #skipped > 0 and _ACTION then
