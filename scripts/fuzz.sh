@@ -87,7 +87,9 @@ FUZZ_CFLAGS=(-g -O1 -std=c11 -D_POSIX_C_SOURCE=200809L
     -I src -I /usr/include/wsl/stubs)
 
 # Per-target sources, flags and dictionary.  fuzz_script evaluates material
-# scripts: it needs the Lua bindings and a Lua (5.4, as the default build).
+# scripts: it needs the Lua bindings and a Lua (5.4, as the default build;
+# PSOC_FUZZ_LUA_INC=/usr/include/luajit-2.1 PSOC_FUZZ_LUA_LIB=luajit-5.1
+# fuzzes the sandbox under LuaJIT, /usr/include/lua5.1 + lua5.1 under 5.1).
 FUZZ_LUA_INC=${PSOC_FUZZ_LUA_INC:-/usr/include/lua5.4}
 FUZZ_LUA_LIB=${PSOC_FUZZ_LUA_LIB:-lua5.4}
 target_build_args() { # NAME -> extra compiler arguments, one a line
@@ -100,12 +102,12 @@ target_build_args() { # NAME -> extra compiler arguments, one a line
 }
 
 # tests/fuzz/script.dict must be what tests/fuzz/gen_dict.lua prints from
-# the live pso module: build the module (plain, fast) and compare.
+# the live pso module: build the module for lua5.4 (plain, fast), compare.
 check_script_dict() {
     local mod=build/fuzz/lua
     mkdir -p "$mod"
     if ! "$FUZZ_CC" -O0 -std=c11 -D_POSIX_C_SOURCE=200809L -shared -fPIC -w \
-        -I src -I /usr/include/wsl/stubs -I bindings/lua -I "$FUZZ_LUA_INC" \
+        -I src -I /usr/include/wsl/stubs -I bindings/lua -I /usr/include/lua5.4 \
         "${lib_sources[@]}" bindings/lua/*.c -lm -o "$mod/pso.so"; then
         echo ">>> fuzz_script: cannot build the pso module for the dictionary check"
         return 1

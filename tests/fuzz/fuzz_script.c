@@ -68,8 +68,7 @@
 #include "psol.h"
 #include "pso_module.h"
 
-#include <lauxlib.h>
-#include <lua.h>
+#include "compat.h" /* lua.h, lauxlib.h, and the 5.4 names under 5.1/LuaJIT */
 
 #define FUZZ_INSTRUCTIONS 200000u
 #define FUZZ_MEMORY ((size_t)4 << 20)
