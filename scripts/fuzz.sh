@@ -10,12 +10,13 @@
 #
 # Each target is built with clang, libFuzzer, ASan and UBSan together with
 # src/*.c into build/fuzz/NAME (fuzz_script also with bindings/lua/*.c and
-# Lua 5.4, and its dictionary tests/fuzz/script.dict, which must be what
-# tests/fuzz/gen_dict.lua makes from the live module), and runs over
-# build/fuzz/corpus-NAME, a
-# writable copy of the committed seeds in tests/fuzz/corpus/NAME (or
-# tests/fuzz/corpus/<NAME without fuzz_>): the seed corpus stays clean, and
-# what the fuzzer finds accumulates in build/.  Crash inputs are written to
+# Lua 5.4) and runs over build/fuzz/corpus-NAME, a writable copy of the
+# committed seeds in tests/fuzz/corpus/NAME (or tests/fuzz/corpus/<NAME
+# without fuzz_>): the seed corpus stays clean, and what the fuzzer finds
+# accumulates in build/.  A dictionary tests/fuzz/<NAME without fuzz_>.dict
+# is passed when it exists; tests/fuzz/script.dict must first be what
+# tests/fuzz/gen_dict.lua makes from the live pso module (else the target
+# fails).  Crash inputs are written to
 # build/fuzz/artifacts-NAME/.  Logs: build/fuzz/NAME.log.
 #
 # Every run uses -timeout=$PSOC_FUZZ_TIMEOUT (default 10 s: an input that
