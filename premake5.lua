@@ -346,6 +346,58 @@ if wanted("psoc_gen_annotations", "scripts/gen_annotations.c") then
         links { "psoc_static", "m" }
 end
 
+-- DXBC assembler for the project's small shaders (src/tools, docs/dxbc_asm.md):
+-- BUILD/bin/psoc_dxbc_asm SOURCE.asm -o OUT.cso.  The assembler itself is an
+-- internal static library (psoc_dxbc_asm_lib, in BUILD/obj/) shared by the
+-- tool, its tests and the device suite; it signs with libpsoc's checksum.
+if wanted("psoc_dxbc_asm", "src/tools/dxbc_asm.c") then
+    c_project("psoc_dxbc_asm_lib", "StaticLib", nil, true)
+        files { "src/tools/dxbc_asm.c" }
+
+    c_project("psoc_dxbc_asm", "ConsoleApp", "bin")
+        files { "src/tools/dxbc_asm_main.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+end
+
+if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then
+    c_project("psoc_dxbc_asm_tests", "ConsoleApp", "bin")
+        files { "tests/dxbc_asm/*.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+end
+
+-- Device suite (tests/device): material scripts -> psoc -> vkd3d (Direct3D 12
+-- on Vulkan; lavapipe on machines without a GPU) -> pixels.  vkd3d's headers
+-- conflict with DirectX-Headers', so tests/device/backend_vkd3d.c is built
+-- alone in an internal library with vkd3d's include folder.  Left out (with
+-- a note) when vkd3d's headers are not installed.
+if wanted("psoc_device_tests", "tests/device/*.c") then
+    if not os.isfile("/usr/include/vkd3d/vkd3d_utils.h") then
+        table.insert(skipped, "psoc_device_tests (no /usr/include/vkd3d: install libvkd3d-dev)")
+    else
+        c_project("psoc_device_vkd3d", "StaticLib", nil, true)
+            files { "tests/device/backend_vkd3d.c" }
+            includedirs { "/usr/include/vkd3d" }
+
+        c_project("psoc_device_tests", "ConsoleApp", "bin")
+            files { "tests/device/device_main.c" }
+            links { "psoc_device_vkd3d", "psolua", "psoc_static", LUA.lib, "vkd3d-utils", "vkd3d", "m", "dl" }
+
+        -- BUILD/bin/psoc_preview SCRIPT [--pipeline NAME] -o FILE.png: the
+        -- pipeline's fixed-function state on a reference scene (libpng).
+        if not os.isfile("/usr/include/png.h") then
+            table.insert(skipped, "psoc_preview (no /usr/include/png.h: install libpng-dev)")
+        else
+            c_project("psoc_preview", "ConsoleApp", "bin")
+                files { "tests/device/preview_main.c" }
+                includedirs { "src/tools" }
+                links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
+                        "vkd3d-utils", "vkd3d", "png", "m", "dl" }
+        end
+    end
+end
+
 -- Fuzz targets -------------------------------------------------------------
 --
 -- The libFuzzer targets tests/fuzz/fuzz_*.c, in a solution of their own

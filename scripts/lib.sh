@@ -30,6 +30,9 @@ export PSOC_ROOT
 # luarocks builds the rockspec in tests/consumer/test_consumer.sh.
 # libclang-rt-14-dev holds libFuzzer and clang's sanitizer runtimes; the clang
 # package does not pull it in.
+# The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
+# lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
+# psoc_preview writes PNG through libpng.
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -42,6 +45,8 @@ PSOC_DEPS=(
     clang libclang-rt-14-dev
     lua-check cppcheck clang-tidy
     luarocks
+    libvkd3d-dev libvkd3d-headers libvkd3d-utils1 libvulkan-dev mesa-vulkan-drivers
+    vkd3d-compiler libpng-dev
 )
 
 # make parallelism (the CI machine has 2 cores)

@@ -81,12 +81,25 @@ stage_explain() {
     "$PSOC_BIN" diff "$material:lit_opaque" "$material:$pipeline" || (($? == 1))
 }
 
+# What one pipeline's fixed-function state does, drawn on vkd3d by
+# psoc_preview (docs/device.md): the README's picture.
+stage_preview() {
+    local material=scripts/materials/transparent.lua pipeline=transparent_alpha out=build/preview.png
+    if [[ ! -x build/bin/psoc_preview ]]; then
+        psoc_log "no build/bin/psoc_preview (needs vkd3d and libpng), skipping the preview"
+        return 0
+    fi
+    psoc_log "psoc_preview $material --pipeline $pipeline -o $out"
+    build/bin/psoc_preview "$material" --pipeline "$pipeline" -o "$out"
+}
+
 main() {
     stage_deps
     stage_build
     stage_check_data
     stage_materials
     stage_explain
+    stage_preview
     if ((PSOC_MATERIALS_FAILED)); then
         psoc_err "some bundled materials failed their check (see above)"
         exit 1

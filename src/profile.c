@@ -2,7 +2,9 @@
 ** profile.c: capability profiles, the device features that
 ** capability-dependent checks assume. Data only: one row per preset.
 **
-** The default is conservative: what every feature level 12_0 desktop
+** psoc_check without a profile holds nothing to a capability (it uses the
+** unlisted 'unlimited' row below). The profile named "default" is
+** conservative: what every feature level 12_0 desktop
 ** device supports, so a pipeline that passes against it is created on any
 ** D3D12 device of that level. Optional features (depth bounds, independent
 ** stencil masks, conservative rasterization, view instancing, mesh shaders,
@@ -10,7 +12,7 @@
 */
 #include <strings.h>
 
-#include "internal.h"
+#include "rules_internal.h"
 
 static const psoc_profile profiles[] = {
   /* name, description, feature level, shader model, conservative tier,
@@ -37,6 +39,15 @@ static const psoc_profile profiles[] = {
 };
 
 #define PROFILE_COUNT (sizeof profiles / sizeof profiles[0])
+
+/* Not listed: what psoc_check uses for a NULL profile (the runtime's rules
+** alone). Every tier at its top, so no capability rule fires. */
+static const psoc_profile unlimited = {
+  "none", "no profile: the runtime's rules alone, no capability checks",
+  0xc200, 0xff, 3, 3, 1, 32, 32, 1, 1, 1, 1, 1, 1, 1
+};
+
+const psoc_profile *psoc_profile_unlimited(void) { return &unlimited; }
 
 const psoc_profile *psoc_profile_default(void) { return &profiles[1]; }
 

@@ -429,8 +429,9 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class);
 
 /* Capability profile: what the target device supports. Checks that depend
-** on a capability read it from psoc_check_options.profile (NULL: the
-** conservative default, psoc_profile_default()). */
+** on a capability read it from psoc_check_options.profile. With a NULL
+** profile psoc_check applies the runtime's rules alone: no capability tier,
+** optional feature or format-support table is held against the stream. */
 typedef struct psoc_profile {
   const char *name;                  /* e.g. "desktop_fl12_0" */
   const char *description;
@@ -450,35 +451,54 @@ typedef struct psoc_profile {
   uint8_t forced_sample_count_16;    /* ForcedSampleCount 16 is allowed */
 } psoc_profile;
 
-const psoc_profile *psoc_profile_default(void);          /* "desktop_fl12_0" */
+/* The profile "default" names (desktop_fl12_0, a conservative feature level
+** 12_0 device). psoc_check does not fall back to it: NULL means no profile. */
+const psoc_profile *psoc_profile_default(void);
 const psoc_profile *psoc_profile_find(const char *name); /* NULL when unknown */
 size_t psoc_profile_count(void);
 const psoc_profile *psoc_profile_at(size_t index);       /* NULL past the end */
 
 enum {
-  /* The stream's pointers are valid: checks may read input elements and
-  ** their semantic names, stream-output declarations, view-instance
-  ** locations and shader bytecode. Without it (raw files from disk) only
-  ** the stream bytes are read. */
+  /* The stream's pointers are valid: checks may read everything they point
+  ** at: input elements and their semantic names, stream-output
+  ** declarations and strides, view-instance locations and shader bytecode.
+  ** Implies PSOC_CHECK_FOLLOW_LAYOUT. Without either flag (raw files from
+  ** disk) only the stream bytes are read. */
   PSOC_CHECK_FOLLOW_POINTERS = 1u << 0,
   /* Only the stream-format rules of DESIGN.md section 1, as the runtime's
   ** stream parser applies them: the walk (sizes, unknown types, duplicate
   ** classes) and the pipeline kind. No resolve, no field rules, no notes
   ** on irrelevant subobjects. A cheaper, weaker verdict than the default. */
-  PSOC_CHECK_STRUCTURE_ONLY = 1u << 1
+  PSOC_CHECK_STRUCTURE_ONLY = 1u << 1,
+  /* Warnings fail the check like errors: psoc_check returns
+  ** PSOC_ERR_INVALID when it reported an error or a warning. Every
+  ** diagnostic keeps its severity (psoc_diags.errors counts errors only);
+  ** only the verdict is stricter (the CLI's --werror). */
+  PSOC_CHECK_WERROR = 1u << 2,
+  /* The layout pointers are valid: checks may read the input elements and
+  ** their semantic names, the stream-output declarations and strides and
+  ** the view-instance locations (the arrays a builder such as the Lua
+  ** module filled in itself), but never shader bytecode, root signature
+  ** blobs or cached PSO blobs. The input-layout rules that need no shader
+  ** (duplicate semantic and index, formats, offsets and alignment, slots)
+  ** then run without PSOC_CHECK_FOLLOW_POINTERS. */
+  PSOC_CHECK_FOLLOW_LAYOUT = 1u << 3
 };
 
 typedef struct psoc_check_options {
   uint32_t flags;                /* PSOC_CHECK_* */
-  const psoc_profile *profile;   /* NULL: psoc_profile_default(), except that
-                                    mesh pipelines are rejected for a missing
-                                    mesh tier only by an explicit profile */
+  const psoc_profile *profile;   /* NULL: the runtime's rules alone, no
+                                    capability checks (a mesh pipeline, a
+                                    16x forced sample count, conservative
+                                    rasterization ... pass) */
 } psoc_check_options;
 
 /* Parse, then run the rules: kind deduction, irrelevant subobjects, field
-** and cross-field rules, capability checks against the profile and (with
-** PSOC_CHECK_FOLLOW_POINTERS) input layout and shader container checks.
-** PSOC_OK when no error was reported, PSOC_ERR_INVALID otherwise. */
+** and cross-field rules, capability checks against the profile (when one
+** is given), input-layout element checks (PSOC_CHECK_FOLLOW_LAYOUT or
+** PSOC_CHECK_FOLLOW_POINTERS) and shader container checks
+** (PSOC_CHECK_FOLLOW_POINTERS). PSOC_OK when no error (and, with
+** PSOC_CHECK_WERROR, no warning) was reported, PSOC_ERR_INVALID otherwise. */
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags);
 

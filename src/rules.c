@@ -151,12 +151,21 @@ static uint32_t classes_of(uint32_t types) {
   return c;
 }
 
+/* Errors fail the check; with PSOC_CHECK_WERROR warnings do too. The
+** diagnostics keep their severities either way. */
+static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t warnings_before,
+                           uint32_t flags) {
+  if (diags->errors > errors_before) return PSOC_ERR_INVALID;
+  if ((flags & PSOC_CHECK_WERROR) && diags->warnings > warnings_before) return PSOC_ERR_INVALID;
+  return PSOC_OK;
+}
+
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags) {
   psoc_parsed parsed;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
-  size_t i, errors_before;
+  size_t i, errors_before, warnings_before;
   psoc_status status;
   uint32_t flags = options ? options->flags : 0, kind_bit, classes, have;
   if (!diags) { /* still count errors when the caller wants only a verdict */
@@ -166,24 +175,27 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
     return status;
   }
   errors_before = diags->errors;
+  warnings_before = diags->warnings;
   status = psoc_parse(data, size, &parsed, diags);
   if (status == PSOC_ERR_ARG) return status;
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the resolved pipeline and 8 containers */
   ctx->parsed = &parsed;
   ctx->options = options;
-  ctx->profile = options && options->profile ? options->profile : psoc_profile_default();
+  ctx->has_profile = options && options->profile;
+  ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
   ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
+  ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
   ctx->diags = diags;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
     if (parsed.complete) rule_kind(ctx);
-    return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
+    return verdict(diags, errors_before, warnings_before, flags);
   }
   psoc_resolve(&parsed, &ctx->resolved);
-  if (ctx->follow) { /* the containers are read only when pointers are valid */
-    memset(ctx->shaders, 0, sizeof ctx->shaders);
-    if (parsed.complete) psoc_rules_load_shaders(ctx);
-  }
+  /* Which stages have bytecode is in the stream; the containers are read
+  ** only when pointers are valid (FOLLOW_POINTERS). */
+  memset(ctx->shaders, 0, sizeof ctx->shaders);
+  if (parsed.complete) psoc_rules_load_shaders(ctx);
   kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
   classes = classes_of(parsed.type_mask) | ANY_CLASS;
   have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
@@ -191,5 +203,5 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
     const rule *r = &rules[i];
     if ((r->kinds & kind_bit) && (r->classes & classes) && !(r->needs & ~have)) r->fn(ctx);
   }
-  return diags->errors > errors_before ? PSOC_ERR_INVALID : PSOC_OK;
+  return verdict(diags, errors_before, warnings_before, flags);
 }

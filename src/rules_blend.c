@@ -59,7 +59,9 @@ static void check_factor(const rule_ctx *ctx, unsigned i, uint32_t value, const 
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE, f->id, PSOC_SO_BLEND,
                    RT_FIELD(i, f->name), "RenderTarget[%u].%s is %s, a _COLOR factor, which alpha blending cannot use; "
                    "use the matching _ALPHA factor", i, f->name, psoc_rule_enum_name(&psoc_enum_blend, value));
-  } else if (value == 20 || value == 21) {
+  } else if ((value == 20 || value == 21) && ctx->has_profile) {
+    /* a device capability: judged only against a chosen profile, none of
+    ** which records AlphaBlendFactorSupported, so it stays a warning */
     psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_UNSUPPORTED, f->id, PSOC_SO_BLEND,
                    RT_FIELD(i, f->name), "RenderTarget[%u].%s is %s, which needs AlphaBlendFactorSupported "
                    "(D3D12_OPTIONS13); use BLEND_FACTOR on devices without it", i, f->name,
@@ -85,6 +87,82 @@ static void check_op(const rule_ctx *ctx, unsigned i, uint32_t op, uint32_t src,
                    "RenderTarget[%u].%s is %s, which ignores the source and destination factors; "
                    "set both %s factors to ONE to say so", i, name,
                    psoc_rule_enum_name(&psoc_enum_blend_op, op), alpha ? "alpha" : "color");
+  }
+}
+
+/* Render target i's format cannot do what its blend desc asks ('what').
+** An error when the pixel shader writes SV_Target<i>, a warning when its
+** output signature is unknown, nothing when it does not write the target. */
+static void format_cannot(const rule_ctx *ctx, unsigned i, const char *id, const char *what,
+                          const char *member, const char *fix) {
+  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
+  char field[PSOC_DIAG_FIELD_MAX];
+  int writes = psoc_rule_ps_writes_target(ctx, i);
+  if (writes == 0) return;
+  psoc_rule_diag(ctx, writes > 0 ? PSOC_SEVERITY_ERROR : PSOC_SEVERITY_WARNING,
+                 PSOC_CODE_FORMAT_UNSUPPORTED, id, PSOC_SO_BLEND, RTF_FIELD(i),
+                 "render target %u is %s, which cannot %s; %s: clear %s %s", i,
+                 psoc_format_name(rts->RTFormats[i]), what,
+                 writes > 0 ? "the pixel shader writes SV_Target, so the runtime rejects the pipeline"
+                            : "the runtime rejects the pipeline if the pixel shader writes that "
+                              "target (its output signature was not read)",
+                 member, fix);
+}
+
+/* With IndependentBlendEnable, RenderTarget[0] using SRC1 factors
+** (dual-source blending) forbids blending on every other target, whatever
+** its factors or NumRenderTargets (vkd3d-proton's test_dual_source_blending
+** records E_INVALIDARG from the native runtime for RenderTarget[1] with SRC1
+** factors and with plain SRC_COLOR/SRC_ALPHA factors, NumRenderTargets 1).
+** A SRC1 factor on another target while target 0 has none is rejected too
+** (OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0). */
+static void dual_source_targets(const rule_ctx *ctx, const D3D12_BLEND_DESC *b) {
+  int dual0 = uses_dual_source(&b->RenderTarget[0]);
+  char field[PSOC_DIAG_FIELD_MAX];
+  unsigned i;
+  for (i = 1; i < 8; i++) {
+    const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[i];
+    if (!rt->BlendEnable) continue;
+    if (dual0)
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
+                     GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
+                     RT_FIELD(i, "BlendEnable"), "RenderTarget[%u] enables blending while "
+                     "RenderTarget[0] uses SRC1 factors (dual-source blending, which feeds render "
+                     "target 0 only): clear RenderTarget[%u].BlendEnable", i, i);
+    else if (uses_dual_source(rt))
+      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
+                     GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
+                     RT_FIELD(i, "SrcBlend"), "RenderTarget[%u] uses a SRC1 blend factor; "
+                     "dual-source blending works only on render target 0: move it to "
+                     "RenderTarget[0]", i);
+  }
+}
+
+/* Dual-source blending on target 0: the runtime counts bound formats, not
+** NumRenderTargets. Targets beyond 0 whose format is UNKNOWN are fine; a
+** bound target fails when the pixel shader writes it (vkd3d-proton's
+** test_dual_source_blending: RTVFormats[1] set fails; NumRenderTargets 3
+** with UNKNOWN formats is created; RTVFormats[2] set is created while the PS
+** writes no SV_Target2 and fails once it does). SV_Target1 is the second
+** colour of dual-source blending, so a format at 1 is an error even when the
+** container was not read; beyond 1 an unread PS gives a warning. */
+static void dual_source_formats(const rule_ctx *ctx, const D3D12_RT_FORMAT_ARRAY *rts) {
+  unsigned i, n = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
+  char field[PSOC_DIAG_FIELD_MAX];
+  for (i = 1; i < n; i++) {
+    int writes;
+    if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;
+    writes = psoc_rule_ps_writes_target(ctx, i);
+    if (writes < 0 && i == 1) writes = 1;
+    if (writes == 0) continue;
+    psoc_rule_diag(ctx, writes > 0 ? PSOC_SEVERITY_ERROR : PSOC_SEVERITY_WARNING,
+                   PSOC_CODE_BLEND_STATE, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0",
+                   PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
+                   "RenderTarget[0] uses SRC1 factors (dual-source blending) and render target %u "
+                   "is bound (%s)%s; dual-source blending allows one bound render target: set "
+                   "RTFormats[%u] to UNKNOWN", i, psoc_format_name(rts->RTFormats[i]),
+                   writes > 0 ? "" : ", which fails if the pixel shader writes SV_Target of that "
+                   "index (its output signature was not read)", i);
   }
 }
 
@@ -155,47 +233,29 @@ void psoc_rules_blend(const rule_ctx *ctx) {
                      "RenderTarget[0] enables a logic op while IndependentBlendEnable is TRUE; a "
                      "logic op applies to every render target alike: set IndependentBlendEnable "
                      "to FALSE and give the logic op in RenderTarget[0]");
-    /* Dual-source blending feeds render target 0 from two PS outputs. */
-    for (i = 0; i < n; i++) {
-      if (!uses_dual_source(&b->RenderTarget[i])) continue;
-      if (i > 0)
-        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
-                       GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
-                       "BLEND.RenderTarget", "RenderTarget[%u] uses a SRC1 blend factor; dual-source "
-                       "blending works only on render target 0: move it to RenderTarget[0]", i);
-      else if (rts->NumRenderTargets > 1 && rts->NumRenderTargets <= 8)
-        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
-                       GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
-                       "BLEND.RenderTarget[0]", "RenderTarget[0] uses a SRC1 blend factor (dual-source "
-                       "blending) with NumRenderTargets %u; dual-source blending allows one render "
-                       "target: set NumRenderTargets to 1 or use non-SRC1 factors",
-                       (unsigned)rts->NumRenderTargets);
-    }
+    if (b->IndependentBlendEnable) dual_source_targets(ctx, b);
   }
-  /* Each bound format must support what its blend desc asks for. */
+  if (uses_dual_source(&b->RenderTarget[0])) dual_source_formats(ctx, rts);
+  /* Each bound format must support what its blend desc asks for. The
+  ** runtime fails only when the pixel shader writes that target (vkd3d-
+  ** proton's test_integer_blending_pipeline_state, run against the native
+  ** runtime: R32_UINT with blending and a PS without SV_Target is created,
+  ** with a PS writing SV_Target0 it fails, whatever the write mask). */
   targets = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
   for (i = 0; i < targets; i++) {
     const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[b->IndependentBlendEnable ? i : 0];
     const psoc_format_info *f;
-    char field[PSOC_DIAG_FIELD_MAX];
     if (!rt->BlendEnable && !rt->LogicOpEnable) continue; /* nothing asked of the format */
     f = psoc_format_get(rts->RTFormats[i]);
-    if (!f) continue;
-    if (rt->BlendEnable && !rt->LogicOpEnable && !(f->flags & PSOC_FMT_BLEND) &&
-        (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
-      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
-                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING", PSOC_SO_BLEND, RTF_FIELD(i),
-                     "render target %u is %s, which cannot blend (integer formats never do); clear "
-                     "RenderTarget[%u].BlendEnable%s or use a float/UNORM format", i,
-                     psoc_format_name(rts->RTFormats[i]), b->IndependentBlendEnable ? i : 0,
-                     b->IndependentBlendEnable ? "" : " (it applies to every target while "
-                                                      "IndependentBlendEnable is FALSE)");
-    if (rt->LogicOpEnable && !(f->flags & PSOC_FMT_LOGIC_OP) &&
-        (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)))
-      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED,
-                     GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS", PSOC_SO_BLEND, RTF_FIELD(i),
-                     "render target %u is %s but logic ops need a UINT format; use e.g. "
-                     "R8G8B8A8_UINT or clear LogicOpEnable", i, psoc_format_name(rts->RTFormats[i]));
+    if (!f || !(f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL))) continue;
+    if (rt->BlendEnable && !rt->LogicOpEnable && !(f->flags & PSOC_FMT_BLEND))
+      format_cannot(ctx, i, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING", "blend (integer "
+                    "formats never do)", b->IndependentBlendEnable ? "BlendEnable" : "BlendEnable "
+                    "(it applies to every target while IndependentBlendEnable is FALSE)",
+                    "or use a float/UNORM format");
+    if (rt->LogicOpEnable && !(f->flags & PSOC_FMT_LOGIC_OP))
+      format_cannot(ctx, i, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS", "apply logic ops "
+                    "(they need a UINT format)", "LogicOpEnable", "or use e.g. R8G8B8A8_UINT");
   }
 }
 
@@ -241,12 +301,21 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
                        "D3D12_FORMAT_SUPPORT1_RENDER_TARGET or use the 4-component format", i,
                        psoc_format_name(fmt));
       } else if (!(f->flags & PSOC_FMT_RT)) {
-        psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
-                       PSOC_SO_RENDER_TARGET_FORMATS, RTF_FIELD(i),
-                       "RTFormats[%u] is %s, which cannot be a render target%s; use a typed "
-                       "color format", i, psoc_format_name(fmt),
+        /* Format support is a device property the runtime does not check
+        ** when it creates the pipeline (the render-target view fails
+        ** later): a warning, an error only against a chosen profile, whose
+        ** device lacks it by the D3D12 format support tables. */
+        psoc_rule_diag(ctx, ctx->has_profile ? PSOC_SEVERITY_ERROR : PSOC_SEVERITY_WARNING,
+                       PSOC_CODE_FORMAT_UNSUPPORTED, NULL, PSOC_SO_RENDER_TARGET_FORMATS,
+                       RTF_FIELD(i), "RTFormats[%u] is %s, which cannot be a render target%s; "
+                       "%s%s%s: use a typed color format", i, psoc_format_name(fmt),
                        (f->flags & PSOC_FMT_DEPTH) ? " (depth formats go in DEPTH_STENCIL_FORMAT)"
-                       : (f->flags & PSOC_FMT_TYPELESS) ? " (it is TYPELESS)" : "");
+                       : (f->flags & PSOC_FMT_TYPELESS) ? " (it is TYPELESS)"
+                       : (f->flags & PSOC_FMT_COMPRESSED) ? " (it is block-compressed)" : "",
+                       ctx->has_profile ? "no D3D12 device (profile '" : "the pipeline is "
+                       "created, but no render-target view of it can be",
+                       ctx->has_profile ? ctx->profile->name : "",
+                       ctx->has_profile ? "') supports it" : "");
       }
     }
     if (n > 0 && unknown == n)
@@ -264,10 +333,18 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
                      "DSVFormat is %u, not a DXGI_FORMAT; use D32_FLOAT, D24_UNORM_S8_UINT, "
                      "D16_UNORM, D32_FLOAT_S8X24_UINT or UNKNOWN", dsv);
     else if (!(f->flags & PSOC_FMT_DEPTH))
-      psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_FORMAT_UNSUPPORTED, NULL,
-                     PSOC_SO_DEPTH_STENCIL_FORMAT, "DEPTH_STENCIL_FORMAT",
-                     "DSVFormat is %s, not a depth format; use D32_FLOAT, D24_UNORM_S8_UINT, "
-                     "D16_UNORM or D32_FLOAT_S8X24_UINT (the typed depth view of the resource)",
-                     psoc_format_name(dsv));
+      /* The native runtime creates a pipeline with DSVFormat R8G8B8A8_UNORM
+      ** and depth enabled (vkd3d-proton's test_create_graphics_pipeline_state,
+      ** "Invalid DSVFormat"): a warning, an error only against a profile. */
+      psoc_rule_diag(ctx, ctx->has_profile ? PSOC_SEVERITY_ERROR : PSOC_SEVERITY_WARNING,
+                     PSOC_CODE_FORMAT_UNSUPPORTED, NULL, PSOC_SO_DEPTH_STENCIL_FORMAT,
+                     "DEPTH_STENCIL_FORMAT",
+                     "DSVFormat is %s, not a depth format; %s%s%s: use D32_FLOAT, "
+                     "D24_UNORM_S8_UINT, D16_UNORM or D32_FLOAT_S8X24_UINT (the typed depth view "
+                     "of the resource)", psoc_format_name(dsv),
+                     ctx->has_profile ? "no device (profile '" : "the pipeline is created, but "
+                     "no depth-stencil view of it can be",
+                     ctx->has_profile ? ctx->profile->name : "",
+                     ctx->has_profile ? "') binds it as a depth-stencil view" : "");
   }
 }

@@ -1,7 +1,8 @@
 /*
 ** rules_input.c: the input layout. The element count is in the stream;
 ** the elements and their semantic names are behind pointers, so those
-** checks run only with PSOC_CHECK_FOLLOW_POINTERS.
+** checks run only with PSOC_CHECK_FOLLOW_LAYOUT (or FOLLOW_POINTERS). None
+** of them needs the shader.
 */
 #include <strings.h>
 
@@ -43,7 +44,7 @@ void psoc_rules_input_layout(const rule_ctx *ctx) {
                    PSOC_SO_INPUT_LAYOUT, "INPUT_LAYOUT.NumElements",
                    "the input layout is empty (NumElements 0), so pInputElementDescs is ignored; "
                    "the vertex shader may only read system values");
-  if (!ctx->follow || n > D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT) return;
+  if (!ctx->follow_layout || n > D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT) return;
   for (i = 0; i < 32; i++) slot_first[i] = ~0u, slot_end[i] = 0;
   for (i = 0; i < n; i++) {
     const D3D12_INPUT_ELEMENT_DESC *x = &e[i];

@@ -41,10 +41,15 @@ const psoc_format_info *psoc_format_get(uint32_t format);
 const char *psoc_format_name(uint32_t format);
 const char *psoc_comp_type_name(uint32_t type);
 
+/* The profile psoc_check judges by when the caller gives none: every
+** capability present, so that no capability check can fire (profile.c). */
+const psoc_profile *psoc_profile_unlimited(void);
+
 /* ---- rule context --------------------------------------------------- */
 
 typedef struct psoc_shader {
-  int present;          /* the stream has non-null bytecode for the stage */
+  int present;          /* the stream has non-null bytecode for the stage
+                           (known with or without FOLLOW_POINTERS) */
   int parsed;           /* the container was read (FOLLOW_POINTERS) */
   uint32_t slot;        /* PSOC_SO_VS, ... */
   psoc_dxbc dxbc;       /* valid when parsed; dxbc.error says if it is whole */
@@ -57,8 +62,13 @@ enum { PSOC_STAGE_AS, PSOC_STAGE_MS, PSOC_STAGE_VS, PSOC_STAGE_HS, PSOC_STAGE_DS
 typedef struct rule_ctx {
   const psoc_parsed *parsed;
   const psoc_check_options *options;
-  const psoc_profile *profile;  /* never NULL */
+  const psoc_profile *profile;  /* never NULL: without a profile, one that
+                                   has every capability */
+  int has_profile;              /* the caller chose a profile: capability
+                                   and format-support checks apply */
   int follow;                   /* PSOC_CHECK_FOLLOW_POINTERS */
+  int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
+                                   elements, SO declarations, view locations */
   psoc_diags *diags;
   psoc_resolved resolved;       /* the effective pipeline */
   psoc_shader shaders[PSOC_STAGE_COUNT];
@@ -184,5 +194,8 @@ void psoc_rules_misc(const rule_ctx *ctx);            /* flags, node mask, view 
 void psoc_rules_input_layout(const rule_ctx *ctx);    /* rules_input.c */
 void psoc_rules_shaders(const rule_ctx *ctx);         /* rules_shader.c */
 void psoc_rules_load_shaders(rule_ctx *ctx);
+/* Does the pixel shader write SV_Target<target>? 1 yes, 0 no (also when the
+** pipeline has no PS), -1 unknown (containers not read, or unreadable). */
+int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target);
 
 #endif

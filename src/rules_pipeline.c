@@ -35,10 +35,9 @@ void psoc_rules_stages(const rule_ctx *ctx) {
   /* An AS in a VS pipeline is ignored like any irrelevant subobject (the
   ** note comes from the irrelevant rule). */
   /* Whether the pipeline kind itself exists on the device is judged only
-  ** against a profile the caller chose: psoc_check(..., NULL, ...) checks a
-  ** mesh stream's state without rejecting mesh shading as such. */
-  if (kind == PSOC_KIND_MESH && ctx->options && ctx->options->profile &&
-      ctx->profile->mesh_shader_tier == 0)
+  ** against a profile the caller chose, like every capability:
+  ** psoc_check(..., NULL, ...) checks a mesh stream by the runtime's rules. */
+  if (kind == PSOC_KIND_MESH && ctx->has_profile && ctx->profile->mesh_shader_tier == 0)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED, NULL, PSOC_SO_MS, "MS",
                    "mesh pipelines need mesh shader tier 1, which profile '%s' lacks; choose a "
                    "feature level 12_2 profile", ctx->profile->name);
@@ -131,7 +130,7 @@ void psoc_rules_stream_output(const rule_ctx *ctx) {
                    "STREAM_OUTPUT.RasterizedStream",
                    "RasterizedStream is %u but only a geometry shader emits streams other than 0; "
                    "add a GS or rasterize stream 0", rs);
-  if (!ctx->follow) return;
+  if (!ctx->follow_layout) return;
   if (so->pBufferStrides && so->NumStrides <= 4)
     for (i = 0; i < so->NumStrides; i++) {
       uint32_t stride = so->pBufferStrides[i];
@@ -261,7 +260,7 @@ void psoc_rules_misc(const rule_ctx *ctx) {
                      PSOC_SO_VIEW_INSTANCING, "VIEW_INSTANCING.ViewInstanceCount",
                      "view instancing needs ViewInstancingTier 1+, which profile '%s' lacks; set "
                      "ViewInstanceCount to 0 or choose a feature level 12_1 profile", pr->name);
-    if (ctx->follow && v->pViewInstanceLocations && v->ViewInstanceCount <= 4)
+    if (ctx->follow_layout && v->pViewInstanceLocations && v->ViewInstanceCount <= 4)
       for (i = 0; i < v->ViewInstanceCount; i++) {
         const D3D12_VIEW_INSTANCE_LOCATION *l = &v->pViewInstanceLocations[i];
         if (l->ViewportArrayIndex < 16 && l->RenderTargetArrayIndex < 2048) continue;

@@ -93,6 +93,19 @@ static int is_depth(const psoc_dxbc_element *e) {
          e->system_value == PSOC_SV_DEPTH_LE || (e->name_len >= 8 && strncasecmp(e->name, "SV_Depth", 8) == 0);
 }
 
+int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target) {
+  const psoc_shader *sh = &ctx->shaders[PSOC_STAGE_PS];
+  const psoc_dxbc *ps;
+  psoc_dxbc_element e;
+  uint32_t i;
+  if (!sh->present) return 0; /* no pixel shader: nothing is written */
+  ps = good(ctx, PSOC_STAGE_PS);
+  if (!ps || !ps->output.present) return -1;
+  for (i = 0; psoc_dxbc_element_get(&ps->output, i, &e); i++)
+    if (is_target(&e) && e.semantic_index == target) return 1;
+  return 0;
+}
+
 /* ---- per container ---------------------------------------------------- */
 
 static void check_container(const rule_ctx *ctx, int s) {
@@ -186,6 +199,16 @@ static void check_root_signature(const rule_ctx *ctx) {
                    "the input layout has %u elements but the root signature lacks "
                    "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT (flags 0x%x); add "
                    "the flag or drop the input layout", r->input_layout.NumElements, flags);
+  /* Stream output needs D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT
+  ** (0x40): vkd3d-proton's test_create_graphics_pipeline_state records
+  ** E_INVALIDARG from the native runtime without it. */
+  if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
+      r->stream_output.NumEntries > 0 && !(flags & 0x40u))
+    psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
+                   GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_STREAM_OUTPUT, "ROOT_SIGNATURE.Flags",
+                   "the pipeline streams out %u entries but the root signature lacks "
+                   "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT (flags 0x%x); add the flag or "
+                   "drop the stream output", r->stream_output.NumEntries, flags);
 }
 
 /* ---- input layout against the VS input signature ----------------------- */

@@ -323,6 +323,11 @@ START_TEST(test_check_profile) {
     "return p\n"; /* not a tail call: LuaJIT would drop the line */
   psol_options o = options();
   psol_result r;
+  /* a NULL profile holds nothing to a capability tier (psoc_check_options) */
+  ck_assert_msg(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r) == PSOC_OK, "%s",
+                r.error);
+  psol_result_free(&r);
+  o.profile = psoc_profile_find("desktop_fl12_0"); /* view instancing tier 0 */
   ck_assert_int_eq(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r), PSOC_ERR_INVALID);
   /* named by its declaration's line */
   ck_assert_msg(strncmp(r.error, "stereo:2: pipeline 'stereo': VIEW_INSTANCING", 44) == 0, "%s",

@@ -15,20 +15,7 @@
 #define IL "CREATEINPUTLAYOUT_"
 #define SO "CREATEGEOMETRYSHADERWITHSTREAMOUTPUT_"
 
-static D3D12_BLEND_DESC blend_default(void) {
-  D3D12_BLEND_DESC b;
-  unsigned i;
-  memset(&b, 0, sizeof b);
-  for (i = 0; i < 8; i++) {
-    D3D12_RENDER_TARGET_BLEND_DESC *rt = &b.RenderTarget[i];
-    rt->SrcBlend = rt->SrcBlendAlpha = D3D12_BLEND_ONE;
-    rt->DestBlend = rt->DestBlendAlpha = D3D12_BLEND_ZERO;
-    rt->BlendOp = rt->BlendOpAlpha = D3D12_BLEND_OP_ADD;
-    rt->LogicOp = D3D12_LOGIC_OP_NOOP;
-    rt->RenderTargetWriteMask = D3D12_COLOR_WRITE_ENABLE_ALL;
-  }
-  return b;
-}
+static D3D12_BLEND_DESC blend_default(void) { return vt_blend_default(); }
 
 static D3D12_BLEND_DESC blend_alpha(void) {
   D3D12_BLEND_DESC b = blend_default();
@@ -78,6 +65,68 @@ static void blend_stream(vt_stream *s, D3D12_BLEND_DESC b, D3D12_RT_FORMAT_ARRAY
 }
 
 /* ---- core IDs reported by the parse and kind rules --------------------- */
+
+/* The stream verdicts vkd3d-proton's test_pipeline_state_stream records for
+** the native runtime's ID3D12Device2::CreatePipelineState (S_OK or
+** E_INVALIDARG), rebuilt here: psoc reports an error exactly where the
+** runtime fails. Shader containers are not read (no FOLLOW). */
+START_TEST(native_stream_verdicts) {
+  static const D3D12_INPUT_ELEMENT_DESC pos = { "POS", 0, DXGI_FORMAT_R32G32B32A32_FLOAT, 0, 0,
+                                                D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 };
+  D3D12_INPUT_LAYOUT_DESC il = { &pos, 1 };
+  D3D12_RASTERIZER_DESC rs = raster_default();
+  D3D12_DEPTH_STENCIL_DESC ds = ds_default();
+  DXGI_FORMAT dsv = DXGI_FORMAT_D32_FLOAT_S8X24_UINT;
+  void *root = NULL;
+  uint32_t extra = PSOC_SO_DEPTH_STENCIL;
+  vt_stream s;
+  psoc_diags d;
+  /* 4: a root signature alone: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  VT_ADD(&s, PSOC_SO_ROOT_SIGNATURE, root);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 5: CS and VS: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 6: CS, PS and a rasterizer: S_OK (compute; the rest is ignored) */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_PS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_ADD(&s, PSOC_SO_RASTERIZER, rs);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+  ck_assert_uint_eq(d.errors + d.warnings, 0);
+  psoc_diags_free(&d);
+  vt_free(&s);
+  /* 7: depth-stencil, DSV, input layout, VS and no PS: S_OK */
+  memset(&s, 0, sizeof s);
+  VT_ADD(&s, PSOC_SO_DEPTH_STENCIL, ds);
+  VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
+  VT_ADD(&s, PSOC_SO_INPUT_LAYOUT, il);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_CLEAN(&s, 0, NULL);
+  VT_CLEAN(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL);
+  vt_free(&s);
+  /* 8: two CS subobjects: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_shader(&s, PSOC_SO_CS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_ERROR(&s, 0, NULL, "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT");
+  vt_free(&s);
+  /* 9: a trailing subobject type without its payload: E_INVALIDARG */
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  vt_raw(&s, &extra, 4);
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  psoc_diags_free(&d);
+  vt_free(&s);
+}
+END_TEST
 
 START_TEST(core_stream_ids) {
   vt_stream s;
@@ -146,6 +195,20 @@ START_TEST(blend_factor_ranges) {
     VT_ABSENT(&s, 0, NULL, cases[i].id);
     vt_free(&s);
   }
+}
+END_TEST
+
+/* ALPHA_FACTOR (20) needs AlphaBlendFactorSupported, a device capability:
+** issue 9.5 judges it only against a profile (none of which records it, so
+** a warning); without a profile it was a warning, now it is not checked. */
+START_TEST(blend_alpha_factor_profile) {
+  vt_stream s;
+  D3D12_BLEND_DESC b = blend_alpha();
+  b.RenderTarget[0].SrcBlend = (D3D12_BLEND)20;
+  blend_stream(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  VT_WARNING(&s, 0, "desktop_fl12_0", BS "INVALIDSRCBLEND");
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
 }
 END_TEST
 
@@ -240,16 +303,56 @@ START_TEST(blend_write_mask) {
 }
 END_TEST
 
+/* A blend stream with a PS whose container is not read (no FOLLOW): the
+** pixel shader's output signature is unknown. */
+static void blend_stream_ps(vt_stream *s, D3D12_BLEND_DESC b, D3D12_RT_FORMAT_ARRAY r) {
+  blend_stream(s, b, r);
+  vt_shader(s, PSOC_SO_PS, vt_dummy_code, sizeof vt_dummy_code);
+}
+
+/* Issue 9.3, after vkd3d-proton's test_dual_source_blending (its verdicts
+** are the native runtime's): the runtime counts bound formats, not
+** NumRenderTargets; with IndependentBlendEnable, RenderTarget[0] using SRC1
+** forbids blending on every other target whatever its factors. */
 START_TEST(blend_dual_source) {
   vt_stream s;
   D3D12_BLEND_DESC b = blend_alpha();
+  D3D12_RT_FORMAT_ARRAY r;
   b.RenderTarget[0].DestBlend = D3D12_BLEND_INV_SRC1_COLOR;
-  blend_stream(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  blend_stream_ps(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
   VT_CLEAN(&s, 0, NULL);
   vt_free(&s);
-  blend_stream(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_R8G8B8A8_UNORM));
+  /* NumRenderTargets 2 or 3 with UNKNOWN formats beyond 0: created (was an error) */
+  blend_stream_ps(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_UNKNOWN));
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+  blend_stream_ps(&s, b, rts(3, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_UNKNOWN));
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+  /* a format at 1: the dual-source PS writes SV_Target1, so it fails */
+  blend_stream_ps(&s, b, rts(2, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_R8G8B8A8_UNORM));
   VT_ERROR(&s, 0, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
   vt_free(&s);
+  /* a format at 2: fails only if the PS writes SV_Target2, unknown here */
+  r = rts(3, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_UNKNOWN);
+  r.RTFormats[2] = DXGI_FORMAT_R8G8B8A8_UNORM;
+  blend_stream_ps(&s, b, r);
+  VT_WARNING(&s, 0, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  vt_free(&s);
+  /* IndependentBlendEnable: RenderTarget[1] with plain factors but
+  ** blending, NumRenderTargets 1 (was accepted) */
+  b.IndependentBlendEnable = TRUE;
+  b.RenderTarget[1].BlendEnable = TRUE;
+  b.RenderTarget[1].SrcBlend = D3D12_BLEND_SRC_COLOR;
+  b.RenderTarget[1].DestBlend = D3D12_BLEND_SRC_COLOR;
+  blend_stream_ps(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  VT_ERROR(&s, 0, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  vt_free(&s);
+  b.RenderTarget[1].BlendEnable = FALSE; /* not blending: created */
+  blend_stream_ps(&s, b, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  VT_CLEAN(&s, 0, NULL);
+  vt_free(&s);
+  /* a SRC1 factor on target 1 while target 0 has none */
   b = blend_alpha();
   b.IndependentBlendEnable = TRUE;
   b.RenderTarget[1] = b.RenderTarget[0];
@@ -260,25 +363,32 @@ START_TEST(blend_dual_source) {
 }
 END_TEST
 
+/* Issue 9.4, after vkd3d-proton's test_integer_blending_pipeline_state: the
+** runtime rejects blending on an integer target only when the PS writes it.
+** An unread PS gives a warning (was an error); the errors are in
+** test_validation_shader.c (shader_blend_format_writes). */
 START_TEST(blend_format_support) {
   vt_stream s;
   D3D12_BLEND_DESC b = blend_alpha(), l = blend_default();
-  blend_stream(&s, b, rts(1, DXGI_FORMAT_R32_UINT, 0));
-  VT_ERROR(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  blend_stream_ps(&s, b, rts(1, DXGI_FORMAT_R32_UINT, 0));
+  VT_WARNING(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  vt_free(&s);
+  blend_stream(&s, b, rts(1, DXGI_FORMAT_R32_UINT, 0)); /* no PS: nothing is written */
+  VT_ABSENT(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
   vt_free(&s);
   /* RenderTarget[0] applies to target 1 too while IndependentBlendEnable is FALSE */
-  blend_stream(&s, b, rts(2, DXGI_FORMAT_R16G16B16A16_FLOAT, DXGI_FORMAT_R16_SINT));
-  VT_ERROR(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  blend_stream_ps(&s, b, rts(2, DXGI_FORMAT_R16G16B16A16_FLOAT, DXGI_FORMAT_R16_SINT));
+  VT_WARNING(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
   vt_free(&s);
-  blend_stream(&s, b, rts(2, DXGI_FORMAT_R16G16B16A16_FLOAT, DXGI_FORMAT_R10G10B10A2_UNORM));
+  blend_stream_ps(&s, b, rts(2, DXGI_FORMAT_R16G16B16A16_FLOAT, DXGI_FORMAT_R10G10B10A2_UNORM));
   VT_CLEAN(&s, 0, NULL);
   vt_free(&s);
   l.RenderTarget[0].LogicOpEnable = TRUE;
   l.RenderTarget[0].LogicOp = D3D12_LOGIC_OP_OR;
-  blend_stream(&s, l, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
-  VT_ERROR(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS");
+  blend_stream_ps(&s, l, rts(1, DXGI_FORMAT_R8G8B8A8_UNORM, 0));
+  VT_WARNING(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS");
   vt_free(&s);
-  blend_stream(&s, l, rts(1, DXGI_FORMAT_R32_UINT, 0));
+  blend_stream_ps(&s, l, rts(1, DXGI_FORMAT_R32_UINT, 0));
   VT_ABSENT(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_LOGIC_OPS");
   vt_free(&s);
 }
@@ -312,26 +422,62 @@ START_TEST(render_target_count_and_formats) {
 }
 END_TEST
 
+/* Issue 9.2: format capability is a device property that pipeline
+** creation does not check. vkd3d-proton's test_create_graphics_pipeline_state
+** records the native runtime creating a pipeline with DSVFormat
+** R8G8B8A8_UNORM and depth enabled. Warnings without a profile (were
+** errors); errors against a profile, by the D3D12 format support tables. */
 START_TEST(render_target_format_kinds) {
+  static const DXGI_FORMAT never_rt[] = { DXGI_FORMAT_BC1_UNORM, DXGI_FORMAT_R8G8B8A8_TYPELESS,
+                                          DXGI_FORMAT_BC7_UNORM_SRGB, DXGI_FORMAT_R9G9B9E5_SHAREDEXP };
   vt_stream s;
   D3D12_RT_FORMAT_ARRAY r = rts(1, DXGI_FORMAT_D32_FLOAT, 0);
   DXGI_FORMAT dsv = DXGI_FORMAT_R32_FLOAT;
   psoc_diags d;
+  size_t i;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, r);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
-  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
-  ck_assert_uint_eq(d.errors, 2); /* depth format as RT, color format as DSV */
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+  ck_assert_uint_eq(d.errors, 0);
+  ck_assert_uint_eq(d.warnings, 2); /* depth format as RT, color format as DSV */
   ck_assert_int_eq(d.items[0].code, PSOC_CODE_FORMAT_UNSUPPORTED);
-  ck_assert_ptr_nonnull(strstr(d.items[0].message, "DEPTH_STENCIL_FORMAT"));
   psoc_diags_free(&d);
+  ck_assert_int_eq(vt_run(&s, 0, "desktop_fl12_0", &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 2);
+  ck_assert_ptr_nonnull(strstr(d.items[0].message, "DEPTH_STENCIL_FORMAT"));
+  ck_assert_ptr_nonnull(strstr(d.items[1].message, "desktop_fl12_0"));
+  psoc_diags_free(&d);
+  /* with depth enabled, as in the vkd3d-proton test */
+  {
+    D3D12_DEPTH_STENCIL_DESC ds = ds_default();
+    VT_ADD(&s, PSOC_SO_DEPTH_STENCIL, ds);
+    ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+    ck_assert_uint_eq(d.warnings, 2);
+    psoc_diags_free(&d);
+  }
   vt_free(&s);
-  r = rts(1, DXGI_FORMAT_R32G32B32_FLOAT, 0); /* optional RT support: a warning */
+  for (i = 0; i < sizeof never_rt / sizeof never_rt[0]; i++) {
+    r = rts(1, never_rt[i], 0);
+    vt_graphics(&s);
+    VT_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, r);
+    ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+    ck_assert_uint_eq(d.warnings, 1);
+    ck_assert_int_eq(d.items[0].code, PSOC_CODE_FORMAT_UNSUPPORTED);
+    psoc_diags_free(&d);
+    ck_assert_int_eq(vt_run(&s, 0, "desktop_fl12_2", &d), PSOC_ERR_INVALID);
+    psoc_diags_free(&d);
+    vt_free(&s);
+  }
+  r = rts(1, DXGI_FORMAT_R32G32B32_FLOAT, 0); /* optional RT support: a warning, also with a profile */
   dsv = DXGI_FORMAT_D24_UNORM_S8_UINT;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, r);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
   ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+  ck_assert_uint_eq(d.warnings, 1);
+  psoc_diags_free(&d);
+  ck_assert_int_eq(vt_run(&s, 0, "desktop_fl12_0", &d), PSOC_OK);
   ck_assert_uint_eq(d.warnings, 1);
   psoc_diags_free(&d);
   vt_free(&s);
@@ -365,7 +511,10 @@ START_TEST(raster_conservative_profile) {
   r.ConservativeRaster = D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_RASTERIZER, r);
-  VT_ERROR(&s, 0, NULL, RS "INVALID_CONSERVATIVERASTERMODE");
+  /* issue 9.5: capabilities are judged only against a chosen profile;
+  ** without one the runtime's rules alone apply (was an error) */
+  VT_ERROR(&s, 0, "desktop_fl12_0", RS "INVALID_CONSERVATIVERASTERMODE");
+  VT_CLEAN(&s, 0, NULL);
   VT_CLEAN(&s, 0, "desktop_fl12_1");
   vt_free(&s);
 }
@@ -416,7 +565,8 @@ START_TEST(raster_forced_sample_count) {
   r.ForcedSampleCount = 16;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_RASTERIZER, r);
-  VT_ERROR(&s, 0, NULL, RS "INVALIDFORCEDSAMPLECOUNT");
+  VT_ERROR(&s, 0, "desktop_fl12_0", RS "INVALIDFORCEDSAMPLECOUNT");
+  VT_CLEAN(&s, 0, NULL); /* 16 is a capability: no profile, no check */
   VT_CLEAN(&s, 0, "desktop_fl12_2");
   vt_free(&s);
   r.ForcedSampleCount = 4;
@@ -438,10 +588,11 @@ START_TEST(raster_line_mode) {
   VT_ADD(&s, PSOC_SO_RASTERIZER2, r);
   {
     psoc_diags d;
-    ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+    ck_assert_int_eq(vt_run(&s, 0, "desktop_fl12_0", &d), PSOC_ERR_INVALID);
     ck_assert_int_eq(d.items[0].code, PSOC_CODE_UNSUPPORTED);
     psoc_diags_free(&d);
   }
+  VT_CLEAN(&s, 0, NULL);
   VT_CLEAN(&s, 0, "desktop_agility");
   vt_free(&s);
 }
@@ -517,7 +668,8 @@ START_TEST(ds_depth_bounds_profile) {
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL1, d1);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
-  VT_ERROR(&s, 0, NULL, DSS "DEPTHBOUNDSTEST_UNSUPPORTED");
+  VT_ERROR(&s, 0, "desktop_fl12_0", DSS "DEPTHBOUNDSTEST_UNSUPPORTED");
+  VT_CLEAN(&s, 0, NULL);
   VT_CLEAN(&s, 0, "desktop_fl12_2");
   vt_free(&s);
 }
@@ -546,7 +698,8 @@ START_TEST(ds_independent_masks_profile) {
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL2, d);
   VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
-  VT_ERROR(&s, 0, NULL, DSS "INDEPENDENT_MASKS_UNSUPPORTED");
+  VT_ERROR(&s, 0, "desktop_fl12_0", DSS "INDEPENDENT_MASKS_UNSUPPORTED");
+  VT_CLEAN(&s, 0, NULL);
   VT_CLEAN(&s, 0, "desktop_agility");
   vt_free(&s);
 }
@@ -568,7 +721,7 @@ END_TEST
 /* ---- sample desc ------------------------------------------------------- */
 
 START_TEST(sample_desc) {
-  static const DXGI_SAMPLE_DESC bad[] = { { 0, 0 }, { 3, 0 }, { 64, 0 }, { 16, 0 }, { 1, 2 } };
+  static const DXGI_SAMPLE_DESC bad[] = { { 0, 0 }, { 3, 0 }, { 64, 0 }, { 1, 2 } };
   static const DXGI_SAMPLE_DESC good[] = { { 1, 0 }, { 4, 0 }, { 8, 0xffffffffu } };
   size_t i;
   vt_stream s;
@@ -592,6 +745,9 @@ START_TEST(sample_desc) {
     vt_free(&s);
     vt_graphics(&s);
     VT_ADD(&s, PSOC_SO_SAMPLE_DESC, sixteen);
+    /* 16 samples: above what desktop_fl12_0 guarantees, fine without a profile */
+    VT_ERROR(&s, 0, "desktop_fl12_0", GPS "INVALID_SAMPLE_DESC");
+    VT_CLEAN(&s, 0, NULL);
     VT_CLEAN(&s, 0, "max");
     vt_free(&s);
   }
@@ -761,13 +917,15 @@ START_TEST(flags_rules) {
   f = (D3D12_PIPELINE_STATE_FLAGS)PSOC_PIPELINE_STATE_FLAG_DYNAMIC_DEPTH_BIAS;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_FLAGS, f);
-  VT_ERROR(&s, 0, NULL, "CREATEPIPELINESTATE_INVALID_FLAGS");
+  VT_ERROR(&s, 0, "desktop_fl12_0", "CREATEPIPELINESTATE_INVALID_FLAGS");
+  VT_CLEAN(&s, 0, NULL); /* a capability: checked only against a profile */
   VT_CLEAN(&s, 0, "desktop_agility");
   vt_free(&s);
   f = (D3D12_PIPELINE_STATE_FLAGS)PSOC_PIPELINE_STATE_FLAG_DYNAMIC_INDEX_BUFFER_STRIP_CUT;
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_FLAGS, f);
-  VT_ERROR(&s, 0, NULL, GPS "DYNAMIC_INDEX_BUFFER_STRIP_CUT_NOT_SUPPORTED");
+  VT_ERROR(&s, 0, "desktop_fl12_0", GPS "DYNAMIC_INDEX_BUFFER_STRIP_CUT_NOT_SUPPORTED");
+  VT_CLEAN(&s, 0, NULL);
   VT_CLEAN(&s, 0, "desktop_agility");
   vt_free(&s);
   f = D3D12_PIPELINE_STATE_FLAG_TOOL_DEBUG;
@@ -797,9 +955,10 @@ START_TEST(node_mask_rules) {
   m = 0x2; /* node 1 on a single-node profile */
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_NODE_MASK, m);
-  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_ERR_INVALID);
+  ck_assert_int_eq(vt_run(&s, 0, "desktop_fl12_0", &d), PSOC_ERR_INVALID);
   ck_assert_uint_eq(count_code(&d, PSOC_CODE_NODE_MASK), 1);
   psoc_diags_free(&d);
+  VT_CLEAN(&s, 0, NULL); /* how many nodes exist is the device's business */
   VT_CLEAN(&s, 0, "max");
   vt_free(&s);
 }
@@ -812,9 +971,10 @@ START_TEST(view_instancing_rules) {
   D3D12_VIEW_INSTANCING_DESC v = { 2, loc, D3D12_VIEW_INSTANCING_FLAG_NONE };
   vt_graphics(&s);
   VT_ADD(&s, PSOC_SO_VIEW_INSTANCING, v);
-  ck_assert_int_eq(vt_run(&s, FOLLOW, NULL, &d), PSOC_ERR_INVALID); /* tier 0 */
+  ck_assert_int_eq(vt_run(&s, FOLLOW, "desktop_fl12_0", &d), PSOC_ERR_INVALID); /* tier 0 */
   ck_assert_uint_eq(count_code(&d, PSOC_CODE_UNSUPPORTED), 1);
   psoc_diags_free(&d);
+  VT_CLEAN(&s, FOLLOW, NULL); /* no profile: no tier */
   VT_CLEAN(&s, FOLLOW, "desktop_fl12_1");
   vt_free(&s);
   v.ViewInstanceCount = 5;
@@ -832,6 +992,10 @@ START_TEST(view_instancing_rules) {
   VT_ADD(&s, PSOC_SO_VIEW_INSTANCING, v);
   VT_CLEAN(&s, 0, "desktop_fl12_1");
   ck_assert_int_eq(vt_run(&s, FOLLOW, "desktop_fl12_1", &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(count_code(&d, PSOC_CODE_VIEW_INSTANCING), 1);
+  psoc_diags_free(&d);
+  /* the locations are layout data: FOLLOW_LAYOUT reads them too */
+  ck_assert_int_eq(vt_run(&s, PSOC_CHECK_FOLLOW_LAYOUT, "desktop_fl12_1", &d), PSOC_ERR_INVALID);
   ck_assert_uint_eq(count_code(&d, PSOC_CODE_VIEW_INSTANCING), 1);
   psoc_diags_free(&d);
   vt_free(&s);
@@ -871,10 +1035,13 @@ END_TEST
 static void so_stream(vt_stream *s, const D3D12_SO_DECLARATION_ENTRY *e, UINT n,
                       const UINT *strides, UINT ns, UINT rasterized, int gs) {
   D3D12_STREAM_OUTPUT_DESC so = { e, n, strides, ns, rasterized };
-  static dw_blob gsb;
+  static dw_blob gsb, vsb;
   static const dw_elem out[] = { { "SV_Position", 0, 1, 3, 0, 0xf, 0, 0, 0 } };
   if (!gsb.data) gsb = dw_shader(2, 5, 0, 0, out, 1, out, 1, 1);
-  vt_graphics(s);
+  /* the VS embeds a root signature that allows stream output (0x40) */
+  if (!vsb.data) vsb = dw_shader(1, 5, 0, 0, NULL, 0, out, 1, 0x41);
+  memset(s, 0, sizeof *s);
+  vt_shader(s, PSOC_SO_VS, vsb.data, vsb.size);
   if (gs) vt_shader(s, PSOC_SO_GS, gsb.data, gsb.size);
   VT_ADD(s, PSOC_SO_STREAM_OUTPUT, so);
 }
@@ -910,6 +1077,7 @@ START_TEST(stream_output_rules) {
   so_stream(&s, badslot, 1, strides, 1, 0, 0);
   VT_ERROR(&s, FOLLOW, NULL, SO "INVALIDOUTPUTSLOT");
   VT_ABSENT(&s, 0, NULL, SO "INVALIDOUTPUTSLOT"); /* entries are read only with FOLLOW */
+  VT_ERROR(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL, SO "INVALIDOUTPUTSLOT"); /* or FOLLOW_LAYOUT */
   vt_free(&s);
   so_stream(&s, badcomp, 1, strides, 1, 0, 0);
   VT_ERROR(&s, FOLLOW, NULL, SO "INVALIDSTARTCOMPONENTANDCOMPONENTCOUNT");
@@ -999,7 +1167,9 @@ START_TEST(input_layout_elements) {
     vt_stream s;
     il_stream(&s, cases[i].e, cases[i].n);
     VT_ERROR(&s, FOLLOW, NULL, cases[i].id);
-    VT_CLEAN(&s, 0, NULL); /* without FOLLOW the elements are never read */
+    /* issue 9.6: the layout rules need no shader; FOLLOW_LAYOUT runs them */
+    VT_ERROR(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL, cases[i].id);
+    VT_CLEAN(&s, 0, NULL); /* without either flag the elements are never read */
     vt_free(&s);
   }
 }
@@ -1022,6 +1192,65 @@ START_TEST(input_layout_counts) {
     ck_assert_int_eq(d.items[0].code, PSOC_CODE_INPUT_LAYOUT);
     psoc_diags_free(&d);
   }
+  vt_free(&s);
+}
+END_TEST
+
+/* ---- check flags: WERROR, FOLLOW_LAYOUT -------------------------------- */
+
+/* PSOC_CHECK_WERROR fails the check on warnings; the diagnostics keep their
+** severity. */
+START_TEST(flag_werror) {
+  vt_stream s;
+  psoc_diags d;
+  D3D12_RT_FORMAT_ARRAY r = rts(2, DXGI_FORMAT_UNKNOWN, DXGI_FORMAT_UNKNOWN);
+  psoc_check_options o = { PSOC_CHECK_WERROR, NULL };
+  vt_graphics(&s);
+  VT_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, r); /* a warning only */
+  ck_assert_int_eq(vt_run(&s, 0, NULL, &d), PSOC_OK);
+  ck_assert_uint_eq(d.warnings, 1);
+  psoc_diags_free(&d);
+  ck_assert_int_eq(vt_run(&s, PSOC_CHECK_WERROR, NULL, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 0);
+  ck_assert_uint_eq(d.warnings, 1);
+  ck_assert_int_eq(d.items[0].severity, PSOC_SEVERITY_WARNING);
+  psoc_diags_free(&d);
+  ck_assert_int_eq(psoc_check(s.data, s.size, &o, NULL), PSOC_ERR_INVALID); /* verdict only */
+  vt_free(&s);
+  vt_graphics(&s); /* clean: WERROR changes nothing */
+  ck_assert_int_eq(vt_run(&s, PSOC_CHECK_WERROR, NULL, &d), PSOC_OK);
+  psoc_diags_free(&d);
+  ck_assert_int_eq(vt_run(&s, PSOC_CHECK_WERROR | PSOC_CHECK_STRUCTURE_ONLY, NULL, &d), PSOC_OK);
+  psoc_diags_free(&d);
+  {
+    /* notes do not fail it: an empty layout with a non-null pointer */
+    static const D3D12_INPUT_ELEMENT_DESC one = { "A", 0, DXGI_FORMAT_R32_FLOAT, 0, 0,
+                                                  D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 };
+    D3D12_INPUT_LAYOUT_DESC il = { &one, 0 };
+    VT_ADD(&s, PSOC_SO_INPUT_LAYOUT, il);
+    ck_assert_int_eq(vt_run(&s, PSOC_CHECK_WERROR, NULL, &d), PSOC_OK);
+    ck_assert_uint_eq(d.notes, 1);
+    psoc_diags_free(&d);
+  }
+  vt_free(&s);
+}
+END_TEST
+
+/* PSOC_CHECK_FOLLOW_LAYOUT reads layout arrays but never shader bytecode:
+** a VS pointer to 4 bytes that are no container is not looked at. */
+START_TEST(flag_follow_layout) {
+  static const D3D12_INPUT_ELEMENT_DESC dup[2] = {
+    { "UV", 0, DXGI_FORMAT_R32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "UV", 0, DXGI_FORMAT_R32_FLOAT, 0, 4, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 } };
+  D3D12_INPUT_LAYOUT_DESC il = { dup, 2 };
+  vt_stream s;
+  memset(&s, 0, sizeof s);
+  vt_shader(&s, PSOC_SO_VS, vt_dummy_code, sizeof vt_dummy_code);
+  VT_ADD(&s, PSOC_SO_INPUT_LAYOUT, il);
+  VT_ERROR(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL, IL "DUPLICATESEMANTIC");
+  VT_ABSENT(&s, PSOC_CHECK_FOLLOW_LAYOUT, NULL, "CREATEVERTEXSHADER_INVALIDSHADERBYTECODE");
+  VT_ERROR(&s, FOLLOW, NULL, "CREATEVERTEXSHADER_INVALIDSHADERBYTECODE");
+  VT_ABSENT(&s, 0, NULL, IL "DUPLICATESEMANTIC");
   vt_free(&s);
 }
 END_TEST
@@ -1049,7 +1278,9 @@ Suite *suite_validation(void) {
   Suite *s = suite_create("validation");
   TCase *tc = tcase_create("rules");
   tcase_add_test(tc, core_stream_ids);
+  tcase_add_test(tc, native_stream_verdicts);
   tcase_add_test(tc, blend_factor_ranges);
+  tcase_add_test(tc, blend_alpha_factor_profile);
   tcase_add_test(tc, blend_op_min_max_warning);
   tcase_add_test(tc, blend_logic_ops);
   tcase_add_test(tc, blend_logic_op_independent);
@@ -1086,6 +1317,8 @@ Suite *suite_validation(void) {
   tcase_add_test(tc, input_layout_elements);
   tcase_add_test(tc, input_layout_counts);
   tcase_add_test(tc, profiles_table);
+  tcase_add_test(tc, flag_werror);
+  tcase_add_test(tc, flag_follow_layout);
   suite_add_tcase(s, tc);
   return s;
 }

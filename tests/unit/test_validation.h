@@ -76,6 +76,22 @@ static inline void vt_free(vt_stream *s) {
   memset(s, 0, sizeof *s);
 }
 
+/* The runtime's default blend desc (CD3DX12_BLEND_DESC(D3D12_DEFAULT)). */
+static inline D3D12_BLEND_DESC vt_blend_default(void) {
+  D3D12_BLEND_DESC b;
+  unsigned i;
+  memset(&b, 0, sizeof b);
+  for (i = 0; i < 8; i++) {
+    D3D12_RENDER_TARGET_BLEND_DESC *rt = &b.RenderTarget[i];
+    rt->SrcBlend = rt->SrcBlendAlpha = D3D12_BLEND_ONE;
+    rt->DestBlend = rt->DestBlendAlpha = D3D12_BLEND_ZERO;
+    rt->BlendOp = rt->BlendOpAlpha = D3D12_BLEND_OP_ADD;
+    rt->LogicOp = D3D12_LOGIC_OP_NOOP;
+    rt->RenderTargetWriteMask = D3D12_COLOR_WRITE_ENABLE_ALL;
+  }
+  return b;
+}
+
 static inline psoc_status vt_run(const vt_stream *s, uint32_t flags, const char *profile,
                                  psoc_diags *d) {
   psoc_check_options o;

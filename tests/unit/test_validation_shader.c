@@ -182,7 +182,8 @@ START_TEST(shader_model_profile) {
   p.vs = dw_shader(VS, 6, 6, 1, vs_in, 3, vs_out, 2, 1);
   p.ps = dw_shader(PS, 6, 6, 1, ps_in, 2, ps_out, 1, 1);
   pipe_stream(&p, &s);
-  VT_ERROR(&s, FOLLOW, NULL, GPS "SHADER_MODEL_MISMATCH");
+  VT_ERROR(&s, FOLLOW, "desktop_fl12_0", GPS "SHADER_MODEL_MISMATCH");
+  VT_CLEAN(&s, FOLLOW, NULL); /* issue 9.5: the shader model is a capability */
   VT_CLEAN(&s, FOLLOW, "desktop_sm6_6");
   vt_free(&s);
   dw_free(&p.ps); /* DXIL VS with a DXBC PS */
@@ -229,6 +230,32 @@ START_TEST(shader_root_signature) {
   pipe_free(&p, &s);
   dw_free(&rs_ia);
   dw_free(&rs_no);
+  {
+    /* stream output without ALLOW_STREAM_OUTPUT (0x40): E_INVALIDARG in
+    ** vkd3d-proton's test_create_graphics_pipeline_state (was accepted) */
+    static const D3D12_SO_DECLARATION_ENTRY so_decl[] = { { 0, "SV_Position", 0, 0, 4, 0 } };
+    static const UINT strides[] = { 16 };
+    D3D12_STREAM_OUTPUT_DESC so = { so_decl, 1, strides, 1, 0 };
+    dw_blob rs_so = dw_root_signature(0x41);
+    rs_ia = dw_root_signature(1);
+    p = pipe_default();
+    pipe_stream(&p, &s);
+    VT_ADD(&s, PSOC_SO_STREAM_OUTPUT, so);
+    srs.pSerializedBlob = rs_ia.data;
+    srs.SerializedBlobSizeInBytes = rs_ia.size;
+    VT_ADD(&s, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, srs);
+    VT_ERROR(&s, FOLLOW, NULL, GPS "MISSING_ROOT_SIGNATURE_FLAGS");
+    vt_free(&s);
+    pipe_stream(&p, &s);
+    VT_ADD(&s, PSOC_SO_STREAM_OUTPUT, so);
+    srs.pSerializedBlob = rs_so.data;
+    srs.SerializedBlobSizeInBytes = rs_so.size;
+    VT_ADD(&s, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, srs);
+    VT_ABSENT(&s, FOLLOW, NULL, GPS "MISSING_ROOT_SIGNATURE_FLAGS");
+    pipe_free(&p, &s);
+    dw_free(&rs_ia);
+    dw_free(&rs_so);
+  }
 }
 END_TEST
 
@@ -290,6 +317,88 @@ START_TEST(shader_ps_outputs) {
     VT_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
     VT_CLEAN(&s, FOLLOW, NULL);
   }
+  pipe_free(&p, &s);
+}
+END_TEST
+
+/* A blend desc: RenderTarget[0] blends (SRC_ALPHA / INV_SRC_ALPHA, or
+** with SRC1 factors when 'dual'). */
+static D3D12_BLEND_DESC blend_on(int dual) {
+  D3D12_BLEND_DESC b = vt_blend_default();
+  b.RenderTarget[0].BlendEnable = TRUE;
+  b.RenderTarget[0].SrcBlend = D3D12_BLEND_SRC_ALPHA;
+  b.RenderTarget[0].DestBlend = dual ? D3D12_BLEND_INV_SRC1_COLOR : D3D12_BLEND_INV_SRC_ALPHA;
+  return b;
+}
+
+/* Issue 9.4: blending on an integer render target fails only when the PS
+** writes that target. vkd3d-proton's test_integer_blending_pipeline_state
+** (the native runtime's verdicts): R32_UINT with blending is created with a
+** PS that has no SV_Target and fails with a PS writing SV_Target0, even
+** with RenderTargetWriteMask 0. Without FOLLOW the signature is unknown: a
+** warning (tests/unit/test_validation.c: blend_format_support). */
+START_TEST(shader_blend_format_writes) {
+  static const dw_elem outu[] = { E("SV_Target", 0, 64, U, 0, 0xf, 0) };
+  pipe p = pipe_default();
+  vt_stream s;
+  D3D12_BLEND_DESC b = blend_on(0);
+  dw_free(&p.ps);
+  p.ps = dw_shader(PS, 5, 0, 0, ps_in, 2, outu, 1, 1);
+  p.rts.RTFormats[0] = DXGI_FORMAT_R32_UINT;
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ERROR(&s, FOLLOW, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  VT_WARNING(&s, 0, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  vt_free(&s);
+  b.RenderTarget[0].RenderTargetWriteMask = 0; /* not enough */
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ERROR(&s, FOLLOW, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  vt_free(&s);
+  b.RenderTarget[0].RenderTargetWriteMask = D3D12_COLOR_WRITE_ENABLE_ALL;
+  dw_free(&p.ps); /* a PS with no SV_Target: created */
+  p.ps = dw_shader(PS, 5, 0, 0, ps_in, 2, NULL, 0, 1);
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ABSENT(&s, FOLLOW, NULL, GPS "OM_RENDER_TARGET_DOES_NOT_SUPPORT_BLENDING");
+  pipe_free(&p, &s);
+}
+END_TEST
+
+/* Issue 9.3 with the shader known, after vkd3d-proton's
+** test_dual_source_blending: a bound render target beyond 0 fails only when
+** the PS writes it ("only RTs with an IOSIG entry" count). */
+START_TEST(shader_dual_source_writes) {
+  static const dw_elem two[] = { E("SV_Target", 0, 64, F, 0, 0xf, 0),
+                                 E("SV_Target", 1, 64, F, 1, 0xf, 0) };
+  static const dw_elem three[] = { E("SV_Target", 0, 64, F, 0, 0xf, 0),
+                                   E("SV_Target", 1, 64, F, 1, 0xf, 0),
+                                   E("SV_Target", 2, 64, F, 2, 0xf, 0) };
+  pipe p = pipe_default();
+  vt_stream s;
+  D3D12_BLEND_DESC b = blend_on(1);
+  dw_free(&p.ps);
+  p.ps = dw_shader(PS, 5, 0, 0, ps_in, 2, two, 2, 1);
+  p.rts.NumRenderTargets = 3;
+  p.rts.RTFormats[2] = DXGI_FORMAT_R8G8B8A8_UNORM; /* 1 UNKNOWN, 2 bound, not written */
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ABSENT(&s, FOLLOW, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  VT_WARNING(&s, 0, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  vt_free(&s);
+  dw_free(&p.ps); /* now the PS writes SV_Target2 */
+  p.ps = dw_shader(PS, 5, 0, 0, ps_in, 2, three, 3, 1);
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ERROR(&s, FOLLOW, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  vt_free(&s);
+  p.rts.NumRenderTargets = 2; /* RTFormats[1] bound: SV_Target1 is written */
+  p.rts.RTFormats[1] = DXGI_FORMAT_R8G8B8A8_UNORM;
+  p.rts.RTFormats[2] = DXGI_FORMAT_UNKNOWN;
+  pipe_stream(&p, &s);
+  VT_ADD(&s, PSOC_SO_BLEND, b);
+  VT_ERROR(&s, FOLLOW, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+  VT_ERROR(&s, 0, NULL, GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
   pipe_free(&p, &s);
 }
 END_TEST
@@ -486,6 +595,8 @@ Suite *suite_validation_shader(void) {
   tcase_add_test(tc, shader_root_signature);
   tcase_add_test(tc, shader_input_layout_vs_inputs);
   tcase_add_test(tc, shader_ps_outputs);
+  tcase_add_test(tc, shader_blend_format_writes);
+  tcase_add_test(tc, shader_dual_source_writes);
   tcase_add_test(tc, shader_position_not_present);
   tcase_add_test(tc, shader_linkage);
   tcase_add_test(tc, shader_linkage_hs_ds);

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# test_preview.sh PSOC_PREVIEW: psoc_preview end to end on the example
+# materials (vkd3d on lavapipe): PNG files of the right size, deterministic,
+# different state gives a different picture, docs/preview.png is current,
+# and pipelines it cannot draw are refused with a message.
+set -u
+bin=${1:?usage: test_preview.sh PATH/TO/psoc_preview}
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# PNG signature, then IHDR width and height (256 = 64 x 4), 8-bit RGBA
+png_ok() {
+    [[ $(od -An -tx1 -N8 "$1" | tr -d ' \n') == 89504e470d0a1a0a ]] &&
+        [[ $(od -An -tx1 -j16 -N10 "$1" | tr -d ' \n') == 00000100000001000806 ]]
+}
+
+for spec in "transparent.lua transparent_alpha" "transparent.lua transparent_additive" \
+    "lit.lua lit_opaque" "lit.lua lit_two_sided" "shadow.lua shadow_depth"; do
+    set -- $spec
+    out=$tmp/${2}.png
+    if "$bin" "scripts/materials/$1" --pipeline "$2" -o "$out" 2>"$tmp/err" && png_ok "$out"; then
+        ok
+    else
+        bad "psoc_preview $1 --pipeline $2: $(head -2 "$tmp/err")"
+    fi
+done
+# deterministic, and the state shows
+"$bin" scripts/materials/transparent.lua --pipeline transparent_alpha -o "$tmp/again.png" 2>/dev/null
+if cmp -s "$tmp/transparent_alpha.png" "$tmp/again.png"; then ok; else bad "two runs differ"; fi
+for pair in "transparent_alpha transparent_additive" "lit_opaque lit_two_sided" "lit_opaque transparent_alpha"; do
+    set -- $pair
+    if cmp -s "$tmp/$1.png" "$tmp/$2.png"; then bad "$1 and $2 give the same picture"; else ok; fi
+done
+# the README's picture is what the tool draws today
+if cmp -s docs/preview.png "$tmp/transparent_alpha.png"; then ok; else
+    bad "docs/preview.png is stale: $bin scripts/materials/transparent.lua --pipeline transparent_alpha -o docs/preview.png"
+fi
+# refused: a compute pipeline, a mesh pipeline, an unknown name
+for spec in "compute.lua cull_instances" "meshlet.lua meshlet_opaque" "lit.lua no_such"; do
+    set -- $spec
+    if "$bin" "scripts/materials/$1" --pipeline "$2" -o "$tmp/x.png" 2>"$tmp/err"; then
+        bad "psoc_preview accepted $1 $2"
+    elif [[ -s $tmp/err ]]; then ok; else bad "no message for $1 $2"; fi
+done
+echo "test_preview: $pass passed, $fail failed"
+((fail == 0))
