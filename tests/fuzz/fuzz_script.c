@@ -28,9 +28,11 @@
 **    was allocated with), then with one of its requests failing (chosen by
 **    the input): a clean PSOC_ERR_NOMEM or other error, no leak.
 **
-** Evaluate checks with every other size class of input also following
-** pointers (PSOC_CHECK_FOLLOW_POINTERS: the shader containers the script
-** built from its bytes are read).
+** Evaluate checks with flags chosen by the input's size class: none,
+** PSOC_CHECK_FOLLOW_POINTERS (the shader containers the script built from
+** its bytes are read), PSOC_CHECK_FOLLOW_LAYOUT, or PSOC_CHECK_WERROR with
+** FOLLOW_POINTERS. Re-checks also use FOLLOW_LAYOUT and WERROR (which
+** changes the verdict, never the diagnostics).
 **
 ** The first two runs see the same script, so their verdicts are compared: a
 ** script that evaluates cleanly must also run cleanly through the lower
@@ -327,7 +329,9 @@ static psoc_status recheck(const psoc_stream *s, const psoc_profile *profile, ui
   st = psoc_check(psoc_stream_data(s), psoc_stream_size(s), &opts, &diags);
   REQUIRE(st == PSOC_OK || st == PSOC_ERR_INVALID);
   check_diags(&diags, psoc_stream_size(s), 0); /* streams from psoc are aligned */
-  REQUIRE((st == PSOC_OK) == (diags.errors == 0));
+  /* with PSOC_CHECK_WERROR warnings fail too, but keep their severity */
+  REQUIRE((st == PSOC_OK) ==
+          (diags.errors == 0 && (!(flags & PSOC_CHECK_WERROR) || diags.warnings == 0)));
   if (errors) *errors = diags.errors;
   psoc_diags_free(&diags);
   return st;
@@ -353,6 +357,13 @@ static void check_stream(const psol_pipeline *p, const psoc_profile *profile, ui
   REQUIRE(recheck(s, profile, flags, NULL) == PSOC_OK);
   recheck(s, profile, 0, &e_plain);
   recheck(s, profile, PSOC_CHECK_FOLLOW_POINTERS, &e_follow);
+  {
+    size_t e_layout, e_werror;
+    recheck(s, profile, PSOC_CHECK_FOLLOW_LAYOUT, &e_layout);
+    /* WERROR changes the verdict, never the diagnostics */
+    recheck(s, profile, PSOC_CHECK_WERROR, &e_werror);
+    REQUIRE(e_werror == e_plain);
+  }
   REQUIRE(recheck(s, profile, PSOC_CHECK_STRUCTURE_ONLY, &e_struct) == PSOC_OK);
   recheck(s, psoc_profile_find("max"), PSOC_CHECK_FOLLOW_POINTERS, NULL);
 
@@ -412,10 +423,14 @@ static uint64_t now_ms(void) { return clock_ms(CLOCK_MONOTONIC); }
 ** machine is (a starved process must not look like a runaway script). */
 static uint64_t cpu_ms(void) { return clock_ms(CLOCK_THREAD_CPUTIME_ID); }
 
-/* The flags evaluate checks with: every other size class also follows
-** pointers (shader containers from the script's bytes, input element
-** names, ...). */
-static uint32_t eval_flags(size_t size) { return (size / 8) % 2 ? PSOC_CHECK_FOLLOW_POINTERS : 0; }
+/* The flags evaluate checks with, by size class: none, following every
+** pointer (shader containers from the script's bytes, input element
+** names, ...), following the layout arrays only, and warnings as errors. */
+static uint32_t eval_flags(size_t size) {
+  static const uint32_t flags[] = { 0, PSOC_CHECK_FOLLOW_POINTERS, PSOC_CHECK_FOLLOW_LAYOUT,
+                                    PSOC_CHECK_WERROR | PSOC_CHECK_FOLLOW_POINTERS };
+  return flags[(size / 8) % (sizeof flags / sizeof flags[0])];
+}
 
 /* The options of every evaluate of this input. The profile: each of
 ** psoc_profile_at(0..n-1) in turn, chosen by the input's size, or NULL
