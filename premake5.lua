@@ -259,7 +259,7 @@ if wanted("psoc_static/psoc_shared", "src/*.c") then
         targetname "psoc"
         files { "src/*.c" }
         excludes { "src/cli/**" }
-        links { "m" }
+        links { "m", "pthread" } -- src/platform.c: the sandbox's watchdog thread
         -- soname libpsoc.so.MAJOR.MINOR (while MAJOR is 0 every minor
         -- release may break the ABI); scripts/install.sh adds the links.
         linkoptions { "-Wl,-soname,libpsoc.so." .. PSOC_ABI }
@@ -277,7 +277,7 @@ if wanted("psolua/pso", "bindings/lua/*.c") then
         targetname "pso"
         targetprefix ""
         files { "bindings/lua/*.c" }
-        links { "psoc_static", "m" }
+        links { "psoc_static", "m", "pthread" }
 end
 
 -- CLI --------------------------------------------------------------------
@@ -286,7 +286,7 @@ if wanted("psoc", "src/cli/*.c") then
     c_project("psoc", "ConsoleApp", "bin")
         files { "src/cli/*.c" }
         defines { "PSOC_CLI_HAVE_SCRIPTS" } -- script.c: check/dump/explain/diff of materials
-        links { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+        links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
 end
 
 -- Tests --------------------------------------------------------------------
@@ -295,7 +295,7 @@ if wanted("psoc_tests", "tests/unit/*.c") then
     c_project("psoc_tests", "ConsoleApp", "bin")
         files { "tests/unit/*.c" }
         buildoptions(CHECK_CFLAGS)
-        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl" }))
+        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl", "pthread" }))
         linkoptions(CHECK_LDOPTS)
 end
 
@@ -307,12 +307,24 @@ if wanted("psoc_conformance", "tests/conformance/*.cpp") then
         linkoptions(CHECK_LDOPTS)
 end
 
+-- Root signatures against vkd3d (issue 13): psoc's blobs equal vkd3d's
+-- D3D12SerializeVersionedRootSignature byte for byte and create on a vkd3d
+-- device. vkd3d's d3d12.h conflicts with DirectX-Headers', so only
+-- tests/rootsig_vkd3d/vkd3d_side.c includes it. Left out without vkd3d.
+local VKD3D_LIBS = split_libs(pkgconfig("--libs libvkd3d-utils"))
+if #VKD3D_LIBS > 0 and wanted("psoc_rootsig_vkd3d", "tests/rootsig_vkd3d/*.c") then
+    c_project("psoc_rootsig_vkd3d", "ConsoleApp", "bin")
+        files { "tests/rootsig_vkd3d/*.c" }
+        includedirs { "/usr/include/vkd3d" }
+        links(join({ "psoc_static" }, VKD3D_LIBS, { "m" }))
+end
+
 -- Benchmark: always -O2 (added after the configuration's -O, so it wins).
 -- When it mixes C++ and C, its C files go into an internal static library
 -- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build
 -- options to its C files too, and gcc rejects -std=c++17 on C with -Werror.
 if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
-    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl" }
+    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
 
     if not have_sources("tests/bench/*.cpp") then
         -- C-only benchmark: a plain C program.

@@ -611,6 +611,13 @@ static const char module_funcs[] =
   "---@param value T\n"
   "---@return T\n"
   "function pso.preset(name, value) end\n"
+  "\n---pairs() over a preset or a preset namespace in every Lua version (5.1 and\n"
+  "---LuaJIT have no __pairs); the iterator is given the read-only proxy, never\n"
+  "---its data.\n"
+  "---@param preset table\n"
+  "---@return fun(preset: table, key: any): any, any\n"
+  "---@return table\n"
+  "function pso.preset_pairs(preset) end\n"
   "\n---A modifiable deep copy (presets unwrapped).\n"
   "---@generic T\n"
   "---@param value T\n"
@@ -636,12 +643,14 @@ static const char pipeline_methods[] =
   "---@field check fun(self: pso.Pipeline): pso.Diag[]\n"
   "---@field valid fun(self: pso.Pipeline): boolean\n"
   "---@field dump fun(self: pso.Pipeline): string\n"
-  "---@field explain fun(self: pso.Pipeline): string every field and where it comes from\n"
-  "---@field explain_table fun(self: pso.Pipeline): table[]\n"
+  "---@field explain fun(self: pso.Pipeline, opts?: { changed?: boolean }): string every field and where it comes from (changed = true: only non-default values)\n"
+  "---@field explain_table fun(self: pso.Pipeline, opts?: { changed?: boolean }): table[]\n"
   "---@field json fun(self: pso.Pipeline): string\n"
   "---@field diff fun(self: pso.Pipeline, other: pso.Pipeline): table[]\n"
   "---@field table fun(self: pso.Pipeline): table a declaration that reproduces it\n"
   "---@field subobjects fun(self: pso.Pipeline): pso.subobject_key[]\n";
+
+#include "gen_annotations_rootsig.h"
 
 /* language: the presets of pso_presets.c, by namespace and type key. */
 typedef struct preset_ns {
@@ -684,6 +693,7 @@ static void emit_module(buf *b) {
     for (k = 0; presets[i].names[k]; k++) out(b, "---@field %s %s\n", presets[i].names[k], type);
   }
   out(b, "%s", module_funcs);
+  emit_rootsig(b);
   out(b, "\nreturn pso\n");
 }
 

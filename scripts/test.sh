@@ -169,6 +169,14 @@ main() {
     suite "conformance (sanitize)" sanitize psoc_conformance tests/conformance '*.cpp'
 
     # The command-line tool: raw streams and material scripts.
+    # root signatures: psoc's blobs against vkd3d's serializer and device
+    # (lavapipe); release only, since vkd3d and Mesa keep allocations LSan
+    # would count as leaks.
+    if [[ -x $(psoc_outdir release)/bin/psoc_rootsig_vkd3d ]]; then
+        step "root signatures (vkd3d)" run_suite release psoc_rootsig_vkd3d
+    else
+        record "root signatures (vkd3d)" SKIP "no vkd3d (libvkd3d-dev)"
+    fi
     step "cli (release)" bash tests/cli/test_cli.sh "$(psoc_outdir release)/bin/psoc"
     step "cli scripts (release)" bash tests/cli/test_scripts.sh "$(psoc_outdir release)/bin/psoc"
     step "cli (sanitize)" bash tests/cli/test_cli.sh "$(psoc_outdir sanitize)/bin/psoc"

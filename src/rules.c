@@ -108,6 +108,7 @@ static const rule rules[] = {
     psoc_rules_misc },
   { "input_layout", K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout },
   { "shaders", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders },
+  { "root_bindings", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings },
 };
 
 #undef WALK

@@ -193,6 +193,7 @@ void psoc_rules_stream_output(const rule_ctx *ctx);
 void psoc_rules_misc(const rule_ctx *ctx);            /* flags, node mask, view instancing, cached PSO */
 void psoc_rules_input_layout(const rule_ctx *ctx);    /* rules_input.c */
 void psoc_rules_shaders(const rule_ctx *ctx);         /* rules_shader.c */
+void psoc_rules_root_bindings(const rule_ctx *ctx); /* rules_bindings.c */
 void psoc_rules_load_shaders(rule_ctx *ctx);
 /* Does the pixel shader write SV_Target<target>? 1 yes, 0 no (also when the
 ** pipeline has no PS), -1 unknown (containers not read, or unreadable). */

@@ -275,6 +275,35 @@ static inline lua_Number psol_compat_len(lua_State *L, int idx) {
   return (lua_Number)lua_objlen(L, idx);
 #endif
 }
+/* Element access as the table library of each version does it: 5.3+
+** honours __index/__newindex (lua_geti/lua_seti), 5.1 and 5.2 are raw. */
+static inline void psol_compat_geti(lua_State *L, int idx, lua_Number i) {
+#if LUA_VERSION_NUM >= 503
+  lua_geti(L, idx, (lua_Integer)i);
+#else
+  lua_rawgeti(L, idx, (int)i);
+#endif
+}
+static inline void psol_compat_seti(lua_State *L, int idx, lua_Number i) {
+#if LUA_VERSION_NUM >= 503
+  lua_seti(L, idx, (lua_Integer)i);
+#else
+  lua_rawseti(L, idx, (int)i);
+#endif
+}
+/* table.move (5.3+). */
+#define PSOL_COMPAT_HAS_TABLE_MOVE (LUA_VERSION_NUM >= 503)
+/* To-be-closed variables (local x <close>, 5.4). */
+#define PSOL_COMPAT_HAS_TOCLOSE (LUA_VERSION_NUM >= 504)
+/* Whether a failed allocation is followed by a full (emergency) garbage
+** collection and one retry (5.2+), or raises at once (5.1, LuaJIT). */
+#define PSOL_COMPAT_EMERGENCY_GC (LUA_VERSION_NUM >= 502)
+/* table.insert/remove refuse positions out of bounds (5.2+); 5.1's
+** insert grows the table to the position and its remove returns nothing. */
+#define PSOL_COMPAT_TABLE_POS_CHECKS (LUA_VERSION_NUM >= 502)
+#if LUA_VERSION_NUM < 502
+#define lua_pushglobaltable(L) lua_pushvalue(L, LUA_GLOBALSINDEX)
+#endif
 /* The standard libraries a version has beyond 5.1's. */
 #define PSOL_COMPAT_HAS_UTF8 (LUA_VERSION_NUM >= 503)
 /* 5.1 and LuaJIT spell text-chunk loading 'loadstring' as well. */

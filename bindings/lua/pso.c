@@ -11,15 +11,19 @@
 **       "FILE:LINE: PATH: message (did you mean 'x'?)". Shorthands are
 **       listed in pso_convert.c.
 **   pso.derive(base, overrides)     overrides.name is required; records
-**       merge key by key, lists and scalars replace; pso.none removes a
+**       merge key by key, lists and scalars replace (blend.render_targets
+**       too: the override's list replaces the base's); pso.none removes a
 **       subobject. The base's declaration tables must not be modified
 **       after declaring (derive checks, and says so).
 **   pso.shader "file" | pso.shader { file = ... } | pso.shader { bytes = ... }
 **   pso.blob   (same forms)         for cached_pso, serialized_root_signature
 **   pso.none                        "remove / not given"
 **   pso.preset(name, table)         an immutable preset tagged "preset NAME"
+**       (a read-only userdata proxy: p.key, #p, pairs(p) on 5.2+)
+**   pso.preset_pairs(p)             pairs over a preset, every Lua version
 **   pso.copy(value)                 a modifiable deep copy (presets unwrapped)
 **   pso.blend.{opaque, alpha, premultiplied, additive, multiply}
+**       (namespaces: an unknown name, pso.blend.alpah, is an error)
 **   pso.rasterizer.{default, cull_none, cull_front, wireframe, shadow_bias}
 **   pso.depth.{default, read_only, reverse_z, disabled, equal}
 **   pso.is_pipeline(v), pso.same(a, b) (equal hashes)
@@ -34,6 +38,7 @@
 #include <string.h>
 
 #include "pso_internal.h"
+#include "pso_rootsig.h"
 
 const char psoi_preset_data_tag = 'd';
 const char psoi_preset_label_tag = 'l';
@@ -43,14 +48,258 @@ const char psoi_namespace_tag = 'n';
 /* Errors                                                               */
 /* ------------------------------------------------------------------ */
 
+/* The first Lua frame at or above 'level' (C wrappers such as the
+** sandbox's are skipped); 0 when there is none within a few levels. */
+static int lua_frame(lua_State *L, int level, lua_Debug *ar) {
+  int limit = level + 8;
+  for (; level < limit && lua_getstack(L, level, ar); level++)
+    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) return level;
+  return 0;
+}
+
+/* ---- the line of a key inside a table constructor ------------------- */
+/*
+** A small Lua tokenizer over the chunk's source: enough to skip strings,
+** long strings and comments and to see names, '=', ',', ';' and braces.
+** key_line finds, from the call's line, the first '{' (the declaration),
+** then keys[0] at the constructor's top level, then each next key inside
+** the previous key's value (a list index: that entry of the list); it
+** returns the line of the deepest step found (0 when the first is not
+** found: the call's line stays).
+*/
+typedef struct lex {
+  const char *s;
+  size_t i, n;
+  int line;
+} lex;
+
+enum { TK_END, TK_NAME, TK_OPEN, TK_CLOSE, TK_SEP, TK_EQ, TK_OTHER };
+
+static size_t long_bracket(const lex *x, size_t i) { /* level of "[==[" at i, or 0 */
+  size_t j = i + 1, level = 0;
+  while (j < x->n && x->s[j] == '=') j++, level++;
+  return j < x->n && x->s[j] == '[' ? level + 1 : 0;
+}
+
+static void skip_long(lex *x, size_t level) { /* x->i at the opening '[' */
+  x->i += level + 1;
+  while (x->i < x->n) {
+    char c = x->s[x->i];
+    if (c == '\n') x->line++;
+    if (c == ']') {
+      size_t j = x->i + 1, k = 0;
+      while (j < x->n && x->s[j] == '=') j++, k++;
+      if (k + 1 == level && j < x->n && x->s[j] == ']') {
+        x->i = j + 1;
+        return;
+      }
+    }
+    x->i++;
+  }
+}
+
+static int lex_next(lex *x, size_t *start, size_t *len) {
+  while (x->i < x->n) {
+    char c = x->s[x->i];
+    size_t lv;
+    if (c == '\n') {
+      x->line++;
+      x->i++;
+    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+      x->i++;
+    } else if (c == '-' && x->i + 1 < x->n && x->s[x->i + 1] == '-') {
+      x->i += 2;
+      if (x->i < x->n && x->s[x->i] == '[' && (lv = long_bracket(x, x->i)) != 0) {
+        skip_long(x, lv);
+      } else {
+        while (x->i < x->n && x->s[x->i] != '\n') x->i++;
+      }
+    } else if (c == '"' || c == '\'') {
+      x->i++;
+      while (x->i < x->n && x->s[x->i] != c && x->s[x->i] != '\n') {
+        if (x->s[x->i] == '\\' && x->i + 1 < x->n) {
+          if (x->s[x->i + 1] == '\n') x->line++;
+          x->i++;
+        }
+        x->i++;
+      }
+      x->i++;
+      return TK_OTHER;
+    } else if (c == '[' && (lv = long_bracket(x, x->i)) != 0) {
+      skip_long(x, lv);
+      return TK_OTHER;
+    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_') {
+      *start = x->i;
+      while (x->i < x->n && ((x->s[x->i] >= 'a' && x->s[x->i] <= 'z') ||
+                             (x->s[x->i] >= 'A' && x->s[x->i] <= 'Z') ||
+                             (x->s[x->i] >= '0' && x->s[x->i] <= '9') || x->s[x->i] == '_'))
+        x->i++;
+      *len = x->i - *start;
+      return TK_NAME;
+    } else {
+      x->i++;
+      if (c == '{') return TK_OPEN;
+      if (c == '}') return TK_CLOSE;
+      if (c == ',' || c == ';') return TK_SEP;
+      if (c == '=') {
+        if (x->i < x->n && x->s[x->i] == '=') {
+          x->i++;
+          return TK_OTHER;
+        }
+        return TK_EQ;
+      }
+      return TK_OTHER;
+    }
+  }
+  return TK_END;
+}
+
+/* Within the current table (depth 1 = its top level) find 'key =' at
+** depth 'want' relative to here (0: any depth), stopping when the table
+** closes; the lexer is left after the '='. Returns the key's line or 0. */
+static int find_key(lex *x, const char *key, int any_depth) {
+  size_t klen = strlen(key), st = 0, ln = 0, guard;
+  int depth = 1, prev_name = 0, name_line = 0;
+  size_t prev_st = 0, prev_len = 0;
+  for (guard = 0; guard < 200000; guard++) {
+    int t = lex_next(x, &st, &ln), line = x->line;
+    if (t == TK_END) return 0;
+    if (t == TK_OPEN) depth++;
+    if (t == TK_CLOSE && --depth == 0) return 0;
+    if (t == TK_EQ && prev_name && (any_depth || depth == 1) && prev_len == klen &&
+        memcmp(x->s + prev_st, key, klen) == 0)
+      return name_line;
+    prev_name = t == TK_NAME;
+    if (prev_name) {
+      prev_st = st;
+      prev_len = ln;
+      name_line = line;
+    }
+  }
+  return 0;
+}
+
+/* At a value that should be a list constructor: move to the start of its
+** entry 'index' (1-based); returns the line of that entry or 0. */
+static int skip_to_entry(lex *x, int index) {
+  size_t st, ln;
+  int depth = 1, sep = 0, guard;
+  lex peek;
+  if (lex_next(x, &st, &ln) != TK_OPEN) return 0;
+  for (guard = 0; sep < index - 1 && guard < 200000; guard++) {
+    int t = lex_next(x, &st, &ln);
+    if (t == TK_END) return 0;
+    if (t == TK_OPEN) depth++;
+    if (t == TK_CLOSE && --depth == 0) return 0;
+    if (t == TK_SEP && depth == 1) sep++;
+  }
+  peek = *x;
+  return lex_next(&peek, &st, &ln) == TK_CLOSE ? 0 : peek.line;
+}
+
+static int key_line(const char *src, size_t n, int call_line, const char *const *keys,
+                    const int *indexes, int nkeys) {
+  lex x;
+  size_t st, ln;
+  int k, line = 0, guard;
+  x.s = src;
+  x.n = n;
+  x.i = 0;
+  x.line = 1;
+  while (x.i < n && x.line < call_line) /* to the call's line */
+    if (src[x.i++] == '\n') x.line++;
+  for (guard = 0;; guard++) { /* the declaration's '{' */
+    int t = lex_next(&x, &st, &ln);
+    if (t == TK_OPEN) break;
+    if (t == TK_END || guard > 64) return 0;
+  }
+  for (k = 0; k < nkeys; k++) {
+    int l = keys[k] ? find_key(&x, keys[k], k > 0) : skip_to_entry(&x, indexes[k]);
+    if (!l) break;
+    line = l;
+  }
+  return line;
+}
+
+/* Chunk sources the embedder remembered (pso_remember_source). */
+#define PSOI_SOURCES_KEY "pso.sources"
+
+void pso_remember_source(lua_State *L, const char *chunkname, const char *src, size_t len) {
+  if (!chunkname || (chunkname[0] != '@' && chunkname[0] != '=')) return; /* source = name */
+  if (!lua_checkstack(L, 4)) return;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  }
+  lua_pushlstring(L, src, len);
+  lua_setfield(L, -2, chunkname);
+  lua_pop(L, 1);
+}
+
+/* The line of the offending key for a frame, or 0. */
+static int frame_key_line(lua_State *L, const lua_Debug *ar, const char *const *keys,
+                          const int *indexes, int nkeys) {
+  const char *src = NULL;
+  size_t n = 0;
+  int line = 0;
+  if (nkeys <= 0 || !keys[0]) return 0;
+  if (ar->source[0] != '@' && ar->source[0] != '=') { /* a string chunk: the name is its text */
+    src = ar->source;
+    n = strlen(src);
+    return key_line(src, n, ar->currentline, keys, indexes, nkeys);
+  }
+  if (!lua_checkstack(L, 3)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_SOURCES_KEY);
+  if (lua_type(L, -1) == LUA_TTABLE) {
+    lua_getfield(L, -1, ar->source);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      src = lua_tolstring(L, -1, &n);
+      line = key_line(src, n, ar->currentline, keys, indexes, nkeys);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  return line;
+}
+
+void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
+                          const int *indexes, int nkeys) {
+  lua_Debug ar, up;
+  char first[LUA_IDSIZE], from[LUA_IDSIZE + 24];
+  int l = lua_frame(L, level, &ar), line, guard;
+  if (!l) {
+    lua_pushstring(L, msg);
+    return;
+  }
+  snprintf(first, sizeof first, "%s", ar.short_src);
+  line = frame_key_line(L, &ar, keys, indexes, nkeys);
+  if (line < ar.currentline) line = ar.currentline;
+  from[0] = '\0';
+  /* Called from another file by Lua code (a factory in lib/eng.lua called by
+  ** the material): name the outermost such caller too. The walk stops at
+  ** the first C frame (pcall, the runner), so it never leaves the script. */
+  for (guard = 0, l++; guard < 64 && lua_getstack(L, l, &up); guard++, l++) {
+    if (!lua_getinfo(L, "Sl", &up) || up.currentline <= 0) break;
+    if (strcmp(up.short_src, first) != 0)
+      snprintf(from, sizeof from, " (from %s:%d)", up.short_src, up.currentline);
+  }
+  lua_pushfstring(L, "%s:%d: %s%s", first, line, msg, from);
+}
+
+void psoi_push_where(lua_State *L, int level, const char *msg) {
+  psoi_push_where_keys(L, level, msg, NULL, NULL, 0);
+}
+
 int psoi_error(lua_State *L, const char *fmt, ...) {
   char msg[768];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  luaL_where(L, 1);
-  lua_pushfstring(L, "%s%s", lua_tostring(L, -1), msg);
+  psoi_push_where(L, 1, msg);
   return lua_error(L);
 }
 
@@ -439,6 +688,17 @@ static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
 /* ------------------------------------------------------------------ */
 /* Presets and namespaces (immutable proxies)                           */
 /* ------------------------------------------------------------------ */
+/*
+** A preset (or a namespace such as pso.blend) is a userdata whose own
+** metatable holds its data table under psoi_preset_data_tag, and its label
+** or namespace name. Userdata, not a table: rawset/rawget cannot reach it,
+** and __metatable hides the metatable from getmetatable. Reading goes
+** through __index (an unknown name in a namespace is an error with
+** suggestions), # through __len, pairs through __pairs (Lua 5.2+) or
+** pso.preset_pairs (every version); the iterator takes the proxy, never the
+** data table, so the data is unreachable from scripts and explain's
+** "(preset NAME)" always describes the values the preset was made with.
+*/
 
 static int proxy_label(lua_State *L, int idx) {
   if (lua_getmetatable(L, idx)) {
@@ -454,6 +714,16 @@ static int proxy_label(lua_State *L, int idx) {
   return 1;
 }
 
+int psoi_preset_data(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
+  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+    lua_remove(L, -2);
+    return 1;
+  }
+  lua_pop(L, 2);
+  return 0;
+}
+
 static int proxy_newindex(lua_State *L) {
   proxy_label(L, 1);
   return psoi_error(L, "%s is read-only (pso.copy(...) makes a modifiable copy; pso.derive "
@@ -465,43 +735,80 @@ static int proxy_tostring(lua_State *L) {
   return 1;
 }
 
-static int proxy_data(lua_State *L) {
-  if (!lua_getmetatable(L, 1) ||
-      (lua_rawgetp(L, -1, &psoi_preset_data_tag) != LUA_TTABLE))
-    return luaL_error(L, "not a preset");
+static void proxy_checked_data(lua_State *L, int idx, const char *fn) {
+  if (!psoi_preset_data(L, idx))
+    psoi_error(L, "%s: expected a preset or a preset namespace, got %s", fn, luaL_typename(L, idx));
+}
+
+/* proxy[key]: the preset's value; in a namespace, an unknown name is an
+** error naming the presets there ("never nil": a typo must not silently
+** become the runtime default). */
+static int proxy_index(lua_State *L) {
+  proxy_checked_data(L, 1, "index");
+  lua_pushvalue(L, 2);
+  lua_rawget(L, -2);
+  if (!lua_isnil(L, -1)) return 1;
+  lua_getmetatable(L, 1);
+  if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
+    const char *cands[64], *ns = lua_tostring(L, -1);
+    char sugg[320];
+    size_t n = 0;
+    int data = lua_gettop(L) - 3;
+    lua_pushnil(L);
+    while (lua_next(L, data)) {
+      lua_pop(L, 1);
+      if (lua_type(L, -1) == LUA_TSTRING && n < 64) cands[n++] = lua_tostring(L, -1);
+    }
+    if (lua_type(L, 2) != LUA_TSTRING)
+      return psoi_error(L, "pso.%s has no preset %s", ns, luaL_typename(L, 2));
+    psoi_suggest(lua_tostring(L, 2), cands, n, sugg, sizeof sugg);
+    if (!sugg[0]) { /* nothing close: list them all */
+      size_t i, len = (size_t)snprintf(sugg, sizeof sugg, " (presets: ");
+      for (i = 0; i < n && len < sizeof sugg; i++)
+        len += (size_t)snprintf(sugg + len, sizeof sugg - len, "%s%s", i ? ", " : "", cands[i]);
+      if (len < sizeof sugg) snprintf(sugg + len, sizeof sugg - len, ")");
+    }
+    return psoi_error(L, "pso.%s.%.60s: unknown preset%s", ns, lua_tostring(L, 2), sugg);
+  }
+  lua_pushnil(L);
   return 1;
 }
 
 static int proxy_len(lua_State *L) {
-  proxy_data(L);
+  proxy_checked_data(L, 1, "#");
   lua_pushinteger(L, (lua_Integer)lua_rawlen(L, -1));
   return 1;
 }
 
+/* The iterator of pairs(proxy) / pso.preset_pairs(proxy): (proxy, key) ->
+** the next key and value of the data table. */
 static int proxy_next(lua_State *L) {
-  luaL_checktype(L, 1, LUA_TTABLE);
   lua_settop(L, 2);
-  if (lua_next(L, 1)) return 2;
+  proxy_checked_data(L, 1, "pso.preset_pairs");
+  lua_pushvalue(L, 2);
+  if (lua_next(L, 3)) return 2;
   lua_pushnil(L);
   return 1;
 }
 
 static int proxy_pairs(lua_State *L) {
+  lua_settop(L, 1);
+  proxy_checked_data(L, 1, "pso.preset_pairs");
+  lua_pop(L, 1);
   lua_pushcfunction(L, proxy_next);
-  proxy_data(L);
-  lua_remove(L, -2); /* the metatable */
+  lua_pushvalue(L, 1);
   lua_pushnil(L);
   return 3;
 }
 
-/* The proxy metatable for a data table at data_idx and a tag value at -1
-** (stored under tag). Pops the tag value, pushes the proxy. */
+/* A new proxy for the data table at data_idx and a tag value at -1 (stored
+** under tag). Pops the tag value, pushes the proxy. */
 static void push_proxy(lua_State *L, int data_idx, const void *tag) {
   int tagv = lua_gettop(L);
   data_idx = lua_absindex(L, data_idx);
-  lua_newtable(L); /* the proxy */
+  pso_compat_newuserdata(L, 1); /* the proxy */
   lua_createtable(L, 0, 10);
-  lua_pushvalue(L, data_idx);
+  lua_pushcfunction(L, proxy_index);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, proxy_newindex);
   lua_setfield(L, -2, "__newindex");
@@ -522,12 +829,9 @@ static void push_proxy(lua_State *L, int data_idx, const void *tag) {
 }
 
 static int is_proxy(lua_State *L, int idx) {
-  int r = 0;
-  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx)) {
-    r = lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE;
-    lua_pop(L, 2);
-  }
-  return r;
+  if (!psoi_preset_data(L, idx)) return 0;
+  lua_pop(L, 1);
+  return 1;
 }
 
 /* Freeze the table at idx into a preset proxy labelled by the string at
@@ -542,7 +846,7 @@ static void freeze(lua_State *L, int idx, int label_idx, int depth) {
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     lua_pushvalue(L, -2);
-    if (lua_type(L, -2) == LUA_TTABLE && !is_proxy(L, -2)) {
+    if (lua_type(L, -2) == LUA_TTABLE) {
       freeze(L, -2, label_idx, depth + 1);
       lua_rawset(L, data);
     } else {
@@ -560,12 +864,16 @@ static int l_preset(lua_State *L) {
   size_t len;
   const char *name = luaL_checklstring(L, 1, &len);
   if (len == 0) return psoi_error(L, "pso.preset: the name is empty");
-  luaL_checktype(L, 2, LUA_TTABLE);
   if (is_proxy(L, 2)) return psoi_error(L, "pso.preset: argument 2 is already a preset");
+  luaL_checktype(L, 2, LUA_TTABLE);
   lua_pushfstring(L, "preset %s", name);
   freeze(L, 2, lua_gettop(L), 0);
   return 1;
 }
+
+/* pso.preset_pairs(p): pairs over a preset or namespace in every Lua
+** version (5.1 and LuaJIT have no __pairs). */
+static int l_preset_pairs(lua_State *L) { return proxy_pairs(L); }
 
 int psoi_freeze_namespace(lua_State *L) {
   luaL_checkstring(L, 1);
@@ -588,19 +896,15 @@ static void deep_copy(lua_State *L, int idx, int depth) {
   idx = lua_absindex(L, idx);
   if (depth > 32) psoi_error(L, "pso.copy: tables nested too deeply (or a cycle)");
   luaL_checkstack(L, 8, "pso.copy: nesting too deep");
+  if (psoi_preset_data(L, idx)) {
+    int data = lua_gettop(L);
+    deep_copy(L, data, depth + 1);
+    lua_remove(L, data);
+    return;
+  }
   if (lua_type(L, idx) != LUA_TTABLE) {
     lua_pushvalue(L, idx);
     return;
-  }
-  if (lua_getmetatable(L, idx)) {
-    if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-      int data = lua_gettop(L);
-      deep_copy(L, data, depth + 1);
-      lua_replace(L, data - 1);
-      lua_settop(L, data - 1);
-      return;
-    }
-    lua_pop(L, 2);
   }
   lua_newtable(L);
   out = lua_gettop(L);
@@ -623,9 +927,12 @@ static int l_copy(lua_State *L) {
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-static int l_graphics(lua_State *L) { return psoi_declare(L, PSOC_KIND_GRAPHICS, 1); }
-static int l_mesh(lua_State *L) { return psoi_declare(L, PSOC_KIND_MESH, 1); }
-static int l_compute(lua_State *L) { return psoi_declare(L, PSOC_KIND_COMPUTE, 1); }
+static int raw_graphics(lua_State *L) { return psoi_declare(L, PSOC_KIND_GRAPHICS, 1); }
+static int raw_mesh(lua_State *L) { return psoi_declare(L, PSOC_KIND_MESH, 1); }
+static int raw_compute(lua_State *L) { return psoi_declare(L, PSOC_KIND_COMPUTE, 1); }
+static int l_graphics(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_GRAPHICS); }
+static int l_mesh(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_MESH); }
+static int l_compute(lua_State *L) { return psoi_declare_all(L, PSOC_KIND_COMPUTE); }
 static int l_derive(lua_State *L) { return psoi_derive(L, 1, 2); }
 
 static int l_is_pipeline(lua_State *L) {
@@ -652,7 +959,7 @@ static int l_check_bytes(lua_State *L) {
   memcpy(copy, s, size);
   psoc_diags_init(&diags, &ctx->alloc);
   psoc_check(copy, size, NULL, &diags);
-  psoi_push_diags(L, &diags);
+  psoi_push_diags(L, &diags, 0); /* raw bytes: D3D12 member paths */
   psoc_diags_free(&diags);
   return 1;
 }
@@ -662,6 +969,7 @@ static const luaL_Reg module_funcs[] = {
   { "compute", l_compute },     { "derive", l_derive },
   { "shader", l_shader },       { "blob", l_blob },
   { "preset", l_preset },       { "copy", l_copy },
+  { "preset_pairs", l_preset_pairs },
   { "is_pipeline", l_is_pipeline }, { "same", l_same },
   { "check_bytes", l_check_bytes }, { NULL, NULL }
 };
@@ -706,6 +1014,18 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_rawseti(L, K, PSOI_K_PRESET_CACHE);
+  /* the declaration functions, run protected by psoi_declare_all */
+  {
+    static const lua_CFunction raw[] = { raw_graphics, raw_compute, raw_mesh };
+    static const psoc_kind kinds[] = { PSOC_KIND_GRAPHICS, PSOC_KIND_COMPUTE, PSOC_KIND_MESH };
+    int i;
+    for (i = 0; i < 3; i++) {
+      lua_pushvalue(L, ctx_idx);
+      lua_pushvalue(L, K);
+      lua_pushcclosure(L, raw[i], 2);
+      lua_rawseti(L, K, PSOI_K_RAW_DECLARE + (int)kinds[i]);
+    }
+  }
   /* pipelines */
   psoi_open_pipeline(L, ctx_idx, K);
   lua_pushvalue(L, K);
@@ -732,6 +1052,7 @@ int luaopen_pso(lua_State *L) {
   pso_compat_pushuint(L, 0xffffffffu);
   lua_setfield(L, mod, "APPEND_ALIGNED");
   psoi_open_presets(L, mod);
+  psoi_open_rootsig(L, mod);
   lua_settop(L, mod);
   return 1;
 }

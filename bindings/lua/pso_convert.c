@@ -415,8 +415,16 @@ static int cv_error(cv *c, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   path_text(c, path, sizeof path);
-  luaL_where(c->L, 1);
-  lua_pushfstring(c->L, "%s%s%s%s", lua_tostring(c->L, -1), path, path[0] ? ": " : "", msg);
+  lua_pushfstring(c->L, "%s%s%s", path, path[0] ? ": " : "", msg);
+  {
+    const char *keys[MAX_DEPTH];
+    int i, n = c->depth < MAX_DEPTH ? c->depth : MAX_DEPTH, indexes[MAX_DEPTH];
+    for (i = 0; i < n; i++) {
+      keys[i] = c->frames[i].key;
+      indexes[i] = c->frames[i].index;
+    }
+    psoi_push_where_keys(c->L, 1, lua_tostring(c->L, -1), keys, indexes, n);
+  }
   return lua_error(c->L);
 }
 
@@ -442,6 +450,14 @@ static const char *describe(lua_State *L, int idx, char *buf, size_t n) {
       snprintf(buf, n, "a pipeline");
     } else if (luaL_testudata(L, idx, PSOI_NONE_MT)) {
       snprintf(buf, n, "pso.none");
+    } else if (lua_getmetatable(L, idx)) {
+      if (lua_rawgetp(L, -1, &psoi_preset_label_tag) == LUA_TSTRING)
+        snprintf(buf, n, "%.80s", lua_tostring(L, -1));
+      else if (lua_pop(L, 1), lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING)
+        snprintf(buf, n, "pso.%.60s", lua_tostring(L, -1));
+      else
+        snprintf(buf, n, "a userdata");
+      lua_pop(L, 2);
     } else {
       snprintf(buf, n, "a userdata");
     }
@@ -498,9 +514,11 @@ void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, ch
   suggestion_text(wrong, cands, ncands, out, n);
 }
 
-/* Candidate keys of structs (keys only, COUNT fields left out), plus the
-** element keys a struct accepts directly. */
-static size_t struct_keys(const psoc_struct *const *ss, int ns, const char **out, size_t max) {
+/* Candidate keys of structs (COUNT fields left out), plus the element keys
+** a struct accepts directly: the language's keys, or with 'members' the
+** D3D12 member names (for a misspelt "CullMdoe"). */
+static size_t struct_keys(const psoc_struct *const *ss, int ns, int members, const char **out,
+                          size_t max) {
   size_t n = 0;
   int k;
   for (k = 0; k < ns; k++) {
@@ -509,11 +527,13 @@ static size_t struct_keys(const psoc_struct *const *ss, int ns, const char **out
     uint32_t i;
     if (!s) continue;
     for (i = 0; i < s->field_count && n < max; i++)
-      if (s->fields[i].kind != PSOC_FIELD_COUNT) out[n++] = s->fields[i].key;
+      if (s->fields[i].kind != PSOC_FIELD_COUNT)
+        out[n++] = members ? s->fields[i].name : s->fields[i].key;
     ft = fallthrough_field(s);
     if (ft >= 0) {
       const psoc_struct *e = s->fields[ft].element;
-      for (i = 0; i < e->field_count && n < max; i++) out[n++] = e->fields[i].key;
+      for (i = 0; i < e->field_count && n < max; i++)
+        out[n++] = members ? e->fields[i].name : e->fields[i].key;
     }
   }
   return n;
@@ -527,8 +547,21 @@ static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx)
     char d[96];
     return cv_error(c, "unexpected key %s", describe(c->L, key_idx, d, sizeof d));
   }
-  n = struct_keys(ss, ns, cands, 160);
-  suggestion_text(lua_tostring(c->L, key_idx), cands, n, sugg, sizeof sugg);
+  {
+    /* A key spelt like a D3D12 member (capital first letter) is matched
+    ** against the member names first, then against the keys. */
+    const char *key = lua_tostring(c->L, key_idx);
+    sugg[0] = '\0';
+    if (key[0] >= 'A' && key[0] <= 'Z') {
+      n = struct_keys(ss, ns, 1, cands, 160);
+      suggestion_text(key, cands, n, sugg, sizeof sugg);
+      if (strncmp(sugg, " (did", 5) != 0) sugg[0] = '\0';
+    }
+    if (!sugg[0]) {
+      n = struct_keys(ss, ns, 0, cands, 160);
+      suggestion_text(key, cands, n, sugg, sizeof sugg);
+    }
+  }
   push_frame(c, lua_tostring(c->L, key_idx), 0);
   return cv_error(c, "unknown key%s", sugg);
 }
@@ -588,9 +621,11 @@ static uint8_t label_id(cv *c) {
 ** table (nothing pushed). Callers restore the stack top themselves. */
 static int resolve(cv *c, int idx, uint8_t *label) {
   lua_State *L = c->L;
+  int t;
   idx = lua_absindex(L, idx);
-  if (lua_type(L, idx) != LUA_TTABLE) return 0;
-  if (!lua_getmetatable(L, idx)) return idx;
+  t = lua_type(L, idx);
+  if (t == LUA_TTABLE) return idx; /* plain tables are read raw */
+  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
   if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
     const char *ns = lua_tostring(L, -1);
     return cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
@@ -608,7 +643,17 @@ static int resolve(cv *c, int idx, uint8_t *label) {
     return lua_gettop(L);
   }
   lua_pop(L, 2);
-  return idx;
+  return 0;
+}
+
+/* A table, or a preset / namespace proxy (a userdata; resolve reads it). */
+static int tabular(lua_State *L, int idx) {
+  int t = lua_type(L, idx);
+  if (t == LUA_TTABLE) return 1;
+  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
+  t = lua_rawgetp(L, -1, &psoi_preset_data_tag);
+  lua_pop(L, 2);
+  return t == LUA_TTABLE;
 }
 
 /* The same, always leaving exactly one value pushed (the table to read,
@@ -694,11 +739,92 @@ static void enum_valid_list(const psoc_enum *e, char *out, size_t n) {
   }
 }
 
+/* Engine shorthands for formats ("RGBA8", "rgba16f", "D32", "R11G11B10F",
+** "R8G8B8A8_SRGB", "D24S8") -> the DXGI key they most likely mean, written
+** to out; 0 when s is not read as one. Channels are given packed ("rgba8":
+** one width for all) or per channel ("r11g11b10"), then an optional type
+** suffix (f/float, srgb, unorm, snorm, ui/uint, i/sint; none: unorm, or
+** float for 32-bit channels). Only a key the enum has is returned. */
+static int format_shorthand(const char *s, char *out, size_t n) {
+  char low[40], ch[5];
+  unsigned bits[4], nch = 0, i;
+  size_t len = strlen(s), k, w = 0;
+  const char *p, *ty, *type;
+  static const char *const depth[][2] = {
+    { "d16", "d16_unorm" },         { "d32", "d32_float" },
+    { "d32f", "d32_float" },        { "d24s8", "d24_unorm_s8_uint" },
+    { "d24", "d24_unorm_s8_uint" }, { "d32s8", "d32_float_s8x24_uint" },
+    { "d32fs8", "d32_float_s8x24_uint" }
+  };
+  if (len == 0 || len >= sizeof low) return 0;
+  for (k = 0; k < len; k++) { /* lower case, separators dropped */
+    char c = s[k];
+    if (c >= 'A' && c <= 'Z') c = (char)(c - 'A' + 'a');
+    if (c == '_' || c == '-' || c == ' ') continue;
+    low[w++] = c;
+  }
+  low[w] = '\0';
+  for (k = 0; k < sizeof depth / sizeof depth[0]; k++)
+    if (strcmp(low, depth[k][0]) == 0) {
+      snprintf(out, n, "%s", depth[k][1]);
+      return psoc_enum_value_by_name(&psoc_enum_dxgi_format, out) != NULL;
+    }
+  p = low;
+  while (*p && strchr("rgbax", *p) && nch < 4) {
+    if (p[1] >= '0' && p[1] <= '9') { /* per channel: r8g8... */
+      ch[nch] = *p++;
+      bits[nch] = 0;
+      while (*p >= '0' && *p <= '9' && bits[nch] < 100) bits[nch] = bits[nch] * 10u + (unsigned)(*p++ - '0');
+      nch++;
+    } else { /* packed: rgba8 */
+      unsigned b = 0, m = 0;
+      while (*p && strchr("rgbax", *p) && nch + m < 4) ch[nch + m++] = *p++;
+      if (!(*p >= '0' && *p <= '9')) return 0;
+      while (*p >= '0' && *p <= '9' && b < 100) b = b * 10u + (unsigned)(*p++ - '0');
+      for (i = 0; i < m; i++) bits[nch + i] = b;
+      nch += m;
+    }
+  }
+  if (nch == 0) return 0;
+  for (i = 0; i < nch; i++)
+    if (bits[i] == 0) return 0;
+  ty = p;
+  if (!*ty) type = bits[0] == 32 ? "float" : "unorm";
+  else if (!strcmp(ty, "f") || !strcmp(ty, "float")) type = "float";
+  else if (!strcmp(ty, "srgb") || !strcmp(ty, "unormsrgb")) type = "unorm_srgb";
+  else if (!strcmp(ty, "unorm") || !strcmp(ty, "un")) type = "unorm";
+  else if (!strcmp(ty, "snorm") || !strcmp(ty, "sn")) type = "snorm";
+  else if (!strcmp(ty, "ui") || !strcmp(ty, "uint") || !strcmp(ty, "u")) type = "uint";
+  else if (!strcmp(ty, "i") || !strcmp(ty, "sint") || !strcmp(ty, "si")) type = "sint";
+  else return 0;
+  w = 0;
+  out[0] = '\0';
+  for (i = 0; i < nch && w + 8 < n; i++)
+    w += (size_t)snprintf(out + w, n - w, "%c%u", ch[i], bits[i]);
+  if (w + strlen(type) + 2 > n) return 0;
+  snprintf(out + w, n - w, "_%s", type);
+  if (psoc_enum_value_by_name(&psoc_enum_dxgi_format, out)) return 1;
+  /* a type the format does not have in that form: the typeless variant's
+  ** sibling (r11g11b10 exists only as float, r10g10b10a2 as unorm/uint) */
+  if (!*ty) {
+    snprintf(out + w, n - w, "_float");
+    if (psoc_enum_value_by_name(&psoc_enum_dxgi_format, out)) return 1;
+  }
+  return 0;
+}
+
 static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *what) {
   const char *best[3];
-  char sugg[320];
+  char sugg[320], alias[48];
   size_t ns = psoc_enum_suggest(e, s, best, 3), i, len;
-  if (ns > 0) {
+  if (e == &psoc_enum_dxgi_format && format_shorthand(s, alias, sizeof alias)) {
+    /* the shorthand's meaning first, then the closest spellings */
+    len = (size_t)snprintf(sugg, sizeof sugg, " (did you mean '%s'", alias);
+    for (i = 0; i < ns && len < sizeof sugg; i++)
+      if (strcmp(best[i], alias) != 0)
+        len += (size_t)snprintf(sugg + len, sizeof sugg - len, ", '%s'", best[i]);
+    if (len < sizeof sugg) snprintf(sugg + len, sizeof sugg - len, "?)");
+  } else if (ns > 0) {
     len = (size_t)snprintf(sugg, sizeof sugg, " (did you mean ");
     for (i = 0; i < ns && len < sizeof sugg; i++)
       len += (size_t)snprintf(sugg + len, sizeof sugg - len, "%s'%s'", i ? ", " : "", best[i]);
@@ -961,7 +1087,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   uint8_t list_label = sr->label;
   int top0 = lua_gettop(L), top;
   vidx = lua_absindex(L, vidx);
-  if (lua_type(L, vidx) != LUA_TTABLE) return type_error(c, vidx, "a list");
+  if (!tabular(L, vidx)) return type_error(c, vidx, "a list");
   vidx = resolve(c, vidx, &list_label); /* a list given as a preset: its data */
   top = lua_gettop(L);
   n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
@@ -1060,7 +1186,7 @@ static int cv_object(cv *c, const psoc_field *f, int vidx, unsigned char *dst, i
   return CV_OK;
 }
 
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst, int off);
 
 /* One field from one source (no merging): the value at vidx. */
@@ -1095,8 +1221,9 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   case PSOC_FIELD_FIXED: {
     int idx = lua_absindex(c->L, vidx);
     int fi = (int)(f - s->fields);
+    src one = *sr;
     c->depth--;
-    r = cv_fixed(c, s, fi, &idx, sr, 1, 0, NULL, 0, dst, off);
+    r = cv_fixed(c, s, fi, &idx, &one, 1, 0, NULL, 0, dst, off);
     c->depth++;
     return r;
   }
@@ -1115,7 +1242,7 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 ** first; element 1 also reads the parent's sources whose bit is set in
 ** 'fall' (keys given directly in the parent struct s).
 ** Called at the parent's path depth. */
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const src *lsrcs,
+static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst,
                     int off) {
   lua_State *L = c->L;
@@ -1123,11 +1250,24 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
   int base_depth = c->depth, i, k, r = CV_OK, top0 = lua_gettop(L);
   int rl[MAX_SOURCES];           /* the lists to read (a preset: its data) */
   uint8_t rlabel[MAX_SOURCES];
+  int top_layer = 256;           /* the topmost layer that gives the list */
   if (nl > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
+  /* Lists replace (README, "derive"): only the topmost layer's list is
+  ** read, and per-target keys given directly in a lower layer's parent
+  ** belonged to the list that was replaced. */
+  for (i = 0; i < nl; i++)
+    if (lsrcs[i].layer < top_layer) top_layer = lsrcs[i].layer;
+  for (i = 0, k = 0; i < nl; i++)
+    if (lsrcs[i].layer == top_layer) {
+      lists[k] = lists[i];
+      lsrcs[k] = lsrcs[i];
+      k++;
+    }
+  nl = k;
   push_frame(c, f->key, 0);
   luaL_checkstack(L, nl + 8, "pso: nesting too deep");
   for (i = 0; i < nl; i++) {
-    if (lua_type(L, lists[i]) != LUA_TTABLE)
+    if (!tabular(L, lists[i]))
       type_error(c, lists[i], f->element ? "a list of tables" : "a list");
     rlabel[i] = lsrcs[i].label;
     rl[i] = resolve(c, lists[i], &rlabel[i]);
@@ -1143,7 +1283,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, const int *lists, const
     push_frame(c, NULL, k + 1);
     /* by layer: keys given in the parent (element 1 only), then the list */
     for (i = 0; i < n && k == 0; i++) {
-      if (!(fall & ((uint64_t)1 << i))) continue;
+      if (!(fall & ((uint64_t)1 << i)) || srcs[i].layer > top_layer) continue;
       es[ne] = srcs[i];
       es[ne].filtered = 1;
       es[ne].parent_s = s;
@@ -1432,7 +1572,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
       }
       if (set == 0) return unknown_key(c, vs, nv, key_idx);
       /* records: the versions whose record has every sub-key */
-      if (lua_type(L, -1) == LUA_TTABLE) {
+      if (tabular(L, -1)) {
         const psoc_struct *sub[4];
         int any = 0;
         for (j = 0; j < nv; j++) {
@@ -1503,7 +1643,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   one.pdepth = 1;
   one.parent_s = NULL;
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
-  if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && lua_type(L, srcs[0].idx) == LUA_TTABLE) {
+  if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && tabular(L, srcs[0].idx)) {
     uint8_t label = one.label;
     int rt = resolve(c, srcs[0].idx, &label), rtop = lua_gettop(L), list; /* a preset: its data */
     lua_rawgeti(L, rt, 1);
@@ -1551,7 +1691,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
     int nt = 0;
     for (i = 0; i < n; i++) {
       uint8_t label = srcs[i].label;
-      if (lua_type(L, srcs[i].idx) != LUA_TTABLE) {
+      if (!tabular(L, srcs[i].idx)) {
         if (i == 0) {
           char what[96];
           snprintf(what, sizeof what, "a table of %s fields", info->key);
@@ -1576,18 +1716,6 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
   }
 }
 
-/* A preset's data table when the value at idx is a preset, pushed; else
-** nothing pushed and 0. */
-static int push_preset_data(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TTABLE || !lua_getmetatable(L, idx)) return 0;
-  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-    lua_remove(L, -2);
-    return 1;
-  }
-  lua_pop(L, 2);
-  return 0;
-}
-
 /* Convert one class from its sources (top first) into payload; returns
 ** the type emitted. */
 static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned char *payload) {
@@ -1600,7 +1728,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   c->depth = 0;
   push_frame(c, srcs[0].key, 0);
   /* An immutable preset given alone converts the same every time. */
-  if (n == 1 && !c->marks && push_preset_data(L, srcs[0].idx)) {
+  if (n == 1 && !c->marks && psoi_preset_data(L, srcs[0].idx)) {
     size_t len;
     const char *hit;
     cache_data = lua_gettop(L);
@@ -1655,7 +1783,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
       for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
       for (i = 0; i < n; i++) {
         uint8_t label = 0;
-        if (lua_type(L, srcs[i].idx) != LUA_TTABLE) break;
+        if (!tabular(L, srcs[i].idx)) break;
         push_resolved(c, srcs[i].idx, &label);
         ts[nt].idx = lua_gettop(L);
         ts[nt].layer = srcs[i].layer;
@@ -2020,6 +2148,136 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   return 1;
 }
 
+/* ---- all the errors of one declaration ----------------------------------- */
+
+#define MAX_REPORTED 16
+
+static int key_cmp(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The line of a "FILE:LINE: message" (the first ":digits:"), or 0. */
+static long message_line(const char *m) {
+  const char *p;
+  for (p = m; *p && *p != '\n'; p++)
+    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+      char *end;
+      long v = strtol(p + 1, &end, 10);
+      if (*end == ':') return v;
+    }
+  return 0;
+}
+
+typedef struct numbered {
+  const char *msg;
+  long line;
+  int order;
+} numbered;
+
+/* By line, then in key order (stable). */
+static int line_cmp(const void *a, const void *b) {
+  const numbered *x = a, *y = b;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x->order - y->order;
+}
+
+/* The declaration at index 1 failed with the message on the top: convert
+** each top-level key on its own (with the deciding shader, which most
+** keys need), in key order, and leave every distinct message, one per
+** line, on the top instead. Only on the error path; no Lua code runs. */
+static void collect_errors(lua_State *L, psoc_kind kind) {
+  const char *keys[64], *decider = psoc_subobject_info_get(decider_of[kind])->key;
+  int nkeys = 0, i, seen, nmsg = 1, more = 0, first = lua_gettop(L);
+  luaL_checkstack(L, 12, "pso: stack overflow");
+  lua_pushnil(L);
+  while (lua_next(L, 1)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING && nkeys < 64) keys[nkeys++] = lua_tostring(L, -1);
+  }
+  if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
+  lua_newtable(L); /* message -> true */
+  seen = lua_gettop(L);
+  lua_pushvalue(L, first);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, seen);
+  for (i = 0; i < nkeys; i++) {
+    int status;
+    if (strcmp(keys[i], decider) == 0) continue;
+    lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, decider);
+    lua_rawget(L, 1);
+    lua_setfield(L, -2, decider);
+    lua_pushstring(L, keys[i]);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, 1);
+    lua_rawset(L, -3);
+    status = lua_pcall(L, 1, 1, 0);
+    if (status == LUA_OK || status == LUA_ERRRUN) {
+      if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
+        lua_pushvalue(L, -1);
+        lua_rawget(L, seen);
+        if (lua_isnil(L, -1)) {
+          lua_pop(L, 1);
+          if (nmsg < MAX_REPORTED) {
+            lua_pushvalue(L, -1);
+            lua_pushboolean(L, 1);
+            lua_rawset(L, seen);
+            lua_insert(L, seen); /* keep it below the set, in order */
+            seen++;
+            nmsg++;
+            continue;
+          }
+          more++;
+        } else {
+          lua_pop(L, 1);
+        }
+      }
+      lua_pop(L, 1);
+    } else {
+      lua_error(L); /* memory: as it is */
+    }
+  }
+  lua_settop(L, seen - 1); /* the messages, at first .. first + nmsg - 1 */
+  if (nmsg == 1) return;
+  {
+    numbered ms[MAX_REPORTED];
+    luaL_Buffer b;
+    memset(ms, 0, sizeof ms);
+    for (i = 0; i < nmsg; i++) {
+      ms[i].msg = lua_tostring(L, first + i);
+      ms[i].line = message_line(ms[i].msg);
+      ms[i].order = i;
+    }
+    qsort(ms, (size_t)nmsg, sizeof ms[0], line_cmp); /* in source order */
+    luaL_buffinit(L, &b);
+    for (i = 0; i < nmsg; i++) {
+      if (i) luaL_addchar(&b, '\n');
+      luaL_addstring(&b, ms[i].msg);
+    }
+    if (more) {
+      char tail[48];
+      snprintf(tail, sizeof tail, "\n(and %d more errors)", more);
+      luaL_addstring(&b, tail);
+    }
+    luaL_pushresult(&b);
+  }
+  lua_replace(L, first);
+  lua_settop(L, first);
+}
+
+int psoi_declare_all(lua_State *L, psoc_kind kind) {
+  int status;
+  lua_settop(L, 1);
+  lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
+  lua_pushvalue(L, 1);
+  status = lua_pcall(L, 1, 1, 0);
+  if (status == LUA_OK) return 1;
+  if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
+    collect_errors(L, kind);
+  return lua_error(L);
+}
+
 /* ---- derive ------------------------------------------------------------ */
 
 static const char *pipeline_label(const pso_pipeline *p) { return p->name ? p->name : "(unnamed)"; }
@@ -2370,6 +2628,18 @@ static void visit_field(psoi_vis *v, const psoc_struct *s, const psoc_field *f, 
     return;
   }
   default:
+    if (f->kind == PSOC_FIELD_UINT && f->size == 4 &&
+        read_uint(base + f->offset, 4) == APPEND_ALIGNED && strcmp(f->name, "AlignedByteOffset") == 0) {
+      psoi_vval val; /* D3D12_APPEND_ALIGNED_ELEMENT: a name, not 4294967295 */
+      memset(&val, 0, sizeof val);
+      val.kind = PSOC_FIELD_UINT;
+      val.size = 4;
+      val.p = base + f->offset;
+      val.off = foff;
+      val.append_aligned = 1;
+      v->leaf(v, key, index, &val);
+      return;
+    }
     leaf_scalar(v, key, index, f->kind, f->size, f->enumeration, base + f->offset, foff);
     return;
   }
@@ -2547,7 +2817,8 @@ size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, si
   switch (val->kind) {
   case PSOC_FIELD_UINT:
   case PSOC_FIELD_COUNT:
-    w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
+    if (val->append_aligned) w = snprintf(out, n, "append_aligned");
+    else w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
     break;
   case PSOC_FIELD_INT:
     w = snprintf(out, n, "%lld", (long long)sign_extend(read_uint(val->p, val->size), val->size));
@@ -2640,4 +2911,78 @@ void psoi_push_class(lua_State *L, int keys_idx, uint32_t type, const unsigned c
   lv.rs_name = rs_name;
   psoi_visit_class(&lv.v, psoc_subobject_info_get(type)->key, type, payload);
   if (lua_gettop(L) == top) lua_pushnil(L);
+}
+
+/* ------------------------------------------------------------------ */
+/* D3D12 field paths -> the language's keys                             */
+/* ------------------------------------------------------------------ */
+
+/* "BLEND.RenderTarget[0].SrcBlend" -> "blend.render_targets[1].src",
+** "RENDER_TARGET_FORMATS.RTFormats[0]" -> "render_targets[1]",
+** "DEPTH_STENCIL_FORMAT" -> "depth_format": subobject names become their
+** class's key, members their field keys (a payload given as its only
+** field drops that member), indexes count from 1, a COUNT member names
+** its list. Anything not understood: the field unchanged. */
+size_t pso_field_path(const char *field, char *out, size_t n) {
+  const psoc_subobject_info *info;
+  const psoc_struct *s;
+  char seg[64];
+  const char *p = field ? field : "";
+  size_t len = 0, k = 0;
+  int first = 1, single;
+  if (n == 0) return 0;
+  while (p[k] && p[k] != '.' && p[k] != '[' && k + 1 < sizeof seg) {
+    seg[k] = p[k];
+    k++;
+  }
+  seg[k] = '\0';
+  info = k ? psoc_subobject_info_find(seg) : NULL;
+  if (!info || (p[k] && p[k] != '.' && p[k] != '[')) goto unchanged;
+  info = psoc_subobject_info_get(info->dup_class) ? psoc_subobject_info_get(info->dup_class) : info;
+  s = info->payload;
+  single = single_field(s);
+  len = (size_t)snprintf(out, n, "%s", info->key);
+  p += k;
+  while (*p && len < n) {
+    if (*p == '[') {
+      char *end;
+      unsigned long i = strtoul(p + 1, &end, 10);
+      if (end == p + 1 || *end != ']' || i > 0xffffu) goto unchanged;
+      len += (size_t)snprintf(out + len, n - len, "[%lu]", i + 1);
+      p = end + 1;
+    } else if (*p == '.') {
+      const psoc_field *f = NULL;
+      uint32_t i;
+      p++;
+      for (k = 0; p[k] && p[k] != '.' && p[k] != '[' && k + 1 < sizeof seg; k++) seg[k] = p[k];
+      seg[k] = '\0';
+      p += k;
+      if (!s) goto unchanged;
+      for (i = 0; i < s->field_count; i++)
+        if (strcmp(s->fields[i].name, seg) == 0) f = &s->fields[i];
+      if (!f) goto unchanged;
+      if (f->kind == PSOC_FIELD_COUNT) { /* a count: the list it counts */
+        const psoc_field *g = NULL;
+        for (i = 0; i < s->field_count; i++)
+          if ((s->fields[i].kind == PSOC_FIELD_ARRAY || s->fields[i].kind == PSOC_FIELD_BLOB) &&
+              s->fields[i].count_offset == f->offset)
+            g = &s->fields[i];
+        if (g && !(first && single >= 0 && g == &s->fields[single]))
+          len += (size_t)snprintf(out + len, n - len, ".%s", g->key);
+        break;
+      }
+      if (!(first && ((single >= 0 && f == &s->fields[single]) ||
+                      info->type == PSOC_SO_RENDER_TARGET_FORMATS))) /* given as the list */
+        len += (size_t)snprintf(out + len, n - len, ".%s", f->key);
+      s = f->element;
+    } else {
+      goto unchanged;
+    }
+    first = 0;
+  }
+  if (len >= n) len = n - 1;
+  return len;
+unchanged:
+  snprintf(out, n, "%s", field ? field : "");
+  return strlen(out);
 }

@@ -42,7 +42,9 @@ enum {
   PSOI_K_BLOB_MT = 4,   /* metatable of shader and blob objects */
   PSOI_K_METHODS = 5,   /* pipeline methods */
   PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
-  PSOI_K_PRESET_CACHE = 7 /* preset data table -> converted payload (weak keys) */
+  PSOI_K_PRESET_CACHE = 7, /* preset data table -> converted payload (weak keys) */
+  PSOI_K_RAW_DECLARE = 8   /* + psoc_kind: the declaration closure of that kind
+                              (psoi_declare itself, run protected) */
 };
 
 /* Preset and namespace proxies: the metatable holds these (lightuserdata
@@ -158,8 +160,9 @@ pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, cons
 /* Metatable and methods (closures over the context and K). */
 void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx);
 /* Diagnostics as a Lua list of { severity, code, message_id, field,
-** message, subobject, offset } tables. */
-void psoi_push_diags(lua_State *L, const psoc_diags *diags);
+** message, subobject, offset } tables; with 'keys', field is the
+** material's path (pso_field_path) and member the D3D12 one. */
+void psoi_push_diags(lua_State *L, const psoc_diags *diags, int keys);
 
 /* ---- conversion (pso_convert.c) --------------------------------------- */
 
@@ -168,6 +171,12 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int keys_idx);
 /* pso.graphics/mesh/compute: convert the declaration at decl_idx and push
 ** the pipeline. Errors are raised at the caller's line. */
 int psoi_declare(lua_State *L, psoc_kind kind, int decl_idx);
+/* pso.graphics/mesh/compute as the module exposes them: psoi_declare on
+** argument 1, run protected; when it fails, every top-level key is
+** converted on its own too, and all their errors are raised together (one
+** per line, each with its own location; the first error alone when there
+** is only one). */
+int psoi_declare_all(lua_State *L, psoc_kind kind);
 /* pso.derive */
 int psoi_derive(lua_State *L, int base_idx, int overrides_idx);
 
@@ -189,6 +198,9 @@ typedef struct psoi_vval {
   uint8_t kind;                 /* psoc_field_kind: scalars, BLOB, STRING, OBJECT */
   uint8_t size;                 /* scalar bytes */
   uint8_t is_shader;            /* BLOB: a shader (else a data blob) */
+  uint8_t append_aligned;       /* UINT: D3D12_APPEND_ALIGNED_ELEMENT (an
+                                   input element's offset): text
+                                   "append_aligned", value pso.APPEND_ALIGNED */
   const psoc_enum *e;           /* ENUM/FLAGS */
   const unsigned char *p;       /* scalar bytes (unaligned) */
   const unsigned char *blob;    /* BLOB (NULL: null pointer) */
@@ -225,12 +237,27 @@ double psoi_float_value(float f, char *text, size_t n);
 ** module_idx (pso.preset must already be there). */
 void psoi_open_presets(lua_State *L, int module_idx);
 int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
+/* When the value at idx is a preset or namespace proxy (a userdata), push
+** its data table and return 1; else push nothing and return 0. */
+int psoi_preset_data(lua_State *L, int idx);
 
 /* " (did you mean 'a', 'b'?)" (or " (valid: ...)" for short lists). */
 void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, char *out, size_t n);
 
 /* ---- errors ----------------------------------------------------------- */
 
+/* Push "FILE:LINE: msg" for the first Lua frame at or above level (C
+** wrappers skipped), plus " (from FILE:LINE)" naming the outermost Lua
+** caller in another file (a shared module's factory called by the
+** material); msg alone when no Lua frame is found. */
+void psoi_push_where(lua_State *L, int level, const char *msg);
+/* The same for an error at a field path (keys[i] NULL for list index
+** indexes[i]):
+** the line is the one of the deepest key of the path found in the
+** constructor of the call (when the chunk's source is known: a string
+** chunk, or one given to pso_remember_source), else the call's. */
+void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
+                          const int *indexes, int nkeys);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)

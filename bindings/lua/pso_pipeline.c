@@ -12,6 +12,10 @@
 ** Methods:
 **   p:bytes() p:size() p:hash() p:check() p:valid() p:dump()
 **   p:explain() p:explain_table() p:json() p:diff(q) p:table()
+**   p:explain { changed = true }, p:explain_table { changed = true }:
+**                       only the values that differ from the runtime
+**                       default (input-element offsets read
+**                       "append_aligned" for D3D12_APPEND_ALIGNED_ELEMENT)
 **   p:subobjects()      the stream's subobject type keys, in stream order
 **   tostring(p)
 ** Pipelines are immutable (pso.derive makes variants).
@@ -38,6 +42,50 @@ const char *pso_pipeline_root_signature(const pso_pipeline *p) {
   return p ? p->root_signature : NULL;
 }
 psoc_kind pso_pipeline_kind(const pso_pipeline *p) { return p ? (psoc_kind)p->kind : PSOC_KIND_NONE; }
+
+int pso_check_result(lua_State *L, int idx) {
+  int n, i, seen;
+  luaL_checkstack(L, 6, "pso: stack overflow");
+  idx = lua_absindex(L, idx);
+  if (pso_topipeline(L, idx)) return 1;
+  if (!lua_istable(L, idx)) {
+    lua_pushfstring(L, "a material script must return a pipeline or a list of pipelines "
+                       "(it returned %s)", luaL_typename(L, idx));
+    return 0;
+  }
+  n = (int)lua_rawlen(L, idx);
+  lua_newtable(L); /* name -> first index (linear, in the state's memory) */
+  seen = lua_gettop(L);
+  for (i = 1; i <= n; i++) {
+    const pso_pipeline *p;
+    lua_rawgeti(L, idx, i);
+    p = pso_topipeline(L, -1);
+    if (!p) {
+      const char *type = luaL_typename(L, -1);
+      lua_settop(L, seen - 1);
+      lua_pushfstring(L, "result[%d] is a %s, not a pipeline (a material script returns a "
+                         "pipeline or a list of pipelines)", i, type);
+      return 0;
+    }
+    lua_pop(L, 1);
+    if (!p->name) continue; /* unnamed pipelines have nothing to clash */
+    lua_pushstring(L, p->name);
+    lua_pushvalue(L, -1);
+    lua_rawget(L, seen);
+    if (!lua_isnil(L, -1)) {
+      int first = (int)lua_tointeger(L, -1);
+      lua_settop(L, seen - 1);
+      lua_pushfstring(L, "result[%d]: two pipelines are named '%s' (result[%d] and result[%d]); "
+                         "pipeline names must be unique in a script", i, p->name, first, i);
+      return 0;
+    }
+    lua_pop(L, 1);
+    lua_pushinteger(L, i);
+    lua_rawset(L, seen);
+  }
+  lua_settop(L, seen - 1);
+  return 1;
+}
 
 psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
   psoc_hash128 h;
@@ -250,7 +298,7 @@ static int m_hash(lua_State *L) {
   return 1;
 }
 
-void psoi_push_diags(lua_State *L, const psoc_diags *diags) {
+void psoi_push_diags(lua_State *L, const psoc_diags *diags, int keys) {
   size_t i;
   lua_createtable(L, (int)diags->count, 0);
   for (i = 0; i < diags->count; i++) {
@@ -265,8 +313,17 @@ void psoi_push_diags(lua_State *L, const psoc_diags *diags) {
       lua_setfield(L, -2, "message_id");
     }
     if (d->field[0]) {
-      lua_pushstring(L, d->field);
-      lua_setfield(L, -2, "field");
+      if (keys) { /* script mode: the material's keys; the D3D12 path as member */
+        char path[PSOC_DIAG_FIELD_MAX + 16];
+        pso_field_path(d->field, path, sizeof path);
+        lua_pushstring(L, path);
+        lua_setfield(L, -2, "field");
+        lua_pushstring(L, d->field);
+        lua_setfield(L, -2, "member");
+      } else {
+        lua_pushstring(L, d->field);
+        lua_setfield(L, -2, "field");
+      }
     }
     lua_pushstring(L, d->message);
     lua_setfield(L, -2, "message");
@@ -286,10 +343,13 @@ static int run_check(lua_State *L, const pso_pipeline *p, int push) {
   psoc_diags diags;
   psoi_ctx *ctx = psoi_context(L);
   size_t errors;
+  psoc_check_options options;
+  memset(&options, 0, sizeof options);
+  options.flags = PSO_PIPELINE_CHECK_FLAGS; /* the module built the layout arrays */
   psoc_diags_init(&diags, &ctx->alloc);
-  psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), NULL, &diags);
+  psoc_check(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &options, &diags);
   errors = diags.errors;
-  if (push) psoi_push_diags(L, &diags);
+  if (push) psoi_push_diags(L, &diags, 1);
   psoc_diags_free(&diags);
   return errors == 0;
 }
@@ -333,9 +393,8 @@ static int m_subobjects(lua_State *L) {
   return 1;
 }
 
-/* p:table(): a declaration that reproduces the pipeline (exact type keys). */
-static int m_table(lua_State *L) {
-  pso_pipeline *p = check_pipeline(L, 1);
+/* Push a declaration that reproduces p (exact type keys). */
+static void push_table(lua_State *L, const pso_pipeline *p) {
   psoc_walker w;
   psoc_view v;
   payload_buf buf;
@@ -350,7 +409,72 @@ static int m_table(lua_State *L) {
     psoi_push_class(L, PSOI_UV_KEYS, v.type, buf.b, p->root_signature);
     lua_setfield(L, -2, v.info->key);
   }
+}
+
+/* p:table(): a declaration that reproduces the pipeline (exact type keys). */
+static int m_table(lua_State *L) {
+  push_table(L, check_pipeline(L, 1));
   return 1;
+}
+
+/* ---- pipelines from streams of another state (pso_push_pipeline) ---- */
+
+/* psoc_stream_copy makes one allocation: the first call measures it (and
+** fails), the second hands out the userdata's room for the stream. */
+typedef struct copy_room {
+  unsigned char *mem;
+  size_t cap, need;
+} copy_room;
+
+static void *copy_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  copy_room *r = (copy_room *)ud;
+  (void)osize;
+  if (nsize == 0 || ptr) return NULL; /* the userdata owns the block: never freed here */
+  r->need = nsize;
+  if (!r->mem || nsize > r->cap) return NULL;
+  ptr = r->mem;
+  r->mem = NULL; /* once */
+  return ptr;
+}
+
+pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
+                                const char *name, const char *root_signature) {
+  copy_room room;
+  psoc_allocator a;
+  psoc_parsed parsed;
+  psoc_walker w;
+  psoc_view v;
+  psoc_stream *copy = NULL;
+  pso_pipeline *p;
+  unsigned char *mem;
+  uint32_t count = 0;
+  int K;
+  luaL_checkstack(L, 8, "pso: stack overflow");
+  if (!stream || kind <= PSOC_KIND_NONE || kind > PSOC_KIND_MESH ||
+      psoc_parse(psoc_stream_data(stream), psoc_stream_size(stream), &parsed, NULL) != PSOC_OK)
+    luaL_error(L, "pso: not a pipeline stream");
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
+  if (lua_type(L, -1) != LUA_TTABLE) luaL_error(L, "pso: the module is not open in this state");
+  K = lua_gettop(L);
+  memset(&room, 0, sizeof room);
+  a.fn = copy_alloc;
+  a.ud = &room;
+  (void)psoc_stream_copy(stream, &a, &copy); /* measures */
+  if (!room.need) luaL_error(L, "pso: cannot copy the stream");
+  p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
+                        root_signature ? strlen(root_signature) : 0, room.need, &mem);
+  room.mem = mem;
+  room.cap = room.need;
+  if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)
+    luaL_error(L, "pso: cannot copy the stream");
+  p->stream = copy;
+  psoc_walk_init(&w, psoc_stream_data(copy), psoc_stream_size(copy));
+  while (psoc_walk_next(&w, &v, NULL)) count++;
+  p->count = count;
+  push_table(L, p); /* its declaration, for pso.derive and explain */
+  pso_compat_setuservalue(L, -2);
+  lua_remove(L, K);
+  return p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -374,6 +498,7 @@ struct flat {
   const char *fixed_origin; /* every row: this origin (absent classes) */
   int hidden_off;           /* this payload offset: hidden_text */
   const char *hidden_text;
+  int defaults;             /* explain {changed}: path -> default value text */
   /* diff */
   int list, map;
 };
@@ -412,6 +537,10 @@ static void flat_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *
   char text[256];
   path_push(f, key, index);
   psoi_format_leaf(val, f->rs_name, text, sizeof text);
+  /* D3D12_APPEND_ALIGNED_ELEMENT, by name (the language's default offset) */
+  if (key && strcmp(key, "offset") == 0 && strncmp(f->path, "input_layout[", 13) == 0 &&
+      strcmp(text, "4294967295") == 0)
+    snprintf(text, sizeof text, "append_aligned");
   f->row(f, f->path, text, val);
   path_pop(f);
 }
@@ -458,6 +587,13 @@ static void push_row(lua_State *L, int rows, const char *path, const char *value
 static void explain_row(flat *f, const char *path, const char *value, const psoi_vval *val) {
   lua_State *L = f->L;
   const char *origin = "runtime default";
+  if (f->defaults) { /* only values that differ from the runtime default */
+    int same;
+    lua_getfield(L, f->defaults, path);
+    same = lua_type(L, -1) == LUA_TSTRING && strcmp(lua_tostring(L, -1), value) == 0;
+    lua_pop(L, 1);
+    if (same) return;
+  }
   if (f->hidden_text && val->off == f->hidden_off) {
     origin = f->hidden_text;
   } else if (f->fixed_origin) {
@@ -478,8 +614,26 @@ static int uses(const pso_pipeline *p, const psoc_subobject_info *info) {
   return (info->kinds & PSOC_KIND_BIT(p->kind)) != 0;
 }
 
-/* Push the explain rows of the pipeline at idx. */
-static void explain_rows(lua_State *L, int idx) {
+static void diff_row(flat *f, const char *path, const char *value, const psoi_vval *val);
+
+/* Push a table path -> value text of the runtime default payload of
+** 'type', spelt under the class key (explain {changed = true}). */
+static void push_default_map(lua_State *L, const char *key, uint32_t type, int fixed_limit) {
+  flat d;
+  flat_init(&d, L, NULL); /* no root-signature name: a default has none */
+  d.row = diff_row;
+  d.v.fixed_limit = fixed_limit;
+  lua_newtable(L);
+  d.list = lua_gettop(L);
+  lua_newtable(L);
+  d.map = lua_gettop(L);
+  flat_class(&d, key, type, psoc_subobject_info_get(type)->default_payload);
+  lua_remove(L, d.list);
+}
+
+/* Push the explain rows of the pipeline at idx; 'changed': only the rows
+** whose value differs from the runtime default. */
+static void explain_rows(lua_State *L, int idx, int changed) {
   pso_pipeline *p = check_pipeline(L, idx);
   state st;
   flat f;
@@ -515,6 +669,7 @@ static void explain_rows(lua_State *L, int idx) {
     f.fixed_origin = NULL;
     f.hidden_text = NULL;
     f.origins_ok = 1;
+    f.defaults = 0;
     if (present) {
       f.origins_ok = psoi_class_origins(L, PSOI_UV_KEYS, idx, cls, labels, sizeof labels,
                                         labels_list);
@@ -529,8 +684,9 @@ static void explain_rows(lua_State *L, int idx) {
           lua_rawgeti(L, labels_list, labels[k]);
           origin = lua_tostring(L, -1);
         }
-        push_row(L, rows, info->key, psoc_subobject_info_get(type)->key,
-                 origin ? origin : "script");
+        if (!changed || type != cls)
+          push_row(L, rows, info->key, psoc_subobject_info_get(type)->key,
+                   origin ? origin : "script");
         lua_settop(L, labels_list);
       }
     } else {
@@ -547,22 +703,51 @@ static void explain_rows(lua_State *L, int idx) {
         f.hidden_off = 0;
       }
     }
+    if (changed) {
+      push_default_map(L, info->key, type, f.v.fixed_limit);
+      f.defaults = lua_gettop(L);
+    }
     flat_class(&f, info->key, type, buf.b);
     lua_settop(L, labels_list);
   }
   lua_settop(L, rows);
 }
 
+/* The options of explain / explain_table at idx: { changed = boolean }. */
+static int explain_options(lua_State *L, int idx) {
+  int changed = 0;
+  if (lua_isnoneornil(L, idx)) return 0;
+  if (lua_type(L, idx) != LUA_TTABLE)
+    return psoi_error(L, "explain: expected a table of options ({ changed = true }), got %s",
+                      luaL_typename(L, idx));
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    if (!k || strcmp(k, "changed") != 0) {
+      static const char *const cands[] = { "changed" };
+      char sugg[96];
+      psoi_suggest(k ? k : "", cands, 1, sugg, sizeof sugg);
+      return psoi_error(L, "explain: unknown option '%s'%s", k ? k : luaL_typename(L, -2), sugg);
+    }
+    if (lua_type(L, -1) != LUA_TBOOLEAN)
+      return psoi_error(L, "explain: changed: expected a boolean, got %s", luaL_typename(L, -1));
+    changed = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  return changed;
+}
+
 static int m_explain_table(lua_State *L) {
-  explain_rows(L, 1);
+  int changed = explain_options(L, 2);
+  explain_rows(L, 1, changed);
   return 1;
 }
 
 static int m_explain(lua_State *L) {
   luaL_Buffer buf;
   size_t i, n, width = 0;
-  int rows;
-  explain_rows(L, 1);
+  int rows, changed = explain_options(L, 2);
+  explain_rows(L, 1, changed);
   rows = lua_gettop(L);
   n = lua_rawlen(L, rows);
   for (i = 1; i <= n; i++) {
@@ -773,7 +958,8 @@ static void json_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *
   case PSOC_FIELD_COUNT:
   case PSOC_FIELD_BOOL:
     psoi_format_leaf(val, NULL, text, sizeof text);
-    luaL_addstring(j->b, text);
+    if (val->append_aligned) json_string(j->b, text); /* "append_aligned": a name */
+    else luaL_addstring(j->b, text);
     break;
   case PSOC_FIELD_FLOAT: {
     char *c;

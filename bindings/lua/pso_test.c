@@ -1,9 +1,12 @@
 /*
 ** pso_test.c: the C half of the test API (pso_test.h): stack walks for
 ** the file:line of a failed expectation and for trimmed tracebacks,
-** material scripts resolved inside the material roots and evaluated in the
-** test's state, checks under a capability profile, and the per-test runner
-** (hooks, test, hooks; each test under a fresh instruction budget).
+** material scripts resolved inside the material roots and evaluated each in
+** a fresh sandboxed state of its own (their pipelines copied into the test's
+** state), checks under a capability profile, expectation verdicts kept where
+** test code cannot reach them, and the per-test runner (hooks, test, hooks;
+** each test under a fresh instruction budget that also pays for the
+** materials it evaluates).
 ** The Lua half is testlib.lua (compiled into testlib_lua.c).
 */
 #ifndef _XOPEN_SOURCE
@@ -33,9 +36,16 @@ extern const size_t psot_testlib_size;
 #define REG_T "psoc.test.T"
 #define REG_RESULT "psoc.test.result"
 #define REG_CTX "psoc.test.context"
+#define REG_VERDICT "psoc.test.verdict" /* the first failed expectation of the test */
+#define REG_CACHE "psoc.test.materials" /* real path -> list of pipelines, or false */
+#define REG_WHERE "psoc.test.where"     /* imported pipeline -> "file:line" (weak keys) */
+#define MESSAGE_MAX 8192                /* bytes of a material's error kept */
+#define STATE_COST 20000u /* instructions charged for making a material's state */
+#define RESOLVE_COST 1000u /* ... for resolving a path (realpath, stat) */
 #define CTX_MT "psoc.test.ctx"
 #define DIR_MT "psoc.test.dir"
 #define DIAGS_MT "psoc.test.diags"
+#define MSTATE_MT "psoc.test.material_state"
 #define TRACEBACK_MARK "\nstack traceback:"
 #define TRACE_HEAD 10 /* frames shown before and after a cut */
 #define TRACE_TAIL 4
@@ -57,6 +67,14 @@ typedef struct tctx {
   char **roots; /* realpaths of the --root directories */
   size_t nroots;
   char *cwd; /* realpath of the current directory, or NULL */
+  /* Material states: the options of the test's state, roots = search. */
+  psol_options mopts;
+  const char **mroots;
+  uint64_t budget;    /* instructions per test */
+  uint64_t charged;   /* instructions the current test's materials used */
+  int limit_hit;      /* a material spent the rest of the test's budget */
+  int werror;         /* warnings count as errors in the test API's checks */
+  size_t max_tests;   /* per file */
 } tctx;
 
 static void ctx_free(tctx *c) {
@@ -68,6 +86,7 @@ static void ctx_free(tctx *c) {
   for (i = 0; c->roots && i < c->nroots; i++) free(c->roots[i]);
   free(c->search);
   free(c->roots);
+  free(c->mroots);
   free(c->cwd);
   memset(c, 0, sizeof *c);
 }
@@ -207,12 +226,13 @@ static int is_limit_error(const char *msg) {
          contains(msg, "not enough memory");
 }
 
-/* Fill the result table at 'result' from the error value at the top. */
-static void record_error(lua_State *L, int result, const char *phase) {
-  int err = lua_gettop(L);
-  int failure = is_failure(L, err);
+/* Fill the result table at 'result' from the error value at 'err': the
+** status ("fail" or "error"), the message (after 'phase', e.g.
+** "before_each: "), where and the traceback. Raw reads only. */
+static void record_error(lua_State *L, int result, int err, const char *status, const char *phase) {
   const char *msg;
-  lua_pushstring(L, failure ? "fail" : "error");
+  int top = lua_gettop(L);
+  lua_pushstring(L, status);
   lua_setfield(L, result, "status");
   if (lua_type(L, err) == LUA_TTABLE) {
     raw_field(L, err, "message");
@@ -222,8 +242,16 @@ static void record_error(lua_State *L, int result, const char *phase) {
     lua_setfield(L, result, "message");
     lua_pop(L, 1);
     raw_field(L, err, "where");
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      lua_pushliteral(L, "");
+    }
     lua_setfield(L, result, "where");
     raw_field(L, err, "traceback");
+    if (lua_type(L, -1) != LUA_TSTRING) {
+      lua_pop(L, 1);
+      lua_pushliteral(L, "");
+    }
     lua_setfield(L, result, "traceback");
   } else {
     msg = lua_tostring(L, err);
@@ -231,13 +259,37 @@ static void record_error(lua_State *L, int result, const char *phase) {
                     msg ? msg : "(error object is not a string)");
     lua_setfield(L, result, "message");
   }
-  lua_settop(L, err);
+  lua_settop(L, top);
+}
+
+static tctx *registry_ctx(lua_State *L) {
+  tctx *c;
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_CTX);
+  c = (tctx *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return c;
+}
+
+/* Push the recorded verdict (the first failed expectation) and clear it;
+** returns 1, or 0 with nothing pushed when there is none. */
+static int take_verdict(lua_State *L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  return 1;
 }
 
 /* Runs under psol_pcall (a fresh budget): test i's plan, each function in
-** its own protected call. Returns the result table. */
+** its own protected call. Returns the result table. A failed expectation
+** fails the test even when the test caught its error: the verdict is kept
+** in the registry, out of the test's reach. */
 static int t_run(lua_State *L) {
   lua_Integer i = lua_tointeger(L, 1);
+  tctx *c = registry_ctx(L);
   int msgh, list, result, n, k, ti, failed = 0;
   lua_settop(L, 1);
   lua_pushcfunction(L, t_msgh);
@@ -255,26 +307,45 @@ static int t_run(lua_State *L) {
   lua_setfield(L, result, "status");
   n = (int)lua_rawlen(L, list);
   for (k = 1; k <= n; k++) {
-    int status, limit;
-    const char *msg = NULL;
+    int status, limit = 0, err = 0;
+    const char *phase = k < ti ? "before_each" : k > ti ? "after_each" : NULL;
     if (failed && k <= ti) continue; /* skip what is left before the test */
     lua_rawgeti(L, list, k);
     status = lua_pcall(L, 0, 0, msgh);
-    if (status == LUA_OK) continue;
-    if (status != LUA_ERRRUN || lua_type(L, -1) != LUA_TTABLE)
-      return lua_error(L); /* memory, or the handler failed: psol names the limit */
-    raw_field(L, -1, "message");
-    msg = lua_tostring(L, -1);
-    limit = is_limit_error(msg);
-    if (contains(msg, "not enough memory") && !contains(msg, "memory limit exceeded")) {
-      lua_pushfstring(L, "%s (memory limit exceeded)", msg);
-      lua_setfield(L, -3, "message");
+    if (status != LUA_OK) {
+      const char *msg;
+      if (status != LUA_ERRRUN || lua_type(L, -1) != LUA_TTABLE)
+        return lua_error(L); /* memory, or the handler failed: psol names the limit */
+      err = lua_gettop(L);
+      raw_field(L, err, "message");
+      msg = lua_tostring(L, -1);
+      limit = is_limit_error(msg);
+      if (contains(msg, "not enough memory") && !contains(msg, "memory limit exceeded")) {
+        lua_pushfstring(L, "%s (memory limit exceeded)", msg);
+        lua_setfield(L, err, "message");
+      }
+      lua_pop(L, 1);
     }
-    lua_pop(L, 1);
-    if (!failed) record_error(L, result, k < ti ? "before_each" : k > ti ? "after_each" : NULL);
-    failed = 1;
+    if (c && c->limit_hit && !limit) { /* a material spent the budget; the test caught it */
+      char text[96];
+      snprintf(text, sizeof text, "instruction budget exceeded (%llu instructions, materials "
+               "included)", (unsigned long long)c->budget);
+      lua_createtable(L, 0, 2);
+      lua_pushstring(L, text);
+      lua_setfield(L, -2, "message");
+      err = lua_gettop(L);
+      limit = 1;
+    }
+    if (take_verdict(L)) {
+      if (!failed) record_error(L, result, lua_gettop(L), "fail", phase);
+      failed = 1;
+    }
+    if (err) {
+      if (!failed) record_error(L, result, err, "error", phase);
+      failed = 1;
+    }
+    lua_settop(L, result);
     if (limit) break; /* every further instruction fails */
-    lua_pop(L, 1);
   }
   lua_settop(L, result);
   return 1;
@@ -297,6 +368,7 @@ static void push_test(lua_State *L, size_t i) {
 
 size_t psot_count(lua_State *L) {
   size_t n = 0;
+  tctx *c = registry_ctx(L);
   lua_getfield(L, LUA_REGISTRYINDEX, REG_T);
   if (lua_type(L, -1) == LUA_TTABLE) {
     lua_getfield(L, -1, "tests");
@@ -304,7 +376,7 @@ size_t psot_count(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
-  return n;
+  return c && n > c->max_tests ? c->max_tests : n;
 }
 
 static const char *field_string(lua_State *L, int idx, const char *key) {
@@ -375,9 +447,41 @@ static int t_error_result(lua_State *L) {
   return 1;
 }
 
+int psot_dofile(lua_State *L, const char *path) {
+  int status;
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  status = psol_dofile(L, path, 0);
+  if (status == LUA_OK && take_verdict(L)) { /* failed at the top level, and caught */
+    const char *where, *msg;
+    raw_field(L, -1, "where");
+    raw_field(L, -2, "message");
+    where = lua_tostring(L, -2);
+    msg = lua_tostring(L, -1);
+    lua_pushfstring(L, "an expectation outside any test failed: %s%s%s", where ? where : "",
+                    where && *where ? ": " : "", msg ? msg : "?");
+    lua_replace(L, -4);
+    lua_pop(L, 2);
+    status = LUA_ERRRUN;
+  }
+  return status;
+}
+
+uint64_t psot_instructions(lua_State *L) {
+  tctx *c = registry_ctx(L);
+  return psol_instructions(L) + (c ? c->charged : 0);
+}
+
 void psot_run(lua_State *L, size_t i, psot_result *out) {
   int status, top = lua_gettop(L);
+  tctx *c = registry_ctx(L);
   memset(out, 0, sizeof *out);
+  if (c) {
+    c->charged = 0;
+    c->limit_hit = 0;
+  }
+  lua_pushnil(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
   psot_info(L, i, &out->name, &out->defined);
   out->where = out->message = out->traceback = "";
   lua_pushcfunction(L, t_run);
@@ -390,6 +494,7 @@ void psot_run(lua_State *L, size_t i, psot_result *out) {
       lua_settop(L, top);
       out->status = PSOT_ERROR;
       out->message = "not enough memory";
+      out->instructions = psot_instructions(L);
       return;
     }
   }
@@ -404,6 +509,7 @@ void psot_run(lua_State *L, size_t i, psot_result *out) {
   out->where = field_string(L, -1, "where");
   out->traceback = field_string(L, -1, "traceback");
   lua_settop(L, top);
+  out->instructions = psot_instructions(L);
   /* A test stopped by the memory limit leaves its garbage behind: collect
   ** it now, so that the next test starts with the memory free again. */
   if (out->status == PSOT_ERROR) lua_gc(L, LUA_GCCOLLECT, 0);
@@ -444,6 +550,18 @@ static const char *shown_path(const tctx *c, const char *real) {
   return real;
 }
 
+/* Charge 'cost' instructions of C work (file system, states) to the running
+** test; once its budget is spent, raise the budget error (and keep saying
+** so: t_run fails the test even if it caught the error). */
+static void charge(lua_State *L, tctx *c, uint64_t cost) {
+  char text[32];
+  c->charged += cost;
+  if (!c->limit_hit && psol_instructions(L) + c->charged <= c->budget) return;
+  c->limit_hit = 1;
+  snprintf(text, sizeof text, "%llu", (unsigned long long)c->budget);
+  luaL_error(L, "instruction budget exceeded (%s instructions, materials included)", text);
+}
+
 /* Raise "TEST_FILE:LINE: PREFIX: message" (the prefix is the API
 ** function, e.g. "materials.load"). */
 static int raise_at_test(lua_State *L, const char *prefix, const char *fmt, const char *a,
@@ -472,6 +590,7 @@ static int t_resolve(lua_State *L) {
   int escaped = 0, wrong = 0, ntried = 0;
   if (!*path) return raise_at_test(L, fname, "empty %s name%s", what, "");
   if (strlen(path) >= PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
+  charge(L, c, RESOLVE_COST * (uint64_t)ncand);
   luaL_buffinit(L, &tried);
   for (i = 0; i < ncand; i++) {
     struct stat st;
@@ -577,6 +696,7 @@ static int t_scan(lua_State *L) {
   lua_newtable(L); /* 2: found */
   scan_dir(L, dir, 2, 0);
   n = (size_t)lua_rawlen(L, 2);
+  charge(L, ctx_of(L), RESOLVE_COST * (1 + (uint64_t)n));
   v = (const char **)pso_compat_newuserdata(L, (n ? n : 1) * sizeof *v); /* 3 */
   for (i = 0; i < n; i++) {
     lua_rawgeti(L, 2, (int)i + 1);
@@ -592,19 +712,170 @@ static int t_scan(lua_State *L) {
   return 1;
 }
 
-/* C.dofile(path): run a material script in this state (sandboxed, its
-** directory first for relative names); its result, or its error raised
-** again without the traceback. */
-static int t_dofile(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  lua_settop(L, 1);
-  if (psol_dofile(L, path, 1) != LUA_OK) {
-    const char *msg = lua_tostring(L, -1), *cut;
-    if (!msg) return lua_error(L);
-    cut = strstr(msg, TRACEBACK_MARK);
-    lua_pushlstring(L, msg, cut ? (size_t)(cut - msg) : strlen(msg));
-    return lua_error(L);
+/* Is the result at 'idx' of a material state a material: a pipeline or a
+** list of pipelines? 1 yes, 0 no (a module), -1 a bad list (message in
+** 'why'). Raw reads only: no code of the material runs any more. */
+static int material_result(lua_State *M, int idx, char *why, size_t n) {
+  size_t len, i, keys = 0;
+  if (pso_topipeline(M, idx)) return 1;
+  if (lua_type(M, idx) != LUA_TTABLE || lua_getmetatable(M, idx)) {
+    if (lua_type(M, idx) == LUA_TTABLE) lua_pop(M, 1);
+    return 0;
   }
+  len = (size_t)lua_rawlen(M, idx);
+  lua_pushnil(M);
+  while (lua_next(M, idx)) {
+    lua_pop(M, 1);
+    keys++;
+  }
+  if (len == 0) return keys == 0 ? 1 : 0;
+  pso_compat_rawgeti(M, idx, 1);
+  if (!pso_topipeline(M, -1)) {
+    lua_pop(M, 1);
+    return 0;
+  }
+  lua_pop(M, 1);
+  for (i = 1; i <= len; i++) {
+    int ok;
+    pso_compat_rawgeti(M, idx, (int)i);
+    ok = pso_topipeline(M, -1) != NULL;
+    if (!ok) snprintf(why, n, "result[%d] is a %s, not a pipeline", (int)i, luaL_typename(M, -1));
+    lua_pop(M, 1);
+    if (!ok) return -1;
+  }
+  if (keys != len) {
+    snprintf(why, n, "a material returns a pipeline or a list of pipelines; its result also has "
+                     "keys other than 1..%d", (int)len);
+    return -1;
+  }
+  return 1;
+}
+
+/* Copy pipeline 'idx' of material state M into L (pushed), with where it
+** was declared. */
+static void import_pipeline(lua_State *L, lua_State *M, int idx, int where) {
+  pso_pipeline *src = pso_topipeline(M, idx);
+  char source[PATH_MAX];
+  int line = psol_pipeline_where(M, idx, source, sizeof source);
+  pso_push_pipeline(L, pso_pipeline_stream(src), pso_pipeline_kind(src), pso_pipeline_name(src),
+                    pso_pipeline_root_signature(src));
+  if (line > 0 && source[0]) {
+    lua_pushvalue(L, -1);
+    lua_pushfstring(L, "%s:%d", source, line);
+    lua_rawset(L, where);
+  }
+}
+
+typedef struct mstate {
+  lua_State *M;
+} mstate;
+
+static int mstate_gc(lua_State *L) {
+  mstate *m = (mstate *)luaL_checkudata(L, 1, MSTATE_MT);
+  if (m->M) psol_close(m->M);
+  m->M = NULL;
+  return 0;
+}
+
+/* Close the material state and raise the error at the top of L. */
+static int close_and_raise(lua_State *L, mstate *m) {
+  psol_close(m->M);
+  m->M = NULL;
+  return lua_error(L);
+}
+
+/* C.evaluate(real, shown): the pipelines of a material script (a list), or
+** false for a module, evaluated once per test file. Each script runs in a
+** fresh sandboxed state of its own (nothing it does reaches the test's
+** state or another material) with what is left of the test's instruction
+** budget; its pipelines are copied into this state. Its errors are raised
+** again here with the material's file:line and without the traceback (and
+** kept: loading it again raises the same error without a new state, but
+** for a limit). Making the state is charged STATE_COST instructions. */
+static int t_evaluate(lua_State *L) {
+  tctx *c = ctx_of(L);
+  const char *shown = luaL_checkstring(L, 2);
+  uint64_t used, left;
+  psol_options o;
+  mstate *m;
+  char err[512], why[160];
+  int status, kind, where, list;
+  luaL_checkstring(L, 1); /* the real path: the cache key */
+  lua_settop(L, 2);
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_CACHE); /* 3 */
+  lua_pushvalue(L, 1);
+  lua_rawget(L, 3);
+  if (lua_type(L, -1) == LUA_TSTRING) return lua_error(L); /* it failed before */
+  if (!lua_isnil(L, -1)) return 1;
+  lua_pop(L, 1);
+  charge(L, c, STATE_COST); /* C work no hook sees: a loop of loads is not free */
+  used = psol_instructions(L) + c->charged;
+  left = used < c->budget ? c->budget - used : 1;
+  o = c->mopts;
+  o.instruction_limit = left;
+  m = (mstate *)pso_compat_newuserdata(L, sizeof *m); /* 4: closes M on any error */
+  m->M = NULL;
+  luaL_setmetatable(L, MSTATE_MT);
+  m->M = psol_newstate(&o, err, sizeof err);
+  if (!m->M) return luaL_error(L, "%s: %s", shown, err);
+  status = psol_dofile(m->M, shown, 1);
+  c->charged += psol_instructions(m->M);
+  if (status != LUA_OK) {
+    const char *msg = lua_tostring(m->M, -1), *cut;
+    size_t n;
+    if (!msg) msg = "(error object is not a string)";
+    cut = strstr(msg, TRACEBACK_MARK);
+    n = cut ? (size_t)(cut - msg) : strlen(msg);
+    int limit = strstr(msg, "instruction budget exceeded") != NULL;
+    if (limit) c->limit_hit = 1; /* the rest of the test's budget is spent */
+    if (n > MESSAGE_MAX) {
+      lua_pushlstring(L, msg, MESSAGE_MAX);
+      lua_pushfstring(L, "... (message truncated (%d bytes))", (int)n);
+      lua_concat(L, 2);
+    } else {
+      lua_pushlstring(L, msg, n);
+    }
+    if (!limit && !strstr(msg, "limit exceeded") && !strstr(msg, "not enough memory")) {
+      lua_pushvalue(L, 1); /* the same error next time, without a new state */
+      lua_pushvalue(L, -2);
+      lua_rawset(L, 3);
+    }
+    return close_and_raise(L, m);
+  }
+  kind = material_result(m->M, lua_gettop(m->M), why, sizeof why);
+  if (kind < 0) {
+    lua_pushvalue(L, 1);
+    lua_pushfstring(L, "%s: %s", shown, why);
+    lua_pushvalue(L, -1);
+    lua_insert(L, -3);
+    lua_rawset(L, 3); /* cached like any error of the script */
+    return close_and_raise(L, m);
+  }
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_WHERE); /* 5 */
+  where = lua_gettop(L);
+  if (kind == 0) {
+    lua_pushboolean(L, 0);
+  } else if (pso_topipeline(m->M, -1)) {
+    lua_createtable(L, 1, 0);
+    list = lua_gettop(L);
+    import_pipeline(L, m->M, -1, where);
+    lua_rawseti(L, list, 1);
+  } else {
+    int idx = lua_gettop(m->M), i, n = (int)lua_rawlen(m->M, idx);
+    lua_createtable(L, n, 0);
+    list = lua_gettop(L);
+    for (i = 1; i <= n; i++) {
+      pso_compat_rawgeti(m->M, idx, i);
+      import_pipeline(L, m->M, -1, where);
+      lua_pop(m->M, 1);
+      lua_rawseti(L, list, i);
+    }
+  }
+  psol_close(m->M);
+  m->M = NULL;
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, -2);
+  lua_rawset(L, 3);
   return 1;
 }
 
@@ -614,9 +885,39 @@ static int t_declared(lua_State *L) {
   char source[PATH_MAX];
   int line;
   if (!pso_topipeline(L, 1)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_WHERE);
+  lua_pushvalue(L, 1);
+  lua_rawget(L, -2);
+  if (lua_type(L, -1) == LUA_TSTRING) return 1;
+  lua_pop(L, 2);
   line = psol_pipeline_where(L, 1, source, sizeof source);
   if (line <= 0 || !source[0]) return 0;
   lua_pushfstring(L, "%s:%d", source, line);
+  return 1;
+}
+
+/* C.verdict(failure): keep the first failed expectation of the running
+** test where test code cannot reach it (a pcall around expect cannot
+** undo it). */
+static int t_verdict(lua_State *L) {
+  lua_settop(L, 1);
+  lua_getfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  if (lua_isnil(L, -1)) {
+    lua_pushvalue(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, REG_VERDICT);
+  }
+  return 0;
+}
+
+/* C.max_tests(): the cap on tests per file. */
+static int t_max_tests(lua_State *L) {
+  pso_compat_pushint(L, (lua_Integer)ctx_of(L)->max_tests);
+  return 1;
+}
+
+/* C.werror(): do warnings count as errors (psoc test --werror)? */
+static int t_werror(lua_State *L) {
+  lua_pushboolean(L, ctx_of(L)->werror);
   return 1;
 }
 
@@ -642,13 +943,16 @@ static int diags_gc(lua_State *L) {
   return 0;
 }
 
-static void push_diags(lua_State *L, const psoc_diags *diags) {
+/* Under --werror a warning is reported as an error: severity "error",
+** "(a warning; an error under --werror)" after its message. */
+static void push_diags(lua_State *L, const psoc_diags *diags, int werror) {
   size_t i;
   lua_createtable(L, (int)diags->count, 0);
   for (i = 0; i < diags->count; i++) {
     const psoc_diag *d = &diags->items[i];
     lua_createtable(L, 0, 7);
-    lua_pushstring(L, psoc_severity_name(d->severity));
+    int promoted = werror && d->severity == PSOC_SEVERITY_WARNING;
+    lua_pushstring(L, psoc_severity_name(promoted ? PSOC_SEVERITY_ERROR : d->severity));
     lua_setfield(L, -2, "severity");
     lua_pushstring(L, psoc_code_name(d->code));
     lua_setfield(L, -2, "code");
@@ -660,7 +964,8 @@ static void push_diags(lua_State *L, const psoc_diags *diags) {
       lua_pushstring(L, d->field);
       lua_setfield(L, -2, "field");
     }
-    lua_pushstring(L, d->message);
+    if (promoted) lua_pushfstring(L, "%s (a warning; an error under --werror)", d->message);
+    else lua_pushstring(L, d->message);
     lua_setfield(L, -2, "message");
     if (d->subobject >= 0) {
       pso_compat_pushint(L, d->subobject);
@@ -674,18 +979,19 @@ static void push_diags(lua_State *L, const psoc_diags *diags) {
   }
 }
 
-/* C.check(p, profile): p:check() under the named capability profile. */
+/* C.check(p [, profile]): p:check() (under the named capability profile
+** when given), warnings promoted under --werror. */
 static int t_check(lua_State *L) {
   pso_pipeline *p = pso_topipeline(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  const psoc_profile *profile = psoc_profile_find(name);
+  const char *name = luaL_optstring(L, 2, NULL);
+  const psoc_profile *profile = name ? psoc_profile_find(name) : NULL;
   const psoc_stream *stream;
   psoc_check_options opts;
   psoc_allocator alloc;
   psoc_diags *diags;
   if (!p || !(stream = pso_pipeline_stream(p)))
     return raise_at_test(L, "check", "expected a pipeline%s%s", "", "");
-  if (!profile) {
+  if (name && !profile) {
     luaL_Buffer b;
     size_t i;
     luaL_buffinit(L, &b);
@@ -703,8 +1009,9 @@ static int t_check(lua_State *L) {
   luaL_setmetatable(L, DIAGS_MT);
   memset(&opts, 0, sizeof opts);
   opts.profile = profile;
+  opts.flags = PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   psoc_check(psoc_stream_data(stream), psoc_stream_size(stream), &opts, diags);
-  push_diags(L, diags);
+  push_diags(L, diags, ctx_of(L)->werror);
   return 1;
 }
 
@@ -729,9 +1036,10 @@ static int t_profiles(lua_State *L) {
 /* ------------------------------------------------------------------ */
 
 static const luaL_Reg helpers[] = {
-  { "where", t_where },     { "resolve", t_resolve }, { "scan", t_scan },
-  { "dofile", t_dofile },   { "roots", t_roots },     { "check", t_check },
-  { "profiles", t_profiles }, { "declared", t_declared }, { NULL, NULL }
+  { "where", t_where },       { "resolve", t_resolve },     { "scan", t_scan },
+  { "evaluate", t_evaluate }, { "roots", t_roots },         { "check", t_check },
+  { "profiles", t_profiles }, { "declared", t_declared },   { "verdict", t_verdict },
+  { "max_tests", t_max_tests }, { "werror", t_werror },     { NULL, NULL }
 };
 
 static void new_metatable(lua_State *L, const char *name, lua_CFunction gc) {
@@ -751,6 +1059,15 @@ static int t_open(lua_State *L) {
   new_metatable(L, CTX_MT, ctx_gc);
   new_metatable(L, DIR_MT, dir_gc);
   new_metatable(L, DIAGS_MT, diags_gc);
+  new_metatable(L, MSTATE_MT, mstate_gc);
+  lua_newtable(L);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_CACHE);
+  lua_newtable(L);
+  lua_createtable(L, 0, 1);
+  lua_pushliteral(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, -2);
+  lua_setfield(L, LUA_REGISTRYINDEX, REG_WHERE);
   c = (tctx *)pso_compat_newuserdata(L, sizeof *c);
   memset(c, 0, sizeof *c);
   luaL_setmetatable(L, CTX_MT);
@@ -780,6 +1097,18 @@ static int t_open(lua_State *L) {
     c->nroots++;
     if (!c->roots[i]) return luaL_error(L, "not enough memory");
   }
+  /* material states: the test state's options, the search list as roots */
+  if (cfg->options) c->mopts = *cfg->options;
+  else memset(&c->mopts, 0, sizeof c->mopts);
+  c->mroots = (const char **)calloc(c->nsearch ? c->nsearch : 1, sizeof *c->mroots);
+  if (!c->mroots) return luaL_error(L, "not enough memory");
+  for (i = 0; i < c->nsearch; i++) c->mroots[i] = c->search[i].shown;
+  c->mopts.roots = c->mroots;
+  c->mopts.root_count = c->nsearch;
+  c->budget = c->mopts.instruction_limit ? c->mopts.instruction_limit
+                                         : PSOL_DEFAULT_INSTRUCTION_LIMIT;
+  c->max_tests = cfg->max_tests ? cfg->max_tests : PSOT_DEFAULT_MAX_TESTS;
+  c->werror = cfg->werror;
   /* the helpers table C, with the context as upvalue */
   lua_newtable(L);
   lua_pushvalue(L, -2);

@@ -21,13 +21,28 @@
 ** following symlinks. print() goes to psol_options.log.
 **
 ** Limits: an instruction budget (count hook; work done in C is charged
-** too, see instruction_limit), a memory limit (the lua_Alloc) and a
-** wall-clock safety net. Once a limit is hit every further instruction
-** fails, so pcall cannot swallow it. string.find/match/gmatch/gsub use
-** Lua 5.4's matcher with a step budget (5.4 pattern rules in every Lua).
-** Under LuaJIT the JIT is off for sandboxed states (hooks do not fire in
-** compiled code), and a pso call in tail position (return pso.graphics
-** {...}) has no line in errors: LuaJIT drops the caller's frame.
+** too, see instruction_limit), a memory limit (the lua_Alloc), a wall
+** clock and a cap on print output. Once a limit is hit every further
+** instruction fails, pcall and xpcall raise it again instead of returning
+** it, and xpcall's message handler is not called (it would run with hooks
+** off). setmetatable installs a snapshot of the metatable's "__" fields
+** (getmetatable answers the table given): no __gc, no weak keys
+** (__mode "k"), and nothing added to the table later applies.
+** string.find/match/gmatch/gsub use Lua 5.4's matcher with a step budget
+** (5.4 pattern rules in every Lua). Under LuaJIT the JIT is off for
+** sandboxed states (hooks do not fire in compiled code), and a pso call in
+** tail position (return pso.graphics {...}) has no line in errors: LuaJIT
+** drops the caller's frame.
+**
+** Threads: the wall clock is one watchdog thread per process (started by
+** the first sandboxed call, signals blocked) that, at a state's deadline,
+** forces its count hook with lua_sethook from that thread and sets a flag
+** the C loops poll. Link with -lpthread. Use a state from one thread at a
+** time; different states may run on different threads.
+**
+** Files are resolved one component at a time without looking outside the
+** roots: every path that leaves them gets "outside the material roots",
+** whether or not it exists. Only regular files are read, never blocking.
 **
 ** The library never prints and never aborts; errors come back as
 ** messages.
@@ -53,6 +68,7 @@ extern "C" {
 #define PSOL_DEFAULT_MEMORY_LIMIT ((size_t)64 << 20)          /* 64 MiB */
 #define PSOL_DEFAULT_INSTRUCTION_LIMIT ((uint64_t)50000000u)  /* 50 M */
 #define PSOL_DEFAULT_TIME_LIMIT_MS 10000u                     /* 10 s */
+#define PSOL_DEFAULT_LOG_LIMIT ((size_t)1 << 20)              /* 1 MiB */
 
 typedef struct psol_options {
   /* Material roots. Files (pso.shader, pso.blob) and required modules must
@@ -63,10 +79,15 @@ typedef struct psol_options {
   ** roots has no file access. */
   const char *const *roots;
   size_t root_count;
-  size_t memory_limit;          /* bytes; 0 = 64 MiB; enforced in the lua_Alloc */
-  /* VM instructions; 0 = 50,000,000. Work done in C is charged too:
-  ** allocating 64 bytes, 1024 pattern-matching steps, scanning 16 bytes or
-  ** moving a table element costs about one instruction. Deterministic. */
+  /* Bytes; 0 = 64 MiB; enforced in the lua_Alloc. On 5.2+ a refused
+  ** allocation is the limit only when Lua's retry after its emergency
+  ** collection is refused too; 5.1 and LuaJIT fail at once. */
+  size_t memory_limit;
+  /* VM instructions; 0 = 50,000,000. Work done in C is charged too, as
+  ** it is done: allocating 64 bytes, one pattern-matching step, scanning
+  ** 16 bytes, one table element moved, read or unpacked, one argument
+  ** of select/string.char/utf8.char or one format byte costs about one
+  ** instruction. Deterministic. */
   uint64_t instruction_limit;
   const psoc_allocator *alloc;  /* where result streams live (NULL = default) */
   /* Maps a root-signature name to an ID3D12RootSignature* (may be NULL). */
@@ -82,10 +103,16 @@ typedef struct psol_options {
   ** names, ...: for real compiled shaders). */
   const psoc_profile *profile;
   uint32_t check_flags;
-  /* Wall-clock safety net (the count hook reads the clock); 0 = 10,000 ms.
-  ** The instruction budget is what material scripts should hit; this
-  ** catches what it does not charge (e.g. comparing two huge strings). */
+  /* Wall-clock safety net per top-level call (the watchdog thread);
+  ** 0 = 10,000 ms. The instruction budget is what material scripts should
+  ** hit; this catches what it cannot charge (e.g. comparing two huge
+  ** strings, walking long hash chains). */
   uint32_t time_limit_ms;
+  /* Bytes of print() output passed to 'log' per state; 0 = 1 MiB. The
+  ** first print that does not fit is replaced by one line
+  ** "(print output truncated: more than N bytes)" and later ones are
+  ** dropped. */
+  size_t log_limit;
 } psol_options;
 
 typedef struct psol_pipeline {

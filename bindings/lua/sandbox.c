@@ -4,24 +4,18 @@
 ** to the material roots, an instruction budget (count hook) and a memory
 ** limit (the lua_Alloc). Results are copied out of the state.
 */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
-#endif
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
 
 #include "compat.h"
+#include "platform.h"
 #include "pso_module.h"
 #include "psol.h"
 
@@ -29,6 +23,7 @@
 #define PSOL_ALLOC_SHIFT 6           /* allocating 64 bytes costs one instruction */
 #define PSOL_GRACE ((size_t)1 << 20) /* room for error handling past the limit */
 #define PSOL_TRACEBACK "\nstack traceback:"
+#define PSOL_PATH_MAX PSOC_PLAT_PATH_MAX
 
 typedef struct psol_path {
   char *shown; /* as given, for messages and chunk names */
@@ -38,18 +33,27 @@ typedef struct psol_path {
 /* Which limit a sandboxed call exceeded. */
 enum { LIMIT_NONE, LIMIT_INSTRUCTIONS, LIMIT_MEMORY, LIMIT_TIME };
 
-typedef struct psol_state {
+typedef struct psol_state psol_state;
+struct psol_state {
+  lua_State *L;
   /* memory */
   size_t limit, used;
   int enforce;         /* the limit applies (a sandboxed call is running) */
+  int mem_refused;     /* an allocation was refused and its retry has not succeeded */
+  uintptr_t refused_ptr; /* the refused request, to recognise its retry */
+  size_t refused_size;
   lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
   void *base_ud;
   /* instructions and time */
   uint64_t ins_limit, ins_count;
   uint32_t time_limit_ms;
-  uint64_t deadline_ns; /* CLOCK_MONOTONIC */
+  uint64_t deadline_ns; /* psoc_plat_now_ns clock */
   int exceeded;        /* LIMIT_*: set once per top-level call */
   int depth;           /* psol_pcall nesting */
+  /* the watchdog (one thread for the process): set at the deadline */
+  psoc_plat_flag timed_out;
+  int watched;         /* on the watchdog's list */
+  psol_state *wd_next;
   /* files */
   psol_path *roots;
   size_t root_count;
@@ -60,7 +64,8 @@ typedef struct psol_state {
   void *(*resolve)(void *ud, const char *name);
   void (*log)(void *ud, const char *text, size_t len);
   void *ud;
-} psol_state;
+  size_t log_limit, log_used; /* bytes of print output passed on, per state */
+};
 
 static psol_state *state_of(lua_State *L) {
   void *ud = NULL;
@@ -84,7 +89,13 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     size_t cap = S->limit + (S->exceeded ? PSOL_GRACE : 0);
     size_t grow = nsize - old;
     if (S->used > cap || grow > cap - S->used) {
-      if (!S->exceeded) S->exceeded = LIMIT_MEMORY;
+      /* Lua 5.2+ answers a failed allocation with a full (emergency)
+      ** collection and one retry: the limit is exceeded only when the
+      ** error reaches a protected call (see limit_check). */
+      S->mem_refused = 1;
+      S->refused_ptr = (uintptr_t)ptr;
+      S->refused_size = nsize;
+      if (!PSOL_COMPAT_EMERGENCY_GC && !S->exceeded) S->exceeded = LIMIT_MEMORY;
       return NULL;
     }
     /* Work done in C scales with the bytes it makes (s .. t, s:upper(),
@@ -100,19 +111,90 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   }
   p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : realloc(ptr, nsize);
   if (!p) return NULL;
+  if (S->mem_refused && (uintptr_t)ptr == S->refused_ptr && nsize == S->refused_size)
+    S->mem_refused = 0; /* the retry after the emergency collection worked */
   S->used = (old > S->used ? 0 : S->used - old) + nsize;
   return p;
 }
 
-/* ---- instruction budget ------------------------------------------------ */
+/* ---- the watchdog --------------------------------------------------------
+** One thread for the whole process serves every sandboxed call: a list of
+** states sorted by deadline and a condition variable with a timed wait.
+** At a state's deadline it sets the state's timed_out flag (C loops poll
+** it) and forces the count hook to fire at the next instruction
+** (lua_sethook may be called from another thread). */
 
 static void psol_hook(lua_State *L, lua_Debug *ar);
 
-static uint64_t now_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+static psoc_plat_once wd_once = PSOC_PLAT_ONCE_INIT;
+static psoc_plat_mutex wd_mutex;
+static psoc_plat_cond wd_cond;
+static psoc_plat_thread wd_thread;
+static psol_state *wd_list; /* sorted by deadline */
+static int wd_running;
+
+static void wd_main(void *arg) {
+  (void)arg;
+  psoc_plat_mutex_lock(&wd_mutex);
+  for (;;) {
+    uint64_t now;
+    if (!wd_list) {
+      psoc_plat_cond_wait(&wd_cond, &wd_mutex);
+      continue;
+    }
+    now = psoc_plat_now_ns();
+    while (wd_list && wd_list->deadline_ns <= now) {
+      psol_state *S = wd_list;
+      wd_list = S->wd_next;
+      S->watched = 0;
+      psoc_plat_flag_set(&S->timed_out, 1);
+      lua_sethook(S->L, psol_hook, LUA_MASKCOUNT, 1);
+    }
+    if (wd_list) psoc_plat_cond_wait_until(&wd_cond, &wd_mutex, wd_list->deadline_ns);
+  }
 }
+
+static void wd_init(void) {
+  if (psoc_plat_mutex_init(&wd_mutex) != 0) return;
+  if (psoc_plat_cond_init(&wd_cond) != 0) {
+    psoc_plat_mutex_destroy(&wd_mutex);
+    return;
+  }
+  wd_running = psoc_plat_thread_start(&wd_thread, wd_main, NULL) == 0;
+}
+
+/* Put S on the list (its deadline is set). Without a watchdog thread the
+** count hook reads the clock instead. */
+static void wd_watch(psol_state *S) {
+  psol_state **p;
+  psoc_plat_once_run(&wd_once, wd_init);
+  if (!wd_running || !S->deadline_ns) return;
+  psoc_plat_mutex_lock(&wd_mutex);
+  for (p = &wd_list; *p && (*p)->deadline_ns <= S->deadline_ns; p = &(*p)->wd_next) {
+  }
+  S->wd_next = *p;
+  *p = S;
+  S->watched = 1;
+  if (wd_list == S) psoc_plat_cond_signal(&wd_cond); /* a new earliest deadline */
+  psoc_plat_mutex_unlock(&wd_mutex);
+}
+
+/* Take S off the list; afterwards the watchdog no longer touches it. */
+static void wd_unwatch(psol_state *S) {
+  psol_state **p;
+  if (!wd_running) return;
+  psoc_plat_mutex_lock(&wd_mutex);
+  if (S->watched)
+    for (p = &wd_list; *p; p = &(*p)->wd_next)
+      if (*p == S) {
+        *p = S->wd_next;
+        break;
+      }
+  S->watched = 0;
+  psoc_plat_mutex_unlock(&wd_mutex);
+}
+
+/* ---- instruction budget ------------------------------------------------ */
 
 /* "instruction budget exceeded (N instructions)" and the like. */
 static const char *limit_text(const psol_state *S, char *buf, size_t n) {
@@ -151,28 +233,40 @@ static int limit_error(lua_State *L, psol_state *S) {
   return lua_error(L);
 }
 
+/* Whether a limit is exceeded now (noting what the watchdog and a
+** failed allocation left behind). */
+static int limit_hit(psol_state *S) {
+  int late;
+  if (S->exceeded) return 1;
+  late = psoc_plat_flag_get(&S->timed_out) ||
+         /* no watchdog thread: the clock, read here */
+         (!wd_running && S->deadline_ns && S->depth > 0 && psoc_plat_now_ns() > S->deadline_ns);
+  if (late) S->exceeded = LIMIT_TIME;
+  return S->exceeded != LIMIT_NONE;
+}
+
 static void psol_hook(lua_State *L, lua_Debug *ar) {
   psol_state *S = state_of(L);
   (void)ar;
-  if (!S->exceeded) {
+  if (S->depth == 0) return; /* a late forced hook after the call ended */
+  if (!limit_hit(S)) {
     S->ins_count += PSOL_HOOK_STEP;
-    if (S->ins_count >= S->ins_limit) S->exceeded = LIMIT_INSTRUCTIONS;
-    else if (S->deadline_ns && now_ns() > S->deadline_ns) S->exceeded = LIMIT_TIME;
-    else return;
+    if (S->ins_count < S->ins_limit) return;
+    S->exceeded = LIMIT_INSTRUCTIONS;
   }
   limit_error(L, S);
 }
 
 /* Charge 'cost' instructions for work done in C (the pattern matcher in
 ** sandbox_match.c, table and utf8 functions); raises when the budget is
-** spent. */
+** spent or the clock has run out. */
 void psol_charge(lua_State *L, uint64_t cost);
 void psol_match_install(lua_State *L, int idx);
 
 void psol_charge(lua_State *L, uint64_t cost) {
   psol_state *S = state_of(L);
   if (S->depth == 0) return; /* not in a sandboxed call */
-  if (!S->exceeded) {
+  if (!limit_hit(S)) {
     S->ins_count += cost < S->ins_limit ? cost : S->ins_limit;
     if (S->ins_count < S->ins_limit) return;
     S->exceeded = LIMIT_INSTRUCTIONS;
@@ -180,14 +274,25 @@ void psol_charge(lua_State *L, uint64_t cost) {
   limit_error(L, S);
 }
 
-/* A new top-level call: full budgets. */
+/* After a protected call inside the sandbox returned 'status': a memory
+** error whose retry failed is the memory limit; any exceeded limit is
+** raised again, so that no pcall swallows it. */
+static void limit_check(lua_State *L, psol_state *S, int status) {
+  if (status != LUA_OK && S->mem_refused && !S->exceeded) S->exceeded = LIMIT_MEMORY;
+  if (limit_hit(S)) limit_error(L, S);
+}
+
+/* A new top-level call: full budgets, and the watchdog. */
 static void budget_reset(lua_State *L, psol_state *S) {
-  uint64_t now = now_ns();
+  uint64_t now = psoc_plat_now_ns();
   S->ins_count = 0;
   S->exceeded = LIMIT_NONE;
+  S->mem_refused = 0;
+  psoc_plat_flag_set(&S->timed_out, 0);
   S->deadline_ns = now ? now + (uint64_t)S->time_limit_ms * 1000000u : 0;
   lua_sethook(L, psol_hook, LUA_MASKCOUNT,
               S->ins_limit < PSOL_HOOK_STEP ? (int)S->ins_limit : PSOL_HOOK_STEP);
+  wd_watch(S);
 }
 
 /* ---- paths -------------------------------------------------------------- */
@@ -207,12 +312,11 @@ static void path_free(psol_path *p) {
 
 /* 'dir' as given plus its realpath; 0 or an errno value. */
 static int path_init_dir(psol_path *p, const char *dir) {
-  char buf[PATH_MAX];
-  struct stat st;
+  char buf[PSOL_PATH_MAX];
+  int e;
   p->shown = p->real = NULL;
-  if (!realpath(dir, buf)) return errno ? errno : ENOENT;
-  if (stat(buf, &st) != 0) return errno ? errno : ENOENT;
-  if (!S_ISDIR(st.st_mode)) return ENOTDIR;
+  if ((e = psoc_plat_realpath(dir, buf)) != 0) return e;
+  if ((e = psoc_plat_is_dir(buf)) != 0) return e;
   p->shown = dup_str(dir);
   p->real = dup_str(buf);
   if (!p->shown || !p->real) {
@@ -225,7 +329,7 @@ static int path_init_dir(psol_path *p, const char *dir) {
 /* The directory part of 'path' ("." when there is none). */
 static int path_init_dirname(psol_path *p, const char *path) {
   const char *slash = strrchr(path, '/');
-  char dir[PATH_MAX];
+  char dir[PSOL_PATH_MAX];
   size_t n;
   if (!slash) return path_init_dir(p, ".");
   n = slash == path ? 1 : (size_t)(slash - path);
@@ -241,12 +345,22 @@ static int is_inside(const char *real, const char *root) {
   return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
 }
 
-static int inside_roots(const psol_state *S, const char *real) {
+/* Where the canonical 'real' lies: 1 inside a root, 2 above one (a real
+** directory on the way to a root), 0 elsewhere. */
+enum { PLACE_OUTSIDE, PLACE_INSIDE, PLACE_ABOVE };
+static int place_of(const psol_state *S, const char *real) {
   size_t i;
-  for (i = 0; i < S->root_count; i++)
-    if (is_inside(real, S->roots[i].real)) return 1;
-  if (S->root_count == 0 && S->implicit.real) return is_inside(real, S->implicit.real);
-  return 0;
+  int above = 0;
+  const char *r = real[0] ? real : "/";
+  for (i = 0; i < S->root_count; i++) {
+    if (is_inside(r, S->roots[i].real)) return PLACE_INSIDE;
+    if (is_inside(S->roots[i].real, r)) above = 1;
+  }
+  if (S->root_count == 0 && S->implicit.real) {
+    if (is_inside(r, S->implicit.real)) return PLACE_INSIDE;
+    if (is_inside(S->implicit.real, r)) above = 1;
+  }
+  return above ? PLACE_ABOVE : PLACE_OUTSIDE;
 }
 
 static void join(char *out, size_t n, const char *dir, const char *name) {
@@ -254,24 +368,104 @@ static void join(char *out, size_t n, const char *dir, const char *name) {
   else snprintf(out, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
 }
 
+/* Resolve the absolute 'path' one component at a time, following
+** symlinks, without ever looking at anything outside the roots: the
+** moment a component lands outside, the answer is RESOLVE_OUTSIDE,
+** whether or not something exists there. A missing component ends the
+** lookups (the rest is joined as written). So the answer for a path
+** outside the roots never depends on what exists outside them.
+** Returns RESOLVE_FOUND (canonical path in out), RESOLVE_MISSING,
+** RESOLVE_OUTSIDE, or an errno value. */
+enum { RESOLVE_FOUND = -1, RESOLVE_MISSING = -2, RESOLVE_OUTSIDE = -3 };
+static int resolve_confined(const psol_state *S, const char *path, char *out) {
+  char pending[2 * PSOL_PATH_MAX], target[PSOL_PATH_MAX];
+  const char *p;
+  size_t rl = 0, n;
+  int links = 0, missing = 0, kind, e;
+  n = strlen(path);
+  if (n >= sizeof pending) return ENAMETOOLONG;
+  memcpy(pending, path, n + 1);
+  p = pending;
+  out[0] = '\0';
+  for (;;) {
+    const char *end;
+    size_t cl;
+    while (*p == '/') p++;
+    if (!*p) break;
+    end = strchr(p, '/');
+    if (!end) end = p + strlen(p);
+    cl = (size_t)(end - p);
+    if (cl == 1 && p[0] == '.') {
+      p = end;
+      continue;
+    }
+    if (cl == 2 && p[0] == '.' && p[1] == '.') { /* out holds no symlinks: lexical is real */
+      while (rl > 0 && out[rl - 1] != '/') rl--;
+      if (rl > 0) rl--;
+      out[rl] = '\0';
+      p = end;
+      continue;
+    }
+    if (rl + 1 + cl >= PSOL_PATH_MAX) return ENAMETOOLONG;
+    out[rl++] = '/';
+    memcpy(out + rl, p, cl);
+    rl += cl;
+    out[rl] = '\0';
+    p = end;
+    if (missing) continue;
+    switch (place_of(S, out)) {
+    case PLACE_OUTSIDE: return RESOLVE_OUTSIDE;
+    case PLACE_ABOVE: continue; /* a real directory above a root */
+    default: break;
+    }
+    if ((e = psoc_plat_lstat(out, &kind)) != 0) return e;
+    if (kind == PSOC_PLAT_MISSING) {
+      missing = 1;
+      continue;
+    }
+    if (kind != PSOC_PLAT_LINK) continue;
+    if (++links > 40) return ELOOP;
+    if ((e = psoc_plat_readlink(out, target, sizeof target)) != 0) return e;
+    /* pending = target + the rest */
+    n = strlen(target);
+    if (n + 1 + strlen(p) >= sizeof pending) return ENAMETOOLONG;
+    memmove(pending + n + 1, p, strlen(p) + 1);
+    memcpy(pending, target, n);
+    pending[n] = '/';
+    p = pending;
+    if (target[0] == '/') rl = 0;
+    else
+      while (rl > 0 && out[--rl] != '/') {
+      }
+    out[rl] = '\0';
+  }
+  if (rl == 0) {
+    out[0] = '/';
+    out[1] = '\0';
+  }
+  if (place_of(S, out) != PLACE_INSIDE) return RESOLVE_OUTSIDE;
+  return missing ? RESOLVE_MISSING : RESOLVE_FOUND;
+}
+
 typedef struct psol_found {
-  char real[PATH_MAX];
-  char shown[PATH_MAX];
+  char real[PSOL_PATH_MAX];
+  char shown[PSOL_PATH_MAX];
 } psol_found;
 
 /* Resolve 'name' inside the roots: relative names against the running
 ** script's directory, then each root. Returns 1, or 0 with the reason
-** pushed ("outside the material roots", "not found (tried ...)"). */
+** pushed ("outside the material roots" for every path that leaves them,
+** whether or not it exists; "not found (tried ...)"). */
 static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
   const psol_path *bases[64];
   size_t nbases = 0, i;
-  int escaped = 0;
+  int escaped = 0, tried_any = 0, r;
   luaL_Buffer tried;
   if (name[0] == '\0') {
     lua_pushliteral(L, "empty file name");
     return 0;
   }
-  if (strlen(name) >= PATH_MAX) {
+  if (strlen(name) >= PSOL_PATH_MAX) {
     lua_pushliteral(L, "file name too long");
     return 0;
   }
@@ -280,37 +474,37 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
     return 0;
   }
   if (name[0] == '/') {
-    if (realpath(name, f->real)) {
-      if (inside_roots(S, f->real)) {
-        snprintf(f->shown, sizeof f->shown, "%s", name);
-        return 1;
-      }
-      lua_pushliteral(L, "outside the material roots");
-    } else {
-      lua_pushstring(L, strerror(errno));
+    r = resolve_confined(S, name, f->real);
+    if (r == RESOLVE_FOUND) {
+      snprintf(f->shown, sizeof f->shown, "%s", name);
+      return 1;
     }
+    if (r == RESOLVE_OUTSIDE) lua_pushliteral(L, "outside the material roots");
+    else if (r == RESOLVE_MISSING) lua_pushfstring(L, "not found (tried %s)", name);
+    else lua_pushstring(L, psoc_plat_strerror(r));
     return 0;
   }
-  if (S->script.real) bases[nbases++] = &S->script;
+  if (S->script.real && place_of(S, S->script.real) == PLACE_INSIDE) bases[nbases++] = &S->script;
   if (S->root_count == 0) bases[nbases++] = &S->implicit;
   for (i = 0; i < S->root_count && nbases < sizeof bases / sizeof bases[0]; i++)
     bases[nbases++] = &S->roots[i];
   luaL_buffinit(L, &tried);
   for (i = 0; i < nbases; i++) {
-    char path[PATH_MAX];
+    char path[2 * PSOL_PATH_MAX];
     size_t j;
     for (j = 0; j < i; j++) /* the script directory is often a root too */
       if (strcmp(bases[j]->real, bases[i]->real) == 0) break;
     if (j < i) continue;
     join(path, sizeof path, bases[i]->real, name);
-    if (!realpath(path, f->real)) {
-      join(path, sizeof path, bases[i]->shown, name);
-      if (i > 0) luaL_addstring(&tried, ", ");
-      luaL_addstring(&tried, path);
+    r = resolve_confined(S, path, f->real);
+    if (r == RESOLVE_OUTSIDE) {
+      escaped = 1;
       continue;
     }
-    if (!inside_roots(S, f->real)) {
-      escaped = 1;
+    if (r != RESOLVE_FOUND) {
+      join(path, sizeof path, bases[i]->shown, name);
+      if (tried_any++) luaL_addstring(&tried, ", ");
+      luaL_addstring(&tried, path);
       continue;
     }
     join(f->shown, sizeof f->shown, bases[i]->shown, name);
@@ -328,55 +522,34 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
 }
 
 /* Push the contents of the regular file 'real'. Returns 1, or 0 with the
-** reason pushed. May raise a memory error (nothing is left open then). */
+** reason pushed. Never blocks (a FIFO is refused at once). May raise a
+** memory error (nothing is left open then). */
 static int push_file(lua_State *L, psol_state *S, const char *real) {
-  struct stat st;
-  size_t size, got = 0;
+  psoc_plat_file f;
+  uint64_t size;
+  size_t got = 0;
   char *buf;
-  int fd;
-  if (stat(real, &st) != 0) {
-    lua_pushstring(L, strerror(errno));
-    return 0;
-  }
-  if (!S_ISREG(st.st_mode)) {
-    lua_pushliteral(L, "not a regular file");
-    return 0;
-  }
-  if ((uint64_t)st.st_size > (uint64_t)S->limit) {
+  int e = psoc_plat_regular_size(real, &size);
+  if (e == 0 && size > (uint64_t)S->limit) {
     lua_pushliteral(L, "larger than the memory limit");
     return 0;
   }
-  size = (size_t)st.st_size;
-  buf = (char *)lua_newuserdata(L, size ? size : 1);
-  fd = open(real, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    lua_pop(L, 1);
-    lua_pushstring(L, strerror(errno));
-    return 0;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    lua_pop(L, 1);
-    lua_pushliteral(L, "not a regular file");
-    return 0;
-  }
-  while (got < size) {
-    ssize_t n = read(fd, buf + got, size - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int e = errno;
-      close(fd);
-      lua_pop(L, 1);
-      lua_pushstring(L, strerror(e));
-      return 0;
+  if (e == 0) { /* allocate first: a memory error then leaves nothing open */
+    buf = (char *)lua_newuserdata(L, size ? (size_t)size : 1);
+    e = psoc_plat_open_regular(real, &f);
+    if (e == 0) {
+      e = psoc_plat_read(&f, buf, (size_t)size, &got);
+      psoc_plat_close(&f);
     }
-    if (n == 0) break;
-    got += (size_t)n;
+    if (e == 0) {
+      lua_pushlstring(L, buf, got);
+      lua_remove(L, -2);
+      return 1;
+    }
+    lua_pop(L, 1);
   }
-  close(fd);
-  lua_pushlstring(L, buf, got);
-  lua_remove(L, -2);
-  return 1;
+  lua_pushstring(L, psoc_plat_strerror(e));
+  return 0;
 }
 
 /* ---- text-only loading -------------------------------------------------- */
@@ -393,6 +566,7 @@ static int load_text(lua_State *L, const char *src, size_t len, const char *chun
     lua_concat(L, 2);
     return LUA_ERRSYNTAX;
   }
+  pso_remember_source(L, chunkname, src, len); /* key lines in pso errors */
   return psol_compat_loadtext(L, src, len, chunkname);
 }
 
@@ -457,17 +631,31 @@ static int sb_load(lua_State *L) {
     luaL_checktype(L, 1, LUA_TFUNCTION);
     chunkname = luaL_optstring(L, 2, "=(load)");
     lua_settop(L, 4);
-    lua_pushliteral(L, ""); /* the pieces so far */
-    for (;;) {
-      lua_pushvalue(L, 1);
-      lua_call(L, 0, 1);
-      if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) == 0)) {
-        lua_pop(L, 1);
-        break;
+    {
+      /* the pieces go into a table (each charged), then one buffer: no
+      ** copy of everything read so far per piece */
+      luaL_Buffer b;
+      int pieces = 0, k;
+      lua_newtable(L); /* 5 */
+      for (;;) {
+        lua_pushvalue(L, 1);
+        lua_call(L, 0, 1);
+        if (lua_isnil(L, -1) || (lua_type(L, -1) == LUA_TSTRING && lua_rawlen(L, -1) == 0)) {
+          lua_pop(L, 1);
+          break;
+        }
+        if (lua_type(L, -1) != LUA_TSTRING)
+          return luaL_error(L, "load: reader function must return a string");
+        if (pieces == INT_MAX - 1) return luaL_error(L, "load: too many pieces");
+        psol_charge(L, 1 + (lua_rawlen(L, -1) >> 4));
+        lua_rawseti(L, 5, ++pieces);
       }
-      if (lua_type(L, -1) != LUA_TSTRING)
-        return luaL_error(L, "load: reader function must return a string");
-      lua_concat(L, 2);
+      luaL_buffinit(L, &b);
+      for (k = 1; k <= pieces; k++) {
+        lua_rawgeti(L, 5, k);
+        luaL_addvalue(&b);
+      }
+      luaL_pushresult(&b);
     }
     src = lua_tolstring(L, -1, &len);
   }
@@ -490,14 +678,16 @@ static int sb_load(lua_State *L) {
   return 1;
 }
 
-/* print(...): to options.log, tab-separated, with a newline. */
+/* print(...): to options.log, tab-separated, with a newline; at most
+** log_limit bytes per state, then one line saying the rest was dropped. */
 static int sb_print(lua_State *L) {
   psol_state *S = state_of(L);
   int n = lua_gettop(L), i;
   luaL_Buffer b;
   size_t len;
   const char *text;
-  if (!S->log) return 0;
+  if (!S->log || S->log_used > S->log_limit) return 0;
+  psol_charge(L, (uint64_t)n);
   luaL_buffinit(L, &b);
   for (i = 1; i <= n; i++) {
     if (i > 1) luaL_addchar(&b, '\t');
@@ -507,7 +697,16 @@ static int sb_print(lua_State *L) {
   luaL_addchar(&b, '\n');
   luaL_pushresult(&b);
   text = lua_tolstring(L, -1, &len);
-  S->log(S->ud, text, len);
+  if (len <= S->log_limit - S->log_used) {
+    S->log_used += len;
+    S->log(S->ud, text, len);
+  } else {
+    char note[128];
+    int k = snprintf(note, sizeof note, "(print output truncated: more than %llu bytes)\n",
+                     (unsigned long long)S->log_limit);
+    S->log_used = S->log_limit + 1; /* nothing more from this state */
+    S->log(S->ud, note, k > 0 ? (size_t)k : 0);
+  }
   return 0;
 }
 
@@ -520,32 +719,6 @@ static int sb_collectgarbage(lua_State *L) {
   lua_pushnumber(L, (lua_Number)lua_gc(L, LUA_GCCOUNT, 0) +
                         (lua_Number)lua_gc(L, LUA_GCCOUNTB, 0) / 1024.0);
   return 1;
-}
-
-/* setmetatable without __gc: finalizers run with hooks off (5.2+), so a
-** script could loop in one forever, even inside lua_close. */
-static int sb_setmetatable(lua_State *L) {
-  if (lua_istable(L, 2)) {
-    lua_pushliteral(L, "__gc");
-    lua_rawget(L, 2);
-    if (!lua_isnil(L, -1))
-      return luaL_error(L, "setmetatable: __gc metamethods are not allowed in material scripts");
-    lua_pop(L, 1);
-  }
-  return call_wrapped(L, "setmetatable", LUA_MULTRET);
-}
-
-/* getmetatable that hides the metatables of userdata (the module's), whose
-** __gc a script could otherwise replace. */
-static int sb_getmetatable(lua_State *L) {
-  luaL_checkany(L, 1);
-  if (lua_type(L, 1) == LUA_TUSERDATA) {
-    if (!lua_getmetatable(L, 1)) return 0;
-    lua_pushliteral(L, "__metatable");
-    lua_rawget(L, -2);
-    return 1; /* the protected value, or nil */
-  }
-  return call_wrapped(L, "getmetatable", LUA_MULTRET);
 }
 
 /* string.rep with the result size checked first: some versions loop
@@ -573,6 +746,285 @@ static int sb_string_rep(lua_State *L) {
     }
   }
   return call_wrapped(L, "string.rep", 1);
+}
+
+/* ---- protected calls inside scripts ------------------------------------- */
+
+/* pcall(f, ...): as Lua's, except that an exceeded limit is raised again
+** instead of returned (nothing of the script runs past a limit). */
+static int sb_pcall(lua_State *L) {
+  psol_state *S = state_of(L);
+  int status;
+  luaL_checkany(L, 1);
+  status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
+  limit_check(L, S, status);
+  lua_pushboolean(L, status == LUA_OK);
+  lua_insert(L, 1);
+  return lua_gettop(L);
+}
+
+/* The message handler xpcall installs: the script's handler (upvalue 1),
+** unless a limit was hit. A limit error raised by the count hook reaches
+** the handler with hooks off, so the script's handler would run without
+** budget or clock: it is not called at all then. */
+static int sb_xpcall_handler(lua_State *L) {
+  psol_state *S = state_of(L);
+  if (limit_hit(S)) return 1; /* the limit's message as it is */
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, 1);
+  return 1;
+}
+
+/* xpcall(f, handler, ...) */
+static int sb_xpcall(lua_State *L) {
+  psol_state *S = state_of(L);
+  int n = lua_gettop(L), status;
+  luaL_checktype(L, 2, LUA_TFUNCTION);
+  lua_pushvalue(L, 2);
+  lua_pushcclosure(L, sb_xpcall_handler, 1);
+  lua_replace(L, 2); /* f, guarded handler, args... */
+  lua_pushvalue(L, 1);
+  lua_pushvalue(L, 2);
+  lua_replace(L, 1);
+  lua_replace(L, 2); /* guarded handler, f, args... */
+  status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
+  limit_check(L, S, status);
+  lua_pushboolean(L, status == LUA_OK);
+  lua_replace(L, 1); /* over the handler */
+  return lua_gettop(L);
+}
+
+/* ---- metatables ------------------------------------------------------------ */
+
+/* The metatable setmetatable installs is a snapshot of the script's
+** table (its "__" fields), holding the script's table under this key for
+** getmetatable. So nothing can be added to a live metatable later: not
+** __gc (finalizers run with hooks off) and not weak keys (__mode "k":
+** the collector's ephemeron pass over long key -> value chains is
+** quadratic and cannot be interrupted). */
+static const char script_mt_key = 'm';
+
+static int mode_has(const char *mode, int c) { return strchr(mode, c) != NULL; }
+
+static int sb_setmetatable(lua_State *L) {
+  lua_settop(L, 2);
+  if (lua_type(L, 1) == LUA_TTABLE && lua_type(L, 2) == LUA_TTABLE) {
+    unsigned fields = 0;
+    lua_newtable(L); /* 3: the snapshot */
+    lua_pushnil(L);
+    while (lua_next(L, 2)) {
+      if (++fields % 64 == 0) psol_charge(L, 64);
+      if (lua_type(L, -2) == LUA_TSTRING && strncmp(lua_tostring(L, -2), "__", 2) == 0) {
+        const char *key = lua_tostring(L, -2);
+        if (strcmp(key, "__gc") == 0)
+          return luaL_error(L, "setmetatable: __gc metamethods are not allowed in material "
+                               "scripts");
+        if (strcmp(key, "__mode") == 0 && lua_type(L, -1) == LUA_TSTRING &&
+            mode_has(lua_tostring(L, -1), 'k') && !mode_has(lua_tostring(L, -1), 'v'))
+          return luaL_error(L, "setmetatable: weak keys (__mode \"k\") are not allowed in "
+                               "material scripts (use \"kv\" or \"v\")");
+        lua_pushvalue(L, -2);
+        lua_insert(L, -2);
+        lua_rawset(L, 3);
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+    lua_pushlightuserdata(L, (void *)&script_mt_key);
+    lua_pushvalue(L, 2);
+    lua_rawset(L, 3);
+    lua_replace(L, 2);
+  }
+  return call_wrapped(L, "setmetatable", 1);
+}
+
+/* getmetatable that hides the metatables of userdata (the module's), whose
+** __gc a script could otherwise replace, and answers the script's own
+** table for a snapshot. */
+static int sb_getmetatable(lua_State *L) {
+  luaL_checkany(L, 1);
+  if (lua_type(L, 1) == LUA_TUSERDATA) {
+    if (!lua_getmetatable(L, 1)) return 0;
+    lua_pushliteral(L, "__metatable");
+    lua_rawget(L, -2);
+    return 1; /* the protected value, or nil */
+  }
+  if (lua_type(L, 1) == LUA_TTABLE) {
+    if (!lua_getmetatable(L, 1)) return 0;
+    lua_pushliteral(L, "__metatable");
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 1);
+    lua_pushlightuserdata(L, (void *)&script_mt_key);
+    lua_rawget(L, -2);
+    if (!lua_isnil(L, -1)) return 1;
+    lua_pop(L, 1);
+    return 1;
+  }
+  return call_wrapped(L, "getmetatable", LUA_MULTRET);
+}
+
+/* ---- table functions that do their work in our loops ----------------------
+** Each reads the length once (a __len that answers differently for an
+** estimate and for the work cannot lie its way past the budget) and
+** charges every element as it goes; the charge also polls the clock. */
+
+#define CHARGE_BATCH 64
+
+static void check_table(lua_State *L, int arg) {
+  if (lua_type(L, arg) != LUA_TTABLE)
+    luaL_error(L, "bad argument #%d to '%s' (table expected, got %s)", arg,
+               lua_tostring(L, lua_upvalueindex(1)), luaL_typename(L, arg));
+}
+
+static const char *fname(lua_State *L) { return lua_tostring(L, lua_upvalueindex(1)); }
+
+static lua_Integer checkint(lua_State *L, int arg) {
+  lua_Number n;
+  int64_t v;
+  if (lua_type(L, arg) != LUA_TNUMBER && !lua_isnumber(L, arg))
+    luaL_error(L, "bad argument #%d to '%s' (number expected, got %s)", arg, fname(L),
+               luaL_typename(L, arg));
+  n = lua_tonumber(L, arg);
+  if (lua_type(L, arg) == LUA_TNUMBER && pso_compat_tointeger(L, arg, &v)) return (lua_Integer)v;
+  if (!(n == floor(n)) || n < -9.2e18 || n > 9.2e18)
+    luaL_error(L, "bad argument #%d to '%s' (number has no integer representation)", arg,
+               fname(L));
+  return (lua_Integer)n;
+}
+
+static lua_Integer optint(lua_State *L, int arg, lua_Integer def) {
+  return lua_isnoneornil(L, arg) ? def : checkint(L, arg);
+}
+
+static lua_Integer length_of(lua_State *L, int idx) {
+  lua_Number n = psol_compat_len(L, idx);
+  if (!(n == floor(n)) || n < -9.2e18 || n > 9.2e18)
+    luaL_error(L, "object length is not an integer");
+  return (lua_Integer)n;
+}
+
+/* Move t[from] to t[to] (one element, charged by the batch). */
+static void move1(lua_State *L, int src, lua_Integer from, int dst, lua_Integer to,
+                  unsigned *batch) {
+  if (++*batch == CHARGE_BATCH) {
+    *batch = 0;
+    psol_charge(L, CHARGE_BATCH);
+  }
+  psol_compat_geti(L, src, (lua_Number)from);
+  psol_compat_seti(L, dst, (lua_Number)to);
+}
+
+static int sb_table_insert(lua_State *L) {
+  lua_Integer e, pos, i;
+  unsigned batch = 0;
+  check_table(L, 1);
+  e = length_of(L, 1) + 1; /* first empty element */
+  switch (lua_gettop(L)) {
+  case 2: pos = e; break;
+  case 3:
+    pos = checkint(L, 2);
+    if (PSOL_COMPAT_TABLE_POS_CHECKS && (pos < 1 || pos > e))
+      return luaL_error(L, "bad argument #2 to '%s' (position out of bounds)", fname(L));
+    if (pos > e) e = pos; /* 5.1 */
+    psol_charge(L, 1);
+    for (i = e; i > pos; i--) move1(L, 1, i - 1, 1, i, &batch);
+    break;
+  default: return luaL_error(L, "wrong number of arguments to 'insert'");
+  }
+  psol_compat_seti(L, 1, (lua_Number)pos);
+  return 0;
+}
+
+static int sb_table_remove(lua_State *L) {
+  lua_Integer size, pos;
+  unsigned batch = 0;
+  check_table(L, 1);
+  size = length_of(L, 1);
+  pos = optint(L, 2, size);
+  if (!PSOL_COMPAT_TABLE_POS_CHECKS && (size == 0 || pos < 1 || pos > size)) return 0;
+  if (!lua_isnoneornil(L, 2) && pos != size && (pos < 1 || pos > size + 1))
+    return luaL_error(L, "bad argument #2 to '%s' (position out of bounds)", fname(L));
+  psol_charge(L, 1);
+  psol_compat_geti(L, 1, (lua_Number)pos);
+  for (; pos < size; pos++) move1(L, 1, pos + 1, 1, pos, &batch);
+  lua_pushnil(L);
+  psol_compat_seti(L, 1, (lua_Number)pos);
+  return 1;
+}
+
+/* table.move(a1, f, e, t [, a2]) (5.3+). Each access may walk a long hash
+** chain (colliding integer keys): the charge per element polls the clock. */
+static int sb_table_move(lua_State *L) {
+  lua_Integer f = checkint(L, 2), e = checkint(L, 3), t = checkint(L, 4), i, n;
+  int tt = !lua_isnoneornil(L, 5) ? 5 : 1;
+  unsigned batch = 0;
+  check_table(L, 1);
+  check_table(L, tt);
+  if (e >= f) {
+    if ((lua_Number)e - (lua_Number)f >= 9.2e18)
+      return luaL_error(L, "bad argument #3 to '%s' (too many elements to move)", fname(L));
+    n = e - f + 1;
+    if ((lua_Number)t + (lua_Number)n >= 9.2e18)
+      return luaL_error(L, "bad argument #4 to '%s' (destination wrap around)", fname(L));
+    psol_charge(L, 1);
+    if (t > e || t <= f || (tt != 1 && !lua_rawequal(L, 1, tt)))
+      for (i = 0; i < n; i++) {
+        move1(L, 1, f + i, tt, t + i, &batch);
+        if (psoc_plat_flag_get(&state_of(L)->timed_out)) psol_charge(L, 0);
+      }
+    else
+      for (i = n - 1; i >= 0; i--) {
+        move1(L, 1, f + i, tt, t + i, &batch);
+        if (psoc_plat_flag_get(&state_of(L)->timed_out)) psol_charge(L, 0);
+      }
+  }
+  lua_pushvalue(L, tt);
+  return 1;
+}
+
+static int sb_table_concat(lua_State *L) {
+  luaL_Buffer b;
+  size_t lsep;
+  const char *sep = luaL_optlstring(L, 2, "", &lsep);
+  lua_Integer i, last;
+  unsigned batch = 0;
+  check_table(L, 1);
+  i = optint(L, 3, 1);
+  last = lua_isnoneornil(L, 4) ? length_of(L, 1) : checkint(L, 4);
+  luaL_buffinit(L, &b);
+  for (; i <= last; i++) {
+    if (++batch == CHARGE_BATCH) {
+      batch = 0;
+      psol_charge(L, CHARGE_BATCH);
+    }
+    psol_compat_geti(L, 1, (lua_Number)i);
+    if (!lua_isstring(L, -1))
+      return luaL_error(L, "invalid value (at index %d) in table for 'concat'", (int)i);
+    luaL_addvalue(&b);
+    if (i == last) break;
+    luaL_addlstring(&b, sep, lsep);
+  }
+  luaL_pushresult(&b);
+  return 1;
+}
+
+/* table.unpack / unpack: charged by the values it pushes. */
+static int sb_unpack(lua_State *L) {
+  lua_Integer i, e;
+  lua_Number n;
+  check_table(L, 1);
+  i = optint(L, 2, 1);
+  e = lua_isnoneornil(L, 3) ? length_of(L, 1) : checkint(L, 3);
+  if (i > e) return 0;
+  n = (lua_Number)e - (lua_Number)i + 1;
+  if (n >= (lua_Number)INT_MAX || !lua_checkstack(L, (int)n))
+    return luaL_error(L, "too many results to unpack");
+  psol_charge(L, 1 + (uint64_t)n);
+  for (; i < e; i++) psol_compat_geti(L, 1, (lua_Number)i);
+  psol_compat_geti(L, 1, (lua_Number)e);
+  return (int)n;
 }
 
 /* ---- declaration sites ----------------------------------------------------- */
@@ -656,34 +1108,41 @@ int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen) {
 
 /* ---- table and utf8 functions with a cost ----------------------------------- */
 
-/* What a call will cost, from its arguments: the elements it moves or the
-** bytes it scans, all in C where no count hook fires. */
-enum { COST_INSERT, COST_REMOVE, COST_MOVE, COST_SORT, COST_SCAN };
+/* What a call will cost, from its arguments: the bytes it scans or the
+** values it makes, all in C where no count hook fires. */
+enum { COST_SORT, COST_SCAN, COST_ARGS, COST_BYTE, COST_FORMAT };
 
 static uint64_t clamp_cost(lua_Number n) {
   if (!(n > 0)) return 0;
   return n >= 1e18 ? (uint64_t)1e18 : (uint64_t)n;
 }
 
+static uint64_t scan_cost(lua_State *L, int idx) {
+  return lua_type(L, idx) == LUA_TSTRING ? (uint64_t)(lua_rawlen(L, idx) >> 4) : 0;
+}
+
 static uint64_t cost_of(lua_State *L, int kind) {
-  lua_Number n, pos;
   switch (kind) {
-  case COST_INSERT: /* (t, [pos,] v): shifts the elements from pos up */
-    if (lua_type(L, 1) != LUA_TTABLE || lua_gettop(L) != 3) return 1;
-    n = psol_compat_len(L, 1);
-    pos = lua_tonumber(L, 2);
-    return 1 + clamp_cost(n - pos + 1);
-  case COST_REMOVE: /* (t, [pos]): shifts the elements above pos down */
-    if (lua_type(L, 1) != LUA_TTABLE) return 1;
-    n = psol_compat_len(L, 1);
-    pos = lua_isnoneornil(L, 2) ? n : lua_tonumber(L, 2);
-    return 1 + clamp_cost(n - pos + 1);
-  case COST_MOVE: /* (a1, f, e, t [, a2]) */
-    return 1 + clamp_cost(lua_tonumber(L, 3) - lua_tonumber(L, 2) + 1);
-  case COST_SORT:
-    return lua_type(L, 1) == LUA_TTABLE ? 1 + clamp_cost(psol_compat_len(L, 1)) : 1;
+  case COST_SORT: /* the comparisons run (and count) in Lua */
+    return lua_type(L, 1) == LUA_TTABLE ? 1 + clamp_cost((lua_Number)lua_rawlen(L, 1)) : 1;
+  case COST_ARGS: /* (...): every argument is looked at (select, string.char, utf8.char) */
+    return 1 + (uint64_t)lua_gettop(L);
+  case COST_BYTE: { /* string.byte(s [, i [, j]]): one value per byte */
+    lua_Number len = (lua_Number)lua_rawlen(L, 1), i, j;
+    if (lua_type(L, 1) != LUA_TSTRING) return 1;
+    i = lua_isnumber(L, 2) ? lua_tonumber(L, 2) : 1;
+    j = lua_isnumber(L, 3) ? lua_tonumber(L, 3) : i;
+    if (i < 0) i += len + 1;
+    if (j < 0) j += len + 1;
+    if (i < 1) i = 1;
+    if (j > len) j = len;
+    return 1 + clamp_cost(j - i + 1);
+  }
+  case COST_FORMAT: /* (fmt, ...): every format byte is parsed, every value looked at */
+    return 1 + (lua_type(L, 1) == LUA_TSTRING ? (uint64_t)lua_rawlen(L, 1) : 0) +
+           (uint64_t)lua_gettop(L) + scan_cost(L, 2);
   default: /* COST_SCAN: (s, ...) */
-    return lua_type(L, 1) == LUA_TSTRING ? 1 + (uint64_t)(lua_rawlen(L, 1) >> 4) : 1;
+    return 1 + scan_cost(L, 1);
   }
 }
 
@@ -714,7 +1173,8 @@ static void charge_function(lua_State *L, const char *lib, const char *name, int
     lua_pop(L, 1);
     return;
   }
-  lua_pushfstring(L, "%s.%s", lib, name);
+  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
+  else lua_pushstring(L, name);
   lua_pushnumber(L, kind);
   if (kind == COST_SORT) {
     if (luaL_loadbuffer(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)") != LUA_OK)
@@ -722,6 +1182,21 @@ static void charge_function(lua_State *L, const char *lib, const char *name, int
     lua_call(L, 0, 1);
   }
   lua_pushcclosure(L, sb_charged, kind == COST_SORT ? 4 : 3);
+  lua_setfield(L, -2, name);
+}
+
+/* Replace lib[name] (the library table at the top) by 'f', when the
+** version has it; upvalue 1 is the name for messages. */
+static void own_function(lua_State *L, const char *lib, const char *name, lua_CFunction f) {
+  lua_getfield(L, -1, name);
+  if (lua_type(L, -1) != LUA_TFUNCTION) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_pop(L, 1);
+  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
+  else lua_pushstring(L, name);
+  lua_pushcclosure(L, f, 1);
   lua_setfield(L, -2, name);
 }
 
@@ -760,7 +1235,7 @@ static int sb_require(lua_State *L) {
     lua_call(L, 1, 1);
     wrap_module(L);
   } else {
-    char rel[PATH_MAX], chunk[PATH_MAX + 1];
+    char rel[PSOL_PATH_MAX], chunk[PSOL_PATH_MAX + 1];
     psol_found *found;
     size_t i, n = strlen(name), len;
     const char *src;
@@ -870,16 +1345,36 @@ if (PSOL_COMPAT_HAS_LOADSTRING) {
   psol_match_install(L, -1); /* find, match, gmatch, gsub with a step budget */
   lua_pop(L, 1);
   lua_getglobal(L, LUA_TABLIBNAME);
-  charge_function(L, "table", "insert", COST_INSERT);
-  charge_function(L, "table", "remove", COST_REMOVE);
-  charge_function(L, "table", "move", COST_MOVE);
+  own_function(L, "table", "insert", sb_table_insert);
+  own_function(L, "table", "remove", sb_table_remove);
+  own_function(L, "table", "move", sb_table_move); /* 5.3+ */
+  own_function(L, "table", "concat", sb_table_concat);
+  own_function(L, "table", "unpack", sb_unpack); /* 5.2+ */
   charge_function(L, "table", "sort", COST_SORT);
+  lua_pop(L, 1);
+  lua_pushglobaltable(L);
+  own_function(L, "", "unpack", sb_unpack); /* 5.1 */
+  charge_function(L, "", "select", COST_ARGS);
+  charge_function(L, "", "tonumber", COST_SCAN);
+  lua_pushcfunction(L, sb_pcall);
+  lua_setfield(L, -2, "pcall");
+  lua_pushcfunction(L, sb_xpcall);
+  lua_setfield(L, -2, "xpcall");
+  lua_pop(L, 1);
+  lua_getglobal(L, LUA_STRLIBNAME);
+  charge_function(L, "string", "byte", COST_BYTE);
+  charge_function(L, "string", "char", COST_ARGS);
+  charge_function(L, "string", "format", COST_FORMAT);
+  charge_function(L, "string", "pack", COST_FORMAT);     /* 5.3+ */
+  charge_function(L, "string", "unpack", COST_FORMAT);   /* 5.3+ */
+  charge_function(L, "string", "packsize", COST_FORMAT); /* 5.3+ */
   lua_pop(L, 1);
 if (PSOL_COMPAT_HAS_UTF8) {
     lua_getglobal(L, "utf8");
     charge_function(L, "utf8", "len", COST_SCAN);
     charge_function(L, "utf8", "offset", COST_SCAN);
     charge_function(L, "utf8", "codepoint", COST_SCAN);
+    charge_function(L, "utf8", "char", COST_ARGS);
     lua_pop(L, 1);
   }
   return 0;
@@ -912,6 +1407,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
                                                  : PSOL_DEFAULT_INSTRUCTION_LIMIT;
   S->time_limit_ms = opts && opts->time_limit_ms ? opts->time_limit_ms
                                                  : PSOL_DEFAULT_TIME_LIMIT_MS;
+  S->log_limit = opts && opts->log_limit ? opts->log_limit : PSOL_DEFAULT_LOG_LIMIT;
   if (opts) {
     S->resolve = opts->resolve_root_signature;
     S->log = opts->log;
@@ -933,7 +1429,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     for (i = 0; i < opts->root_count; i++) {
       const char *root = opts->roots[i] ? opts->roots[i] : "(null)";
       if ((e = path_init_dir(&S->roots[S->root_count], root)) != 0) {
-        if (err) snprintf(err, errlen, "material root '%s': %s", root, strerror(e));
+        if (err) snprintf(err, errlen, "material root '%s': %s", root, psoc_plat_strerror(e));
         *why = e == ENOMEM ? PSOC_ERR_NOMEM : PSOC_ERR_ARG;
         state_free(S);
         return NULL;
@@ -947,6 +1443,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     state_free(S);
     return NULL;
   }
+  S->L = L;
   psol_compat_interpret_only(L);
   if (psol_compat_cpcall(L, setup, S) != LUA_OK) {
     if (err) snprintf(err, errlen, "cannot set up the sandbox: %s",
@@ -968,6 +1465,7 @@ void psol_close(lua_State *L) {
   psol_state *S;
   if (!L) return;
   S = state_of(L);
+  wd_unwatch(S);
   S->enforce = 0;
   lua_close(L);
   state_free(S);
@@ -980,6 +1478,8 @@ size_t psol_memory(lua_State *L) { return state_of(L)->used; }
 
 static int msgh(lua_State *L) {
   const char *msg = lua_tostring(L, 1);
+  if (!msg && state_of(L)->exceeded) /* no script code past a limit */
+    msg = lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
   if (!msg) {
     if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING)
       msg = lua_tostring(L, -1);
@@ -1022,9 +1522,12 @@ int psol_pcall(lua_State *L, int nargs, int nresults) {
   S->depth--;
   S->enforce = enforce;
   lua_remove(L, base);
+  if (status != LUA_OK && S->mem_refused && !S->exceeded) S->exceeded = LIMIT_MEMORY;
   if (status != LUA_OK) fix_error(L, S, status);
   if (outer) {
+    wd_unwatch(S); /* before the hook goes: the watchdog sets it */
     S->exceeded = LIMIT_NONE;
+    S->mem_refused = 0;
     lua_sethook(L, NULL, 0, 0);
   }
   return status;
@@ -1045,9 +1548,9 @@ static int run_chunk(lua_State *L) {
   size_t len = c->len;
   lua_settop(L, 0);
   if (c->path) {
-    char real[PATH_MAX];
-    if (!realpath(c->path, real))
-      return luaL_error(L, "cannot open '%s': %s", c->path, strerror(errno));
+    char real[PSOL_PATH_MAX];
+    int e = psoc_plat_realpath(c->path, real);
+    if (e != 0) return luaL_error(L, "cannot open '%s': %s", c->path, psoc_plat_strerror(e));
     if (!push_file(L, S, real))
       return luaL_error(L, "cannot read '%s': %s", c->path, lua_tostring(L, -1));
     src = lua_tolstring(L, 1, &len);
@@ -1192,6 +1695,7 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     check.profile = opts->profile;
     check.flags = opts->check_flags;
   }
+  check.flags |= PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
                            name ? name : "");
   dst->name = res_strdup(&out->alloc, name ? name : "");
@@ -1212,14 +1716,15 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
     if (i < diags.count) {
       psoc_diag d = diags.items[i];
-      char where[512];
+      char where[512], key[PSOC_DIAG_FIELD_MAX + 16];
       int line = psol_pipeline_where(L, -1, where, sizeof where);
       if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
       else snprintf(where, sizeof where, "%s", display);
       psoc_diags_free(&diags);
+      pso_field_path(d.field, key, sizeof key); /* the material's keys */
       /* 'name' belongs to the pipeline in the state: still valid */
       return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]", where,
-                  name ? name : "", d.field, d.field[0] ? ": " : "", d.message,
+                  name ? name : "", key, key[0] ? ": " : "", d.message,
                   d.message_id ? d.message_id : psoc_code_name(d.code));
     }
     psoc_diags_free(&diags);
@@ -1236,12 +1741,10 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
   pso_pipeline *p = pso_topipeline(L, -1);
   size_t n, i;
   psoc_status status;
+  if (!pso_check_result(L, -1)) /* the shape, and no two pipelines named alike */
+    return fail(out, PSOC_ERR_INVALID, "%s: %s", display, lua_tostring(L, -1));
   if (p) n = 1;
-  else if (lua_istable(L, -1)) n = (size_t)lua_rawlen(L, -1);
-  else
-    return fail(out, PSOC_ERR_INVALID,
-                "%s: a material script must return a pipeline or a list of pipelines "
-                "(it returned %s)", display, luaL_typename(L, -1));
+  else n = (size_t)lua_rawlen(L, -1);
   if (n == 0) return PSOC_OK;
   if (n > SIZE_MAX / sizeof *out->pipelines)
     return fail(out, PSOC_ERR_NOMEM, "%s: too many pipelines", display);

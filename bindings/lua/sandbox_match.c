@@ -5,8 +5,10 @@
 ** matcher of Lua 5.4's lstrlib.c (Copyright (C) 1994-2022 Lua.org,
 ** PUC-Rio, MIT license), with one change: every PSOL_MATCH_TICK steps it
 ** calls psol_charge (sandbox.c), which charges the steps to the
-** instruction budget and raises an error when it is spent; plain searches
-** are charged by the bytes they scan. Patterns follow Lua 5.4's rules in
+** instruction budget and raises an error when it is spent. Plain searches
+** are charged by the bytes they scan and by each candidate's comparison,
+** back-references by the bytes they compare and [sets] by their length at
+** every position they are tried. Patterns follow Lua 5.4's rules in
 ** every Lua version.
 */
 #include <ctype.h>
@@ -42,19 +44,24 @@ typedef struct MatchState {
   lua_State *L;
   int matchdepth;
   unsigned char level;
-  unsigned steps;
+  size_t steps;
   struct {
     const char *init;
     ptrdiff_t len;
   } capture[LUA_MAXCAPTURES];
 } MatchState;
 
-static void step(MatchState *ms) {
-  if (++ms->steps == PSOL_MATCH_TICK) {
+/* Count 'n' steps; every PSOL_MATCH_TICK of them are charged. */
+static void steps(MatchState *ms, size_t n) {
+  ms->steps += n;
+  if (ms->steps >= PSOL_MATCH_TICK) {
+    size_t due = ms->steps;
     ms->steps = 0;
-    psol_charge(ms->L, PSOL_MATCH_TICK);
+    psol_charge(ms->L, (uint64_t)due);
   }
 }
+
+static void step(MatchState *ms) { steps(ms, 1); }
 
 /* translate a relative initial string position (negative means back
 ** from the end): clip result to [1, inf); the length of the string is
@@ -145,7 +152,9 @@ static int singlematch(MatchState *ms, const char *s, const char *p, const char 
     switch (*p) {
     case '.': return 1; /* matches any char */
     case L_ESC: return match_class(c, (unsigned char)*(p + 1));
-    case '[': return matchbracketclass(c, p, ep - 1);
+    case '[': /* scans the set: a long one costs at every position */
+      steps(ms, (size_t)(ep - p) >> 4);
+      return matchbracketclass(c, p, ep - 1);
     default: return ((unsigned char)*p == c);
     }
   }
@@ -221,6 +230,7 @@ static const char *match_capture(MatchState *ms, const char *s, int l) {
   size_t len;
   l = check_capture(ms, l);
   len = (size_t)ms->capture[l].len;
+  steps(ms, len >> 4); /* the comparison below */
   if ((size_t)(ms->src_end - s) >= len && memcmp(ms->capture[l].init, s, len) == 0)
     return s + len;
   else
@@ -381,7 +391,11 @@ static int nospecials(const char *p, size_t l) {
   return 1; /* no special chars found */
 }
 
-static const char *lmemfind(const char *s1, size_t l1, const char *s2, size_t l2) {
+/* Plain search for s2 in s1, charged as it goes: the bytes memchr scans
+** and every candidate's comparison (a long needle costs its length at
+** each place its first byte occurs). */
+static const char *lmemfind(lua_State *L, const char *s1, size_t l1, const char *s2, size_t l2) {
+  uint64_t due = 1;
   if (l2 == 0) return s1; /* empty strings are everywhere */
   else if (l2 > l1) return NULL; /* avoids a negative 'l1' */
   else {
@@ -389,13 +403,20 @@ static const char *lmemfind(const char *s1, size_t l1, const char *s2, size_t l2
     l2--;             /* 1st char will be checked by 'memchr' */
     l1 = l1 - l2;     /* 's2' cannot be found after that */
     while (l1 > 0 && (init = (const char *)memchr(s1, *s2, l1)) != NULL) {
-      init++; /* 1st char is already checked */
-      if (memcmp(init, s2 + 1, l2) == 0) return init - 1;
-      else { /* correct 'l1' and 's1' to try again */
-        l1 -= (size_t)(init - s1);
-        s1 = init;
+      due += 1 + (((size_t)(init - s1) + l2) >> 4);
+      if (due >= PSOL_MATCH_TICK) {
+        psol_charge(L, due);
+        due = 0;
       }
+      init++; /* 1st char is already checked */
+      if (memcmp(init, s2 + 1, l2) == 0) {
+        psol_charge(L, due);
+        return init - 1;
+      }
+      l1 -= (size_t)(init - s1); /* correct 'l1' and 's1' to try again */
+      s1 = init;
     }
+    psol_charge(L, due + (l1 >> 4));
     return NULL; /* not found */
   }
 }
@@ -427,8 +448,7 @@ static int str_find_aux(lua_State *L, int find) {
   if (find && (lua_toboolean(L, 4) || nospecials(p, lp))) {
     /* do a plain search (memchr and memcmp: no backtracking) */
     const char *s2;
-    psol_charge(L, 1 + ((ls - init) >> 4));
-    s2 = lmemfind(s + init, ls - init, p, lp);
+    s2 = lmemfind(L, s + init, ls - init, p, lp);
     if (s2) {
       lua_pushinteger(L, (lua_Integer)(s2 - s) + 1);
       lua_pushinteger(L, (lua_Integer)((s2 - s) + (ptrdiff_t)lp));

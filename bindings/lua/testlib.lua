@@ -10,6 +10,14 @@
 --   pso (the module)
 -- Portable to Lua 5.1, LuaJIT, 5.3 and 5.4: no goto, no //, no integer
 -- subtype assumptions.
+--
+-- Test code must not be able to change the runner: everything this file
+-- uses is captured in locals when it loads (a test that replaces
+-- string.sub, math.abs or pso.copy changes nothing here), its metatables
+-- are locked (__metatable), tables are compared by raw access (no
+-- __index, __pairs or __len of a test's value decides a verdict), and the
+-- first failed expectation of a test is handed to C (C.verdict), so a
+-- pcall around expect cannot turn a failure into a pass.
 local C = ...           -- C helpers from pso_test.c
 local pso = C.pso
 
@@ -17,8 +25,11 @@ local type, pairs, ipairs, tostring, select = type, pairs, ipairs, tostring, sel
 local error, pcall, rawequal, rawget, next = error, pcall, rawequal, rawget, next
 local getmetatable, setmetatable = getmetatable, setmetatable
 local sfind, sformat, srep, sgsub = string.find, string.format, string.rep, string.gsub
+local ssub, sbyte = string.sub, string.byte
 local concat, sort = table.concat, table.sort
 local unpack = table.unpack or unpack
+local floor, mmin, mabs = math.floor, math.min, math.abs
+local rawlen = rawlen or function(t) return #t end -- 5.1: # ignores __len on tables
 
 local T = {}            -- what C sees: T.tests, T.hooks(i)
 
@@ -26,7 +37,7 @@ local T = {}            -- what C sees: T.tests, T.hooks(i)
 -- Failures
 -- ---------------------------------------------------------------------
 
-local Failure = {}
+local Failure = { __metatable = "psoc test failure" }
 Failure.__index = Failure
 Failure.__tostring = function(f)
   return (f.where ~= "" and (f.where .. ": ") or "") .. f.message
@@ -35,7 +46,9 @@ end
 -- Raise an assertion failure located at the innermost frame outside this
 -- library (the line of the expect call).
 local function fail(message)
-  error(setmetatable({ psoc_failure = true, message = message, where = C.where() }, Failure), 0)
+  local f = setmetatable({ psoc_failure = true, message = message, where = C.where() }, Failure)
+  C.verdict(f)
+  error(f, 0)
 end
 
 -- Raise a usage error (a mistake in the test, not a failed expectation)
@@ -60,11 +73,13 @@ end
 -- Values: presets, pipelines, formatting
 -- ---------------------------------------------------------------------
 
-local is_pipeline = pso.is_pipeline
+local is_pipeline, pso_copy = pso.is_pipeline, pso.copy
 
--- pso presets are read-only proxies; compare and show their contents.
+-- pso presets are read-only proxies (tables, or userdata in later module
+-- versions); compare and show their contents.
 local function unwrap(v)
-  if type(v) == "table" and getmetatable(v) == "read-only" then return pso.copy(v) end
+  local t = type(v)
+  if (t == "table" or t == "userdata") and getmetatable(v) == "read-only" then return pso_copy(v) end
   return v
 end
 
@@ -75,9 +90,9 @@ local function quote(s)
     if c == "\r" then return "\\r" end
     if c == '"' then return '\\"' end
     if c == "\\" then return "\\\\" end
-    return sformat("\\%03d", c:byte())
+    return sformat("\\%03d", sbyte(c))
   end)
-  if #s > 200 then s = s:sub(1, 200) .. "...(" .. #s .. " bytes)" end
+  if #s > 200 then s = ssub(s, 1, 200) .. "...(" .. #s .. " bytes)" end
   return '"' .. s .. '"'
 end
 
@@ -109,10 +124,10 @@ end
 -- Keys of a table: the sequence 1..n first, then the rest sorted by type
 -- and text, so output is stable.
 local function sorted_keys(t)
-  local n, keys, rest = #t, {}, {}
+  local n, keys, rest = rawlen(t), {}, {}
   for i = 1, n do keys[i] = i end
-  for k in pairs(t) do
-    if not (type(k) == "number" and k >= 1 and k <= n and k == math.floor(k)) then
+  for k in next, t do
+    if not (type(k) == "number" and k >= 1 and k <= n and k == floor(k)) then
       rest[#rest + 1] = k
     end
   end
@@ -144,7 +159,7 @@ local function show(v, indent, seen, depth)
       parts[#parts + 1] = "... (" .. (#keys - MAX_ITEMS) .. " more)"
       break
     end
-    local text = show(v[k], indent .. "  ", seen, depth + 1)
+    local text = show(rawget(v, k), indent .. "  ", seen, depth + 1)
     if type(k) == "number" and k >= 1 and k <= n then parts[#parts + 1] = text
     else parts[#parts + 1] = key_text(k) .. " = " .. text end
   end
@@ -207,16 +222,16 @@ local function compare(a, e, path, diffs, seen)
   seen[a] = e
   local keys = sorted_keys(e)
   for _, k in ipairs(keys) do
-    local av = a[k]
+    local av = rawget(a, k)
     if av == nil then
-      add_diff(diffs, path_join(path, k) .. ": expected " .. show(e[k]) .. ", got nil (missing)")
+      add_diff(diffs, path_join(path, k) .. ": expected " .. show(rawget(e, k)) .. ", got nil (missing)")
     else
-      compare(av, e[k], path_join(path, k), diffs, seen)
+      compare(av, rawget(e, k), path_join(path, k), diffs, seen)
     end
   end
   for _, k in ipairs((sorted_keys(a))) do
-    if e[k] == nil then
-      add_diff(diffs, path_join(path, k) .. ": unexpected " .. show(a[k]) .. " (expected nil)")
+    if rawget(e, k) == nil then
+      add_diff(diffs, path_join(path, k) .. ": unexpected " .. show(rawget(a, k)) .. " (expected nil)")
     end
   end
 end
@@ -243,9 +258,11 @@ local function check(p, opts)
   if opts ~= nil and type(opts) ~= "table" then
     usage("check options must be a table like { profile = \"desktop_fl12_2\" }")
   end
-  local profile = opts and opts.profile
-  if profile ~= nil then return C.check(p, profile) end
-  return p:check()
+  local profile = opts and rawget(opts, "profile")
+  if profile ~= nil and type(profile) ~= "string" then
+    usage("check options: profile must be a name (a string), got " .. type(profile))
+  end
+  return C.check(p, profile)
 end
 
 local function diag_text(d)
@@ -279,7 +296,9 @@ local function pipeline_text(p)
 end
 
 local function profile_text(opts)
-  return (opts and opts.profile) and (" under profile " .. opts.profile) or ""
+  local profile = type(opts) == "table" and rawget(opts, "profile")
+  return (type(profile) == "string" and (" under profile " .. profile) or "") ..
+    (C.werror() and " (warnings count as errors: --werror)" or "")
 end
 
 -- ---------------------------------------------------------------------
@@ -374,7 +393,7 @@ end
 function M.to_be_close_to(a, e, tolerance)
   tolerance = tolerance or 1e-6
   numbers("to_be_close_to", a, e)
-  local ok = math.abs(a - e) <= tolerance
+  local ok = mabs(a - e) <= tolerance
   return ok, "expected " .. tostring(a) .. " to be within " .. tostring(tolerance) .. " of " .. tostring(e),
     "expected " .. tostring(a) .. " not to be within " .. tostring(tolerance) .. " of " .. tostring(e)
 end
@@ -482,8 +501,8 @@ local function suggest(name)
     for i = 1, #s do
       local cur = { [0] = i }
       for j = 1, #t do
-        local cost = s:sub(i, i) == t:sub(j, j) and 0 or 1
-        cur[j] = math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
+        local cost = ssub(s, i, i) == ssub(t, j, j) and 0 or 1
+        cur[j] = mmin(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost)
       end
       prev = cur
     end
@@ -497,7 +516,7 @@ local function suggest(name)
   return best and (" (did you mean '" .. best .. "'?)") or ""
 end
 
-local Expectation = {}
+local Expectation = { __metatable = "psoc test expectation" }
 
 local function expectation(actual, negated, context)
   return setmetatable({ actual = actual, negated = negated, context = context }, Expectation)
@@ -563,8 +582,13 @@ function describe(name, fn)
   frames[#frames] = nil
 end
 
+local max_tests = C.max_tests()
+
 function it(name, fn)
   check_name_fn("it", name, fn)
+  if #T.tests >= max_tests then
+    usage("it '" .. name .. "': more than " .. max_tests .. " tests in one file")
+  end
   local parts = {}
   for i = 2, #frames do parts[#parts + 1] = frames[i].name end
   parts[#parts + 1] = name
@@ -609,39 +633,11 @@ end
 -- materials
 -- ---------------------------------------------------------------------
 
-local cache = {}        -- real path -> list of pipelines (false: a module)
-
--- The pipelines of a material script's result, or nil when it is not a
--- material (a module such as lib/common.lua returns other things).
-local function pipelines_of(result, file)
-  if is_pipeline(result) then return { result } end
-  if type(result) ~= "table" or getmetatable(result) ~= nil then return nil end
-  local n, list = #result, {}
-  if n == 0 then return next(result) == nil and list or nil end
-  if not is_pipeline(result[1]) then return nil end
-  for i = 1, n do
-    if not is_pipeline(result[i]) then
-      error(file .. ": result[" .. i .. "] is a " .. type(result[i]) .. ", not a pipeline", 0)
-    end
-    list[i] = result[i]
-  end
-  for k in pairs(result) do
-    if not (type(k) == "number" and k >= 1 and k <= n and k == math.floor(k)) then
-      error(file .. ": a material returns a pipeline or a list of pipelines; its result also has " ..
-        "key " .. key_text(k), 0)
-    end
-  end
-  return list
-end
-
--- Evaluate (once per test file) the script at a resolved path.
+-- Evaluate the script at a resolved path: C runs it in a fresh sandboxed
+-- state of its own (once per test file) and copies its pipelines into this
+-- state; false for a module (a file that returns no pipeline).
 local function evaluate(real, shown)
-  local hit = cache[real]
-  if hit == nil then
-    hit = pipelines_of(C.dofile(shown), shown) or false
-    cache[real] = hit
-  end
-  return hit
+  return C.evaluate(real, shown)
 end
 
 local function copy_list(list)
@@ -698,7 +694,7 @@ end
 -- materials.all(dir?): every pipeline of every material under the
 -- directories, and a parallel list of their files. Files that return no
 -- pipeline (modules such as lib/common.lua) are skipped.
-function materials.all(dir)
+local function all(dir)
   local list, files = {}, {}
   for _, d in ipairs(dirs_of(dir, "materials.all")) do
     local real_dir = C.resolve(d, "directory", "materials.all")
@@ -715,10 +711,11 @@ function materials.all(dir)
   end
   return list, files
 end
+materials.all = all
 
 -- for p, file, name in materials.each(dir?) do ... end
 function materials.each(dir)
-  local list, files = materials.all(dir)
+  local list, files = all(dir)
   local i = 0
   return function()
     i = i + 1

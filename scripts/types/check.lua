@@ -9,8 +9,8 @@ so they cannot miss a registry key; what could drift is the hand-written
 part (module functions, presets, shorthands) and the generator's idea of
 the language. This script loads the module and checks that:
   - every function and field of the module is annotated, and the other way
-    round; every preset named in the annotations exists (and, where pairs()
-    sees through the read-only namespaces, no preset is missing)
+    round; every preset named in the annotations exists, and (through
+    pso.preset_pairs) no preset is missing
   - every pipeline method annotated on pso.Pipeline exists
   - every top-level key annotated for pso.graphics / pso.mesh / pso.compute
     is accepted there
@@ -125,7 +125,7 @@ for _, f in ipairs(module_class.fields) do
     for _, pf in ipairs(preset_class.fields) do
       ok(pso[f.name][pf.name] ~= nil, "preset pso." .. f.name .. "." .. pf.name .. " is annotated but missing")
     end
-    for name in pairs(pso[f.name]) do -- sees through the proxy where __pairs works
+    for name in pso.preset_pairs(pso[f.name]) do -- every Lua version (5.1 has no __pairs)
       ok(preset_class.by[name], "preset pso." .. f.name .. "." .. tostring(name) .. " has no annotation")
     end
   end
@@ -292,6 +292,57 @@ end
 
 -- A field named by a D3D12 member must be given in place of its key, not
 -- with it; both spellings were accepted above one at a time.
+
+-- Root signatures (pso.root_signature, bindings/lua/pso_rootsig.c): every
+-- field of the pso.rootsig classes with a value of each type of its union,
+-- and (below) every enum name where it is used, is accepted. Fields whose
+-- sample would be an empty parameter, range or constants ({}: none of its
+-- kinds, no count) are covered by that class's own fields.
+do
+  local rs_sites = { -- class -> function(key, value) -> declaration
+    ["pso.rootsig.Decl"] = function(k, v) return { [k] = v } end,
+    ["pso.rootsig.Parameter"] = function(k, v)
+      local p = { [k] = v }
+      if k == "visibility" then p.cbv = {} end
+      return { parameters = { p } }
+    end,
+    ["pso.rootsig.Constants"] = function(k, v)
+      local c = { count = 1 }
+      c[k] = v
+      return { parameters = { { constants = c } } }
+    end,
+    ["pso.rootsig.Descriptor"] = function(k, v) return { parameters = { { cbv = { [k] = v } } } } end,
+    ["pso.rootsig.TableEntry"] = function(k, v) return { parameters = { { table = { { [k] = v } } } } } end,
+    ["pso.rootsig.Range"] = function(k, v) return { parameters = { { table = { { srv = { [k] = v } } } } } } end,
+    ["pso.rootsig.StaticSampler"] = function(k, v)
+      local smp = { comparison = "less" }
+      smp[k] = v
+      return { static_samplers = { smp } }
+    end,
+  }
+  local function declare_rs(decl) return pcall(pso.root_signature, decl) end
+  for cname, site in pairs(rs_sites) do
+    local c = classes[cname]
+    if ok(c, "no class " .. cname) then
+      for _, f in ipairs(c.fields) do
+        if not f.type:match("pso%.rootsig%.Parameter") and not f.type:match("pso%.rootsig%.TableEntry")
+           and not f.type:match("pso%.rootsig%.Constants") then
+          for _, smp in ipairs(values_of(f.type, 0)) do
+            local v = smp[1]
+            if f.name == "name" then v = "check.lua root signature" end
+            local good, err = declare_rs(site(f.name, v))
+            ok(good, string.format("root_signature %s.%s = %s: %s", cname, f.name, smp[2], tostring(err)))
+          end
+        end
+        each_target(f.type, function(v) return v end, function(target, w)
+          if aliases[target] and aliases[target].values and not enum_sites[target] then
+            enum_sites[target] = function(v) return declare_rs(site(f.name, w(v))) end
+          end
+        end)
+      end
+    end
+  end
+end
 
 -- Every enum name, where its enum is used.
 for name, a in pairs(aliases) do

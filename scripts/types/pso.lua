@@ -1376,8 +1376,8 @@
 ---@field check fun(self: pso.Pipeline): pso.Diag[]
 ---@field valid fun(self: pso.Pipeline): boolean
 ---@field dump fun(self: pso.Pipeline): string
----@field explain fun(self: pso.Pipeline): string every field and where it comes from
----@field explain_table fun(self: pso.Pipeline): table[]
+---@field explain fun(self: pso.Pipeline, opts?: { changed?: boolean }): string every field and where it comes from (changed = true: only non-default values)
+---@field explain_table fun(self: pso.Pipeline, opts?: { changed?: boolean }): table[]
 ---@field json fun(self: pso.Pipeline): string
 ---@field diff fun(self: pso.Pipeline, other: pso.Pipeline): table[]
 ---@field table fun(self: pso.Pipeline): table a declaration that reproduces it
@@ -1454,6 +1454,14 @@ function pso.blob(source) end
 ---@return T
 function pso.preset(name, value) end
 
+---pairs() over a preset or a preset namespace in every Lua version (5.1 and
+---LuaJIT have no __pairs); the iterator is given the read-only proxy, never
+---its data.
+---@param preset table
+---@return fun(preset: table, key: any): any, any
+---@return table
+function pso.preset_pairs(preset) end
+
 ---A modifiable deep copy (presets unwrapped).
 ---@generic T
 ---@param value T
@@ -1474,5 +1482,192 @@ function pso.same(a, b) end
 ---@param bytes string
 ---@return pso.Diag[]
 function pso.check_bytes(bytes) end
+
+-- Root signatures (pso.root_signature) ----------------------------------------
+
+---D3D12_SHADER_VISIBILITY: enum names (8 values); the full D3D12 names are accepted too.
+---@alias pso.enum.shader_visibility
+---| "all" # D3D12_SHADER_VISIBILITY_ALL = 0
+---| "vertex" # D3D12_SHADER_VISIBILITY_VERTEX = 1
+---| "hull" # D3D12_SHADER_VISIBILITY_HULL = 2
+---| "domain" # D3D12_SHADER_VISIBILITY_DOMAIN = 3
+---| "geometry" # D3D12_SHADER_VISIBILITY_GEOMETRY = 4
+---| "pixel" # D3D12_SHADER_VISIBILITY_PIXEL = 5
+---| "amplification" # D3D12_SHADER_VISIBILITY_AMPLIFICATION = 6
+---| "mesh" # D3D12_SHADER_VISIBILITY_MESH = 7
+
+---D3D12_FILTER: enum names (36 values); the full D3D12 names are accepted too.
+---@alias pso.enum.filter
+---| "min_mag_mip_point" # D3D12_FILTER_MIN_MAG_MIP_POINT = 0
+---| "min_mag_point_mip_linear" # D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR = 1
+---| "min_point_mag_linear_mip_point" # D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT = 4
+---| "min_point_mag_mip_linear" # D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR = 5
+---| "min_linear_mag_mip_point" # D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT = 10
+---| "min_linear_mag_point_mip_linear" # D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 11
+---| "min_mag_linear_mip_point" # D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT = 14
+---| "min_mag_mip_linear" # D3D12_FILTER_MIN_MAG_MIP_LINEAR = 15
+---| "anisotropic" # D3D12_FILTER_ANISOTROPIC = 55
+---| "comparison_min_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT = 80
+---| "comparison_min_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR = 81
+---| "comparison_min_point_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT = 84
+---| "comparison_min_point_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR = 85
+---| "comparison_min_linear_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT = 90
+---| "comparison_min_linear_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 91
+---| "comparison_min_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT = 94
+---| "comparison_min_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR = 95
+---| "comparison_anisotropic" # D3D12_FILTER_COMPARISON_ANISOTROPIC = d5
+---| "minimum_min_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT = 100
+---| "minimum_min_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR = 101
+---| "minimum_min_point_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 104
+---| "minimum_min_point_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR = 105
+---| "minimum_min_linear_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT = 110
+---| "minimum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 111
+---| "minimum_min_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT = 114
+---| "minimum_min_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR = 115
+---| "minimum_anisotropic" # D3D12_FILTER_MINIMUM_ANISOTROPIC = 155
+---| "maximum_min_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT = 180
+---| "maximum_min_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR = 181
+---| "maximum_min_point_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 184
+---| "maximum_min_point_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR = 185
+---| "maximum_min_linear_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT = 190
+---| "maximum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 191
+---| "maximum_min_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT = 194
+---| "maximum_min_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR = 195
+---| "maximum_anisotropic" # D3D12_FILTER_MAXIMUM_ANISOTROPIC = 1d5
+
+---D3D12_TEXTURE_ADDRESS_MODE: enum names (5 values); the full D3D12 names are accepted too.
+---@alias pso.enum.texture_address_mode
+---| "wrap" # D3D12_TEXTURE_ADDRESS_MODE_WRAP = 1
+---| "mirror" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR = 2
+---| "clamp" # D3D12_TEXTURE_ADDRESS_MODE_CLAMP = 3
+---| "border" # D3D12_TEXTURE_ADDRESS_MODE_BORDER = 4
+---| "mirror_once" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE = 5
+
+---D3D12_STATIC_BORDER_COLOR: enum names (5 values); the full D3D12 names are accepted too.
+---@alias pso.enum.static_border_color
+---| "transparent_black" # D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK = 0
+---| "opaque_black" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK = 1
+---| "opaque_white" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE = 2
+---| "opaque_black_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT = 3
+---| "opaque_white_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT = 4
+
+---D3D12_ROOT_SIGNATURE_FLAGS: flag names (12 values); the full D3D12 names are accepted too.
+---@alias pso.enum.root_signature_flags
+---| "allow_input_assembler_input_layout" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 0x1
+---| "deny_vertex_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS = 0x2
+---| "deny_hull_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS = 0x4
+---| "deny_domain_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS = 0x8
+---| "deny_geometry_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS = 0x10
+---| "deny_pixel_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS = 0x20
+---| "allow_stream_output" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT = 0x40
+---| "local_root_signature" # D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE = 0x80
+---| "deny_amplification_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 0x100
+---| "deny_mesh_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS = 0x200
+---| "cbv_srv_uav_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 0x400
+---| "sampler_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED = 0x800
+---@alias pso.flags.root_signature_flags pso.enum.root_signature_flags|pso.enum.root_signature_flags[]
+
+---D3D12_DESCRIPTOR_RANGE_FLAGS: flag names (5 values); the full D3D12 names are accepted too.
+---@alias pso.enum.descriptor_range_flags
+---| "descriptors_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE = 0x1
+---| "data_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE = 0x2
+---| "data_static_while_set_at_execute" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
+---| "data_static" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC = 0x8
+---| "descriptors_static_keeping_buffer_bounds_checks" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 0x10000
+---@alias pso.flags.descriptor_range_flags pso.enum.descriptor_range_flags|pso.enum.descriptor_range_flags[]
+
+---D3D12_ROOT_DESCRIPTOR_FLAGS: flag names (3 values); the full D3D12 names are accepted too.
+---@alias pso.enum.root_descriptor_flags
+---| "data_volatile" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE = 0x2
+---| "data_static_while_set_at_execute" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
+---| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 0x8
+---@alias pso.flags.root_descriptor_flags pso.enum.root_descriptor_flags|pso.enum.root_descriptor_flags[]
+
+---@alias pso.rootsig.version
+---| "1.0"
+---| "1.1"
+---@alias pso.rootsig.unbounded
+---| "unbounded" # UINT_MAX descriptors
+---@alias pso.rootsig.append
+---| "append" # D3D12_DESCRIPTOR_RANGE_OFFSET_APPEND
+
+---A range of a descriptor table (a descriptor heap's registers).
+---@class (exact) pso.rootsig.Range
+---@field register? integer the first register (0)
+---@field space? integer register space (0)
+---@field count? integer|pso.rootsig.unbounded descriptors (1)
+---@field offset? integer|pso.rootsig.append from the table's start ("append")
+---@field flags? pso.flags.descriptor_range_flags version 1.1 only
+
+---One range: exactly one of its kinds (a table holds samplers or CBV/SRV/UAV, not both).
+---@class (exact) pso.rootsig.TableEntry
+---@field srv? pso.rootsig.Range
+---@field uav? pso.rootsig.Range
+---@field cbv? pso.rootsig.Range
+---@field sampler? pso.rootsig.Range
+
+---A root descriptor (CBV, SRV or UAV).
+---@class (exact) pso.rootsig.Descriptor
+---@field register? integer (0)
+---@field space? integer (0)
+---@field flags? pso.flags.root_descriptor_flags version 1.1 only
+
+---Root constants (32-bit values in a constant buffer register).
+---@class (exact) pso.rootsig.Constants
+---@field register? integer (0)
+---@field space? integer (0)
+---@field count integer the number of 32-bit values
+
+---A root parameter: exactly one of constants, cbv, srv, uav, table.
+---@class (exact) pso.rootsig.Parameter
+---@field constants? pso.rootsig.Constants
+---@field cbv? pso.rootsig.Descriptor
+---@field srv? pso.rootsig.Descriptor
+---@field uav? pso.rootsig.Descriptor
+---@field table? pso.rootsig.TableEntry[]
+---@field visibility? pso.enum.shader_visibility ("all")
+
+---A static sampler (defaults: d3dx12's CD3DX12_STATIC_SAMPLER_DESC).
+---@class (exact) pso.rootsig.StaticSampler
+---@field register? integer (0)
+---@field space? integer (0)
+---@field visibility? pso.enum.shader_visibility ("all")
+---@field filter? pso.enum.filter ("anisotropic")
+---@field address? pso.enum.texture_address_mode all three at once ("wrap")
+---@field address_u? pso.enum.texture_address_mode
+---@field address_v? pso.enum.texture_address_mode
+---@field address_w? pso.enum.texture_address_mode
+---@field mip_lod_bias? number (0)
+---@field max_anisotropy? integer (16)
+---@field comparison? pso.enum.comparison_func ("less_equal")
+---@field border? pso.enum.static_border_color ("opaque_white")
+---@field min_lod? number (0)
+---@field max_lod? number (the largest float)
+
+---A root signature declaration (pso.root_signature).
+---@class (exact) pso.rootsig.Decl
+---@field name? string pipelines may then say root_signature = name
+---@field version? pso.rootsig.version ("1.1"; the numbers 1.0 and 1.1 work too)
+---@field flags? pso.flags.root_signature_flags
+---@field parameters? pso.rootsig.Parameter[]
+---@field static_samplers? pso.rootsig.StaticSampler[]
+
+---Serialize a root signature with psoc's serializer: the bytes
+---D3D12SerializeVersionedRootSignature returns, for serialized_root_signature.
+---Raises on what D3D12 rejects; returns the warnings.
+---@param decl pso.rootsig.Decl
+---@return pso.Blob blob
+---@return pso.Diag[] warnings
+function pso.root_signature(decl) end
+
+---The declaration of a serialized root signature (any DXBC container with RTS0).
+---@param blob pso.Blob
+---@return pso.rootsig.Decl
+function pso.root_signature_desc(blob) end
+
+---The root signature this state declared with name = NAME, or nil.
+---@param name string
+---@return pso.Blob?
+function pso.named_root_signature(name) end
 
 return pso

@@ -64,9 +64,34 @@ typedef struct cli_file {
 } cli_file;
 
 /* Read 'path' ("-" is standard input) into 'out'. Returns 0, or -1 with a
-** one-line reason ("cannot open: No such file or directory") in 'err'. */
+** one-line reason ("cannot open: No such file or directory") in 'err'.
+** A named path must be a regular file: it is opened without blocking (a
+** FIFO without a writer, a device) and anything else is refused
+** ("not a regular file (a FIFO)", "is a directory"). */
 int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size_t err_size);
 void cli_file_free(cli_file *file);
+/* The same test without reading: 0 when 'path' opens as a regular file,
+** else -1 with the reason in 'err'. */
+int cli_check_regular(const char *path, char *err, size_t err_size);
+/* A list of script paths, each with the folder it was found in (NULL when
+** named on the command line). */
+typedef struct cli_path {
+  char *path;
+  const char *root;
+} cli_path;
+typedef struct cli_paths {
+  cli_path *items;
+  size_t count, cap;
+} cli_paths;
+int cli_paths_add(cli_paths *l, const char *path, const char *root);
+void cli_paths_free(cli_paths *l);
+/* Append args[0..count) to 'l', each folder replaced by the material
+** scripts under it: every '*.lua' except '*_test.lua', recursively, hidden
+** entries skipped, symlinked folders not followed, sorted by name at each
+** level (the order is deterministic). Returns 0, or -1 with the reason in
+** 'err' (an unreadable folder, a folder without scripts, no memory). */
+int cli_collect_scripts(cli_paths *l, char **args, int count, char *err, size_t n);
+
 /* The name to show for 'path' ("<stdin>" for "-"). */
 const char *cli_display_name(const char *path);
 
@@ -82,10 +107,52 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/* Send standard output to the file 'path' (an output option such as
+** --output). Refuses, with the reason in 'err' and -1, to replace anything
+** but a regular file (a symlink, a FIFO, a device, a folder) and a file that
+** is one of 'inputs' (the same device and inode, through any name); never
+** blocks on opening. Creates or truncates the file only once it is checked. */
+int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
+                        size_t n);
+
+/* The capability profile called 'name' in *out (0), or a usage error on
+** stderr that suggests the nearest profile name (CLI_EXIT_USAGE). */
+struct psoc_profile;
+int cli_find_profile(const char *command, const char *name, const struct psoc_profile **out);
+
+/* Diagnostics printed per file by default (--max-diagnostics). */
+#define CLI_DEFAULT_MAX_DIAGNOSTICS ((size_t)50)
+
+/* A decimal count ("0", "50"): 0 with *out set, or -1. */
+int cli_parse_count(const char *text, size_t *out);
+
 /* psoc_write_fn writing to the FILE * in 'ud'. */
 int cli_write_file(void *ud, const char *text, size_t length);
 
-/* Print 's' as a JSON string literal (with the quotes). */
+/* Print 's' for a terminal or a log: valid UTF-8 passes through, except
+** control characters, which are escaped so that text from a script (a
+** pipeline name, an error message, a path) can neither start a new output
+** line nor steer the terminal: newline, tab and carriage return as \n, \t,
+** \r; other C0 controls and DEL as \xHH (\x1b); C1 controls and the
+** bidirectional overrides/isolates (U+202A..U+202E, U+2066..U+2069) as
+** \uHHHH; each byte that is not part of well-formed UTF-8 as \xHH (\xff).
+** A backslash is printed as it is. NULL prints nothing. */
+void cli_text(FILE *out, const char *s);
+void cli_text_len(FILE *out, const char *s, size_t len);
+/* The same for text of several lines (a dump, a script's print output):
+** newlines and tabs pass through, everything else as cli_text. */
+void cli_text_block(FILE *out, const char *s, size_t len);
+/* Write 's' with each byte that is not part of well-formed UTF-8 replaced
+** by U+FFFD (for JSON text made elsewhere, whose strings are escaped). */
+void cli_utf8_write(FILE *out, const char *s, size_t len);
+
+/* Print 's' as a JSON string literal (with the quotes). The output is always
+** valid UTF-8 JSON: each byte that is not part of well-formed UTF-8
+** (including encoded surrogates and overlong forms) becomes U+FFFD, written
+** as \ufffd; control characters, DEL, C1 controls and the bidirectional
+** overrides are written as \uHHHH escapes (\n, \t, \r, \", \\ as usual).
+** NULL prints "". */
 void cli_json_string(FILE *out, const char *s);
+void cli_json_string_len(FILE *out, const char *s, size_t len);
 
 #endif

@@ -57,7 +57,7 @@ static void print_usage(FILE *out) {
   fputs("\n"
         "options:\n"
         "  -h, --help  show this help\n"
-        "  --version   print psoc's version\n"
+        "  --version   print psoc's version (also 'psoc COMMAND --version')\n"
         "\n"
         "Run 'psoc COMMAND --help' for a command's options and output format.\n"
         "exit status: 0 ok, 1 errors found, 2 usage or I/O error.\n", out);
@@ -113,6 +113,11 @@ static int finish(int status) {
   return status;
 }
 
+static int print_version(void) {
+  printf("psoc %s\n", PSOC_VERSION_STRING);
+  return finish(CLI_EXIT_OK);
+}
+
 int main(int argc, char **argv) {
   const cli_command *command;
   if (argc < 2) {
@@ -123,12 +128,12 @@ int main(int argc, char **argv) {
     print_usage(stdout);
     return finish(CLI_EXIT_OK);
   }
-  if (strcmp(argv[1], "--version") == 0) {
-    printf("psoc %s\n", PSOC_VERSION_STRING);
-    return finish(CLI_EXIT_OK);
-  }
+  if (strcmp(argv[1], "--version") == 0) return print_version();
   if (argv[1][0] == '-') return cli_usage_error(NULL, "unknown option '%s'", argv[1]);
   command = find_command(argv[1]);
   if (!command) return cli_usage_error(NULL, "unknown command '%s'", argv[1]);
+  /* 'psoc COMMAND --version' (before any '--'): the same line for every
+  ** command, so a CI log shows which psoc ran whatever it ran. */
+  if (cli_has_arg(argc - 1, argv + 1, "--version")) return print_version();
   return finish(command->fn(argc - 1, argv + 1));
 }

@@ -16,7 +16,11 @@ typedef struct raw_options {
   const char *command; /* "check" or "dump" */
   int quiet;           /* check: errors only, no ok lines or summary */
   int json;            /* check: one JSON document on stdout */
-  const psoc_profile *profile; /* check: the target device's capabilities */
+  const psoc_profile *profile; /* check: the target device's capabilities, or
+                                  NULL: the runtime's rules alone */
+  int werror;          /* check: warnings fail too */
+  size_t max_diags;    /* check: text diagnostics shown per file (0: all) */
+  const char *output;  /* check: the report goes to this file, not stdout */
   char **files;
   int file_count;
 } raw_options;
@@ -40,14 +44,16 @@ static int worse(int a, int b) { return a > b ? a : b; }
 /* ---- help ------------------------------------------------------------- */
 
 static const char check_help[] =
-  "usage: psoc check --raw [-q] [--format=text|json] [--profile=NAME] FILE...\n"
+  "usage: psoc check --raw [-q] [--format=text|json] [--profile=NAME] [--werror]\n"
+  "                        [--max-diagnostics=N] [-o FILE] FILE...\n"
   "\n"
   "Check D3D12 pipeline state streams the way ID3D12Device2::CreatePipelineState\n"
   "would, and report every problem found. Each FILE holds a stream's bytes as they\n"
   "lie in memory on x86-64 (pPipelineStateSubobjectStream; SizeInBytes is the file\n"
   "size): subobjects 8-byte aligned, pointers 8 bytes. Pointers are never followed;\n"
-  "a non-zero pointer counts as non-null. '-' reads standard input. Files above\n"
-  "64 MiB are refused.\n"
+  "a non-zero pointer counts as non-null. '-' reads standard input; any other\n"
+  "FILE must be a regular file (a FIFO or a device is refused without waiting on\n"
+  "it). Files above 64 MiB are refused.\n"
   "\n"
   "options:\n"
   "  --raw              FILEs are raw stream bytes\n"
@@ -55,7 +61,17 @@ static const char check_help[] =
   "                     or summary)\n"
   "  --format=FORMAT    'text' (default) or 'json'\n"
   "  --profile=NAME     check capabilities (mesh shaders, depth bounds, ...)\n"
-  "                     against device profile NAME (see below)\n"
+  "                     against device profile NAME (see below); without it\n"
+  "                     the stream is judged by the runtime's rules alone and\n"
+  "                     held to no capability tier\n"
+  "  --werror           warnings count as errors (exit 1)\n"
+  "  -o, --output=FILE  write the report to FILE instead of stdout; FILE is\n"
+  "                     created or replaced only when it is a regular file\n"
+  "                     and not one of the FILEs checked (never a symlink,\n"
+  "                     FIFO or device)\n"
+  "  --max-diagnostics=N  print at most N diagnostics per file, then a count of\n"
+  "                     the rest (default 50; 0: all; text output only)\n"
+  "  --version          print psoc's version\n"
   "  -h, --help         show this help\n"
   "\n"
   "text output, on stdout: one line per diagnostic,\n"
@@ -71,17 +87,22 @@ static const char check_help[] =
   "  FILE: ok (KIND, N subobjects, N bytes)\n"
   "and last, one summary line:\n"
   "  N file(s): N error(s), N warning(s), N note(s)[, N unreadable]\n"
-  "Usage and I/O errors go to stderr as 'psoc: FILE: REASON'.\n"
+  "where the errors include one per unreadable FILE. Usage and I/O errors go to\n"
+  "stderr as 'psoc: FILE: REASON'. FILE names and messages are printed with\n"
+  "control characters and invalid UTF-8 escaped (\\n, \\x1b, \\xff).\n"
   "\n"
   "json output, on stdout: one document,\n"
-  "  {\"command\":\"check\",\"profile\",\"files\":[{\"file\",\"bytes\",\"kind\",\"subobjects\",\"errors\",\n"
+  "  {\"command\":\"check\",\"profile\",\"werror\",\"files\":[{\"file\",\"bytes\",\"kind\",\n"
+  "   \"subobjects\",\"errors\",\n"
   "   \"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
   "   \"subobject\",\"type\",\"offset\",\"field\",\"message\"}]} or {\"file\",\"error\"}],\n"
   "   \"summary\":{\"files\",\"errors\",\"warnings\",\"notes\",\"unreadable\"}}\n"
-  "(absent subobject, offset or message_id are null).\n"
+  "(absent subobject, offset or message_id are null; \"profile\" is null without\n"
+  "--profile). The document is valid UTF-8: bytes that are not become U+FFFD.\n"
   "\n"
-  "exit status: 0 no errors (notes and warnings allowed), 1 a stream has errors,\n"
-  "2 usage or I/O error (every readable FILE is still checked).\n";
+  "exit status: 0 no errors (notes and warnings allowed unless --werror), 1 a\n"
+  "stream has errors (or warnings, with --werror), 2 usage or I/O error (every\n"
+  "readable FILE is still checked).\n";
 
 static const char dump_help[] =
   "usage: psoc dump --raw FILE...\n"
@@ -103,7 +124,7 @@ static const char dump_help[] =
 static void list_profiles(FILE *out) {
   const psoc_profile *p;
   size_t i;
-  fprintf(out, "\nprofiles (default %s):\n", psoc_profile_default()->name);
+  fputs("\nprofiles (none by default: without --profile no capability tier applies):\n", out);
   for (i = 0; (p = psoc_profile_at(i)) != NULL; i++)
     fprintf(out, "  %-18s %s\n", p->name, p->description);
 }
@@ -126,10 +147,9 @@ static int set_format(raw_options *o, const char *value) {
   return 0;
 }
 
-static int set_profile(raw_options *o, const char *value) {
-  o->profile = psoc_profile_find(value);
-  if (!o->profile)
-    return cli_usage_error(o->command, "unknown profile '%s' (the list is in 'psoc check --help')",
+static int set_max_diags(raw_options *o, const char *value) {
+  if (cli_parse_count(value, &o->max_diags) != 0)
+    return cli_usage_error(o->command, "--max-diagnostics needs a count (0 for all), got '%s'",
                            value);
   return 0;
 }
@@ -163,8 +183,21 @@ static int parse_check_option(raw_options *o, int argc, char **argv, int *i) {
     return set_format(o, value);
   if (missing) return cli_usage_error(o->command, "--format needs a value (text or json)");
   if ((value = option_value("--profile", argc, argv, i, &missing)) != NULL)
-    return set_profile(o, value);
+    return cli_find_profile(o->command, value, &o->profile);
   if (missing) return cli_usage_error(o->command, "--profile needs a profile name");
+  if ((value = option_value("--output", argc, argv, i, &missing)) != NULL ||
+      (!missing && (value = option_value("-o", argc, argv, i, &missing)) != NULL)) {
+    o->output = value;
+    return 0;
+  }
+  if (missing) return cli_usage_error(o->command, "--output needs a FILE");
+  if (strcmp(arg, "--werror") == 0) {
+    o->werror = 1;
+    return 0;
+  }
+  if ((value = option_value("--max-diagnostics", argc, argv, i, &missing)) != NULL)
+    return set_max_diags(o, value);
+  if (missing) return cli_usage_error(o->command, "--max-diagnostics needs a count");
   return -1;
 }
 
@@ -247,10 +280,13 @@ static void location(const type_map *m, const psoc_diag *d, char *buf, size_t n)
 static void print_diag_text(const char *name, const type_map *m, const psoc_diag *d) {
   char where[PSOC_DIAG_FIELD_MAX + 64];
   location(m, d, where, sizeof where);
-  fputs(name, stdout);
+  cli_text(stdout, name);
   if (d->offset >= 0) printf(":@%lld", (long long)d->offset);
-  printf(": %s: %s%s%s [%s", psoc_severity_name(d->severity), where, where[0] ? ": " : "",
-         d->message, psoc_code_name(d->code));
+  printf(": %s: ", psoc_severity_name(d->severity));
+  cli_text(stdout, where);
+  fputs(where[0] ? ": " : "", stdout);
+  cli_text(stdout, d->message);
+  printf(" [%s", psoc_code_name(d->code));
   if (d->message_id) printf(" / D3D12_MESSAGE_ID_%s", d->message_id);
   fputs("]\n", stdout);
 }
@@ -280,7 +316,8 @@ static void print_diag_json(const type_map *m, const psoc_diag *d, int first) {
 }
 
 static void print_ok_line(const char *name, const psoc_parsed *parsed, size_t size) {
-  printf("%s: ok (%s, %u subobject%s, %zu byte%s)\n", name, psoc_kind_name(parsed->kind),
+  cli_text(stdout, name);
+  printf(": ok (%s, %u subobject%s, %zu byte%s)\n", psoc_kind_name(parsed->kind),
          parsed->count, parsed->count == 1 ? "" : "s", size, size == 1 ? "" : "s");
 }
 
@@ -314,13 +351,23 @@ static void report_json(const raw_options *o, const char *name, const cli_file *
 static void report_text(const raw_options *o, const char *name, const cli_file *file,
                         const psoc_diags *diags) {
   type_map m;
-  size_t i;
+  size_t i, shown = 0, hidden = 0;
   type_map_build(&m, file);
-  for (i = 0; i < diags->count; i++)
-    if (!o->quiet || diags->items[i].severity == PSOC_SEVERITY_ERROR)
-      print_diag_text(name, &m, &diags->items[i]);
+  for (i = 0; i < diags->count; i++) {
+    if (o->quiet && diags->items[i].severity != PSOC_SEVERITY_ERROR) continue;
+    if (o->max_diags && shown == o->max_diags) {
+      hidden++;
+      continue;
+    }
+    print_diag_text(name, &m, &diags->items[i]);
+    shown++;
+  }
   free(m.types);
-  if (diags->errors == 0 && !o->quiet) {
+  if (hidden) {
+    cli_text(stdout, name);
+    printf(": %zu more diagnostic(s) not shown (--max-diagnostics=%zu)\n", hidden, o->max_diags);
+  }
+  if (diags->errors == 0 && !(o->werror && diags->warnings) && !o->quiet) {
     psoc_parsed parsed;
     psoc_parse(file->data, file->size, &parsed, NULL);
     print_ok_line(name, &parsed, file->size);
@@ -334,8 +381,11 @@ static int load(const raw_options *o, const char *path, cli_file *file, raw_tota
   char err[256];
   const char *name = cli_display_name(path);
   if (cli_read_file(path, CLI_MAX_FILE_SIZE, file, err, sizeof err) == 0) return 0;
-  fprintf(stderr, "psoc: %s: %s\n", name, err);
+  fputs("psoc: ", stderr);
+  cli_text(stderr, name);
+  fprintf(stderr, ": %s\n", err);
   t->unreadable++;
+  t->errors++; /* the summary counts what the exit status says */
   if (o->json) {
     json_file_open(t, name);
     fputs(",\"error\":", stdout);
@@ -355,17 +405,20 @@ static int check_file(const raw_options *o, const char *path, raw_totals *t) {
   if ((rc = load(o, path, &file, t)) != 0) return rc;
   memset(&options, 0, sizeof options); /* never PSOC_CHECK_FOLLOW_POINTERS */
   options.profile = o->profile;
+  if (o->werror) options.flags |= PSOC_CHECK_WERROR;
   psoc_diags_init(&diags, NULL);
   psoc_check(file.data, file.size, &options, &diags);
   if (o->json) report_json(o, name, &file, &diags, t);
   else report_text(o, name, &file, &diags);
-  if (diags.dropped)
-    fprintf(stderr, "psoc: %s: %zu diagnostic(s) not shown (out of memory)\n", name,
-            diags.dropped);
+  if (diags.dropped) {
+    fputs("psoc: ", stderr);
+    cli_text(stderr, name);
+    fprintf(stderr, ": %zu diagnostic(s) not shown (out of memory)\n", diags.dropped);
+  }
   t->errors += diags.errors;
   t->warnings += diags.warnings;
   t->notes += diags.notes;
-  rc = diags.errors ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
+  rc = diags.errors || (o->werror && diags.warnings) ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
   psoc_diags_free(&diags);
   cli_file_free(&file);
   return rc;
@@ -381,6 +434,7 @@ static void print_summary(const raw_options *o, const raw_totals *t) {
   printf("%zu file(s): %zu error(s), %zu warning(s), %zu note(s)", t->files, t->errors,
          t->warnings, t->notes);
   if (t->unreadable) printf(", %zu unreadable", t->unreadable);
+  if (o->werror && t->warnings) fputs(" (--werror: warnings fail)", stdout);
   fputs("\n", stdout);
 }
 
@@ -390,8 +444,9 @@ static int run_check(const raw_options *o) {
   memset(&t, 0, sizeof t);
   if (o->json) {
     fputs("{\"command\":\"check\",\"profile\":", stdout);
-    cli_json_string(stdout, o->profile->name);
-    fputs(",\"files\":[", stdout);
+    if (o->profile) cli_json_string(stdout, o->profile->name);
+    else fputs("null", stdout);
+    printf(",\"werror\":%s,\"files\":[", o->werror ? "true" : "false");
   }
   for (i = 0; i < o->file_count; i++) rc = worse(rc, check_file(o, o->files[i], &t));
   print_summary(o, &t);
@@ -403,13 +458,18 @@ static int dump_file(const raw_options *o, const char *path, int index, raw_tota
   psoc_status status;
   int rc;
   if ((rc = load(o, path, &file, t)) != 0) return rc;
-  if (o->file_count > 1) printf("%s==> %s <==\n", index ? "\n" : "", cli_display_name(path));
+  if (o->file_count > 1) {
+    fputs(index ? "\n==> " : "==> ", stdout);
+    cli_text(stdout, cli_display_name(path));
+    fputs(" <==\n", stdout);
+  }
   status = psoc_dump(file.data, file.size, 0, cli_write_file, stdout);
   cli_file_free(&file);
   if (status == PSOC_OK) return CLI_EXIT_OK;
   if (status == PSOC_ERR_INVALID) return CLI_EXIT_ERRORS;
-  fprintf(stderr, "psoc: %s: dump failed: %s\n", cli_display_name(path),
-          psoc_status_name(status));
+  fputs("psoc: ", stderr);
+  cli_text(stderr, cli_display_name(path));
+  fprintf(stderr, ": dump failed: %s\n", psoc_status_name(status));
   return CLI_EXIT_USAGE;
 }
 
@@ -426,7 +486,8 @@ int cli_raw_main(const char *command, int argc, char **argv) {
   int rc;
   memset(&o, 0, sizeof o);
   o.command = command;
-  o.profile = psoc_profile_default();
+  o.profile = NULL; /* the runtime's rules alone unless --profile names one */
+  o.max_diags = CLI_DEFAULT_MAX_DIAGNOSTICS;
   if (sizeof(void *) != 8) {
     fprintf(stderr, "psoc %s: raw streams use the x86-64 layout; this psoc is not 64-bit\n",
             command);
@@ -438,6 +499,15 @@ int cli_raw_main(const char *command, int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   rc = parse_args(&o, argc, argv);
+  if (rc < 0 && o.output) {
+    char err[512];
+    if (cli_redirect_stdout(o.output, o.files, (size_t)o.file_count, err, sizeof err) != 0) {
+      fprintf(stderr, "psoc %s: ", command);
+      cli_text(stderr, err);
+      fputs("\n", stderr);
+      rc = CLI_EXIT_USAGE;
+    }
+  }
   if (rc < 0) rc = strcmp(command, "dump") == 0 ? run_dump(&o) : run_check(&o);
   free(o.files);
   return rc;

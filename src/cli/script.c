@@ -2,9 +2,14 @@
 ** script.c: the material-script forms of 'psoc check', 'dump', 'explain'
 ** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the
 ** pipelines they return are inspected through the pso module's methods
-** (p:dump(), p:json(), p:explain(), p:diff(q)); check runs psoc_check on
-** their streams directly (what p:check() does), so that it can take a
-** capability profile and follow the stream's pointers.
+** (p:dump(), p:json(), p:explain_table()); check runs psoc_check on their
+** streams directly (what p:check() does), so that it can take a capability
+** profile and follow the stream's pointers. Every script runs in a fresh
+** state of its own, in every command (diff compares two states' explain
+** rows in C), so no script can change what another one returns.
+**
+** Everything a script controls (names, messages, paths, print output) is
+** printed through cli_text / cli_json_string: escaped, and valid UTF-8.
 **
 ** main.c calls in here when built with PSOC_CLI_HAVE_SCRIPTS (premake5.lua
 ** sets it for the psoc project).
@@ -34,24 +39,21 @@ typedef struct script_options {
   int json;              /* check --format=json, dump --json */
   int summary;           /* check: a table of every pipeline at the end */
   int deep;              /* check: follow the stream's pointers */
-  const psoc_profile *profile; /* check: NULL = like p:check() */
+  const psoc_profile *profile; /* check: NULL = the runtime's rules alone */
+  int werror;            /* check: warnings fail too */
+  size_t max_diags;      /* check: text diagnostics shown per script (0: all) */
+  int changed;           /* explain: only fields that are not defaults */
+  const char *output;    /* check: the report goes to this file */
   const char *pipeline;  /* explain/dump: only this pipeline */
   char **args;           /* positional arguments */
   int arg_count;
+  cli_paths scripts;     /* check/dump/explain: args with folders walked */
 } script_options;
 
-static int worse(int a, int b) { return a > b ? a : b; }
+/* print() output kept per script; the rest is counted and reported. */
+#define PRINT_CAP ((size_t)64 * 1024)
 
-/* Text of a value in a diff row (converts numbers in place). */
-static const char *value_text(lua_State *L, int idx) {
-  switch (lua_type(L, idx)) {
-  case LUA_TSTRING:
-  case LUA_TNUMBER: return lua_tostring(L, idx);
-  case LUA_TBOOLEAN: return lua_toboolean(L, idx) ? "true" : "false";
-  case LUA_TNIL: return "(absent)";
-  default: return luaL_typename(L, idx);
-  }
-}
+static int worse(int a, int b) { return a > b ? a : b; }
 
 /* ---- help ------------------------------------------------------------- */
 
@@ -63,11 +65,16 @@ static const char common_options[] =
 
 static const char check_help[] =
   "usage: psoc check [-q] [--summary] [--format=text|json] [--profile=NAME] [--deep]\n"
-  "                  [--root DIR]... SCRIPT...\n"
+  "                  [--werror] [--max-diagnostics=N] [-o FILE] [--root DIR]...\n"
+  "                  SCRIPT|DIR...\n"
   "       psoc check --raw [OPTIONS] FILE...     (raw stream bytes; see below)\n"
   "\n"
   "Run material scripts in the sandbox and check every pipeline they return the\n"
-  "way ID3D12Device2::CreatePipelineState would.\n"
+  "way ID3D12Device2::CreatePipelineState would. Each script runs in a fresh\n"
+  "state of its own. A DIR stands for every *.lua under it (recursively, sorted,\n"
+  "hidden entries and *_test.lua skipped) and is their default --root. Every\n"
+  "SCRIPT must be a regular file. Two pipelines with the same name anywhere in\n"
+  "one run are an error (PSOC_DUPLICATE_NAME) naming both declarations.\n"
   "\n"
   "options:\n"
   "  -q, --quiet        print error diagnostics only (no ok lines or summary)\n"
@@ -76,8 +83,14 @@ static const char check_help[] =
   "  --format=FORMAT    'text' (default) or 'json'\n"
   "  --profile=NAME     check capabilities (mesh shaders, view instancing, depth\n"
   "                     bounds, ...) against device profile NAME (listed below);\n"
-  "                     without it, as p:check() does: the default profile, and\n"
-  "                     mesh pipelines are not held to a mesh shader tier\n"
+  "                     without it the streams are judged by the runtime's rules\n"
+  "                     alone and held to no capability tier\n"
+  "  --werror           warnings count as errors (exit 1)\n"
+  "  -o, --output=FILE  write the report to FILE instead of stdout; FILE is\n"
+  "                     created or replaced only when it is a regular file and\n"
+  "                     not one of the SCRIPTs (never a symlink, FIFO or device)\n"
+  "  --max-diagnostics=N  print at most N diagnostics per script, then a count of\n"
+  "                     the rest (default 50; 0: all; text output only)\n"
   "  --deep             also read what the streams point to (input element names,\n"
   "                     stream-output declarations, view-instance locations and\n"
   "                     shader containers: needs real compiled shaders)\n"
@@ -91,25 +104,33 @@ static const char check_help[] =
   "pipeline without errors:\n"
   "  SCRIPT: pipeline 'NAME': ok (KIND, N subobjects, N bytes, hash HASH)\n"
   "and last, one summary line:\n"
-  "  N script(s), N pipeline(s): N error(s), N warning(s), N note(s)\n"
+  "  N script(s), N pipeline(s): N error(s), N warning(s), N note(s)[, N unreadable]\n"
+  "where the errors include one per failed or unreadable script. Names, paths and\n"
+  "messages are printed with control characters and invalid UTF-8 escaped (\\n,\n"
+  "\\x1b, \\xff). A script's print() output goes to stderr, escaped the same way\n"
+  "(newlines and tabs kept), at most 64 KiB per script; the rest is counted.\n"
   "\n"
-  "json output: {\"command\":\"check\",\"profile\",\"scripts\":[{\"file\",\"error\":null or\n"
+  "json output: {\"command\":\"check\",\"profile\" (null without --profile),\"werror\",\n"
+  "  \"scripts\":[{\"file\",\"error\":null or\n"
   "  {\"line\",\"message\"},\"pipelines\":[{\"name\",\"kind\",\"subobjects\",\"bytes\",\"hash\",\"line\",\n"
   "  \"errors\",\"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
   "  \"subobject\",\"offset\",\"field\",\"message\"}]}]}],\"summary\":{\"scripts\",\n"
-  "  \"failed_scripts\",\"pipelines\",\"errors\",\"warnings\",\"notes\"}}\n"
+  "  \"failed_scripts\",\"unreadable\",\"pipelines\",\"errors\",\"warnings\",\"notes\"}}\n"
+  "The document is valid UTF-8: bytes that are not become U+FFFD.\n"
   "\n"
-  "exit status: 0 no errors (notes and warnings allowed), 1 a script or a\n"
-  "pipeline has errors, 2 usage or I/O error.\n"
+  "exit status: 0 no errors (notes and warnings allowed unless --werror), 1 a\n"
+  "script or a pipeline has errors (or warnings, with --werror), 2 usage or I/O\n"
+  "error (an unreadable script; the others are still checked).\n"
   "\n"
   "---- the raw form ----\n";
 
 static const char dump_help[] =
-  "usage: psoc dump [--json] [--pipeline NAME] [--root DIR]... SCRIPT...\n"
+  "usage: psoc dump [--json] [--pipeline NAME] [--root DIR]... SCRIPT|DIR...\n"
   "       psoc dump --raw FILE...                (raw stream bytes; see below)\n"
   "\n"
   "Run material scripts in the sandbox and print every pipeline they return,\n"
-  "subobject by subobject, each under a '==> SCRIPT: NAME (KIND) <==' line.\n"
+  "subobject by subobject, each under a '==> SCRIPT: NAME (KIND) <==' line. A DIR\n"
+  "stands for the *.lua under it, as in 'psoc check'.\n"
   "\n"
   "options:\n"
   "  --json             one JSON array holding every pipeline (p:json())\n"
@@ -121,13 +142,19 @@ static const char dump_help[] =
   "---- the raw form ----\n";
 
 static const char explain_help[] =
-  "usage: psoc explain [--pipeline NAME] [--root DIR]... SCRIPT...\n"
+  "usage: psoc explain [--changed] [--pipeline NAME] [--root DIR]... SCRIPT|DIR...\n"
   "\n"
   "Run material scripts in the sandbox and explain every pipeline they return:\n"
   "the effective value of every field and where it comes from (the script, a\n"
-  "preset, a derive base, a runtime default or a hidden default).\n"
+  "preset, a derive base, a runtime default or a hidden default), one line each:\n"
+  "  PATH = VALUE   (ORIGIN)\n"
+  "An input element's offset D3D12_APPEND_ALIGNED_ELEMENT shows as\n"
+  "append_aligned. A DIR stands for the *.lua under it, as in 'psoc check'.\n"
   "\n"
   "options:\n"
+  "  --changed          only the fields whose value is not the runtime's\n"
+  "                     default (the value a pipeline of the same kind that\n"
+  "                     sets nothing but its shader has)\n"
   "  --pipeline NAME    only the pipeline called NAME\n"
   "%s"
   "\n"
@@ -140,14 +167,17 @@ static const char diff_help[] =
   "Compare pipelines field by field. A and B are material scripts, or\n"
   "SCRIPT:NAME for the pipeline called NAME in SCRIPT (both may name the same\n"
   "script). When each side holds one pipeline they are compared; otherwise\n"
-  "pipelines are paired by name and unpaired ones are reported. A and B run in\n"
-  "one sandboxed state (B sees the modules A required).\n"
+  "pipelines are paired by name and unpaired ones are reported. A and B each run\n"
+  "in a fresh sandboxed state of their own, and the effective values of every\n"
+  "field (what 'psoc explain' prints) are compared outside both, so neither\n"
+  "script can change what the other returns or how it is compared.\n"
   "\n"
   "options:\n"
   "%s"
   "\n"
   "output: '--- A' and '+++ B' lines per pair, then one line per difference,\n"
   "  PATH: VALUE_IN_A -> VALUE_IN_B\n"
+  "((absent) where a field exists on one side only: pipelines of other kinds)\n"
   "and 'only in A: NAME' / 'only in B: NAME' for unpaired pipelines.\n"
   "\n"
   "exit status: 0 same, 1 different, 2 usage or I/O error, or a script failed.\n";
@@ -233,10 +263,29 @@ static int parse_args(script_options *o, int argc, char **argv) {
     }
     if (is_check && (r = takes_value(arg, "--profile", argc, argv, &i, &value, cmd)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
-      o->profile = psoc_profile_find(value);
-      if (!o->profile)
-        return cli_usage_error(cmd, "unknown profile '%s' (the list is in 'psoc check --help')",
+      if ((r = cli_find_profile(cmd, value, &o->profile)) != 0) return r;
+      continue;
+    }
+    if (is_check && ((r = takes_value(arg, "--output", argc, argv, &i, &value, cmd)) != 0 ||
+                     (r = takes_value(arg, "-o", argc, argv, &i, &value, cmd)) != 0)) {
+      if (r < 0) return CLI_EXIT_USAGE;
+      o->output = value;
+      continue;
+    }
+    if (is_check && strcmp(arg, "--werror") == 0) {
+      o->werror = 1;
+      continue;
+    }
+    if (is_check &&
+        (r = takes_value(arg, "--max-diagnostics", argc, argv, &i, &value, cmd)) != 0) {
+      if (r < 0) return CLI_EXIT_USAGE;
+      if (cli_parse_count(value, &o->max_diags) != 0)
+        return cli_usage_error(cmd, "--max-diagnostics needs a count (0 for all), got '%s'",
                                value);
+      continue;
+    }
+    if (is_explain && strcmp(arg, "--changed") == 0) {
+      o->changed = 1;
       continue;
     }
     if (is_check && (r = takes_value(arg, "--format", argc, argv, &i, &value, cmd)) != 0) {
@@ -258,39 +307,75 @@ static int parse_args(script_options *o, int argc, char **argv) {
                              o->arg_count);
   } else if (o->arg_count == 0) {
     return cli_usage_error(cmd, "no SCRIPT given");
+  } else {
+    char err[512];
+    if (cli_collect_scripts(&o->scripts, o->args, o->arg_count, err, sizeof err) != 0) {
+      fprintf(stderr, "psoc %s: ", cmd);
+      cli_text(stderr, err);
+      fputs("\n", stderr);
+      return CLI_EXIT_USAGE;
+    }
   }
   return -1;
 }
 
 /* ---- running scripts -------------------------------------------------- */
 
-typedef struct script_ctx {
-  const script_options *o;
-  lua_State *L;
-} script_ctx;
+/* What one script printed: kept up to PRINT_CAP bytes, the rest counted. */
+typedef struct print_log {
+  size_t written, dropped;
+} print_log;
 
 static void log_print(void *ud, const char *text, size_t len) {
-  (void)ud;
-  fwrite(text, 1, len, stderr); /* keep stdout for results */
+  print_log *log = ud;
+  size_t room = log->written < PRINT_CAP ? PRINT_CAP - log->written : 0;
+  size_t n = len < room ? len : room;
+  if (n) cli_text_block(stderr, text, n); /* keep stdout for results */
+  log->written += n;
+  log->dropped += len - n;
 }
 
-static lua_State *open_state(const script_options *o) {
+static void report_dropped_print(const char *command, const char *path, const print_log *log) {
+  if (!log->dropped) return;
+  fflush(stdout);
+  fprintf(stderr, "\npsoc %s: ", command);
+  cli_text(stderr, path);
+  fprintf(stderr, ": print output over %zu KiB: %zu more byte(s) not shown\n", PRINT_CAP / 1024,
+          log->dropped);
+}
+
+/* A fresh sandboxed state for one script. 'root' (a folder the script was
+** found in) is its root when no --root was given. */
+static lua_State *open_state(const script_options *o, const char *root, print_log *log) {
   psol_options opts;
   char err[512];
   lua_State *L;
+  const char *roots[1];
   memset(&opts, 0, sizeof opts);
   opts.roots = o->roots;
   opts.root_count = o->root_count;
-  opts.log = log_print;
+  if (!o->root_count && root) {
+    roots[0] = root;
+    opts.roots = roots;
+    opts.root_count = 1;
+  }
+  if (log) {
+    memset(log, 0, sizeof *log);
+    opts.log = log_print;
+    opts.ud = log;
+  }
   L = psol_newstate(&opts, err, sizeof err);
-  if (!L) fprintf(stderr, "psoc %s: %s\n", o->command, err);
+  if (!L) {
+    fprintf(stderr, "psoc %s: ", o->command);
+    cli_text(stderr, err);
+    fputs("\n", stderr);
+  }
   return L;
 }
 
 /* Split "FILE:LINE: message" into its line and message. */
 static const char *split_position(const char *msg, const char *file, long *line) {
   size_t n = strlen(file);
-  const char *p;
   *line = 0;
   if (strncmp(msg, file, n) == 0 && msg[n] == ':') {
     char *end;
@@ -302,33 +387,22 @@ static const char *split_position(const char *msg, const char *file, long *line)
     if (msg[n + 1] == ' ') return msg + n + 2;
   }
   /* A position in another file (a required module): keep it in the text. */
-  p = msg;
-  return p;
+  return msg;
 }
 
-static int is_readable_file(const char *path, char *why, size_t n) {
-  struct stat st;
-  if (stat(path, &st) != 0) {
-    snprintf(why, n, "cannot open: %s", strerror(errno));
-    return 0;
-  }
-  if (S_ISDIR(st.st_mode)) {
-    snprintf(why, n, "is a directory");
-    return 0;
-  }
-  return 1;
+static void print_io_error(const char *command, const char *path, const char *why) {
+  fflush(stdout);
+  fprintf(stderr, "psoc %s: ", command);
+  cli_text(stderr, path);
+  fprintf(stderr, ": %s\n", why);
 }
 
 /* Run 'path' and leave a list of its pipelines on the stack. Returns 0, or
 ** CLI_EXIT_ERRORS with the error message on the stack (the script failed),
-** or CLI_EXIT_USAGE after printing (unreadable file). */
-static int run_script(lua_State *L, const char *command, const char *path) {
-  char why[256];
-  int n, i;
-  if (!is_readable_file(path, why, sizeof why)) {
-    fprintf(stderr, "psoc %s: %s: %s\n", command, path, why);
-    return CLI_EXIT_USAGE;
-  }
+** or CLI_EXIT_USAGE with the reason in 'why' (not a readable regular file:
+** checked without blocking, before the sandbox opens it). */
+static int run_script(lua_State *L, const char *path, char *why, size_t why_size) {
+  if (cli_check_regular(path, why, why_size) != 0) return CLI_EXIT_USAGE;
   if (psol_dofile(L, path, 1) != LUA_OK) return CLI_EXIT_ERRORS;
   if (pso_topipeline(L, -1)) {
     lua_createtable(L, 1, 0);
@@ -336,23 +410,12 @@ static int run_script(lua_State *L, const char *command, const char *path) {
     lua_rawseti(L, -2, 1);
     return 0;
   }
-  if (!lua_istable(L, -1)) {
-    const char *type = luaL_typename(L, -1);
+  /* the module's check: a list of pipelines, no two named alike */
+  if (!pso_check_result(L, -1)) {
+    lua_pushfstring(L, "%s: %s", path, lua_tostring(L, -1));
+    lua_replace(L, -3);
     lua_pop(L, 1);
-    lua_pushfstring(L, "%s: a material script must return a pipeline or a list of pipelines "
-                       "(it returned %s)", path, type);
     return CLI_EXIT_ERRORS;
-  }
-  n = (int)lua_rawlen(L, -1);
-  for (i = 1; i <= n; i++) {
-    lua_rawgeti(L, -1, i);
-    if (!pso_topipeline(L, -1)) {
-      const char *type = luaL_typename(L, -1);
-      lua_pop(L, 2);
-      lua_pushfstring(L, "%s: result[%d] is a %s, not a pipeline", path, i, type);
-      return CLI_EXIT_ERRORS;
-    }
-    lua_pop(L, 1);
   }
   return 0;
 }
@@ -379,15 +442,27 @@ static void print_script_error(lua_State *L, const char *path, const char *label
   const char *text;
   psol_error_message(L, -1, msg, sizeof msg);
   text = split_position(msg, path, &line);
-  if (line > 0) printf("%s:%ld: %s: %s\n", path, line, label, text);
-  else printf("%s: %s: %s\n", path, label, text);
+  cli_text(stdout, path);
+  if (line > 0) printf(":%ld", line);
+  printf(": %s: ", label);
+  cli_text(stdout, text);
+  fputs("\n", stdout);
+}
+
+/* A script's error on stderr (dump, explain, diff). */
+static void print_stderr_error(lua_State *L) {
+  char msg[2048];
+  fflush(stdout);
+  cli_text(stderr, psol_error_message(L, -1, msg, sizeof msg));
+  fputs("\n", stderr);
 }
 
 /* ---- check ------------------------------------------------------------ */
 
 typedef struct check_totals {
-  size_t scripts, pipelines, errors, warnings, notes, failed_scripts;
+  size_t scripts, pipelines, errors, warnings, notes, failed_scripts, unreadable;
   int json_scripts;
+  size_t shown, hidden; /* text diagnostics of the current script */
 } check_totals;
 
 typedef struct summary_row {
@@ -397,6 +472,15 @@ typedef struct summary_row {
   struct summary_row *next;
 } summary_row;
 
+/* Every named pipeline of the run so far, with where it was declared. */
+typedef struct name_seen {
+  char *name, *where;
+} name_seen;
+typedef struct name_table {
+  name_seen *items;
+  size_t count, cap;
+} name_table;
+
 static char *xstrdup(const char *s) {
   size_t n = strlen(s) + 1;
   char *p = malloc(n);
@@ -404,16 +488,53 @@ static char *xstrdup(const char *s) {
   return p;
 }
 
-static summary_row *add_row(summary_row ***tail, const char *file, const char *name,
-                            const char *kind) {
-  summary_row *r = calloc(1, sizeof *r);
-  if (!r) return NULL;
-  r->file = xstrdup(file);
-  r->name = xstrdup(name);
-  r->kind = xstrdup(kind);
-  **tail = r;
-  *tail = &r->next;
-  return r;
+/* The earlier declaration of 'name', or NULL (then 'name' is recorded). */
+static const char *name_first(name_table *t, const char *name, const char *where) {
+  size_t i;
+  for (i = 0; i < t->count; i++)
+    if (strcmp(t->items[i].name, name) == 0) return t->items[i].where;
+  if (t->count == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 32;
+    name_seen *p = realloc(t->items, cap * sizeof *p);
+    if (!p) return NULL;
+    t->items = p;
+    t->cap = cap;
+  }
+  t->items[t->count].name = xstrdup(name);
+  t->items[t->count].where = xstrdup(where);
+  if (t->items[t->count].name && t->items[t->count].where) t->count++;
+  else {
+    free(t->items[t->count].name);
+    free(t->items[t->count].where);
+  }
+  return NULL;
+}
+
+static void name_table_free(name_table *t) {
+  size_t i;
+  for (i = 0; i < t->count; i++) {
+    free(t->items[i].name);
+    free(t->items[i].where);
+  }
+  free(t->items);
+}
+
+typedef struct check_run {
+  const script_options *o;
+  check_totals t;
+  summary_row *rows, **tail; /* --summary */
+  name_table names;
+} check_run;
+
+static summary_row *add_row(check_run *r, const char *file, const char *name, const char *kind) {
+  summary_row *row;
+  if (!r->o->summary || !(row = calloc(1, sizeof *row))) return NULL;
+  row->file = xstrdup(file);
+  row->name = xstrdup(name);
+  row->kind = xstrdup(kind);
+  *r->tail = row;
+  r->tail = &row->next;
+  return row;
 }
 
 static void json_key_string(const char *key, const char *value, int comma) {
@@ -428,11 +549,18 @@ static void json_key_int(const char *key, long long v, int comma) {
   else fputs("null", stdout);
 }
 
+/* Does a diagnostic of 'severity' fail the run? */
+static int fails(const script_options *o, psoc_severity severity) {
+  return severity == PSOC_SEVERITY_ERROR || (o->werror && severity == PSOC_SEVERITY_WARNING);
+}
+
 /* 'where' is "FILE:LINE" of the pipeline's declaration, or the script. */
-static void print_diag(const script_options *o, const char *where, const char *name,
-                       const psoc_diag *d, int first) {
-  char id[PSOC_DIAG_MESSAGE_MAX];
+static void print_diag(check_run *r, const char *where, const char *name, const psoc_diag *d,
+                       int first) {
+  const script_options *o = r->o;
+  char id[PSOC_DIAG_MESSAGE_MAX], key[PSOC_DIAG_FIELD_MAX + 16];
   if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
+  pso_field_path(d->field, key, sizeof key); /* text names the material's keys */
   if (o->json) {
     printf("%s{", first ? "" : ",");
     json_key_string("severity", psoc_severity_name(d->severity), 0);
@@ -445,19 +573,64 @@ static void print_diag(const script_options *o, const char *where, const char *n
     fputs("}", stdout);
     return;
   }
-  if (o->quiet && d->severity != PSOC_SEVERITY_ERROR) return;
-  printf("%s: %s: pipeline '%s': %s%s%s [%s", where, psoc_severity_name(d->severity), name,
-         d->field, d->field[0] ? ": " : "", d->message, psoc_code_name(d->code));
+  if (o->quiet && !fails(o, d->severity)) return;
+  if (o->max_diags && r->t.shown >= o->max_diags) {
+    r->t.hidden++;
+    return;
+  }
+  r->t.shown++;
+  cli_text(stdout, where);
+  printf(": %s: pipeline '", psoc_severity_name(d->severity));
+  cli_text(stdout, name);
+  fputs("': ", stdout);
+  cli_text(stdout, key);
+  fputs(key[0] ? ": " : "", stdout);
+  cli_text(stdout, d->message);
+  printf(" [%s", psoc_code_name(d->code));
   if (d->message_id) printf(" / %s", id);
   fputs("]\n", stdout);
 }
 
-static int check_pipeline(lua_State *L, const script_options *o, const char *path, int idx,
-                          check_totals *t, summary_row ***tail, int first) {
+/* A second pipeline called 'name' in the run: an error on the second one. */
+static int print_duplicate(check_run *r, const char *where, const char *name, const char *first,
+                           int first_diag) {
+  const script_options *o = r->o;
+  char msg[PSOC_DIAG_MESSAGE_MAX];
+  snprintf(msg, sizeof msg, "another pipeline of this run is called '%s' (declared at %s); "
+           "pipeline names must be unique", name, first);
+  if (o->json) {
+    printf("%s{", first_diag ? "" : ",");
+    json_key_string("severity", "error", 0);
+    json_key_string("code", "PSOC_DUPLICATE_NAME", 1);
+    json_key_string("message_id", NULL, 1);
+    json_key_int("subobject", -1, 1);
+    json_key_int("offset", -1, 1);
+    json_key_string("field", "name", 1);
+    json_key_string("message", msg, 1);
+    fputs("}", stdout);
+    return 1;
+  }
+  if (o->max_diags && r->t.shown >= o->max_diags) {
+    r->t.hidden++;
+    return 1;
+  }
+  r->t.shown++;
+  cli_text(stdout, where);
+  fputs(": error: pipeline '", stdout);
+  cli_text(stdout, name);
+  fputs("': name: ", stdout);
+  cli_text(stdout, msg);
+  fputs(" [PSOC_DUPLICATE_NAME]\n", stdout);
+  return 1;
+}
+
+static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx, int first) {
+  const script_options *o = r->o;
   pso_pipeline *p = pso_topipeline(L, idx);
   const psoc_stream *stream = pso_pipeline_stream(p);
   const char *name = pipeline_name(p), *kind = psoc_kind_name(pso_pipeline_kind(p));
-  size_t bytes = stream ? psoc_stream_size(stream) : 0, subobjects = 0, i;
+  const char *earlier = NULL;
+  size_t bytes = stream ? psoc_stream_size(stream) : 0, subobjects = 0, i, errors;
   char hash[33];
   psoc_parsed parsed;
   psoc_check_options options;
@@ -471,14 +644,19 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
   psoc_hash_hex(pso_pipeline_hash(p), hash);
   memset(&options, 0, sizeof options);
   options.profile = o->profile;
-  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : 0;
+  /* the pso module built the layout arrays itself: the input-layout rules
+  ** that need no shader always run; --deep also reads shader containers */
+  options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : PSO_PIPELINE_CHECK_FLAGS;
+  if (o->werror) options.flags |= PSOC_CHECK_WERROR;
   psoc_diags_init(&diags, NULL);
   if (stream) {
     if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)
       subobjects = parsed.count;
     psoc_check(psoc_stream_data(stream), bytes, &options, &diags);
   }
-  t->pipelines++;
+  if (name[0]) earlier = name_first(&r->names, name, where);
+  errors = diags.errors + (earlier ? 1 : 0);
+  r->t.pipelines++;
   if (o->json) {
     printf("%s{", first ? "" : ",");
     json_key_string("name", name, 0);
@@ -486,52 +664,83 @@ static int check_pipeline(lua_State *L, const script_options *o, const char *pat
     printf(",\"subobjects\":%zu,\"bytes\":%zu", subobjects, bytes);
     json_key_string("hash", hash, 1);
     json_key_int("line", line > 0 ? line : -1, 1);
-    printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", diags.errors,
+    printf(",\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu,\"diagnostics\":[", errors,
            diags.warnings, diags.notes);
   }
-  for (i = 0; i < diags.count; i++) print_diag(o, where, name, &diags.items[i], shown++ == 0);
-  if (o->json) fputs("]}", stdout);
-  else if (diags.errors == 0 && !o->quiet && !o->summary)
-    printf("%s: pipeline '%s': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", path, name, kind,
-           subobjects, subobjects == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s", hash);
-  if (diags.dropped)
-    fprintf(stderr, "psoc check: %s: %zu diagnostic(s) not shown (out of memory)\n", path,
-            diags.dropped);
-  t->errors += diags.errors;
-  t->warnings += diags.warnings;
-  t->notes += diags.notes;
-  if (tail && (row = add_row(tail, path, name, kind)) != NULL) {
+  if (earlier) shown += print_duplicate(r, where, name, earlier, 1);
+  for (i = 0; i < diags.count; i++) print_diag(r, where, name, &diags.items[i], shown++ == 0);
+  rc = errors || (o->werror && diags.warnings) ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
+  if (o->json) {
+    fputs("]}", stdout);
+  } else if (rc == CLI_EXIT_OK && !o->quiet && !o->summary) {
+    cli_text(stdout, path);
+    fputs(": pipeline '", stdout);
+    cli_text(stdout, name);
+    printf("': ok (%s, %zu subobject%s, %zu byte%s, hash %s)\n", kind, subobjects,
+           subobjects == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s", hash);
+  }
+  if (diags.dropped) {
+    fflush(stdout);
+    fputs("psoc check: ", stderr);
+    cli_text(stderr, path);
+    fprintf(stderr, ": %zu diagnostic(s) not shown (out of memory)\n", diags.dropped);
+  }
+  r->t.errors += errors;
+  r->t.warnings += diags.warnings;
+  r->t.notes += diags.notes;
+  if ((row = add_row(r, path, name, kind)) != NULL) {
     memcpy(row->hash, hash, 12);
     row->hash[12] = '\0';
     row->subobjects = subobjects;
     row->bytes = bytes;
-    row->errors = diags.errors;
+    row->errors = errors;
     row->warnings = diags.warnings;
   }
-  rc = diags.errors ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
   psoc_diags_free(&diags);
   return rc;
 }
 
-static int check_script(lua_State *L, const script_options *o, const char *path,
-                        check_totals *t, summary_row ***tail) {
-  int rc, top = lua_gettop(L), n, i;
-  t->scripts++;
-  rc = run_script(L, o->command, path);
+static int check_script(check_run *r, const cli_path *script) {
+  const script_options *o = r->o;
+  const char *path = script->path;
+  char why[512];
+  int rc, n, i;
+  print_log log;
+  lua_State *L;
+  summary_row *row;
+  r->t.scripts++;
+  r->t.shown = r->t.hidden = 0;
+  /* each script in a fresh state: no globals or modules from the last */
+  if ((L = open_state(o, script->root, &log)) == NULL) {
+    snprintf(why, sizeof why, "cannot create a sandboxed state");
+    rc = CLI_EXIT_USAGE;
+  } else {
+    rc = run_script(L, path, why, sizeof why);
+  }
   if (o->json) {
-    printf("%s{", t->json_scripts++ ? "," : "");
+    printf("%s{", r->t.json_scripts++ ? "," : "");
     json_key_string("file", path, 0);
   }
   if (rc == CLI_EXIT_USAGE) {
-    t->failed_scripts++;
-    if (o->json) fputs(",\"error\":{\"line\":null,\"message\":\"cannot read the script\"},"
-                       "\"pipelines\":[]}", stdout);
-    lua_settop(L, top);
+    r->t.failed_scripts++;
+    r->t.unreadable++;
+    r->t.errors++; /* the summary counts what the exit status says */
+    print_io_error(o->command, path, why);
+    if (o->json) {
+      fputs(",\"error\":{\"line\":null,\"message\":", stdout);
+      cli_json_string(stdout, why);
+      fputs("},\"pipelines\":[]}", stdout);
+    }
+    if ((row = add_row(r, path, "-", "-")) != NULL) {
+      row->failed = 1;
+      row->errors = 1;
+    }
+    if (L) psol_close(L);
     return rc;
   }
   if (rc != 0) {
-    t->errors++;
-    t->failed_scripts++;
+    r->t.errors++;
+    r->t.failed_scripts++;
     if (o->json) {
       char msg[2048];
       long line;
@@ -545,27 +754,39 @@ static int check_script(lua_State *L, const script_options *o, const char *path,
     } else {
       print_script_error(L, path, "error");
     }
-    if (tail) {
-      summary_row *row = add_row(tail, path, "-", "-");
-      if (row) {
-        row->failed = 1;
-        row->errors = 1;
-      }
+    if ((row = add_row(r, path, "-", "-")) != NULL) {
+      row->failed = 1;
+      row->errors = 1;
     }
-    lua_settop(L, top);
+    psol_close(L);
+    report_dropped_print(o->command, path, &log);
     return CLI_EXIT_ERRORS;
   }
   if (o->json) fputs(",\"error\":null,\"pipelines\":[", stdout);
   n = (int)lua_rawlen(L, -1);
   for (i = 1; i <= n; i++) {
     lua_rawgeti(L, -1, i);
-    rc = worse(rc, check_pipeline(L, o, path, lua_gettop(L), t, tail, i == 1));
+    rc = worse(rc, check_pipeline(L, r, path, lua_gettop(L), i == 1));
     lua_pop(L, 1);
   }
-  if (n == 0 && !o->json && !o->quiet) printf("%s: ok (no pipelines)\n", path);
+  if (n == 0 && !o->json && !o->quiet) {
+    cli_text(stdout, path);
+    fputs(": ok (no pipelines)\n", stdout);
+  }
   if (o->json) fputs("]}", stdout);
-  lua_settop(L, top);
+  if (r->t.hidden) {
+    cli_text(stdout, path);
+    printf(": %zu more diagnostic(s) not shown (--max-diagnostics=%zu)\n", r->t.hidden,
+           o->max_diags);
+  }
+  psol_close(L);
+  report_dropped_print(o->command, path, &log);
   return rc;
+}
+
+/* Pad with spaces to 'width' columns after printing 'len' of them. */
+static void pad(size_t len, size_t width) {
+  for (; len < width; len++) fputc(' ', stdout);
 }
 
 static void print_summary_table(summary_row *rows) {
@@ -578,12 +799,18 @@ static void print_summary_table(summary_row *rows) {
   printf("\n%-*s  %-*s  %-8s  %10s  %6s  %-12s  %6s  %8s\n", (int)wf, "MATERIAL", (int)wn,
          "PIPELINE", "KIND", "SUBOBJECTS", "BYTES", "HASH", "ERRORS", "WARNINGS");
   for (r = rows; r; r = r->next) {
-    if (r->failed)
-      printf("%-*s  %-*s  %-8s  %10s  %6s  %-12s  %6zu  %8s\n", (int)wf, r->file, (int)wn,
-             "(script failed)", "-", "-", "-", "-", r->errors, "-");
-    else
-      printf("%-*s  %-*s  %-8s  %10zu  %6zu  %-12s  %6zu  %8zu\n", (int)wf, r->file, (int)wn,
-             r->name, r->kind, r->subobjects, r->bytes, r->hash, r->errors, r->warnings);
+    cli_text(stdout, r->file);
+    pad(strlen(r->file), wf);
+    fputs("  ", stdout);
+    if (r->failed) {
+      printf("%-*s  %-8s  %10s  %6s  %-12s  %6zu  %8s\n", (int)wn, "(script failed)", "-", "-",
+             "-", "-", r->errors, "-");
+    } else {
+      cli_text(stdout, r->name);
+      pad(strlen(r->name), wn);
+      printf("  %-8s  %10zu  %6zu  %-12s  %6zu  %8zu\n", r->kind, r->subobjects, r->bytes,
+             r->hash, r->errors, r->warnings);
+    }
   }
 }
 
@@ -598,79 +825,309 @@ static void free_rows(summary_row *rows) {
   }
 }
 
+/* --output: refuse anything but a regular file that is not a script. */
+static int redirect_output(const script_options *o) {
+  char err[512], **inputs;
+  size_t i;
+  int rc = 0;
+  if (!o->output) return 0;
+  inputs = malloc((o->scripts.count + 1) * sizeof *inputs);
+  if (!inputs) {
+    fprintf(stderr, "psoc %s: out of memory\n", o->command);
+    return -1;
+  }
+  for (i = 0; i < o->scripts.count; i++) inputs[i] = o->scripts.items[i].path;
+  if (cli_redirect_stdout(o->output, inputs, o->scripts.count, err, sizeof err) != 0) {
+    fprintf(stderr, "psoc %s: ", o->command);
+    cli_text(stderr, err);
+    fputs("\n", stderr);
+    rc = -1;
+  }
+  free(inputs);
+  return rc;
+}
+
 static int run_check(const script_options *o) {
-  check_totals t;
-  summary_row *rows = NULL, **tail = &rows;
-  int i, rc = CLI_EXIT_OK;
-  lua_State *L = open_state(o); /* fails early on a bad --root */
+  check_run r;
+  size_t i;
+  int rc = CLI_EXIT_OK;
+  lua_State *L = open_state(o, NULL, NULL); /* fails early on a bad --root */
   if (!L) return CLI_EXIT_USAGE;
   psol_close(L);
-  memset(&t, 0, sizeof t);
+  if (redirect_output(o) != 0) return CLI_EXIT_USAGE;
+  memset(&r, 0, sizeof r);
+  r.o = o;
+  r.tail = &r.rows;
   if (o->json) {
     fputs("{\"command\":\"check\",\"profile\":", stdout);
     if (o->profile) cli_json_string(stdout, o->profile->name);
     else fputs("null", stdout);
-    fputs(",\"scripts\":[", stdout);
+    printf(",\"werror\":%s,\"scripts\":[", o->werror ? "true" : "false");
   }
-  for (i = 0; i < o->arg_count; i++) {
-    /* each script in a fresh state: no globals or modules from the last */
-    if ((L = open_state(o)) == NULL) {
-      rc = CLI_EXIT_USAGE;
-      break;
+  for (i = 0; i < o->scripts.count; i++)
+    rc = worse(rc, check_script(&r, &o->scripts.items[i]));
+  if (o->json) {
+    printf("],\"summary\":{\"scripts\":%zu,\"failed_scripts\":%zu,\"unreadable\":%zu,"
+           "\"pipelines\":%zu,\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu}}\n",
+           r.t.scripts, r.t.failed_scripts, r.t.unreadable, r.t.pipelines, r.t.errors,
+           r.t.warnings, r.t.notes);
+  } else {
+    if (o->summary) print_summary_table(r.rows);
+    if (!o->quiet) {
+      printf("%s%zu script(s), %zu pipeline(s): %zu error(s), %zu warning(s), %zu note(s)",
+             o->summary ? "\n" : "", r.t.scripts, r.t.pipelines, r.t.errors, r.t.warnings,
+             r.t.notes);
+      if (r.t.unreadable) printf(", %zu unreadable", r.t.unreadable);
+      if (o->werror && r.t.warnings) fputs(" (--werror: warnings fail)", stdout);
+      fputs("\n", stdout);
     }
-    rc = worse(rc, check_script(L, o, o->args[i], &t, o->summary ? &tail : NULL));
+  }
+  free_rows(r.rows);
+  name_table_free(&r.names);
+  return rc;
+}
+
+/* ---- explain rows (explain, explain --changed, diff) ------------------ */
+
+typedef struct field_row {
+  char *path, *value, *origin;
+} field_row;
+
+typedef struct field_rows {
+  field_row *items;
+  size_t count, cap;
+} field_rows;
+
+static void rows_free(field_rows *r) {
+  size_t i;
+  for (i = 0; i < r->count; i++) {
+    free(r->items[i].path);
+    free(r->items[i].value);
+    free(r->items[i].origin);
+  }
+  free(r->items);
+  memset(r, 0, sizeof *r);
+}
+
+static int rows_add(field_rows *r, const char *path, const char *value, const char *origin) {
+  field_row *row;
+  if (r->count == r->cap) {
+    size_t cap = r->cap ? r->cap * 2 : 128;
+    field_row *p = realloc(r->items, cap * sizeof *p);
+    if (!p) return -1;
+    r->items = p;
+    r->cap = cap;
+  }
+  row = &r->items[r->count];
+  row->path = xstrdup(path);
+  row->value = xstrdup(value);
+  row->origin = xstrdup(origin);
+  if (!row->path || !row->value || !row->origin) {
+    free(row->path);
+    free(row->value);
+    free(row->origin);
+    return -1;
+  }
+  r->count++;
+  return 0;
+}
+
+/* The value of 'path' in 'r', or NULL. */
+static const char *rows_find(const field_rows *r, const char *path) {
+  size_t i;
+  for (i = 0; i < r->count; i++)
+    if (strcmp(r->items[i].path, path) == 0) return r->items[i].value;
+  return NULL;
+}
+
+/* Copy the explain rows of the pipeline at 'idx' (p:explain_table()) out
+** of its state. Returns LUA_OK, or an error with its message on the stack. */
+static int collect_rows(lua_State *L, int idx, field_rows *out) {
+  int n, i, list, rc = call_method(L, idx, "explain_table", 0);
+  if (rc != LUA_OK) return rc;
+  list = lua_gettop(L);
+  n = lua_istable(L, list) ? (int)lua_rawlen(L, list) : 0;
+  for (i = 1; i <= n; i++) {
+    const char *path, *value, *origin;
+    lua_rawgeti(L, list, i);
+    if (!lua_istable(L, -1)) {
+      lua_pop(L, 1);
+      continue;
+    }
+    lua_getfield(L, -1, "path");
+    lua_getfield(L, -2, "value");
+    lua_getfield(L, -3, "origin");
+    path = lua_tostring(L, -3);
+    value = lua_tostring(L, -2);
+    origin = lua_tostring(L, -1);
+    if (path && rows_add(out, path, value ? value : "", origin ? origin : "") != 0) {
+      lua_settop(L, list - 1);
+      lua_pushliteral(L, "out of memory");
+      return LUA_ERRMEM;
+    }
+    lua_pop(L, 4);
+  }
+  lua_settop(L, list - 1);
+  return LUA_OK;
+}
+
+/* The runtime's defaults of a pipeline kind, as explain rows: two
+** pipelines of that kind that set nothing but their shader and, for
+** graphics, one input element and one stream-output entry each. The two
+** differ in the fields that have no default (semantic, format, component
+** count, stride), so a field counts as a default only where both
+** pipelines agree with it. Built once per kind, in states of
+** their own that run no material. */
+typedef struct kind_defaults {
+  field_rows variant[2];
+} kind_defaults;
+
+static const kind_defaults *default_rows(psoc_kind kind) {
+  static kind_defaults cache[3];
+  static int built[3];
+  static const char *const sources[3][2] = {
+    { "local pso = require 'pso' return pso.graphics { vs = pso.shader { bytes = 'vs' }, "
+      "input_layout = { { 'A', 'r32_float' } }, stream_output = { entries = { { semantic = "
+      "'A', component_count = 1 } }, strides = { 4 } } }",
+      "local pso = require 'pso' return pso.graphics { vs = pso.shader { bytes = 'vs' }, "
+      "input_layout = { { 'B', 'r8_uint' } }, stream_output = { entries = { { semantic = "
+      "'B', component_count = 2 } }, strides = { 8 } } }" },
+    { "local pso = require 'pso' return pso.mesh { ms = pso.shader { bytes = 'ms' } }",
+      "local pso = require 'pso' return pso.mesh { ms = pso.shader { bytes = 'ms' } }" },
+    { "local pso = require 'pso' return pso.compute { cs = pso.shader { bytes = 'cs' } }",
+      "local pso = require 'pso' return pso.compute { cs = pso.shader { bytes = 'cs' } }" },
+  };
+  int k = kind == PSOC_KIND_MESH ? 1 : kind == PSOC_KIND_COMPUTE ? 2 : 0, v;
+  if (built[k]) return &cache[k];
+  built[k] = 1;
+  for (v = 0; v < 2; v++) {
+    psol_options opts;
+    lua_State *L;
+    char err[256];
+    field_rows *rows = &cache[k].variant[v];
+    memset(&opts, 0, sizeof opts);
+    if ((L = psol_newstate(&opts, err, sizeof err)) == NULL) continue;
+    if (psol_dostring(L, "=defaults", sources[k][v], strlen(sources[k][v]), 1) == LUA_OK &&
+        pso_topipeline(L, -1) && collect_rows(L, -1, rows) != LUA_OK)
+      rows_free(rows);
     psol_close(L);
   }
-  if (o->json) {
-    printf("],\"summary\":{\"scripts\":%zu,\"failed_scripts\":%zu,\"pipelines\":%zu,"
-           "\"errors\":%zu,\"warnings\":%zu,\"notes\":%zu}}\n", t.scripts, t.failed_scripts,
-           t.pipelines, t.errors, t.warnings, t.notes);
-  } else {
-    if (o->summary) print_summary_table(rows);
-    if (!o->quiet)
-      printf("%s%zu script(s), %zu pipeline(s): %zu error(s), %zu warning(s), %zu note(s)\n",
-             o->summary ? "\n" : "", t.scripts, t.pipelines, t.errors, t.warnings, t.notes);
+  return &cache[k];
+}
+
+/* The value of r's path in 'defaults', or NULL. Rows of list entries the
+** defaults lack (blend.render_targets[3], input_layout[2]) take those of
+** the first entry. */
+static const char *default_value(const field_rows *defaults, const char *path) {
+  char first[512];
+  const char *def = rows_find(defaults, path), *p;
+  size_t n = 0;
+  if (def) return def;
+  for (p = path; *p && n + 4 < sizeof first; p++) { /* "a[3].b" -> "a[1].b" */
+    first[n++] = *p;
+    if (*p == '[' && p[1] >= '0' && p[1] <= '9') {
+      first[n++] = '1';
+      while (p[1] >= '0' && p[1] <= '9') p++;
+    }
   }
-  free_rows(rows);
-  return rc;
+  first[n] = '\0';
+  return rows_find(defaults, first);
+}
+
+/* --changed: does row r hold the runtime's default? A class given in its
+** oldest version ("rasterizer = rasterizer") is the default choice. */
+static int is_default(const kind_defaults *defaults, const field_row *r) {
+  int v;
+  if (strcmp(r->path, r->value) == 0) return 1;
+  for (v = 0; v < 2; v++) {
+    const char *def = default_value(&defaults->variant[v], r->path);
+    if (!def || strcmp(def, r->value) != 0) return 0;
+  }
+  return 1;
+}
+
+/* Print the rows the way p:explain() does: "PATH = VALUE   (ORIGIN)". */
+static void print_rows(const field_rows *rows, const kind_defaults *defaults) {
+  size_t i, width = 0;
+  for (i = 0; i < rows->count; i++) {
+    size_t w = strlen(rows->items[i].path) + strlen(rows->items[i].value) + 3;
+    if (w > width) width = w;
+  }
+  if (width > 56) width = 56;
+  for (i = 0; i < rows->count; i++) {
+    const field_row *r = &rows->items[i];
+    if (defaults && is_default(defaults, r)) continue; /* --changed */
+    cli_text(stdout, r->path);
+    fputs(" = ", stdout);
+    cli_text(stdout, r->value);
+    pad(strlen(r->path) + strlen(r->value) + 3, width);
+    fputs("   (", stdout);
+    cli_text(stdout, r->origin);
+    fputs(")\n", stdout);
+  }
 }
 
 /* ---- dump and explain ------------------------------------------------- */
 
-/* Print the string result of method 'method' of every pipeline of every
-** script (or only those called o->pipeline). */
+/* Print one pipeline (at the top of the stack): its dump, JSON or explain
+** rows. Returns LUA_OK or an error with its message on the stack. */
+static int print_pipeline(lua_State *L, const script_options *o, const char *method) {
+  field_rows rows;
+  size_t len;
+  const char *text;
+  int rc;
+  if (strcmp(method, "explain") == 0) {
+    memset(&rows, 0, sizeof rows);
+    rc = collect_rows(L, -1, &rows);
+    if (rc == LUA_OK)
+      print_rows(&rows, o->changed ? default_rows(pso_pipeline_kind(pso_topipeline(L, -1)))
+                                   : NULL);
+    rows_free(&rows);
+    return rc;
+  }
+  if ((rc = call_method(L, -1, method, 0)) != LUA_OK) return rc;
+  text = lua_tolstring(L, -1, &len);
+  if (o->json) {
+    if (text) cli_utf8_write(stdout, text, len);
+    else fputs("null", stdout);
+  } else if (text) {
+    cli_text_block(stdout, text, len);
+    if (len && text[len - 1] != '\n') fputs("\n", stdout);
+  }
+  lua_pop(L, 1);
+  return LUA_OK;
+}
+
+/* Print method 'method' of every pipeline of every script (or only those
+** called o->pipeline), each script in a fresh state. */
 static int run_print(const script_options *o, const char *method) {
-  int i, j, n, rc = CLI_EXIT_OK, printed = 0, matched = 0;
-  lua_State *L = open_state(o); /* fails early on a bad --root */
+  int j, n, rc = CLI_EXIT_OK, printed = 0, matched = 0;
+  size_t i;
+  lua_State *L = open_state(o, NULL, NULL); /* fails early on a bad --root */
   if (!L) return CLI_EXIT_USAGE;
   psol_close(L);
   if (o->json) fputs("[", stdout);
-  for (i = 0; i < o->arg_count; i++) {
-    const char *path = o->args[i];
+  for (i = 0; i < o->scripts.count; i++) {
+    const char *path = o->scripts.items[i].path;
+    char why[512];
+    print_log log;
     int r;
-    if ((L = open_state(o)) == NULL) { /* a fresh state per script */
+    if ((L = open_state(o, o->scripts.items[i].root, &log)) == NULL) {
       rc = CLI_EXIT_USAGE;
       break;
     }
-    r = run_script(L, o->command, path);
-    if (r == CLI_EXIT_USAGE) {
+    r = run_script(L, path, why, sizeof why);
+    if (r == CLI_EXIT_USAGE) print_io_error(o->command, path, why);
+    else if (r != 0) print_stderr_error(L);
+    if (r != 0) {
       rc = worse(rc, r);
       psol_close(L);
-      continue;
-    }
-    if (r != 0) {
-      char msg[2048];
-      fflush(stdout);
-      fprintf(stderr, "%s\n", psol_error_message(L, -1, msg, sizeof msg));
-      psol_close(L);
-      rc = worse(rc, CLI_EXIT_ERRORS);
+      report_dropped_print(o->command, path, &log);
       continue;
     }
     n = (int)lua_rawlen(L, -1);
     for (j = 1; j <= n; j++) {
       pso_pipeline *p;
-      size_t len;
-      const char *text;
       lua_rawgeti(L, -1, j);
       p = pso_topipeline(L, -1);
       if (o->pipeline && strcmp(pipeline_name(p), o->pipeline) != 0) {
@@ -678,35 +1135,40 @@ static int run_print(const script_options *o, const char *method) {
         continue;
       }
       matched++;
-      if (call_method(L, -1, method, 0) != LUA_OK) {
-        char msg[2048];
-        fflush(stdout);
-        fprintf(stderr, "psoc %s: %s: pipeline '%s': %s\n", o->command, path, pipeline_name(p),
-                psol_error_message(L, -1, msg, sizeof msg));
-        lua_pop(L, 2);
-        rc = worse(rc, CLI_EXIT_ERRORS);
-        continue;
-      }
-      text = lua_tolstring(L, -1, &len);
       if (o->json) {
         if (printed) fputs(",\n", stdout);
-        fwrite(text ? text : "null", 1, text ? len : 4, stdout);
       } else {
-        printf("%s==> %s: %s (%s) <==\n", printed ? "\n" : "", path, pipeline_name(p),
-               psoc_kind_name(pso_pipeline_kind(p)));
-        if (text) {
-          fwrite(text, 1, len, stdout);
-          if (len && text[len - 1] != '\n') fputs("\n", stdout);
-        }
+        fputs(printed ? "\n==> " : "==> ", stdout);
+        cli_text(stdout, path);
+        fputs(": ", stdout);
+        cli_text(stdout, pipeline_name(p));
+        printf(" (%s) <==\n", psoc_kind_name(pso_pipeline_kind(p)));
+      }
+      if (print_pipeline(L, o, method) != LUA_OK) {
+        char msg[2048];
+        if (o->json) fputs("null", stdout);
+        fflush(stdout);
+        fprintf(stderr, "psoc %s: ", o->command);
+        cli_text(stderr, path);
+        fputs(": pipeline '", stderr);
+        cli_text(stderr, pipeline_name(p));
+        fputs("': ", stderr);
+        cli_text(stderr, psol_error_message(L, -1, msg, sizeof msg));
+        fputs("\n", stderr);
+        lua_pop(L, 1);
+        rc = worse(rc, CLI_EXIT_ERRORS);
       }
       printed++;
-      lua_pop(L, 2);
+      lua_pop(L, 1);
     }
     psol_close(L);
+    report_dropped_print(o->command, path, &log);
   }
   if (o->json) fputs("]\n", stdout);
   if (o->pipeline && matched == 0 && rc == CLI_EXIT_OK) {
-    fprintf(stderr, "psoc %s: no pipeline called '%s'\n", o->command, o->pipeline);
+    fprintf(stderr, "psoc %s: no pipeline called '", o->command);
+    cli_text(stderr, o->pipeline);
+    fputs("'\n", stderr);
     rc = CLI_EXIT_USAGE;
   }
   return rc;
@@ -714,10 +1176,13 @@ static int run_print(const script_options *o, const char *method) {
 
 /* ---- diff ------------------------------------------------------------- */
 
+/* One side of a diff: a script evaluated in a state of its own. */
 typedef struct diff_side {
-  char *path;         /* the script */
-  const char *name;   /* the pipeline, or NULL for all */
-  int list;           /* stack index of its pipeline list */
+  char *path;       /* the script */
+  const char *name; /* the pipeline, or NULL for all */
+  lua_State *L;     /* its own fresh state */
+  int list;         /* stack index (in L) of its pipeline list */
+  print_log log;
 } diff_side;
 
 /* "script.lua:name": split at the last ':' when the whole argument is not
@@ -738,16 +1203,21 @@ static int parse_side(const char *arg, diff_side *s) {
   return 0;
 }
 
-static int load_side(lua_State *L, diff_side *s) {
-  int r = run_script(L, "diff", s->path);
-  if (r == CLI_EXIT_USAGE) return r;
+static int load_side(const script_options *o, diff_side *s) {
+  char why[512];
+  int r;
+  if ((s->L = open_state(o, NULL, &s->log)) == NULL) return CLI_EXIT_USAGE;
+  r = run_script(s->L, s->path, why, sizeof why);
+  if (r == CLI_EXIT_USAGE) {
+    print_io_error("diff", s->path, why);
+    return r;
+  }
   if (r != 0) {
-    char msg[2048];
-    fflush(stdout);
-    fprintf(stderr, "%s\n", psol_error_message(L, -1, msg, sizeof msg));
+    print_stderr_error(s->L);
     return CLI_EXIT_USAGE;
   }
   if (s->name) { /* keep only the named pipeline */
+    lua_State *L = s->L;
     int n = (int)lua_rawlen(L, -1), i, found = 0;
     lua_newtable(L);
     for (i = 1; i <= n; i++) {
@@ -761,53 +1231,116 @@ static int load_side(lua_State *L, diff_side *s) {
     }
     lua_remove(L, -2);
     if (!found) {
-      fprintf(stderr, "psoc diff: %s: no pipeline called '%s'\n", s->path, s->name);
+      fputs("psoc diff: ", stderr);
+      cli_text(stderr, s->path);
+      fputs(": no pipeline called '", stderr);
+      cli_text(stderr, s->name);
+      fputs("'\n", stderr);
       return CLI_EXIT_USAGE;
     }
   }
-  s->list = lua_gettop(L);
+  s->list = lua_gettop(s->L);
   return 0;
 }
 
-/* Print the differences of two pipelines; returns 1 when they differ, 0
-** when they are the same, or CLI_EXIT_USAGE. */
-static int diff_pair(lua_State *L, const diff_side *a, int ai, const diff_side *b, int bi) {
-  int n, i;
-  const char *an, *bn;
-  lua_rawgeti(L, a->list, ai);
-  lua_rawgeti(L, b->list, bi);
-  an = pipeline_name(pso_topipeline(L, -2));
-  bn = pipeline_name(pso_topipeline(L, -1));
-  lua_pushvalue(L, -1);
-  if (call_method(L, -3, "diff", 1) != LUA_OK) {
-    char msg[2048];
-    fflush(stdout);
-    fprintf(stderr, "psoc diff: %s\n", psol_error_message(L, -1, msg, sizeof msg));
-    lua_pop(L, 3);
+static int side_count(const diff_side *s) { return (int)lua_rawlen(s->L, s->list); }
+
+/* Pipeline i of side s (borrowed: valid while s->L lives). */
+static pso_pipeline *side_pipeline(const diff_side *s, int i) {
+  pso_pipeline *p;
+  lua_rawgeti(s->L, s->list, i);
+  p = pso_topipeline(s->L, -1);
+  lua_pop(s->L, 1); /* still referenced by the list */
+  return p;
+}
+
+static int side_rows(const diff_side *s, int i, field_rows *rows) {
+  int rc;
+  lua_rawgeti(s->L, s->list, i);
+  rc = collect_rows(s->L, -1, rows);
+  if (rc != LUA_OK) {
+    fputs("psoc diff: ", stderr);
+    print_stderr_error(s->L);
+    lua_pop(s->L, 1);
+  }
+  lua_pop(s->L, 1);
+  return rc;
+}
+
+static void print_change(const char *path, const char *a, const char *b) {
+  cli_text(stdout, path);
+  fputs(": ", stdout);
+  cli_text(stdout, a ? a : "(absent)");
+  fputs(" -> ", stdout);
+  cli_text(stdout, b ? b : "(absent)");
+  fputs("\n", stdout);
+}
+
+/* Print the differences of pipeline ai of a and bi of b, compared outside
+** both states; returns 1 when they differ, 0 when they are the same, or
+** CLI_EXIT_USAGE. */
+static int diff_pair(const diff_side *a, int ai, const diff_side *b, int bi) {
+  pso_pipeline *pa = side_pipeline(a, ai), *pb = side_pipeline(b, bi);
+  field_rows ra, rb;
+  size_t i, n = 0;
+  memset(&ra, 0, sizeof ra);
+  memset(&rb, 0, sizeof rb);
+  if (side_rows(a, ai, &ra) != LUA_OK || side_rows(b, bi, &rb) != LUA_OK) {
+    rows_free(&ra);
+    rows_free(&rb);
     return CLI_EXIT_USAGE;
   }
-  n = lua_istable(L, -1) ? (int)lua_rawlen(L, -1) : 0;
-  printf("--- %s:%s\n+++ %s:%s\n", a->path, an, b->path, bn);
-  for (i = 1; i <= n; i++) {
-    int row;
-    lua_rawgeti(L, -1, i);
-    row = lua_gettop(L);
-    lua_getfield(L, row, "path");
-    lua_getfield(L, row, "a");
-    lua_getfield(L, row, "b");
-    printf("%s: %s -> %s\n", lua_tostring(L, -3) ? lua_tostring(L, -3) : "?",
-           value_text(L, -2), value_text(L, -1));
-    lua_settop(L, row - 1);
+  fputs("--- ", stdout);
+  cli_text(stdout, a->path);
+  fputs(":", stdout);
+  cli_text(stdout, pipeline_name(pa));
+  fputs("\n+++ ", stdout);
+  cli_text(stdout, b->path);
+  fputs(":", stdout);
+  cli_text(stdout, pipeline_name(pb));
+  fputs("\n", stdout);
+  if (pso_pipeline_kind(pa) != pso_pipeline_kind(pb)) {
+    print_change("kind", psoc_kind_name(pso_pipeline_kind(pa)),
+                 psoc_kind_name(pso_pipeline_kind(pb)));
+    n++;
   }
+  for (i = 0; i < ra.count; i++) {
+    const char *vb = rows_find(&rb, ra.items[i].path);
+    if (!vb || strcmp(vb, ra.items[i].value) != 0) {
+      print_change(ra.items[i].path, ra.items[i].value, vb);
+      n++;
+    }
+  }
+  for (i = 0; i < rb.count; i++)
+    if (!rows_find(&ra, rb.items[i].path)) {
+      print_change(rb.items[i].path, NULL, rb.items[i].value);
+      n++;
+    }
   if (n == 0) puts("(no differences)");
-  lua_pop(L, 3);
+  rows_free(&ra);
+  rows_free(&rb);
   return n ? 1 : 0;
+}
+
+/* The index of the pipeline called 'name' in s, or 0. */
+static int side_find(const diff_side *s, const char *name) {
+  int i, n = side_count(s);
+  for (i = 1; i <= n; i++)
+    if (strcmp(pipeline_name(side_pipeline(s, i)), name) == 0) return i;
+  return 0;
+}
+
+static void print_only(const char *path, const char *name) {
+  fputs("only in ", stdout);
+  cli_text(stdout, path);
+  fputs(": ", stdout);
+  cli_text(stdout, name);
+  fputs("\n", stdout);
 }
 
 static int run_diff(const script_options *o) {
   diff_side a, b;
   int rc = 0, differ = 0, na, nb, i, j;
-  lua_State *L;
   memset(&a, 0, sizeof a);
   memset(&b, 0, sizeof b);
   if (parse_side(o->args[0], &a) != 0 || parse_side(o->args[1], &b) != 0) {
@@ -816,57 +1349,39 @@ static int run_diff(const script_options *o) {
     fprintf(stderr, "psoc diff: out of memory\n");
     return CLI_EXIT_USAGE;
   }
-  L = open_state(o);
-  if (!L) rc = CLI_EXIT_USAGE;
-  if (!rc) rc = load_side(L, &a);
-  if (!rc) rc = load_side(L, &b);
+  /* each side in a fresh state of its own: A cannot reach B */
+  rc = load_side(o, &a);
+  if (!rc) rc = load_side(o, &b);
   if (!rc) {
-    na = (int)lua_rawlen(L, a.list);
-    nb = (int)lua_rawlen(L, b.list);
+    na = side_count(&a);
+    nb = side_count(&b);
     if (na == 1 && nb == 1) {
-      differ = diff_pair(L, &a, 1, &b, 1);
+      differ = diff_pair(&a, 1, &b, 1);
     } else {
       for (i = 1; i <= na && differ != CLI_EXIT_USAGE; i++) {
-        const char *name;
-        lua_rawgeti(L, a.list, i);
-        name = pipeline_name(pso_topipeline(L, -1));
-        for (j = 1; j <= nb; j++) {
-          int same;
-          lua_rawgeti(L, b.list, j);
-          same = strcmp(pipeline_name(pso_topipeline(L, -1)), name) == 0;
-          lua_pop(L, 1);
-          if (same) break;
-        }
-        if (j <= nb) {
-          int d = diff_pair(L, &a, i, &b, j);
+        const char *name = pipeline_name(side_pipeline(&a, i));
+        if ((j = side_find(&b, name)) != 0) {
+          int d = diff_pair(&a, i, &b, j);
           differ = d == CLI_EXIT_USAGE ? d : worse(differ, d);
         } else {
-          printf("only in %s: %s\n", a.path, name);
+          print_only(a.path, name);
           differ = worse(differ, 1);
         }
-        lua_pop(L, 1);
       }
       for (j = 1; j <= nb && differ != CLI_EXIT_USAGE; j++) {
-        const char *name;
-        lua_rawgeti(L, b.list, j);
-        name = pipeline_name(pso_topipeline(L, -1));
-        for (i = 1; i <= na; i++) {
-          int same;
-          lua_rawgeti(L, a.list, i);
-          same = strcmp(pipeline_name(pso_topipeline(L, -1)), name) == 0;
-          lua_pop(L, 1);
-          if (same) break;
-        }
-        if (i > na) {
-          printf("only in %s: %s\n", b.path, name);
+        const char *name = pipeline_name(side_pipeline(&b, j));
+        if (!side_find(&a, name)) {
+          print_only(b.path, name);
           differ = worse(differ, 1);
         }
-        lua_pop(L, 1);
       }
     }
     rc = differ;
   }
-  if (L) psol_close(L);
+  if (a.L) psol_close(a.L);
+  if (b.L) psol_close(b.L);
+  report_dropped_print("diff", a.path, &a.log);
+  report_dropped_print("diff", b.path, &b.log);
   free(a.path);
   free(b.path);
   return rc;
@@ -879,6 +1394,7 @@ int cli_script_main(const char *command, int argc, char **argv) {
   int rc;
   memset(&o, 0, sizeof o);
   o.command = command;
+  o.max_diags = CLI_DEFAULT_MAX_DIAGNOSTICS;
   o.args = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *o.args);
   if (!o.args) {
     fprintf(stderr, "psoc %s: out of memory\n", command);
@@ -892,6 +1408,7 @@ int cli_script_main(const char *command, int argc, char **argv) {
     else if (strcmp(command, "diff") == 0) rc = run_diff(&o);
     else rc = cli_usage_error(NULL, "unknown command '%s'", command);
   }
+  cli_paths_free(&o.scripts);
   free(o.args);
   return rc;
 }

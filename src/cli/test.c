@@ -26,10 +26,18 @@
 #define MAX_ROOTS 64
 #define WALK_DEPTH 32
 #define LOG_MAX ((size_t)64 * 1024) /* print() output kept per test */
+#define MESSAGE_MAX ((size_t)16 * 1024) /* failure message kept per test */
+#define TRACE_MAX ((size_t)4 * 1024) /* traceback kept per test */
+#define NAME_MAX_ ((size_t)1024)      /* test name, file:line kept (each) */
+#define FULL_MESSAGE_MAX (MESSAGE_MAX + NAME_MAX_ + 128) /* where: message (note) */
+#define FILE_KEPT_MAX ((size_t)1 << 20) /* messages and output kept per test file */
+#define DEFAULT_RUN_BUDGET ((uint64_t)5000000000u) /* instructions per run */
+#define DEFAULT_RUN_TIME 600u         /* seconds per run */
 
 static const char test_help[] =
   "usage: psoc test [--tap] [--junit FILE] [--root DIR]... [--filter TEXT]\n"
-  "                 [--budget N] [--memory MIB] [PATH...]\n"
+  "                 [--budget N] [--memory MIB] [--run-budget N] [--run-time S]\n"
+  "                 [--werror] [--allow-empty] [PATH...]\n"
   "\n"
   "Run test suites written in Lua over materials. Each PATH is a test file (run\n"
   "whatever its name) or a directory searched recursively for files named\n"
@@ -38,7 +46,11 @@ static const char test_help[] =
   "\n"
   "Every test file runs in a fresh sandboxed Lua state (the one material scripts\n"
   "get) with these globals: pso (the module), describe, it, before_each,\n"
-  "after_each, expect and materials. Tests look like\n"
+  "after_each, expect and materials. Every material a test loads runs in a\n"
+  "fresh state of its own (it cannot see or change the test API, the test file\n"
+  "or another material); its pipelines are copied into the test's state. A\n"
+  "failed expectation fails its test even when the test catches the error.\n"
+  "Tests look like\n"
   "\n"
   "  describe(\"lit\", function()\n"
   "    local lit = materials.load(\"lit.lua\")[1]\n"
@@ -57,7 +69,12 @@ static const char test_help[] =
   "\n"
   "options:\n"
   "  --tap              TAP version 13 on stdout instead of the text report\n"
-  "  --junit FILE       also write a JUnit XML report to FILE (atomically)\n"
+  "  --junit FILE       also write a JUnit XML report to FILE (atomically: a\n"
+  "                     temporary file in the same folder, renamed at the end).\n"
+  "                     The folder is created and the file checked writable\n"
+  "                     before any test runs. FILE must be new or a regular file\n"
+  "                     (a symlink, FIFO, device or directory is refused), not\n"
+  "                     a test file of the run, and not end in .lua\n"
   "  --root DIR         a material root (repeatable): materials.each() and\n"
   "                     materials.all() walk these, and files the tests name\n"
   "                     resolve inside them or the test file's directory;\n"
@@ -68,11 +85,26 @@ static const char test_help[] =
   "  --budget N         VM instructions allowed to each test (default\n"
   "                     50000000); a test that exceeds it fails with\n"
   "                     \"instruction budget exceeded\" and the run goes on\n"
-  "  --memory MIB       memory each test file's state may use (default 64)\n"
+  "  --memory MIB       memory each test file's state may use (default 64); each\n"
+  "                     material's own state has the same limit\n"
+  "  --run-budget N     VM instructions the whole run may use (default\n"
+  "                     5000000000); when spent, the tests left are not run\n"
+  "                     and the run fails\n"
+  "  --run-time S       seconds the whole run may take (default 600), likewise\n"
+  "  --werror           warnings count as errors in the checks of the test API:\n"
+  "                     to_be_valid fails on a warning, and to_fail_with,\n"
+  "                     to_report and materials.check see each warning as an\n"
+  "                     error (severity \"error\", its message ending in \"(a\n"
+  "                     warning; an error under --werror)\"); p:check() itself\n"
+  "                     is unchanged\n"
+  "  --allow-empty      a test file with no tests, a run with no test files or\n"
+  "                     one where no test ran (--filter) passes; without it\n"
+  "                     such a file or run fails\n"
   "  -h, --help         show this help\n"
   "\n"
   "The budget is reset for every test (before_each and after_each hooks count\n"
-  "toward their test) and for the loading of each file (describe bodies).\n"
+  "toward their test, and so do the materials it evaluates) and for the loading\n"
+  "of each file (describe bodies). A file may declare at most 10000 tests.\n"
   "Memory is limited per test file (--memory); the materials a file loads are\n"
   "evaluated once and shared by its tests.\n"
   "\n"
@@ -84,11 +116,15 @@ static const char test_help[] =
   "      actual: ...\n"
   "and last the line 'N passed, N failed' (errors count as failed; a test\n"
   "file that does not load, e.g. a syntax error, counts as one failed test).\n"
-  "print() output of a test follows its line, indented by '    | '.\n"
+  "print() output of a test follows its line, indented by '    | '. Control\n"
+  "characters in names, messages and output are escaped (\\n, \\x1b), so a test\n"
+  "cannot forge report lines. Kept per test: 16 KiB of message, 64 KiB of\n"
+  "output; per file 1 MiB of both (then \"message truncated (N bytes)\").\n"
   "\n"
-  "exit status: 0 every test passed, 1 a test failed or a file did not load,\n"
-  "2 usage or I/O error (a PATH that does not exist, no test files found, the\n"
-  "JUnit file cannot be written).\n";
+  "exit status: 0 every test passed, 1 a test failed, a file did not load or\n"
+  "declared no test, no test ran, or the run's budget ran out (each counts as a\n"
+  "failed test in the last line), 2 usage or I/O error (a PATH that does not\n"
+  "exist, no test files found, the JUnit file cannot be written).\n";
 
 typedef struct test_options {
   char **paths;
@@ -100,6 +136,10 @@ typedef struct test_options {
   const char *filter;
   uint64_t budget;
   size_t memory;
+  uint64_t run_budget;
+  unsigned run_time;
+  int werror;
+  int allow_empty;
 } test_options;
 
 /* One outcome: a test, or a file that did not load (name NULL). */
@@ -129,6 +169,13 @@ typedef struct runner {
   size_t tap_index;
   int oom;
   text_buf log;     /* print() output being collected */
+  size_t file_kept; /* bytes of messages and output kept for the current file */
+  size_t ran;       /* tests run */
+  uint64_t spent;   /* instructions used by the run */
+  double deadline;  /* now_seconds() when the run's time is up */
+  int stopped;      /* the run's budget or time ran out */
+  FILE *junit;      /* the JUnit temporary file, opened before the run */
+  char *junit_tmp;
 } runner;
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -203,12 +250,15 @@ static void log_capture(void *ud, const char *text, size_t len) {
   buf_add(b, text, len);
 }
 
-/* Print each line of 'text' with 'prefix' (nothing for empty text). */
+/* Print each line of 'text' with 'prefix' (nothing for empty text), the
+** control characters inside a line escaped (cli_text). */
 static void print_lines(FILE *out, const char *prefix, const char *text) {
   while (text && *text) {
     const char *nl = strchr(text, '\n');
     size_t n = nl ? (size_t)(nl - text) : strlen(text);
-    fprintf(out, "%s%.*s\n", prefix, (int)n, text);
+    fputs(prefix, out);
+    cli_text_len(out, text, n);
+    fputc('\n', out);
     text += n + (nl ? 1 : 0);
   }
 }
@@ -312,6 +362,7 @@ static int find_files(const test_options *o, file_list *files) {
       return CLI_EXIT_USAGE;
     }
   }
+  if (files->count == 0 && o->allow_empty) return -2;
   if (files->count == 0) {
     fprintf(stderr, "psoc test: no test files (*_test.lua) under %s%s\n", paths[0],
             n > 1 ? " and the other paths" : "");
@@ -334,13 +385,17 @@ static void full_message(const outcome *t, char *out, size_t n) {
     snprintf(out, n, "%s", t->message ? t->message : "");
 }
 
-static void tap_escape_name(const char *s, char *out, size_t n) {
-  size_t k = 0;
-  for (; *s && k + 3 < n; s++) {
-    if (*s == '#') out[k++] = '\\';
-    out[k++] = (*s == '\n' || *s == '\r') ? ' ' : *s;
+/* A TAP description: '#' (a directive) escaped as "\#", control
+** characters as cli_text does, so a name is always one line. */
+static void tap_name(const char *s) {
+  const char *hash;
+  if (!s) return;
+  while ((hash = strchr(s, '#')) != NULL) {
+    cli_text_len(stdout, s, (size_t)(hash - s));
+    fputs("\\#", stdout);
+    s = hash + 1;
   }
-  out[k] = '\0';
+  cli_text(stdout, s);
 }
 
 /* A YAML block scalar ('|': TAP::Parser's YAMLish reads no other style);
@@ -355,13 +410,14 @@ static void tap_block(const char *key, const char *text) {
 static void report(runner *r, const outcome *t) {
   const test_options *o = r->o;
   if (o->tap) {
-    char name[1024], label[1100];
-    snprintf(label, sizeof label, "%s: %s", t->file, t->name ? t->name : "(loading the file)");
-    tap_escape_name(label, name, sizeof name);
     r->tap_index++;
-    printf("%s %zu - %s\n", t->status == PSOT_PASS ? "ok" : "not ok", r->tap_index, name);
+    printf("%s %zu - ", t->status == PSOT_PASS ? "ok" : "not ok", r->tap_index);
+    tap_name(t->file);
+    fputs(": ", stdout);
+    tap_name(t->name ? t->name : "(loading the file)");
+    putchar('\n');
     if (t->status != PSOT_PASS) {
-      static char msg[16384];
+      static char msg[FULL_MESSAGE_MAX];
       full_message(t, msg, sizeof msg);
       printf("  ---\n");
       printf("  severity: %s\n", t->status == PSOT_FAIL ? "fail" : "error");
@@ -370,7 +426,7 @@ static void report(runner *r, const outcome *t) {
         printf("  at: \"");
         for (c = t->where; *c; c++) {
           if (*c == '"' || *c == '\\') putchar('\\');
-          putchar((unsigned char)*c < 0x20 ? '?' : *c);
+          putchar((unsigned char)*c < 0x20 || (unsigned char)*c >= 0x7f ? '?' : *c);
         }
         printf("\"\n");
       }
@@ -380,10 +436,35 @@ static void report(runner *r, const outcome *t) {
     }
     print_lines(stdout, "# ", t->output);
   } else {
-    printf("  %-5s %s\n", status_word(t->status), t->name ? t->name : "(loading the file)");
+    printf("  %-5s ", status_word(t->status));
+    cli_text(stdout, t->name ? t->name : "(loading the file)");
+    putchar('\n');
     print_lines(stdout, "    | ", t->output);
   }
   fflush(stdout);
+}
+
+/* A copy of s, at most 'cap' bytes of it and, when 'shared', no more than
+** the file's allowance has left (FILE_KEPT_MAX), with "... (WHAT
+** truncated (N bytes))" after a cut: text copied out of a test's state is
+** outside its memory limit, so what the run keeps is bounded here. */
+static char *keep(runner *r, const char *s, size_t cap, int shared, const char *what) {
+  size_t n, room;
+  char *p;
+  if (!s) return NULL;
+  n = strlen(s);
+  room = r->file_kept < FILE_KEPT_MAX ? FILE_KEPT_MAX - r->file_kept : 0;
+  if (shared && cap > room) cap = room;
+  if (n <= cap) {
+    r->file_kept += n;
+    return dup_or_null(s);
+  }
+  p = malloc(cap + 64);
+  if (!p) return NULL;
+  memcpy(p, s, cap);
+  snprintf(p + cap, 64, "... (%s truncated (%zu bytes))", what, n);
+  r->file_kept += cap + strlen(p + cap);
+  return p;
 }
 
 static int add_outcome(runner *r, const char *file, const psot_result *res, const char *output,
@@ -402,13 +483,14 @@ static int add_outcome(runner *r, const char *file, const psot_result *res, cons
   t = &r->items[r->count++];
   memset(t, 0, sizeof *t);
   t->file = dup_or_null(file);
-  t->name = dup_or_null(res->name);
-  t->defined = dup_or_null(res->defined);
+  t->name = keep(r, res->name, NAME_MAX_, 0, "name");
+  t->defined = keep(r, res->defined, NAME_MAX_, 0, "location");
   t->status = res->status;
-  t->where = dup_or_null(res->where);
-  t->message = dup_or_null(res->message);
-  t->traceback = dup_or_null(res->traceback);
-  t->output = dup_or_null(output && *output ? output : NULL);
+  t->where = keep(r, res->where, NAME_MAX_, 0, "location");
+  t->message = keep(r, res->message, MESSAGE_MAX, 1, "message");
+  t->traceback = keep(r, res->traceback, TRACE_MAX, 1, "traceback");
+  /* the log is capped at LOG_MAX already (with its own note) */
+  t->output = keep(r, output && *output ? output : NULL, LOG_MAX + 64, 1, "output");
   t->seconds = seconds;
   if (!t->file || (res->message && !t->message)) r->oom = 1;
   if (res->status == PSOT_PASS) r->passed++;
@@ -440,10 +522,13 @@ static void print_failures(const runner *r) {
   printf("\nFailures:\n");
   for (i = 0; i < r->count; i++) {
     const outcome *t = &r->items[i];
-    static char msg[16384];
+    static char msg[FULL_MESSAGE_MAX];
     if (t->status == PSOT_PASS) continue;
-    printf("\n%zu) %s %s: %s\n", ++k, status_word(t->status), t->file,
-           t->name ? t->name : "(loading the file)");
+    printf("\n%zu) %s ", ++k, status_word(t->status));
+    cli_text(stdout, t->file);
+    fputs(": ", stdout);
+    cli_text(stdout, t->name ? t->name : "(loading the file)");
+    putchar('\n');
     full_message(t, msg, sizeof msg);
     print_lines(stdout, "   ", msg);
     if (t->traceback && *t->traceback) {
@@ -517,7 +602,7 @@ static long line_of(const char *defined) {
 
 static void junit_case(FILE *f, const outcome *t) {
   char cls[1024];
-  static char msg[16384];
+  static char msg[FULL_MESSAGE_MAX];
   const char *first_end;
   class_name(t->file, cls, sizeof cls);
   fputs("    <testcase name=\"", f);
@@ -582,42 +667,115 @@ static void junit_body(FILE *f, const runner *r, double total) {
   fputs("</testsuites>\n", f);
 }
 
-/* Temporary file next to 'path', then rename: readers never see half a file. */
-static int write_junit(const char *path, const runner *r, double total) {
+/* What a file that is not a regular file is, for errors. */
+static const char *file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+/* May the report replace 'path'? Only a regular file (or nothing) that is
+** not one of the run's test files. */
+static int junit_target_ok(const char *path, const file_list *inputs) {
+  struct stat st, in;
+  size_t i;
+  if (lstat(path, &st) != 0) {
+    if (errno == ENOENT) return 1;
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
+    return 0;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    fprintf(stderr, "psoc test: --junit '%s' is %s: refusing to replace it with a report "
+                    "(give the name of a new or a regular file)\n", path, file_kind(st.st_mode));
+    return 0;
+  }
+  for (i = 0; inputs && i < inputs->count; i++)
+    if (stat(inputs->items[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+      fprintf(stderr, "psoc test: --junit '%s' is the test file '%s' of this run: refusing to "
+                      "overwrite it\n", path, inputs->items[i]);
+      return 0;
+    }
+  return 1;
+}
+
+/* mkdir -p of the folder holding 'path'. */
+static int make_parents(const char *path) {
+  size_t n = strlen(path), i;
+  char *dir = malloc(n + 1);
+  int rc = 0;
+  if (!dir) return -1;
+  memcpy(dir, path, n + 1);
+  for (i = 1; i < n && rc == 0; i++) {
+    struct stat st;
+    if (dir[i] != '/') continue;
+    dir[i] = '\0';
+    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+      rc = -1;
+    if (rc) fprintf(stderr, "psoc test: cannot create the folder '%s' for '%s': %s\n", dir, path,
+                    errno == EEXIST ? "not a directory" : strerror(errno));
+    dir[i] = '/';
+  }
+  free(dir);
+  return rc;
+}
+
+/* Before any test runs: check the report's path, create its folder and
+** open the temporary file next to it (renamed over it at the end, so a
+** reader never sees half a report). */
+static int junit_open(runner *r, const char *path, const file_list *inputs) {
   size_t n = strlen(path);
-  char *tmp = malloc(n + 16);
-  int fd, rc = 0;
-  FILE *f;
+  int fd;
   mode_t mask;
-  if (!tmp) {
+  if (!junit_target_ok(path, inputs) || make_parents(path) != 0) return -1;
+  r->junit_tmp = malloc(n + 16);
+  if (!r->junit_tmp) {
     fprintf(stderr, "psoc test: out of memory\n");
     return -1;
   }
-  snprintf(tmp, n + 16, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(tmp);
+  snprintf(r->junit_tmp, n + 16, "%s.tmp.XXXXXX", path);
+  fd = mkstemp(r->junit_tmp);
   if (fd < 0) {
     fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    free(tmp);
+    free(r->junit_tmp);
+    r->junit_tmp = NULL;
     return -1;
   }
   mask = umask(0);
   umask(mask);
   (void)fchmod(fd, 0666 & ~mask);
-  f = fdopen(fd, "w");
-  if (!f) {
-    close(fd);
-    rc = -1;
-  } else {
-    junit_body(f, r, total);
-    if (fflush(f) != 0 || ferror(f)) rc = -1;
-    if (fclose(f) != 0) rc = -1;
-  }
-  if (rc == 0 && rename(tmp, path) != 0) rc = -1;
-  if (rc != 0) {
+  r->junit = fdopen(fd, "w");
+  if (!r->junit) {
     fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    unlink(tmp);
+    close(fd);
+    unlink(r->junit_tmp);
+    free(r->junit_tmp);
+    r->junit_tmp = NULL;
+    return -1;
   }
-  free(tmp);
+  return 0;
+}
+
+/* Write the report into the temporary file and rename it over 'path'
+** (checked again: it may have changed while the tests ran). */
+static int junit_finish(runner *r, const char *path, const file_list *inputs, double total) {
+  int rc = 0;
+  junit_body(r->junit, r, total);
+  if (fflush(r->junit) != 0 || ferror(r->junit)) rc = -1;
+  if (fclose(r->junit) != 0) rc = -1;
+  r->junit = NULL;
+  if (rc != 0) fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
+  if (rc == 0 && !junit_target_ok(path, inputs)) rc = -1;
+  if (rc == 0 && rename(r->junit_tmp, path) != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
+    rc = -1;
+  }
+  if (rc != 0) unlink(r->junit_tmp);
+  free(r->junit_tmp);
+  r->junit_tmp = NULL;
   return rc;
 }
 
@@ -628,18 +786,39 @@ static int matches_filter(const test_options *o, const char *file, const char *n
   return strstr(file, o->filter) != NULL || strstr(name, o->filter) != NULL;
 }
 
-/* A file-level failure (state, API or the file itself). */
-static void file_error(runner *r, const char *file, const char *message, const char *traceback) {
+/* A file-level failure (state, API or the file itself; name NULL:
+** "(loading the file)"). */
+static void file_error(runner *r, const char *file, const char *name, const char *message,
+                       const char *traceback) {
   psot_result res;
   memset(&res, 0, sizeof res);
   res.status = PSOT_ERROR;
-  res.name = NULL;
+  res.name = name;
   res.defined = "";
   res.where = "";
   res.message = message;
   res.traceback = traceback ? traceback : "";
   add_outcome(r, file, &res, r->log.data, 0);
   buf_clear(&r->log);
+}
+
+/* Has the run spent its budget or its time? The first time, the rest of
+** the run is reported as one failed "(run budget)" entry of 'file'. */
+static int out_of_run(runner *r, const char *file) {
+  const test_options *o = r->o;
+  char msg[256];
+  if (r->stopped) return 1;
+  if (r->spent >= o->run_budget)
+    snprintf(msg, sizeof msg, "the run's instruction budget is spent (%llu instructions; "
+             "--run-budget): the tests left are not run", (unsigned long long)o->run_budget);
+  else if (now_seconds() >= r->deadline)
+    snprintf(msg, sizeof msg, "the run's time is up (%u s; --run-time): the tests left are not "
+             "run", o->run_time);
+  else
+    return 0;
+  r->stopped = 1;
+  file_error(r, file, "(run budget)", msg, NULL);
+  return 1;
 }
 
 static void run_file(runner *r, const char *file) {
@@ -651,6 +830,10 @@ static void run_file(runner *r, const char *file) {
   psol_options opts;
   psot_config cfg;
   lua_State *L;
+  double left;
+  if (out_of_run(r, file)) return;
+  r->file_kept = 0;
+  left = r->deadline - now_seconds();
   if (!slash) snprintf(dir, sizeof dir, ".");
   else if (slash == file) snprintf(dir, sizeof dir, "/");
   else snprintf(dir, sizeof dir, "%.*s", (int)(slash - file), file);
@@ -666,33 +849,40 @@ static void run_file(runner *r, const char *file) {
   opts.memory_limit = o->memory;
   opts.log = log_capture;
   opts.ud = r;
+  /* the state's clock: its own limit, or what is left of the run's time */
+  opts.time_limit_ms = left * 1000 < PSOL_DEFAULT_TIME_LIMIT_MS ? (uint32_t)(left * 1000) + 1 : 0;
   memset(&cfg, 0, sizeof cfg);
   cfg.file = file;
   cfg.search = search;
   cfg.search_count = nsearch;
   cfg.roots = o->roots;
   cfg.root_count = o->root_count;
+  cfg.options = &opts;
+  cfg.werror = o->werror;
 
-  if (!o->tap) printf("%s\n", file);
-  else printf("# %s\n", file);
+  if (o->tap) fputs("# ", stdout);
+  cli_text(stdout, file);
+  putchar('\n');
   buf_clear(&r->log);
   L = psol_newstate(&opts, err, sizeof err);
   if (!L) {
-    file_error(r, file, err, NULL);
+    file_error(r, file, NULL, err, NULL);
     return;
   }
   if (psot_open(L, &cfg) != LUA_OK) {
     const char *msg = psot_push_error(L, -1);
-    file_error(r, file, msg, lua_tostring(L, -1));
+    file_error(r, file, NULL, msg, lua_tostring(L, -1));
     psol_close(L);
     return;
   }
-  if (psol_dofile(L, file, 0) != LUA_OK) {
+  if (psot_dofile(L, file) != LUA_OK) {
     const char *msg = psot_push_error(L, -1);
-    file_error(r, file, msg, lua_tostring(L, -1));
+    r->spent += psot_instructions(L);
+    file_error(r, file, NULL, msg, lua_tostring(L, -1));
     psol_close(L);
     return;
   }
+  r->spent += psot_instructions(L);
   if (r->log.len) { /* print() at the file's top level or in describe bodies */
     if (o->tap) print_lines(stdout, "# ", r->log.data);
     else print_lines(stdout, "    | ", r->log.data);
@@ -700,8 +890,10 @@ static void run_file(runner *r, const char *file) {
   }
   n = psot_count(L);
   if (n == 0) {
-    if (o->tap) printf("# (no tests)\n");
-    else printf("  (no tests)\n");
+    if (o->allow_empty) printf("%s(no tests)\n", o->tap ? "# " : "  ");
+    else
+      file_error(r, file, "(no tests)", "the file declares no tests (it() calls); give "
+                 "--allow-empty to accept a test file without tests", NULL);
   }
   for (i = 0; i < n; i++) {
     const char *name, *defined;
@@ -709,9 +901,12 @@ static void run_file(runner *r, const char *file) {
     double t0;
     psot_info(L, i, &name, &defined);
     if (!matches_filter(o, file, name)) continue;
+    if (out_of_run(r, file)) break;
     buf_clear(&r->log);
     t0 = now_seconds();
     psot_run(L, i, &res);
+    r->spent += res.instructions;
+    r->ran++;
     add_outcome(r, file, &res, r->log.data, now_seconds() - t0);
     buf_clear(&r->log);
   }
@@ -733,6 +928,20 @@ static int option_value(const char *arg, const char *name, int argc, char **argv
     return -1;
   }
   *out = argv[++*i];
+  return 1;
+}
+
+/* A positive decimal count into *out; 0 (after a usage error) when not. */
+static int positive(const char *value, const char *option, const char *unit, uint64_t *out) {
+  char *end;
+  unsigned long long v;
+  errno = 0;
+  v = strtoull(value, &end, 10);
+  if (errno || end == value || *end || v == 0 || value[0] == '-') {
+    cli_usage_error("test", "%s needs a positive number of %s, got '%s'", option, unit, value);
+    return 0;
+  }
+  *out = (uint64_t)v;
   return 1;
 }
 
@@ -759,9 +968,21 @@ static int parse_args(test_options *o, int argc, char **argv) {
       o->tap = 1;
       continue;
     }
+    if (strcmp(arg, "--werror") == 0) {
+      o->werror = 1;
+      continue;
+    }
+    if (strcmp(arg, "--allow-empty") == 0) {
+      o->allow_empty = 1;
+      continue;
+    }
     if ((r = option_value(arg, "--junit", argc, argv, &i, &value)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if (!*value) return cli_usage_error("test", "--junit needs a file name");
+      /* never take an input for the report's name (a forgotten value) */
+      if (ends_with(value, ".lua"))
+        return cli_usage_error("test", "--junit '%s': a report does not end in .lua (did the "
+                                       "option lose its value? give --junit FILE.xml)", value);
       o->junit = value;
       continue;
     }
@@ -781,15 +1002,24 @@ static int parse_args(test_options *o, int argc, char **argv) {
       continue;
     }
     if ((r = option_value(arg, "--budget", argc, argv, &i, &value)) != 0) {
+      if (r < 0 || !positive(value, "--budget", "instructions", &o->budget)) return CLI_EXIT_USAGE;
+      continue;
+    }
+    if ((r = option_value(arg, "--run-budget", argc, argv, &i, &value)) != 0) {
+      if (r < 0 || !positive(value, "--run-budget", "instructions", &o->run_budget))
+        return CLI_EXIT_USAGE;
+      continue;
+    }
+    if ((r = option_value(arg, "--run-time", argc, argv, &i, &value)) != 0) {
       char *end;
-      unsigned long long v;
+      unsigned long v;
       if (r < 0) return CLI_EXIT_USAGE;
       errno = 0;
-      v = strtoull(value, &end, 10);
-      if (errno || end == value || *end || v == 0 || value[0] == '-')
-        return cli_usage_error("test", "--budget needs a positive number of instructions, "
-                                       "got '%s'", value);
-      o->budget = (uint64_t)v;
+      v = strtoul(value, &end, 10);
+      if (errno || end == value || *end || v == 0 || value[0] == '-' || v > 86400ul * 365)
+        return cli_usage_error("test", "--run-time needs a positive number of seconds, got '%s'",
+                               value);
+      o->run_time = (unsigned)v;
       continue;
     }
     if ((r = option_value(arg, "--memory", argc, argv, &i, &value)) != 0) {
@@ -823,25 +1053,41 @@ int cli_test_main(int argc, char **argv) {
     fprintf(stderr, "psoc test: out of memory\n");
     return CLI_EXIT_USAGE;
   }
+  o.run_budget = DEFAULT_RUN_BUDGET;
+  o.run_time = DEFAULT_RUN_TIME;
   status = parse_args(&o, argc, argv);
   if (status < 0) status = find_files(&o, &files);
+  if (status == -2) { /* no test files, --allow-empty */
+    printf("%s0 passed, 0 failed\n", o.tap ? "TAP version 13\n1..0\n# " : "");
+    status = CLI_EXIT_OK;
+  }
   if (status >= 0) {
     free(o.paths);
     list_free(&files);
     return status;
   }
   r.o = &o;
+  r.deadline = start + o.run_time;
+  if (o.junit && junit_open(&r, o.junit, &files) != 0) {
+    free(o.paths);
+    list_free(&files);
+    return CLI_EXIT_USAGE;
+  }
   if (o.tap) printf("TAP version 13\n");
   for (i = 0; i < files.count; i++) run_file(&r, files.items[i]);
+  if (o.filter && r.count == 0)
+    fprintf(stderr, "psoc test: no test matches --filter '%s'\n", o.filter);
+  if (r.count == 0 && !o.allow_empty) /* --filter matched no test */
+    file_error(&r, "psoc test", "(no test ran)", "no test ran; give --allow-empty to accept a "
+               "run without tests", NULL);
   if (o.tap) {
     printf("1..%zu\n", r.tap_index);
   } else {
     print_failures(&r);
   }
-  if (o.filter && r.count == 0)
-    fprintf(stderr, "psoc test: no test matches --filter '%s'\n", o.filter);
   status = (r.failed + r.errors) ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
-  if (o.junit && write_junit(o.junit, &r, now_seconds() - start) != 0) status = CLI_EXIT_USAGE;
+  if (o.junit && junit_finish(&r, o.junit, &files, now_seconds() - start) != 0)
+    status = CLI_EXIT_USAGE;
   if (r.oom) {
     fprintf(stderr, "psoc test: out of memory while recording results\n");
     status = CLI_EXIT_USAGE;

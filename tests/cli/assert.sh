@@ -33,11 +33,11 @@ fail() {
     printf 'FAIL: %s\n' "$*"
 }
 
-# run ARGS...: run psoc (60 s at most), keep stdout, stderr and the exit
+# run ARGS...: run psoc (RUN_TIMEOUT, default 60 s, at most), keep stdout, stderr and the exit
 # status. A sanitizer report is a failure whatever the exit status.
 run() {
     LAST_ARGS="$*"
-    timeout 60 "$PSOC" "$@" >"$OUT" 2>"$ERR"
+    timeout "${RUN_TIMEOUT:-60}" "$PSOC" "$@" >"$OUT" 2>"$ERR"
     RC=$?
     if grep -Eq "(Address|Leak|UndefinedBehavior)Sanitizer|runtime error:" "$ERR"; then
         fail "psoc $* hit a sanitizer error"
@@ -65,6 +65,15 @@ has() {
         pass
     else
         fail "${3:-output} lacks /$2/ (psoc $LAST_ARGS)"
+        sed 's/^/    got: /' "$1" | head -5
+    fi
+}
+# has_text FILE TEXT [WHAT]: the last run's FILE holds TEXT (a fixed string).
+has_text() {
+    if grep -Fq -- "$2" "$1"; then
+        pass
+    else
+        fail "${3:-output} lacks '$2' (psoc $LAST_ARGS)"
         sed 's/^/    got: /' "$1" | head -5
     fi
 }

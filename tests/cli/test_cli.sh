@@ -65,6 +65,18 @@ test_global() {
     LAST_ARGS="--version"
     expect 0 --version
     has "$OUT" "^psoc ${version//./\\.}\$" "--version"
+    # every command answers --version with the same line (before '--' only)
+    for a in $("$PSOC" --help | awk '/^commands:/ {on = 1; next} on && /^  [a-z]/ {print $1; next} on {exit}'); do
+        LAST_ARGS="$a --version"
+        expect 0 "$a" --version
+        has "$OUT" "^psoc ${version//./\\.}\$" "$a --version"
+    done
+    LAST_ARGS="check --raw --version"
+    expect 0 check --raw "$DATA/bad_empty.bin" --version
+    has "$OUT" "^psoc ${version//./\\.}\$" "check --raw FILE --version"
+    LAST_ARGS="check --raw -- --version"
+    expect 2 check --raw -- --version
+    has "$ERR" "--version: cannot open" "a file called --version after --"
     for a in --help -h help; do
         LAST_ARGS=$a
         expect 0 "$a"
@@ -150,9 +162,15 @@ test_check_valid() {
     check_raw 0 valid_graphics "^$DATA/valid_graphics\.bin: ok \(graphics, 11 subobjects, 600 bytes\)\$" \
         "^1 file\(s\): 0 error\(s\), $N warning\(s\), $N note\(s\)\$"
     check_raw 0 valid_compute "^$DATA/valid_compute\.bin: ok \(compute, 4 subobjects, 56 bytes\)\$"
-    # Mesh shaders need a feature level 12_2 device; the default profile
-    # (desktop_fl12_0) has none.
-    check_raw 1 valid_mesh "^$DATA/valid_mesh\.bin:@40: error: subobject 2 \(MS\): .*\[PSOC_UNSUPPORTED\]\$"
+    # Without --profile the runtime's rules alone apply: a mesh stream is
+    # valid (CreatePipelineState only fails on a device without mesh shaders,
+    # which is what a profile describes; 'check' on a script agrees).
+    check_raw 0 valid_mesh "^$DATA/valid_mesh\.bin: ok \(mesh, 8 subobjects, 248 bytes\)\$"
+    lacks "$OUT" "PSOC_UNSUPPORTED" "profile-less mesh stream"
+    # Mesh shaders need a feature level 12_2 device; desktop_fl12_0 has none.
+    LAST_ARGS="check --raw --profile=desktop_fl12_0 valid_mesh"
+    expect 1 check --raw --profile=desktop_fl12_0 "$DATA/valid_mesh.bin"
+    has "$OUT" "^$DATA/valid_mesh\.bin:@40: error: subobject 2 \(MS\): .*profile 'desktop_fl12_0'.*\[PSOC_UNSUPPORTED\]\$" stdout
     LAST_ARGS="check --raw --profile=desktop_fl12_2 valid_mesh"
     expect 0 check --raw --profile=desktop_fl12_2 "$DATA/valid_mesh.bin"
     has "$OUT" "^$DATA/valid_mesh\.bin: ok \(mesh, 8 subobjects, 248 bytes\)\$" stdout
@@ -250,11 +268,15 @@ test_check_json() {
         "$DATA/bad_duplicate_ds1_ds.bin" "$TMP/missing.bin"
     has "$OUT" "\"code\":\"PSOC_DUPLICATE_SUBOBJECT\",\"message_id\":\"${ID}_DUPLICATE_SUBOBJECT\"" json
     has "$OUT" "\"type\":\"DEPTH_STENCIL\"" json
-    has "$OUT" "^\{\"command\":\"check\",\"profile\":\"desktop_fl12_0\"," json
+    has "$OUT" "^\{\"command\":\"check\",\"profile\":null," "json without --profile"
     has "$OUT" "\"summary\":\{\"files\":3,\"errors\":$N,\"warnings\":$N,\"notes\":$N,\"unreadable\":1\}" json
     if command -v python3 >/dev/null 2>&1; then
         python3 -m json.tool "$OUT" >/dev/null && pass || fail "--format=json is not valid JSON"
     fi
+    # the JSON document names the profile it was checked against
+    LAST_ARGS="check --raw --format=json --profile=desktop_fl12_2"
+    expect 0 check --raw --format=json --profile=desktop_fl12_2 "$DATA/valid_mesh.bin"
+    has "$OUT" "^\{\"command\":\"check\",\"profile\":\"desktop_fl12_2\"," json
     LAST_ARGS="check --raw --format json -q"
     expect 1 check --raw --format json -q "$DATA/bad_duplicate_ds_ds1.bin" "$DATA/valid_graphics_null_cs.bin"
     lacks "$OUT" "\"severity\":\"note\"" "quiet json"
@@ -281,6 +303,158 @@ test_dump() {
     has "$ERR" "cannot open" stderr
 }
 
+# ---- files that are not regular, odd names, caps ---------------------------
+
+# write_warning_stream FILE: a VS and a default DEPTH_STENCIL without a
+# DSVFormat: created by the runtime, with a debug-layer warning
+# (DEPTHSTENCILVIEW_NOT_SET) and no error.
+write_warning_stream() {
+    python3 -c '
+import struct, sys
+vs = struct.pack("<IIQQ", 1, 0, 0x1000, 4)
+ds = struct.pack("<IiiiiBBxxIIIIIIII", 11, 1, 1, 2, 0, 0xff, 0xff, 1, 1, 1, 8, 1, 1, 1, 8)
+ds += bytes((8 - len(ds) % 8) % 8)
+open(sys.argv[1], "wb").write(vs + ds)' "$1"
+}
+
+test_check_files() {
+    # A FIFO without a writer: refused at once, never waited on (the timeout
+    # in run() would turn a hang into exit status 124).
+    mkfifo "$TMP/fifo.bin"
+    LAST_ARGS="check --raw FIFO"
+    RUN_TIMEOUT=10 expect 2 check --raw "$TMP/fifo.bin"
+    has "$ERR" "^psoc: $TMP/fifo\.bin: not a regular file \(a FIFO\)\$" stderr
+    LAST_ARGS="dump --raw FIFO"
+    RUN_TIMEOUT=10 expect 2 dump --raw "$TMP/fifo.bin"
+    has "$ERR" "not a regular file \(a FIFO\)" stderr
+    if [[ -c /dev/null ]]; then
+        LAST_ARGS="check --raw /dev/null"
+        expect 2 check --raw /dev/null
+        has "$ERR" "not a regular file \(a character device\)" stderr
+    fi
+    # the summary counts what the exit status says: an unreadable file is an error
+    LAST_ARGS="check --raw missing"
+    expect 2 check --raw "$TMP/missing.bin"
+    has "$OUT" "^1 file\(s\): 1 error\(s\), 0 warning\(s\), 0 note\(s\), 1 unreadable\$" summary
+    LAST_ARGS="check --raw --format=json missing"
+    expect 2 check --raw --format=json "$TMP/missing.bin"
+    has "$OUT" '"summary":\{"files":1,"errors":1,"warnings":0,"notes":0,"unreadable":1\}' json
+    # '-' still reads standard input (a pipe)
+    LAST_ARGS="check --raw - (a pipe)"
+    cat "$DATA/valid_compute.bin" | timeout 60 "$PSOC" check --raw - >"$OUT" 2>"$ERR"
+    [[ $? -eq 0 ]] && pass || fail "check --raw - from a pipe did not exit 0"
+    has "$OUT" "^<stdin>: ok \(compute" stdout
+
+    # a file name holding control characters and an invalid byte
+    local odd
+    odd="$TMP/"$'odd\n\x1b[31mname\xff.bin'
+    cp "$DATA/bad_no_shader.bin" "$odd"
+    LAST_ARGS="check --raw ODD_NAME"
+    expect 1 check --raw "$odd"
+    has_text "$OUT" "$TMP/odd\n\x1b[31mname\xff.bin: error: " "escaped file name"
+    if grep -q $'\x1b' "$OUT"; then fail "ESC reached stdout"; else pass; fi
+    LAST_ARGS="check --raw --format=json ODD_NAME"
+    expect 1 check --raw --format=json "$odd"
+    python3 -c 'import json, sys; d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8")); assert d["files"][0]["file"].endswith("odd\n\x1b[31mname\ufffd.bin")' "$OUT" &&
+        pass || fail "check --raw --format=json with an odd file name: not valid UTF-8 JSON"
+}
+
+test_check_werror() {
+    write_warning_stream "$TMP/warn.bin"
+    LAST_ARGS="check --raw warn.bin"
+    expect 0 check --raw "$TMP/warn.bin"
+    has "$OUT" ": warning: .*DEPTHSTENCILVIEW_NOT_SET" stdout
+    has "$OUT" "^$TMP/warn\.bin: ok " stdout
+    LAST_ARGS="check --raw --werror warn.bin"
+    expect 1 check --raw --werror "$TMP/warn.bin"
+    lacks "$OUT" ": ok " "--werror: a stream with warnings is not ok"
+    has "$OUT" "^1 file\(s\): 0 error\(s\), 1 warning\(s\), 0 note\(s\) \(--werror: warnings fail\)\$" summary
+    LAST_ARGS="check --raw --werror --format=json warn.bin"
+    expect 1 check --raw --werror --format=json "$TMP/warn.bin"
+    has "$OUT" '"werror":true' json
+    # no warnings: --werror changes nothing
+    LAST_ARGS="check --raw --werror valid_compute"
+    expect 0 check --raw --werror "$DATA/valid_compute.bin"
+}
+
+test_check_caps() {
+    local i
+    # at most N diagnostics printed per file, then a count of the rest
+    write_warning_stream "$TMP/warn.bin"
+    LAST_ARGS="check --raw --max-diagnostics=1 (two files)"
+    expect 1 check --raw --max-diagnostics=1 "$DATA/bad_duplicate_ds1_ds.bin" "$TMP/warn.bin"
+    [[ $(grep -c "^$DATA/bad_duplicate_ds1_ds\.bin:@[0-9]*: " "$OUT") -eq 1 ]] && pass ||
+        fail "--max-diagnostics=1 printed more than one diagnostic for a file"
+    has "$OUT" "^$DATA/bad_duplicate_ds1_ds\.bin: 1 more diagnostic\(s\) not shown \(--max-diagnostics=1\)\$" stdout
+    has "$OUT" "^$TMP/warn\.bin:@24: warning: " "the cap is per file"
+    has "$OUT" "^2 file\(s\): 1 error\(s\), 2 warning\(s\)" "the summary counts every diagnostic"
+    LAST_ARGS="check --raw --max-diagnostics=0"
+    expect 1 check --raw --max-diagnostics=0 "$DATA/bad_duplicate_ds1_ds.bin"
+    lacks "$OUT" "not shown" "--max-diagnostics=0 shows all"
+    for i in abc -1 ""; do
+        LAST_ARGS="check --raw --max-diagnostics=$i"
+        expect 2 check --raw "--max-diagnostics=$i" "$DATA/valid_compute.bin"
+        has "$ERR" "--max-diagnostics needs a count" stderr
+    done
+}
+
+test_profile_names() {
+    LAST_ARGS="check --raw --profile=desktop_fl12_3"
+    expect 2 check --raw --profile=desktop_fl12_3 "$DATA/valid_mesh.bin"
+    has "$ERR" "unknown profile 'desktop_fl12_3' \(did you mean 'desktop_fl12_2'\?" stderr
+    LAST_ARGS="check --raw --profile=desktop_sm66"
+    expect 2 check --raw --profile desktop_sm66 "$DATA/valid_mesh.bin"
+    has "$ERR" "did you mean 'desktop_sm6_6'\?" stderr
+    LAST_ARGS="check --raw --profile=zzz"
+    expect 2 check --raw --profile=zzz "$DATA/valid_mesh.bin"
+    lacks "$ERR" "did you mean" "no suggestion for a name far from every profile"
+}
+
+# --output: only a regular file that is not an input is created or replaced
+test_check_output() {
+    mkdir -p "$TMP/out"
+    LAST_ARGS="check --raw -o NEW"
+    expect 0 check --raw -o "$TMP/out/report.txt" "$DATA/valid_compute.bin"
+    [[ ! -s $OUT ]] && pass || fail "check --raw -o: the report also went to stdout"
+    LAST_ARGS="check --raw -o NEW (contents)"
+    has "$TMP/out/report.txt" "^$DATA/valid_compute\.bin: ok \(compute" "the report file"
+    printf 'old contents, longer than the report will be ......................................................................................................\n' >"$TMP/out/old.txt"
+    expect 1 check --raw --output="$TMP/out/old.txt" "$DATA/bad_no_shader.bin"
+    lacks "$TMP/out/old.txt" "old contents" "a regular file is replaced (truncated)"
+    has "$TMP/out/old.txt" "PSOC_NO_SHADER" "the replaced file"
+    # a symlink, a FIFO, a device, a folder: refused, nothing touched
+    printf 'keep\n' >"$TMP/out/target.txt"
+    ln -s "$TMP/out/target.txt" "$TMP/out/link.txt"
+    LAST_ARGS="check --raw -o SYMLINK"
+    expect 2 check --raw -o "$TMP/out/link.txt" "$DATA/valid_compute.bin"
+    has "$ERR" "refusing to write .*link\.txt: it is a symbolic link" stderr
+    has "$TMP/out/target.txt" "^keep\$" "the symlink's target"
+    mkfifo "$TMP/out/fifo"
+    LAST_ARGS="check --raw -o FIFO"
+    RUN_TIMEOUT=10 expect 2 check --raw -o "$TMP/out/fifo" "$DATA/valid_compute.bin"
+    has "$ERR" "refusing to write .*fifo: it is a FIFO" stderr
+    if [[ -c /dev/null ]]; then
+        LAST_ARGS="check --raw -o /dev/null"
+        expect 2 check --raw -o /dev/null "$DATA/valid_compute.bin"
+        has "$ERR" "it is a character device" stderr
+    fi
+    LAST_ARGS="check --raw -o DIR"
+    expect 2 check --raw -o "$TMP/out" "$DATA/valid_compute.bin"
+    # an input of the run, by its own name or another one
+    cp "$DATA/valid_compute.bin" "$TMP/out/in.bin"
+    ln "$TMP/out/in.bin" "$TMP/out/hardlink.bin"
+    LAST_ARGS="check --raw -o INPUT INPUT"
+    expect 2 check --raw -o "$TMP/out/in.bin" "$TMP/out/in.bin"
+    has "$ERR" "it is an input of this run" stderr
+    LAST_ARGS="check --raw -o HARDLINK INPUT"
+    expect 2 check --raw -o "$TMP/out/hardlink.bin" "$TMP/out/in.bin"
+    has "$ERR" "it is an input of this run" stderr
+    cmp -s "$TMP/out/in.bin" "$DATA/valid_compute.bin" && pass || fail "an input was overwritten"
+    LAST_ARGS="check --raw -o (no value)"
+    expect 2 check --raw "$DATA/valid_compute.bin" --output
+    has "$ERR" "--output needs a FILE" stderr
+}
+
 test_fixtures
 test_global
 test_command_help
@@ -290,6 +464,11 @@ test_check_bad
 test_check_many
 test_check_io
 test_check_json
+test_check_files
+test_check_werror
+test_check_caps
+test_profile_names
+test_check_output
 test_dump
 
 echo "test_cli: $PASSED passed, $FAILED failed"

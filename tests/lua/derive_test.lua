@@ -75,6 +75,31 @@ describe("derive", function()
     for _, k in ipairs(d:subobjects()) do expect(k).never.to_equal("depth_stencil") end
   end)
 
+  -- README "derive": lists replace. blend.render_targets is a list too: the
+  -- override's list replaces the base's whole list (targets it leaves out
+  -- get the runtime defaults), while per-target keys given directly still
+  -- merge into entry [1] of the list they sit beside.
+  it("replaces blend.render_targets as a whole list", function()
+    local b = pso.graphics { name = "two", vs = vs, render_targets = { "r8g8b8a8_unorm", "r8g8b8a8_unorm" },
+                             blend = { independent = true, render_targets = {
+                               { enable = true, src = "one", dst = "one" },
+                               { enable = true, src = "src_alpha", dst = "inv_src_alpha" } } } }
+    local d = pso.derive(b, { name = "d", blend = { render_targets = { { enable = true, src = "zero" } } } })
+    expect(d.blend.render_targets[1].src).to_equal("zero")
+    expect(d.blend.render_targets[1].dst).to_equal("zero") -- not the base's 'one'
+    expect(d.blend.render_targets[2].enable).to_be(false) -- the base's entry [2] is gone
+    expect(d.blend.independent).to_be(true)               -- a record key: merged
+    -- keys beside the list in the override still merge into the base's list
+    local e = pso.derive(b, { name = "e", blend = { dst = "inv_src_color" } })
+    expect(e.blend.render_targets[1].src).to_equal("one")
+    expect(e.blend.render_targets[1].dst).to_equal("inv_src_color")
+    expect(e.blend.render_targets[2].src).to_equal("src_alpha")
+    -- and a list in the override drops the base's per-target keys (a preset)
+    local f = pso.derive(base(), { name = "f", blend = { render_targets = { { write_mask = "rgb" } } } })
+    expect(f.blend.render_targets[1].enable).to_be(false)
+    expect(f.blend.render_targets[1].write_mask).to_equal("red|green|blue")
+  end)
+
   it("merges blend per-target keys over a preset", function()
     local d = pso.derive(base(), { name = "d", blend = { dst = "one" } })
     expect(d.blend.render_targets[1].src).to_equal("src_alpha")
@@ -205,6 +230,41 @@ describe("explain", function()
     local p = pso.graphics { vs = vs, rasterizer = { depth_bias = 1.5 } }
     expect(row(p, "rasterizer").value).to_equal("rasterizer1")
     expect(row(p, "rasterizer.depth_bias").value).to_equal("1.5")
+  end)
+
+  -- D3D12_APPEND_ALIGNED_ELEMENT is a name in the docs, not a number to read.
+  it("names append_aligned offsets", function()
+    local p = pso.graphics { vs = vs, input_layout = { { "POSITION", "R32G32B32_FLOAT" },
+                                                       { "UV", "R32G32_FLOAT", offset = 12 } } }
+    expect(row(p, "input_layout[1].offset").value).to_equal("append_aligned")
+    expect(row(p, "input_layout[2].offset").value).to_equal("12")
+    expect(p:explain()).to_contain("input_layout[1].offset = append_aligned")
+    expect(p:explain()).never.to_contain("offset = 4294967295")
+    expect(p.input_layout[1].offset).to_equal(pso.APPEND_ALIGNED) -- readback stays a number
+  end)
+
+  -- explain { changed = true } (psoc explain --changed): rows whose value
+  -- differs from the runtime default, whatever set them.
+  it("lists only non-default values with changed = true", function()
+    local b = base()
+    local paths = {}
+    for _, r in ipairs(b:explain_table { changed = true }) do paths[r.path] = r end
+    expect(paths["rasterizer.cull"]).to_be_nil()        -- back: the runtime default
+    expect(paths["rasterizer.front_ccw"]).to_be_nil()
+    expect(paths["depth_stencil.func"].value).to_equal("greater_equal")
+    expect(paths["blend.render_targets[1].src"].origin).to_equal("preset blend.alpha")
+    expect(paths["root_signature"].value).to_equal("forward")
+    expect(paths["input_layout[2].semantic"].value).to_equal("NORMAL")
+    expect(#b:explain_table { changed = true }).to_be_less_than(#b:explain_table())
+    local text = b:explain { changed = true }
+    expect(text).to_contain("depth_stencil.func = greater_equal")
+    expect(text).never.to_contain("rasterizer.cull")
+    -- the hidden depth default differs from the runtime's (depth on): shown
+    local p = pso.graphics { vs = vs }
+    expect(p:explain { changed = true }).to_contain("depth_stencil.depth = false")
+    expect(p:explain { changed = false }).to_equal(p:explain())
+    expect(function() b:explain { chnaged = true } end).to_fail_with("unknown option 'chnaged'", "'changed'")
+    expect(function() b:explain("changed") end).to_fail_with("expected a table of options")
   end)
 
   it("leaves out subobjects the kind does not use", function()

@@ -35,7 +35,7 @@ describe("errors", function()
 
   it("unknown format in a list, with a suggestion", function()
     fails("return pso.graphics { " .. VS .. ",\n input_layout = { { 'P', 'R32G32_FLOAT' }, { 'N', 'R32G32B32_FLAOT' } } }",
-          "mat.lua:2:", "input_layout[2].format", "did you mean 'r32g32b32_float'")
+          "mat.lua:3:", "input_layout[2].format", "did you mean 'r32g32b32_float'") -- the key's line
   end)
 
   it("wrong type", function()
@@ -98,6 +98,63 @@ describe("errors", function()
     fails("return pso.mesh { }", "ms: missing")
   end)
 
+  -- Keys may be spelt as D3D12 members (CullMode); a misspelt member name
+  -- is matched against the member names, so the hint keeps its spelling.
+  it("misspelt D3D12 member names, with a suggestion", function()
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { CullMdoe = 'back' } }",
+          "mat.lua:2:", "rasterizer.CullMdoe: unknown key", "did you mean 'CullMode'?")
+    fails("return pso.graphics { " .. VS .. ", depth_stencil = { DepthFunc = 'less', StencilReadMsk = 1 } }",
+          "depth_stencil.StencilReadMsk: unknown key", "'StencilReadMask'")
+    -- short keys keep the short suggestions
+    fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }", "did you mean 'cull'?")
+    -- and a correct member name is accepted
+    local ok = pso.graphics { vs = pso.shader { bytes = "x" }, rasterizer = { CullMode = "front" } }
+    expect(ok.rasterizer.cull).to_equal("front")
+  end)
+
+  -- Engines name formats by channels and type (RGBA8, rgba16f, D32): the
+  -- hint is the DXGI format that shorthand means (DXGI_FORMAT names).
+  it("engine format shorthands suggest the DXGI format", function()
+    local cases = {
+      RGBA8 = "r8g8b8a8_unorm", rgba16f = "r16g16b16a16_float", D32 = "d32_float",
+      R8G8B8A8_SRGB = "r8g8b8a8_unorm_srgb", RGBA32F = "r32g32b32a32_float", RG16F = "r16g16_float",
+      R11G11B10F = "r11g11b10_float", D24S8 = "d24_unorm_s8_uint", D32S8 = "d32_float_s8x24_uint",
+      BGRA8 = "b8g8r8a8_unorm", RGB10A2 = "r10g10b10a2_unorm", bgra8_srgb = "b8g8r8a8_unorm_srgb",
+      rgba8ui = "r8g8b8a8_uint", R16F = "r16_float",
+    }
+    for short, want in pairs(cases) do
+      fails("return pso.graphics { " .. VS .. ", render_targets = { '" .. short .. "' } }",
+            "render_targets[1]: unknown format '" .. short .. "' (did you mean '" .. want .. "'")
+    end
+    fails("return pso.graphics { " .. VS .. ", depth_format = 'D32' }",
+          "depth_format: unknown format 'D32' (did you mean 'd32_float'?)")
+    -- a name that is no shorthand gets no invented format
+    local msg = fails("return pso.graphics { " .. VS .. ", render_targets = { 'XYZ' } }", "unknown format 'XYZ'")
+    expect(msg).never.to_contain("did you mean")
+  end)
+
+  -- A factory in a shared module raises at its own line; the message also
+  -- names the material line that called it, the one to fix (issue 9.7).
+  -- The walk stops at C frames, as psol_dofile and materials.load are.
+  it("an error inside a shared module also names the material's line", function()
+    local lib = assert(compile("local pso = ...\nlocal M = {}\nfunction M.make(cull)\n" ..
+                               "  local p = pso.graphics { vs = pso.shader { bytes = 'x' }, rasterizer = { cull = cull } }\n" ..
+                               "  return p\nend\nreturn M", "=lib/eng.lua"))(pso) -- (no tail call: LuaJIT drops those frames)
+    local mat = assert(compile("local eng = ...\nlocal ok = eng.make('back')\n\nlocal bad = eng.make('bakc')\n",
+                               "=materials/uses_lib.lua"))
+    expect(function()
+      local ok, err = pcall(mat, lib)
+      if not ok then error(err, 0) end
+    end).to_fail_with("lib/eng.lua:4: rasterizer.cull: unknown cull_mode 'bakc'",
+                      "(did you mean 'back'?) (from materials/uses_lib.lua:4)")
+    -- an error in the material itself names only the material
+    local direct = assert(compile("local pso = ...\nlocal p = pso.graphics { vs = 1 }\nreturn p", "=materials/direct.lua"))
+    local ok, err = pcall(direct, pso)
+    expect(ok).to_be(false)
+    expect(err).to_contain("materials/direct.lua:2: vs: expected a shader")
+    expect(err).never.to_contain("(from")
+  end)
+
   it("a key given twice under two spellings", function()
     fails("return pso.graphics { " .. VS .. ", rasterizer = { cull = 'back', CullMode = 'none' } }",
           "rasterizer.", "given twice")
@@ -147,9 +204,49 @@ describe("errors", function()
     fails("return pso.shader 'no/such/file.cso'", "pso.shader: cannot read 'no/such/file.cso'")
   end)
 
-  it("reports the line of the call in a multi-line declaration", function()
+  -- Issue 9.7: an error inside a table constructor names the line of the
+  -- offending key (found in the chunk's source), not the line of the call.
+  it("reports the line of the offending key in a multi-line declaration", function()
     fails("local p = 1\n\nreturn pso.graphics {\n  " .. VS .. ",\n  rasterizer = { cull = 'nope' },\n}",
-          "mat.lua:4:", "rasterizer.cull")
+          "mat.lua:6:", "rasterizer.cull")
+    -- nested keys on their own lines: the deepest one found
+    fails("return pso.graphics {\n  " .. VS .. ",\n  blend = {\n    independent = true,\n" ..
+          "    render_targets = {\n      { src = 'one' },\n      { src = 'src_alhpa' },\n    },\n  },\n}",
+          "mat.lua:8:", "blend.render_targets[2].src")
+    -- a list entry: the line of that entry
+    fails("return pso.graphics {\n  " .. VS .. ",\n  input_layout = {\n    { 'POSITION', 'R32G32B32_FLOAT' },\n" ..
+          "    { 'NORMAL', 'R32G32B32_FLAOT' },\n  },\n}", "mat.lua:6:", "input_layout[2].format")
+    -- strings, comments and other tables that mention the key are skipped
+    fails("local other = { rasterizer = 1 }\nreturn pso.graphics {\n  -- rasterizer = { cull = 'x' }\n" ..
+          "  name = 'rasterizer = {',\n  " .. VS .. ",\n  rasterizer = { cull = 'nope' },\n}",
+          "mat.lua:7:", "rasterizer.cull")
+    -- a key given through a variable is not in the constructor: the call's line
+    fails("local r = { cull = 'nope' }\n\nreturn pso.graphics {\n  " .. VS .. ",\n  rasterizer = r,\n}",
+          "mat.lua:6:", "rasterizer.cull")
+    fails("local r = { cull = 'nope' }\nlocal d = { " .. VS .. ", rasterizer = r }\n\nreturn pso.graphics(d)",
+          "mat.lua:5:", "rasterizer.cull")
+  end)
+
+  -- Issue 9.7: every top-level key that fails is reported, one per line,
+  -- each with its own location; a single error reads as before.
+  it("reports all field errors of one declaration together", function()
+    local msg = fails("return pso.graphics {\n  " .. VS .. ",\n  rasterizer = { cul = 'back' },\n" ..
+                      "  render_targets = { 'RGBA8' },\n  depth_format = 'D32',\n  rasterzer = {},\n}",
+                      "mat.lua:4: rasterizer.cul: unknown key", "mat.lua:5: render_targets[1]: unknown format 'RGBA8'",
+                      "mat.lua:6: depth_format: unknown format 'D32'", "mat.lua:7: rasterzer: unknown key")
+    local lines = 0
+    for _ in msg:gmatch("mat%.lua:%d+: ") do lines = lines + 1 end
+    expect(lines).to_equal(4)
+    -- in source order
+    local order = {}
+    for line in msg:gmatch("mat%.lua:(%d+): ") do order[#order + 1] = line end
+    expect(table.concat(order, ",")).to_equal("4,5,6,7")
+    local one = fails("return pso.graphics { " .. VS .. ", rasterizer = { cul = 'back' } }", "rasterizer.cul")
+    expect(one).never.to_contain("\n")
+    -- a missing shader is reported once, not once per key
+    local nvs = fails("return pso.graphics { rasterizer = { cull = 'back' }, depth_format = 'd32_float' }",
+                      "vs: missing")
+    expect(select(2, nvs:gsub("vs: missing", ""))).to_equal(1)
   end)
 
   it("reports the line of a tail call (not under LuaJIT, which drops the frame)", function()

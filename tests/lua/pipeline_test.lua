@@ -89,6 +89,43 @@ describe("check", function()
     expect(p:valid()).to_be(false)
   end)
 
+  -- The module built the input layout itself, so the rules that need no
+  -- shader (D3D12 CREATEINPUTLAYOUT_*: duplicate semantic and index, formats,
+  -- alignment) run on every p:check(), not only with --deep.
+  it("runs the input-layout rules that need no shader", function()
+    local dup = lit({ input_layout = { { "TEXCOORD", "R32G32_FLOAT" }, { "TEXCOORD", "R32G32_FLOAT" } } })
+    expect(dup).to_fail_with("CREATEINPUTLAYOUT_DUPLICATESEMANTIC")
+    expect(dup:valid()).to_be(false)
+    local ids = {}
+    for _, d in ipairs(dup:check()) do ids[#ids + 1] = d.message_id or "" end
+    expect(table.concat(ids, " ")).to_contain("DUPLICATESEMANTIC")
+    local misaligned = lit({ input_layout = { { "POSITION", "R32G32B32_FLOAT", offset = 2 } } })
+    expect(misaligned).to_fail_with("CREATEINPUTLAYOUT_INVALIDALIGNMENT")
+    -- distinct indices are fine
+    local ok = lit({ input_layout = { { "TEXCOORD", "R32G32_FLOAT" }, { "TEXCOORD", "R32G32_FLOAT", index = 1 } } })
+    expect(ok).to_be_valid()
+    expect(ok:valid()).to_be(true)
+  end)
+
+  -- Issue 9.7: in script mode a diagnostic names the material's key
+  -- (render_targets[2], depth_format); the D3D12 path stays as 'member'.
+  -- Raw streams (pso.check_bytes) keep the D3D12 paths.
+  it("names the material's keys in diagnostics", function()
+    local p = lit({ render_targets = { "r8g8b8a8_unorm", "bc1_unorm" }, depth_format = "r8g8b8a8_unorm",
+                    blend = { independent = true, render_targets = { {}, { enable = true, logic_op_enable = true } } },
+                    input_layout = { { "TEXCOORD", "R32G32_FLOAT" }, { "TEXCOORD", "R32G32_FLOAT" } } })
+    local by = {}
+    for _, d in ipairs(p:check()) do by[d.field] = d.member end
+    expect(by["render_targets[2]"]).to_equal("RENDER_TARGET_FORMATS.RTFormats[1]")
+    expect(by["depth_format"]).to_equal("DEPTH_STENCIL_FORMAT")
+    expect(by["blend.render_targets[2].logic_op_enable"]).to_equal("BLEND.RenderTarget[1].LogicOpEnable")
+    expect(by["input_layout[2].index"]).to_equal("INPUT_LAYOUT.pInputElementDescs[1].SemanticIndex")
+    local raw = {}
+    for _, d in ipairs(pso.check_bytes(p:bytes())) do raw[#raw + 1] = d.field or "" end
+    expect(table.concat(raw, " ")).to_contain("DEPTH_STENCIL_FORMAT")
+    expect(table.concat(raw, " ")).never.to_contain("depth_format")
+  end)
+
   it("checks raw streams: a subobject twice", function()
     local p = lit()
     local diags = pso.check_bytes(p:bytes() .. p:bytes())

@@ -164,6 +164,140 @@ run "$FIX/roots.lua"
 expect_rc 1 "no --root"
 has "no material root: run 'psoc test --root DIR'" "no --root: message"
 
+# ---- isolation: materials run in states of their own -------------------------
+ATK=$FIX/attacks
+run "$ATK/evil_materials.lua"
+expect_rc 1 "isolation"
+has "FAIL  a failing expectation still fails after the material ran" "isolation: expect not replaced"
+has "ok    the material saw no test API" "isolation: the material saw no test API"
+has "ok    pipelines copied from a material read back, hash, check, derive and locate" \
+    "isolation: imported pipelines work"
+has "ok    a material cannot poison the test's state or the next material" "isolation: no poisoning"
+lacks "forged" "isolation: a material cannot register tests"
+last_line "3 passed, 1 failed" "isolation"
+
+# ---- a test file cannot change the runner's verdicts ----------------------------
+run "$ATK/poke_runner.lua"
+expect_rc 1 "poking the runner"
+has "FAIL  a caught failure still fails" "poking: pcall around expect"
+has "FAIL  the expectation metatable is locked" "poking: metatable"
+has "FAIL  replacing library functions changes no verdict" "poking: library functions"
+has "FAIL  metamethods of a value do not decide equality" "poking: metamethods"
+has "ERROR a forged failure object is an error, not a pass" "poking: forged failure"
+last_line "0 passed, 5 failed" "poking the runner"
+
+run "$ATK/top_level_caught.lua"
+expect_rc 1 "caught top-level failure"
+has "ERROR (loading the file)" "caught top-level failure: status"
+has "an expectation outside any test failed: tests/runner/fixtures/attacks/top_level_caught.lua:3: expected values to be equal" \
+    "caught top-level failure: message"
+last_line "0 passed, 1 failed" "caught top-level failure"
+
+# ---- budgets: materials are paid by their test; tests per file are capped -------
+run --budget 2000000 "$ATK/material_budget.lua"
+expect_rc 1 "material budget"
+has "ERROR a material's endless loop is charged to the test" "material budget: status"
+has "instruction budget exceeded" "material budget: message"
+has "ok    the next test has a fresh budget" "material budget: next test"
+has "ERROR loading a broken material over and over is not free" "material budget: loads are charged"
+has "ok    a broken material fails the same way every time" "material budget: errors kept"
+last_line "2 passed, 2 failed" "material budget"
+run "$ATK/many_tests.lua"
+expect_rc 1 "tests per file"
+has "more than 10000 tests in one file" "tests per file: message"
+last_line "0 passed, 1 failed" "tests per file"
+
+# ---- the run's total budget ------------------------------------------------------
+run --budget 1000000 --run-budget 2500000 "$ATK/run_budget.lua"
+expect_rc 1 "run budget"
+has "ERROR (run budget)" "run budget: reported"
+has "the run's instruction budget is spent (2500000 instructions; --run-budget)" "run budget: message"
+lacks "spins 4" "run budget: the tests left are not run"
+last_line "0 passed, 4 failed" "run budget"
+run --run-time 1 --budget 2000000000 "$ATK/run_budget.lua" # ~1 s
+expect_rc 1 "run time"
+has "time limit exceeded (1000 ms)" "run time: the state's clock is cut to the run's"
+has "the run's time is up (1 s; --run-time)" "run time: message"
+last_line "0 passed, 2 failed" "run time"
+run --run-budget 0 "$FIX/passing.lua"
+expect_rc 2 "bad run budget"
+run --run-time -1 "$FIX/passing.lua"
+expect_rc 2 "bad run time"
+
+# ---- output cannot be forged; escape codes are escaped ----------------------------
+run "$ATK/forge_output.lua"
+expect_rc 1 "forged output"
+if grep -qaxE '  ok    forged.*|[0-9]+ passed, [0-9]+ failed' <<<"$(printf '%s\n' "$OUT" | sed '$d')"; then
+    fail "forged output: a forged report line"
+else ok; fi
+if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' <<<"$OUT"; then
+    fail "forged output: raw control characters in the report"
+else ok; fi
+has 'ok    x\n  ok    forged pass\n9 passed, 0 failed' "forged output: name escaped"
+has 'paints \x1b[31mred\x1b[0m' "forged output: escape codes escaped"
+has '    | \x1b]0;title\x07 then' "forged output: print output escaped"
+has 'invalid UTF-8 \xff\xfe # not a directive' "forged output: invalid UTF-8 escaped"
+last_line "2 passed, 2 failed" "forged output"
+run --tap "$ATK/forge_output.lua"
+bad=$(grep -avE '^(TAP version 13|1\.\.[0-9]+|(not )?ok [0-9]+ - .*|#.*|  .*)$' <<<"$OUT")
+if [[ -z $bad ]]; then ok; else fail "forged output: lines that are not TAP: $(head -3 <<<"$bad")"; fi
+n_tests=$(grep -acE '^(not )?ok [0-9]+ ' <<<"$OUT")
+if [[ $n_tests == 4 ]]; then ok; else fail "forged output: $n_tests TAP test lines, expected 4"; fi
+has '\# not a directive' "forged output: TAP directive escaped"
+if LC_ALL=C grep -qaP '[\x00-\x08\x0b-\x1f\x7f]' <<<"$OUT"; then
+    fail "forged output (TAP): raw control characters"
+else ok; fi
+last_line "# 2 passed, 2 failed" "forged output (TAP)"
+if command -v python3 >/dev/null 2>&1; then
+    run --junit "$TMP/forged.xml" "$ATK/forge_output.lua"
+    if python3 -c 'import xml.dom.minidom,sys; d = xml.dom.minidom.parse(sys.argv[1]); assert len(d.getElementsByTagName("testcase")) == 4' "$TMP/forged.xml"; then
+        ok
+    else
+        fail "forged output: JUnit XML not well-formed"
+    fi
+fi
+
+# ---- messages and output copied out of the state are capped ----------------------
+run "$ATK/huge_messages.lua"
+expect_rc 1 "huge messages"
+has "xxx... (message truncated (20000 bytes))" "huge messages: a message cut at 16 KiB"
+has "(output truncated)" "huge messages: output cut at 64 KiB"
+has $'\n   ... (message truncated (20000 bytes))' "huge messages: nothing kept once the file's 1 MiB is spent"
+has "ERROR huge 80" "huge messages: names are kept"
+if ((${#OUT} < 1300000)); then ok; else fail "huge messages: ${#OUT} bytes of report"; fi
+last_line "0 passed, 80 failed" "huge messages"
+
+# ---- empty test files and runs fail unless --allow-empty --------------------------
+run "$ATK/empty.lua"
+expect_rc 1 "empty file"
+has "ERROR (no tests)" "empty file: reported"
+has "declares no tests" "empty file: message"
+last_line "0 passed, 1 failed" "empty file"
+run --allow-empty "$ATK/empty.lua"
+expect_rc 0 "empty file, --allow-empty"
+last_line "0 passed, 0 failed" "empty file, --allow-empty"
+run --filter "no such test" "$FIX/passing.lua"
+expect_rc 1 "no test ran"
+has "no test ran" "no test ran: message"
+last_line "0 passed, 1 failed" "no test ran"
+run --allow-empty --filter "no such test" "$FIX/passing.lua"
+expect_rc 0 "no test ran, --allow-empty"
+last_line "0 passed, 0 failed" "no test ran, --allow-empty"
+
+# ---- --werror ------------------------------------------------------------------
+run "$ATK/werror.lua"
+expect_rc 0 "warnings"
+last_line "4 passed, 0 failed" "warnings"
+run --werror "$ATK/werror.lua"
+expect_rc 1 "--werror"
+has "FAIL  a pipeline with only a warning is valid" "--werror: to_be_valid"
+has "to be valid (warnings count as errors: --werror), check reported 1 error" "--werror: message"
+has "ok    reports its warning" "--werror: to_report"
+has "FAIL  its warning is not an error" "--werror: to_fail_with"
+has "(a warning; an error under --werror)" "--werror: the promoted diagnostic"
+has "FAIL  materials.check lists it as a warning" "--werror: materials.check"
+last_line "1 passed, 3 failed" "--werror"
+
 # ---- discovery -----------------------------------------------------------------
 run "$FIX/discover"
 expect_rc 0 "discovery"
@@ -248,6 +382,48 @@ else
     run --junit "$TMP/ro/report.xml" "$FIX/passing.lua"
     expect_rc 2 "junit: unwritable report"
     has "cannot write" "junit: unwritable report message"
+fi
+
+# ---- --junit refuses what is not a regular file, and the inputs ------------------
+cp "$FIX/passing.lua" "$TMP/a_test.lua"
+cp "$TMP/a_test.lua" "$TMP/a_copy"
+mkfifo "$TMP/fifo"
+echo keep >"$TMP/target"
+ln -s "$TMP/target" "$TMP/link"
+run --junit "$TMP/a_test.lua" "$TMP/a_copy"
+expect_rc 2 "junit: a .lua value"
+has "a report does not end in .lua" "junit: a .lua value: message"
+if cmp -s "$FIX/passing.lua" "$TMP/a_test.lua"; then ok; else fail "junit: the test file was overwritten"; fi
+run --junit "$TMP/a_copy" "$TMP/a_copy"
+expect_rc 2 "junit: an input"
+has "is the test file" "junit: an input: message"
+if cmp -s "$FIX/passing.lua" "$TMP/a_copy"; then ok; else fail "junit: an input was overwritten"; fi
+run --junit "$TMP/fifo" "$FIX/passing.lua"
+expect_rc 2 "junit: a FIFO"
+has "is a FIFO: refusing to replace it" "junit: a FIFO: message"
+if [[ -p $TMP/fifo ]]; then ok; else fail "junit: the FIFO was replaced"; fi
+run --junit "$TMP/link" "$FIX/passing.lua"
+expect_rc 2 "junit: a symlink"
+has "is a symbolic link" "junit: a symlink: message"
+if [[ -L $TMP/link && $(cat "$TMP/target") == keep ]]; then ok; else fail "junit: the symlink was replaced"; fi
+# A device node of our own (a runner that replaced it would otherwise break
+# the machine's /dev/null when run as root); needs root to create.
+if mknod "$TMP/null" c 1 3 2>/dev/null; then
+    run --junit "$TMP/null" "$FIX/passing.lua"
+    expect_rc 2 "junit: a device"
+    has "is a character device" "junit: a device: message"
+    if [[ -c $TMP/null ]]; then ok; else fail "junit: the device node was replaced"; fi
+fi
+run --junit "$TMP" "$FIX/passing.lua"
+expect_rc 2 "junit: a directory"
+has "is a directory" "junit: a directory: message"
+lacks "passed," "junit: refused before any test runs"
+run --junit "$TMP/new/sub/report.xml" "$FIX/passing.lua"
+expect_rc 0 "junit: parent folders"
+if [[ -f $TMP/new/sub/report.xml ]]; then ok; else fail "junit: parent folders not created"; fi
+if [[ ! -w $TMP/ro ]]; then
+    run --junit "$TMP/ro/report.xml" "$FIX/passing.lua"
+    lacks "ok    outer" "junit: unwritable report refused before any test runs"
 fi
 
 # ---- usage and I/O errors --------------------------------------------------------------

@@ -14,5 +14,7 @@ Suite *suite_resolve(void);
 Suite *suite_validation(void);
 Suite *suite_validation_shader(void);
 Suite *suite_sandbox(void);
+Suite *suite_language(void);
+Suite *suite_rootsig(void);
 
 #endif

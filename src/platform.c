@@ -1,0 +1,182 @@
+/*
+** platform.c: the POSIX implementation of platform.h. A Win32 one goes in
+** its own #ifdef _WIN32 section here, with the same functions.
+*/
+#ifndef _XOPEN_SOURCE
+#define _XOPEN_SOURCE 700 /* realpath, readlink, O_CLOEXEC */
+#endif
+#include "platform.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef O_CLOEXEC
+#define O_CLOEXEC 0
+#endif
+
+/* ---- time ---------------------------------------------------------------- */
+
+uint64_t psoc_plat_now_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+int psoc_plat_once_run(psoc_plat_once *once, void (*fn)(void)) { return pthread_once(once, fn); }
+
+int psoc_plat_mutex_init(psoc_plat_mutex *m) { return pthread_mutex_init(&m->m, NULL); }
+void psoc_plat_mutex_destroy(psoc_plat_mutex *m) { pthread_mutex_destroy(&m->m); }
+void psoc_plat_mutex_lock(psoc_plat_mutex *m) { pthread_mutex_lock(&m->m); }
+void psoc_plat_mutex_unlock(psoc_plat_mutex *m) { pthread_mutex_unlock(&m->m); }
+
+int psoc_plat_cond_init(psoc_plat_cond *c) {
+  pthread_condattr_t a;
+  int e = pthread_condattr_init(&a);
+  if (e) return e;
+  e = pthread_condattr_setclock(&a, CLOCK_MONOTONIC); /* as psoc_plat_now_ns */
+  if (!e) e = pthread_cond_init(&c->c, &a);
+  pthread_condattr_destroy(&a);
+  return e;
+}
+void psoc_plat_cond_destroy(psoc_plat_cond *c) { pthread_cond_destroy(&c->c); }
+void psoc_plat_cond_signal(psoc_plat_cond *c) { pthread_cond_signal(&c->c); }
+void psoc_plat_cond_wait(psoc_plat_cond *c, psoc_plat_mutex *m) {
+  pthread_cond_wait(&c->c, &m->m);
+}
+void psoc_plat_cond_wait_until(psoc_plat_cond *c, psoc_plat_mutex *m, uint64_t deadline_ns) {
+  struct timespec ts;
+  ts.tv_sec = (time_t)(deadline_ns / 1000000000u);
+  ts.tv_nsec = (long)(deadline_ns % 1000000000u);
+  pthread_cond_timedwait(&c->c, &m->m, &ts);
+}
+
+typedef struct thread_start {
+  void (*fn)(void *);
+  void *arg;
+} thread_start;
+
+static void *thread_main(void *p) {
+  thread_start s = *(thread_start *)p;
+  free(p);
+  s.fn(s.arg);
+  return NULL;
+}
+
+int psoc_plat_thread_start(psoc_plat_thread *t, void (*fn)(void *), void *arg) {
+  sigset_t all, old;
+  thread_start *s = (thread_start *)malloc(sizeof *s);
+  int e;
+  if (!s) return ENOMEM;
+  s->fn = fn;
+  s->arg = arg;
+  /* the host's signals stay with the host's threads */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  e = pthread_create(&t->t, NULL, thread_main, s);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (e) free(s);
+  return e;
+}
+
+int psoc_plat_thread_join(psoc_plat_thread *t) { return pthread_join(t->t, NULL); }
+
+/* ---- files ------------------------------------------------------------------ */
+
+int psoc_plat_realpath(const char *path, char *out) {
+  char buf[PATH_MAX];
+  size_t n;
+  if (!realpath(path, buf)) return errno ? errno : ENOENT;
+  n = strlen(buf);
+  if (n >= PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
+  memcpy(out, buf, n + 1);
+  return 0;
+}
+
+int psoc_plat_lstat(const char *path, int *kind) {
+  struct stat st;
+  if (lstat(path, &st) != 0) {
+    int e = errno;
+    *kind = PSOC_PLAT_MISSING;
+    return e == ENOENT || e == ENOTDIR ? 0 : e;
+  }
+  if (S_ISLNK(st.st_mode)) *kind = PSOC_PLAT_LINK;
+  else if (S_ISDIR(st.st_mode)) *kind = PSOC_PLAT_DIR;
+  else if (S_ISREG(st.st_mode)) *kind = PSOC_PLAT_FILE;
+  else *kind = PSOC_PLAT_OTHER;
+  return 0;
+}
+
+int psoc_plat_readlink(const char *path, char *out, size_t size) {
+  ssize_t n;
+  if (size == 0) return ENAMETOOLONG;
+  n = readlink(path, out, size);
+  if (n < 0) return errno;
+  if ((size_t)n >= size) return ENAMETOOLONG;
+  out[n] = '\0';
+  return 0;
+}
+
+int psoc_plat_is_dir(const char *path) {
+  struct stat st;
+  if (stat(path, &st) != 0) return errno ? errno : ENOENT;
+  return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+int psoc_plat_regular_size(const char *path, uint64_t *size) {
+  struct stat st;
+  *size = 0;
+  if (stat(path, &st) != 0) return errno ? errno : ENOENT;
+  if (!S_ISREG(st.st_mode)) return PSOC_PLAT_ENOTREG;
+  *size = (uint64_t)st.st_size;
+  return 0;
+}
+
+int psoc_plat_open_regular(const char *path, psoc_plat_file *f) {
+  struct stat st;
+  f->fd = -1;
+  f->size = 0;
+  /* Refuse what stat already shows is not a file (no open of a device);
+  ** then open without blocking and check the opened file itself. */
+  if (stat(path, &st) != 0) return errno ? errno : ENOENT;
+  if (!S_ISREG(st.st_mode)) return PSOC_PLAT_ENOTREG;
+  f->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (f->fd < 0) return errno ? errno : EIO;
+  if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(f->fd);
+    f->fd = -1;
+    return PSOC_PLAT_ENOTREG;
+  }
+  f->size = (uint64_t)st.st_size;
+  return 0;
+}
+
+int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got) {
+  *got = 0;
+  while (*got < size) {
+    ssize_t n = read(f->fd, (char *)buf + *got, size - *got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno ? errno : EIO;
+    if (n == 0) break;
+    *got += (size_t)n;
+  }
+  return 0;
+}
+
+void psoc_plat_close(psoc_plat_file *f) {
+  if (f->fd >= 0) close(f->fd);
+  f->fd = -1;
+}
+
+const char *psoc_plat_strerror(int e) {
+  if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
+  return strerror(e);
+}
