@@ -410,6 +410,53 @@ if wanted("psoc_device_tests", "tests/device/*.c") then
     end
 end
 
+-- Fuzz targets -------------------------------------------------------------
+--
+-- The libFuzzer targets tests/fuzz/fuzz_*.c, in a solution of their own
+-- (makefiles in BUILD/fuzz-make, so the normal build never compiles them):
+-- they need clang.  scripts/fuzz.sh builds and runs them without premake
+-- (same flags); this is for building them by hand or from an IDE:
+--
+--     premake4 --file=premake5.lua gmake
+--     make -C build/fuzz-make CC=clang fuzz_script     # -> build/fuzz-make/bin/
+--
+-- Each links src/*.c; fuzz_script also bindings/lua/*.c and the Lua.
+local FUZZ_FLAGS = {
+    "-g", "-O1", "-fsanitize=fuzzer,address,undefined", "-fno-sanitize-recover=all",
+    "-fno-omit-frame-pointer",
+}
+local FUZZ_LUA = { fuzz_script = true }
+local fuzz_targets = os.matchfiles("tests/fuzz/fuzz_*.c")
+table.sort(fuzz_targets)
+if #fuzz_targets > 0 and have_sources("src/*.c") then
+    solution "psoc_fuzz"
+        configurations { "fuzz" }
+        location(BUILD .. "/fuzz-make")
+        includedirs { "src", "bindings/lua", "/usr/include/wsl/stubs", LUA.inc }
+
+    for _, src in ipairs(fuzz_targets) do
+        local name = src:match("([^/]+)%.c$")
+        project(name)
+            kind "ConsoleApp"
+            language "C"
+            buildoptions(join({ "-std=c11" }, FUZZ_FLAGS))
+            defines(C_DEFINES)
+            linkoptions(FUZZ_FLAGS)
+            targetdir(BUILD .. "/fuzz-make/bin")
+            objdir(BUILD .. "/fuzz-make/obj/" .. name)
+            files(join({ src }, os.matchfiles("src/*.c")))
+            if FUZZ_LUA[name] then
+                files(os.matchfiles("bindings/lua/*.c"))
+                links { LUA.lib, "m", "dl" }
+            else
+                links { "m" }
+            end
+    end
+
+    -- Back to the main solution, so projects defined below land there.
+    solution "psoc"
+end
+
 if #skipped > 0 and _ACTION then
     print("psoc: skipped (sources not written yet): " .. table.concat(skipped, "; "))
 end

@@ -25,6 +25,8 @@
     if (!(cond)) __builtin_trap();    \
   } while (0)
 
+#include "fuzz_diags.h"
+
 /* Everything one run observed, to compare the aligned and unaligned runs. */
 typedef struct outcome {
   psoc_status check, profile_check, parse, hash, dump;
@@ -69,40 +71,11 @@ static int in_buffer(const unsigned char *p, size_t n, const unsigned char *data
   return p >= data && (size_t)(p - data) <= size && n <= size - (size_t)(p - data);
 }
 
-static int is_terminated(const char *s, size_t cap) { return memchr(s, '\0', cap) != NULL; }
-
 static int has_code(const psoc_parsed *p, uint32_t type) {
   uint64_t ptr = 0;
   if (!p->has[type]) return 0;
   memcpy(&ptr, p->views[type].payload, sizeof(void *));
   return ptr != 0;
-}
-
-static void check_diags(const psoc_diags *d, size_t size, int unaligned) {
-  size_t i, errors = 0, warnings = 0, notes = 0, unaligned_warnings = 0;
-  REQUIRE(d->dropped == 0);
-  REQUIRE(d->count == d->errors + d->warnings + d->notes);
-  for (i = 0; i < d->count; i++) {
-    const psoc_diag *g = &d->items[i];
-    REQUIRE(g->code > 0 && g->code < PSOC_CODE_COUNT_);
-    REQUIRE(is_terminated(g->field, sizeof g->field));
-    REQUIRE(is_terminated(g->message, sizeof g->message));
-    REQUIRE(g->message[0] != '\0');
-    REQUIRE(g->subobject >= -1);
-    REQUIRE(g->offset >= -1 && (g->offset == -1 || (uint64_t)g->offset < (uint64_t)size));
-    if (g->code == PSOC_CODE_UNALIGNED_STREAM) {
-      REQUIRE(g->severity == PSOC_SEVERITY_WARNING);
-      unaligned_warnings++;
-    }
-    switch (g->severity) {
-    case PSOC_SEVERITY_ERROR: errors++; break;
-    case PSOC_SEVERITY_WARNING: warnings++; break;
-    case PSOC_SEVERITY_NOTE: notes++; break;
-    default: REQUIRE(0);
-    }
-  }
-  REQUIRE(errors == d->errors && warnings == d->warnings && notes == d->notes);
-  REQUIRE(unaligned_warnings == (unaligned ? 1u : 0u));
 }
 
 static void check_parsed(const psoc_parsed *p, psoc_status st, const unsigned char *data,
