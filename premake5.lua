@@ -282,11 +282,41 @@ end
 
 -- CLI --------------------------------------------------------------------
 
+-- A Direct3D 12 device (src/device/backend_vkd3d.c): Debian's vkd3d (Direct3D
+-- 12 on Vulkan; lavapipe on machines without a GPU).  vkd3d's headers conflict
+-- with DirectX-Headers', so the backend is built alone in an internal library
+-- with vkd3d's include folder.  Used by 'psoc preview' (with libpng and the
+-- DXBC assembler) and the device suite; left out, with a note, where the
+-- headers are not installed.
+local HAVE_VKD3D = os.isfile("/usr/include/vkd3d/vkd3d_utils.h") and
+    have_sources("src/device/backend_vkd3d.c")
+local HAVE_PREVIEW = HAVE_VKD3D and os.isfile("/usr/include/png.h") and
+    have_sources("src/tools/dxbc_asm.c")
+if not HAVE_VKD3D then
+    table.insert(skipped, "the device backend, psoc preview and psoc_device_tests " ..
+        "(no /usr/include/vkd3d: install libvkd3d-dev)")
+elseif not HAVE_PREVIEW then
+    table.insert(skipped, "psoc preview (no /usr/include/png.h: install libpng-dev)")
+end
+if HAVE_VKD3D then
+    c_project("psoc_device_vkd3d", "StaticLib", nil, true)
+        files { "src/device/backend_vkd3d.c" }
+        includedirs { "/usr/include/vkd3d" }
+end
+
 if wanted("psoc", "src/cli/*.c") then
     c_project("psoc", "ConsoleApp", "bin")
         files { "src/cli/*.c" }
         defines { "PSOC_CLI_HAVE_SCRIPTS" } -- script.c: check/dump/explain/diff of materials
-        links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
+        if HAVE_PREVIEW then
+            -- preview.c: 'psoc preview SCRIPT -o FILE.png' draws on the device
+            defines { "PSOC_CLI_HAVE_PREVIEW" }
+            includedirs { "src/tools", "src/device" }
+            links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
+                    "vkd3d-utils", "vkd3d", "png", "m", "dl", "pthread" }
+        else
+            links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
+        end
 end
 
 -- Tests --------------------------------------------------------------------
@@ -379,35 +409,14 @@ if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then
         links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
 end
 
--- Device suite (tests/device): material scripts -> psoc -> vkd3d (Direct3D 12
--- on Vulkan; lavapipe on machines without a GPU) -> pixels.  vkd3d's headers
--- conflict with DirectX-Headers', so tests/device/backend_vkd3d.c is built
--- alone in an internal library with vkd3d's include folder.  Left out (with
--- a note) when vkd3d's headers are not installed.
-if wanted("psoc_device_tests", "tests/device/*.c") then
-    if not os.isfile("/usr/include/vkd3d/vkd3d_utils.h") then
-        table.insert(skipped, "psoc_device_tests (no /usr/include/vkd3d: install libvkd3d-dev)")
-    else
-        c_project("psoc_device_vkd3d", "StaticLib", nil, true)
-            files { "tests/device/backend_vkd3d.c" }
-            includedirs { "/usr/include/vkd3d" }
-
-        c_project("psoc_device_tests", "ConsoleApp", "bin")
-            files { "tests/device/device_main.c" }
-            links { "psoc_device_vkd3d", "psolua", "psoc_static", LUA.lib, "vkd3d-utils", "vkd3d", "m", "dl" }
-
-        -- BUILD/bin/psoc_preview SCRIPT [--pipeline NAME] -o FILE.png: the
-        -- pipeline's fixed-function state on a reference scene (libpng).
-        if not os.isfile("/usr/include/png.h") then
-            table.insert(skipped, "psoc_preview (no /usr/include/png.h: install libpng-dev)")
-        else
-            c_project("psoc_preview", "ConsoleApp", "bin")
-                files { "tests/device/preview_main.c" }
-                includedirs { "src/tools" }
-                links { "psoc_device_vkd3d", "psoc_dxbc_asm_lib", "psolua", "psoc_static", LUA.lib,
-                        "vkd3d-utils", "vkd3d", "png", "m", "dl" }
-        end
-    end
+-- Device suite (tests/device): material scripts -> psoc -> the device backend
+-- (vkd3d) -> pixels.
+if HAVE_VKD3D and wanted("psoc_device_tests", "tests/device/*.c") then
+    c_project("psoc_device_tests", "ConsoleApp", "bin")
+        files { "tests/device/device_main.c" }
+        includedirs { "src/device" }
+        links { "psoc_device_vkd3d", "psolua", "psoc_static", LUA.lib, "vkd3d-utils", "vkd3d", "m",
+                "dl", "pthread" }
 end
 
 -- Fuzz targets -------------------------------------------------------------

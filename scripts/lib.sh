@@ -32,7 +32,7 @@ export PSOC_ROOT
 # package does not pull it in.
 # The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
 # lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
-# psoc_preview writes PNG through libpng.
+# psoc preview writes PNG through libpng.
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev

@@ -114,15 +114,15 @@ stage_explain() {
 }
 
 # What one pipeline's fixed-function state does, drawn on vkd3d by
-# psoc_preview (docs/device.md): the README's picture.
+# 'psoc preview' (docs/device.md): the README's picture.
 stage_preview() {
     local material=scripts/materials/transparent.lua pipeline=transparent_alpha out=build/preview.png
-    if [[ ! -x build/bin/psoc_preview ]]; then
-        psoc_log "no build/bin/psoc_preview (needs vkd3d and libpng), skipping the preview"
+    if ! "$PSOC_BIN" preview --help >/dev/null 2>&1; then
+        psoc_log "this psoc has no 'preview' command (it needs vkd3d and libpng), skipping the preview"
         return 0
     fi
-    psoc_log "psoc_preview $material --pipeline $pipeline -o $out"
-    build/bin/psoc_preview "$material" --pipeline "$pipeline" -o "$out"
+    psoc_log "psoc preview $material --pipeline $pipeline -o $out"
+    "$PSOC_BIN" preview "$material" --pipeline "$pipeline" -o "$out"
 }
 
 main() {

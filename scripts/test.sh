@@ -18,7 +18,7 @@
 #                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler)
 #   device            tests/device: material scripts -> psoc -> vkd3d 1.2 on
 #                     lavapipe -> pixels (release, and sanitize without leak
-#                     checking: the Vulkan driver leaks); psoc_preview's
+#                     checking: the Vulkan driver leaks); psoc preview's
 #                     pictures (tests/device/test_preview.sh)
 #   install, consumer tests/consumer/test_consumer.sh: make install into a
 #                     temporary prefix, pkg-config consumers, every Lua
@@ -118,10 +118,10 @@ run_device_sanitize() {
         timeout -k 10 "$PSOC_TEST_TIMEOUT" "$bin"
 }
 
-# psoc_preview end to end (tests/device/test_preview.sh).
+# 'psoc preview' end to end (tests/device/test_preview.sh).
 run_preview() {
-    psoc_make release -- psoc_preview &&
-        bash tests/device/test_preview.sh "$(psoc_outdir release)/bin/psoc_preview"
+    psoc_make release -- psoc &&
+        bash tests/device/test_preview.sh "$(psoc_outdir release)/bin/psoc"
 }
 
 # The committed LuaLS annotations match the registry (docs/embedding.md).

@@ -51,6 +51,12 @@ int cli_script_main(const char *command, int argc, char **argv);
 /* Run test suites (*_test.lua) over materials; argv[0] == "test". */
 int cli_test_main(int argc, char **argv);
 
+/* ---- preview.c: 'psoc preview' (builds with vkd3d and libpng) ------- */
+
+/* Draw a material pipeline's fixed-function state into a PNG; argv[0] ==
+** "preview". Only built with PSOC_CLI_HAVE_PREVIEW. */
+int cli_preview_main(int argc, char **argv);
+
 /* ---- util.c: files, arguments and output helpers -------------------- */
 
 /* Raw files larger than this are refused. */

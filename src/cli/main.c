@@ -22,6 +22,9 @@ static int cmd_explain(int argc, char **argv) { return cli_script_main("explain"
 static int cmd_diff(int argc, char **argv) { return cli_script_main("diff", argc, argv); }
 static int cmd_test(int argc, char **argv) { return cli_test_main(argc, argv); }
 #endif
+#ifdef PSOC_CLI_HAVE_PREVIEW
+static int cmd_preview(int argc, char **argv) { return cli_preview_main(argc, argv); }
+#endif
 
 static const cli_command commands[] = {
   { "check", "check pipeline state streams for errors", cmd_check },
@@ -31,6 +34,9 @@ static const cli_command commands[] = {
     cmd_explain },
   { "diff", "compare two material pipelines field by field", cmd_diff },
   { "test", "run Lua test suites over materials (*_test.lua)", cmd_test },
+#endif
+#ifdef PSOC_CLI_HAVE_PREVIEW
+  { "preview", "draw a material pipeline's fixed-function state into a PNG", cmd_preview },
 #endif
   { "help", "show the help of psoc or of a command", cmd_help },
 };

@@ -1,8 +1,8 @@
 /*
-** preview_main.c: psoc_preview, a picture of what a material pipeline's
+** preview.c: 'psoc preview', a picture of what a material pipeline's
 ** fixed-function state does.
 **
-**   psoc_preview SCRIPT [--pipeline NAME] -o FILE.png
+**   psoc preview SCRIPT [--pipeline NAME] -o FILE.png
 **
 ** The pipeline's blend, depth-stencil, rasterizer, sample mask and render
 ** target 0 format are kept; its shaders, input layout and root signature
@@ -10,15 +10,22 @@
 ** library) that draw three overlapping triangles of different colours,
 ** alphas and depths (the middle one counter-clockwise) over a checkerboard
 ** drawn with plain opaque state. The 64x64 result is written 4x enlarged.
-** Runs on vkd3d (backend_vkd3d.c), like the device suite. Graphics
-** pipelines only (a mesh pipeline's state cannot be created without DXIL).
+** Runs on vkd3d (src/device/backend_vkd3d.c), like the device suite.
+** Graphics pipelines only (a mesh pipeline's state cannot be created
+** without DXIL). Built into psoc only where vkd3d's and libpng's headers
+** are installed (premake5.lua defines PSOC_CLI_HAVE_PREVIEW); elsewhere
+** this file is empty and psoc has no 'preview' command.
 */
+#ifndef PSOC_CLI_HAVE_PREVIEW
+typedef int cli_preview_not_built; /* ISO C: no empty translation unit */
+#else
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "dxbc_asm.h"
 #include "psoc.h"
 #include "psol.h"
@@ -104,18 +111,16 @@ static void rgba8(const dev_image *im, int x, int y, unsigned char out[4]) {
   out[3] = 255; /* the picture shows colour; alpha stays in the target */
 }
 
-static int write_png(const char *path, const dev_image *im) {
-  FILE *f = fopen(path, "wb");
+/* The picture as PNG on 'f' (standard output, sent to the -o file). */
+static int write_png(FILE *f, const dev_image *im) {
   png_structp png;
   png_infop info;
   unsigned char row[DEV_SIZE * SCALE * 4];
   int x, y;
-  if (!f) return -1;
   png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
   info = png ? png_create_info_struct(png) : NULL;
   if (!png || !info || setjmp(png_jmpbuf(png))) {
     png_destroy_write_struct(&png, &info);
-    fclose(f);
     return -1;
   }
   png_init_io(png, f);
@@ -128,7 +133,7 @@ static int write_png(const char *path, const dev_image *im) {
   }
   png_write_end(png, NULL);
   png_destroy_write_struct(&png, &info);
-  return fclose(f) == 0 ? 0 : -1;
+  return fflush(f) == 0 && !ferror(f) ? 0 : -1;
 }
 
 /* A render-target format the picture can be read from; others become the
@@ -145,12 +150,25 @@ static DXGI_FORMAT readable(DXGI_FORMAT f) {
   }
 }
 
-static int usage(void) {
-  fprintf(stderr, "usage: psoc_preview SCRIPT [--pipeline NAME] -o FILE.png\n");
-  return 2;
-}
+static const char preview_help[] =
+  "usage: psoc preview SCRIPT [--pipeline NAME] -o FILE.png\n"
+  "\n"
+  "Draw what a material pipeline's fixed-function state does: its blend,\n"
+  "depth-stencil, rasterizer, sample mask and render target 0 format, with\n"
+  "reference shaders, on a reference scene (three overlapping triangles of\n"
+  "different colours, alphas and depths, the middle one counter-clockwise,\n"
+  "over a checkerboard). The 64x64 picture is written 4x enlarged as PNG.\n"
+  "Runs on vkd3d (Direct3D 12 on Vulkan; lavapipe where there is no GPU).\n"
+  "\n"
+  "options:\n"
+  "  --pipeline NAME  the pipeline to draw (default: the script's first)\n"
+  "  -o FILE.png      where to write the picture (created or replaced)\n"
+  "  -h, --help       show this help\n"
+  "\n"
+  "Graphics pipelines only: compute and mesh pipelines are refused.\n"
+  "exit status: 0 picture written, 1 the pipeline cannot be drawn, 2 usage.\n";
 
-int main(int argc, char **argv) {
+int cli_preview_main(int argc, char **argv) {
   const char *script = NULL, *name = NULL, *out = NULL;
   psol_options o;
   psol_result res;
@@ -171,29 +189,42 @@ int main(int argc, char **argv) {
   size_t i;
   int k, rc = 1;
   for (k = 1; k < argc; k++) {
+    if (cli_is_help(argv[k])) {
+      fputs(preview_help, stdout);
+      return CLI_EXIT_OK;
+    }
     if (strcmp(argv[k], "--pipeline") == 0 && k + 1 < argc) name = argv[++k];
     else if (strcmp(argv[k], "-o") == 0 && k + 1 < argc) out = argv[++k];
     else if (argv[k][0] != '-' && !script) script = argv[k];
-    else return usage();
+    else if (argv[k][0] == '-') return cli_usage_error("preview", "unknown option '%s'", argv[k]);
+    else return cli_usage_error("preview", "expected one SCRIPT, got '%s' too", argv[k]);
   }
-  if (!script || !out) return usage();
+  if (!script) return cli_usage_error("preview", "no SCRIPT given");
+  if (!out) return cli_usage_error("preview", "no output file given (-o FILE.png)");
+
   memset(&o, 0, sizeof o);
   if (psol_evaluate_file(&o, script, &res) != PSOC_OK) {
-    fprintf(stderr, "%s\n", res.error);
+    cli_text(stderr, res.error);
+    fputc('\n', stderr);
     psol_result_free(&res);
     return 1;
   }
   for (i = 0; i < res.count && !p; i++)
     if (!name || strcmp(res.pipelines[i].name, name) == 0) p = &res.pipelines[i];
   if (!p) {
-    fprintf(stderr, "%s: no pipeline '%s'\n", script, name ? name : "");
+    cli_text(stderr, script);
+    fputs(": no pipeline '", stderr);
+    cli_text(stderr, name ? name : "");
+    fputs("'\n", stderr);
     goto done;
   }
   if (psoc_parse(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &parsed, NULL) != PSOC_OK ||
       psoc_resolve(&parsed, &r) != PSOC_OK || r.kind != PSOC_KIND_GRAPHICS ||
       psoc_resolved_to_graphics_desc(&r, &mat) != PSOC_OK) {
-    fprintf(stderr, "%s: pipeline '%s' is not a graphics pipeline (the preview draws VS/PS pipelines)\n",
-            script, p->name);
+    cli_text(stderr, script);
+    fputs(": pipeline '", stderr);
+    cli_text(stderr, p->name);
+    fputs("' is not a graphics pipeline (the preview draws VS/PS pipelines)\n", stderr);
     goto done;
   }
   if (dxbc_asm(REF_VS, sizeof REF_VS - 1, &vs, err, sizeof err) ||
@@ -262,8 +293,18 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: pipeline '%s': %s\n", script, p->name, err);
     goto free_dev;
   }
-  if (write_png(out, &img[0])) fprintf(stderr, "cannot write %s\n", out);
-  else rc = 0;
+  /* the same rules as every output path: only a regular file that is not
+  ** the script is replaced (a failed draw leaves no file behind) */
+  if (cli_redirect_stdout(out, (char *const *)&script, 1, err, sizeof err) != 0) {
+    fprintf(stderr, "psoc preview: %s\n", err);
+    rc = CLI_EXIT_USAGE;
+  } else if (write_png(stdout, &img[0])) {
+    fputs("psoc preview: cannot write ", stderr);
+    cli_text(stderr, out);
+    fputc('\n', stderr);
+  } else {
+    rc = 0;
+  }
   dev_images_free(img);
 free_dev:
   dev_destroy(d);
@@ -274,3 +315,4 @@ done:
   psol_result_free(&res);
   return rc;
 }
+#endif /* PSOC_CLI_HAVE_PREVIEW */
