@@ -617,6 +617,7 @@ const void *psoc_stream_data(const psoc_stream *s) {
 }
 
 size_t psoc_stream_size(const psoc_stream *s) { return s ? s->size : 0; }
+size_t psoc_stream_footprint(const psoc_stream *s) { return s ? s->block_size : 0; }
 
 /* Rewrite the pointers of a copied struct that point into the old block
 ** [lo, hi) to the same place in the new one. */

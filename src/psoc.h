@@ -372,6 +372,9 @@ psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **out);
 D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
 const void *psoc_stream_data(const psoc_stream *stream);
 size_t psoc_stream_size(const psoc_stream *stream);
+/* Bytes the stream's one allocation takes: the stream, every out-of-line
+** array, string and blob it points to, and its header (what a copy costs). */
+size_t psoc_stream_footprint(const psoc_stream *stream);
 /* Deep copy with pointers relocated into the new block. */
 psoc_status psoc_stream_copy(const psoc_stream *stream, const psoc_allocator *alloc,
                              psoc_stream **out);

@@ -901,19 +901,50 @@ typedef struct json {
   uint8_t list[DEPTH_MAX + 2];
 } json;
 
+/* Length of the well-formed UTF-8 sequence at s (1-4), or 0: a stray
+** continuation byte, a truncated sequence, an overlong form, a surrogate or
+** a code point past U+10FFFF. */
+static size_t utf8_sequence(const unsigned char *s) {
+  unsigned c = s[0], lo = 0x80, hi = 0xbf;
+  size_t n, i;
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) n = 2;
+  else if (c >= 0xe0 && c <= 0xef) n = 3;
+  else if (c >= 0xf0 && c <= 0xf4) n = 4;
+  else return 0;
+  if (c == 0xe0) lo = 0xa0;      /* overlong */
+  else if (c == 0xed) hi = 0x9f; /* surrogates */
+  else if (c == 0xf0) lo = 0x90; /* overlong */
+  else if (c == 0xf4) hi = 0x8f; /* past U+10FFFF */
+  if (s[1] < lo || s[1] > hi) return 0;
+  for (i = 2; i < n; i++)
+    if (s[i] < 0x80 || s[i] > 0xbf) return 0;
+  return n;
+}
+
+/* A JSON string literal: always valid UTF-8 (each byte that is not part of
+** a well-formed sequence becomes U+FFFD, as the CLI's JSON does). */
 static void json_string(luaL_Buffer *b, const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
   luaL_addchar(b, '"');
-  for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
+  while (*u) {
+    unsigned char c = *u;
+    size_t n;
     if (c == '"' || c == '\\') {
       luaL_addchar(b, '\\');
       luaL_addchar(b, (char)c);
+      u++;
     } else if (c < 0x20) {
       char esc[8];
       snprintf(esc, sizeof esc, "\\u%04x", c);
       luaL_addstring(b, esc);
+      u++;
+    } else if ((n = utf8_sequence(u)) == 0) {
+      luaL_addstring(b, "\\ufffd");
+      u++;
     } else {
-      luaL_addchar(b, (char)c);
+      luaL_addlstring(b, (const char *)u, n);
+      u += n;
     }
   }
   luaL_addchar(b, '"');

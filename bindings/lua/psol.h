@@ -129,6 +129,7 @@ typedef struct psol_result {
   size_t count;
   char error[1024];             /* "file:line: field: message", or "" */
   psoc_allocator alloc;         /* set by evaluate; used by psol_result_free */
+  size_t capacity;              /* entries allocated in 'pipelines' (for freeing) */
 } psol_result;
 
 /* Evaluate a material script in a fresh sandboxed state. The script

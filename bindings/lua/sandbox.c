@@ -1653,9 +1653,11 @@ void psol_result_free(psol_result *r) {
     if (p->root_signature) res_free(&r->alloc, p->root_signature, strlen(p->root_signature) + 1);
     psoc_stream_free(p->stream);
   }
-  res_free(&r->alloc, r->pipelines, r->count * sizeof *r->pipelines);
+  /* the size it was allocated with: an allocator may trust it */
+  res_free(&r->alloc, r->pipelines, r->capacity * sizeof *r->pipelines);
   r->pipelines = NULL;
   r->count = 0;
+  r->capacity = 0;
 }
 
 static void result_init(psol_result *out, const psol_options *opts) {
@@ -1681,7 +1683,7 @@ static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, .
 /* Copy one pipeline (at the top of the stack) out of the state and check
 ** it. */
 static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
-                        const char *display, const psol_options *opts) {
+                        const char *display, const psol_options *opts, size_t *budget) {
   psol_pipeline *dst = &out->pipelines[out->count];
   const char *name = pso_pipeline_name(p), *rs = pso_pipeline_root_signature(p);
   const psoc_stream *stream = pso_pipeline_stream(p);
@@ -1698,6 +1700,21 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
   check.flags |= PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
   if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
                            name ? name : "");
+  {
+    /* What is copied out of the state counts against the memory limit too:
+    ** a list of a million references to one pipeline must not make a
+    ** million copies. */
+    size_t cost = psoc_stream_footprint(stream) + (name ? strlen(name) : 0) + (rs ? strlen(rs) : 0) +
+                  sizeof *dst;
+    if (cost > *budget)
+      return fail(out, PSOC_ERR_INVALID,
+                  "%s: memory limit exceeded (%llu bytes): the pipelines the script returns "
+                  "take more than that to copy out (result[%zu])", display,
+                  (unsigned long long)(opts && opts->memory_limit ? opts->memory_limit
+                                                                  : PSOL_DEFAULT_MEMORY_LIMIT),
+                  out->count + 1);
+    *budget -= cost;
+  }
   dst->name = res_strdup(&out->alloc, name ? name : "");
   dst->root_signature = rs ? res_strdup(&out->alloc, rs) : NULL;
   dst->kind = pso_pipeline_kind(p);
@@ -1714,6 +1731,9 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
   if (status != PSOC_OK) {
     for (i = 0; i < diags.count; i++)
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
+    if (i == diags.count && (check.flags & PSOC_CHECK_WERROR)) /* failed on a warning */
+      for (i = 0; i < diags.count; i++)
+        if (diags.items[i].severity == PSOC_SEVERITY_WARNING) break;
     if (i < diags.count) {
       psoc_diag d = diags.items[i];
       char where[512], key[PSOC_DIAG_FIELD_MAX + 16];
@@ -1723,12 +1743,15 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
       psoc_diags_free(&diags);
       pso_field_path(d.field, key, sizeof key); /* the material's keys */
       /* 'name' belongs to the pipeline in the state: still valid */
-      return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]", where,
+      return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]%s", where,
                   name ? name : "", key, key[0] ? ": " : "", d.message,
-                  d.message_id ? d.message_id : psoc_code_name(d.code));
+                  d.message_id ? d.message_id : psoc_code_name(d.code),
+                  d.severity == PSOC_SEVERITY_ERROR ? "" : " (a warning; an error under "
+                                                           "PSOC_CHECK_WERROR)");
     }
     psoc_diags_free(&diags);
-    return fail(out, status, "%s: pipeline '%s': check failed: %s", display, dst->name,
+    /* not dst->name: fail() frees the result (and with it the copy) first */
+    return fail(out, status, "%s: pipeline '%s': check failed: %s", display, name ? name : "",
                 psoc_status_name(status));
   }
   psoc_diags_free(&diags);
@@ -1739,17 +1762,20 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
 static psoc_status collect(lua_State *L, psol_result *out, const char *display,
                            const psol_options *opts) {
   pso_pipeline *p = pso_topipeline(L, -1);
-  size_t n, i;
+  size_t n, i, budget = opts && opts->memory_limit ? opts->memory_limit : PSOL_DEFAULT_MEMORY_LIMIT;
   psoc_status status;
   if (!pso_check_result(L, -1)) /* the shape, and no two pipelines named alike */
     return fail(out, PSOC_ERR_INVALID, "%s: %s", display, lua_tostring(L, -1));
   if (p) n = 1;
   else n = (size_t)lua_rawlen(L, -1);
   if (n == 0) return PSOC_OK;
-  if (n > SIZE_MAX / sizeof *out->pipelines)
-    return fail(out, PSOC_ERR_NOMEM, "%s: too many pipelines", display);
+  if (n > budget / sizeof *out->pipelines) /* the table itself is copied out too */
+    return fail(out, PSOC_ERR_INVALID,
+                "%s: memory limit exceeded (%llu bytes): the script returns %zu pipelines, more "
+                "than fit in that once copied out", display, (unsigned long long)budget, n);
   out->pipelines = (psol_pipeline *)res_alloc(&out->alloc, n * sizeof *out->pipelines);
   if (!out->pipelines) return fail(out, PSOC_ERR_NOMEM, "out of memory");
+  out->capacity = n;
   for (i = 0; i < n; i++) {
     pso_pipeline *q = p;
     if (q) lua_pushvalue(L, -1);
@@ -1761,7 +1787,7 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
                   "%s: result[%zu] is a %s, not a pipeline (a material script returns a "
                   "pipeline or a list of pipelines)", display, i + 1, type);
     }
-    status = take(L, out, q, display, opts);
+    status = take(L, out, q, display, opts, &budget);
     lua_pop(L, 1);
     if (status != PSOC_OK) return status;
   }

@@ -51,13 +51,12 @@
 **                               is not bounded. Off by default, since a
 **                               loaded machine can reach the clock
 **                               legitimately.
-**   PSOC_FUZZ_JSON_UTF8=1       p:json() must also be valid UTF-8.
-**   PSOC_FUZZ_ALLOC_SIZES=1     run 3 also requires every block to be freed
-**                               with the size it was allocated with (off
-**                               until psol_result_free stops freeing a
-**                               partly filled pipeline array with the
-**                               size of its filled part: see
-**                               tests/fuzz/repro/README.md). Leaks (blocks
+**   PSOC_FUZZ_JSON_UTF8=0       p:json() need not be valid UTF-8 (on by
+**                               default: it escapes invalid bytes now).
+**   PSOC_FUZZ_ALLOC_SIZES=0     run 3 does not require every block to be
+**                               freed with the size it was allocated with
+**                               (on by default: psol_result_free frees the
+**                               pipeline array with its allocated size). Leaks (blocks
 **                               never freed) always fail.
 **   PSOC_FUZZ_VERBOSE=1         print each input's verdict and pipeline
 **                               count to stderr (to inspect seeds).
@@ -100,6 +99,12 @@ static int alloc_sizes = -1;
 static int env_flag(const char *name) {
   const char *v = getenv(name);
   return v && v[0] && strcmp(v, "0") != 0;
+}
+
+/* A check that is on unless NAME=0. */
+static int env_flag_on(const char *name) {
+  const char *v = getenv(name);
+  return !v || !v[0] || strcmp(v, "0") != 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -695,9 +700,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   psoc_status st;
   int rc;
   if (time_is_crash < 0) time_is_crash = env_flag("PSOC_FUZZ_TIME_IS_CRASH");
-  if (json_utf8 < 0) json_utf8 = env_flag("PSOC_FUZZ_JSON_UTF8");
+  if (json_utf8 < 0) json_utf8 = env_flag_on("PSOC_FUZZ_JSON_UTF8");
   if (verbose < 0) verbose = env_flag("PSOC_FUZZ_VERBOSE");
-  if (alloc_sizes < 0) alloc_sizes = env_flag("PSOC_FUZZ_ALLOC_SIZES");
+  if (alloc_sizes < 0) alloc_sizes = env_flag_on("PSOC_FUZZ_ALLOC_SIZES");
   if (size > 64 * 1024) return 0; /* scripts are small; keep runs short */
   st = run_evaluate(data, size, &n_eval);
   rc = run_lowlevel(data, size, &n_low, &low_ms);

@@ -187,6 +187,16 @@ describe("text and tables", function()
     expect(pso.graphics(t):hash()).to_equal(p:hash())
   end)
 
+  -- JSON is valid UTF-8 whatever a name holds (RFC 8259 section 8.1): a byte
+  -- outside a well-formed sequence becomes U+FFFD; good sequences stay.
+  it("writes valid UTF-8 JSON for names with invalid bytes", function()
+    local j = lit({ name = "bad\255\192\175 ok \226\130\172" }):json()
+    expect(j).to_contain('"bad\\ufffd\\ufffd\\ufffd ok \226\130\172"')
+    expect(j:find("\255", 1, true)).to_be_nil()
+    -- a truncated sequence at the end of the name
+    expect(lit({ name = "end\226\130" }):json()).to_contain('"end\\ufffd\\ufffd"')
+  end)
+
   it("knows what is a pipeline", function()
     expect(pso.is_pipeline(lit())).to_be(true)
     expect(pso.is_pipeline({})).to_be(false)

@@ -343,6 +343,124 @@ START_TEST(test_check_profile) {
 }
 END_TEST
 
+/* PSOC_CHECK_WERROR fails a pipeline whose only finding is a warning: the
+** message names that warning (found by fuzz_script: the message used to be
+** formatted from the freed copy's name, a heap-use-after-free). */
+START_TEST(test_werror_result) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "local p = pso.graphics { name = 'warned', vs = pso.shader { bytes = 'vs' },\n"
+    "  depth_stencil = { depth = true } }\n"
+    "return p\n";
+  psol_options o = options();
+  psol_result r;
+  ck_assert_msg(psol_evaluate_string(&o, "=warned", src, strlen(src), &r) == PSOC_OK, "%s",
+                r.error);
+  psol_result_free(&r);
+  o.check_flags = PSOC_CHECK_WERROR;
+  ck_assert_int_eq(psol_evaluate_string(&o, "=warned", src, strlen(src), &r), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(r.count, 0);
+  ck_assert_msg(strncmp(r.error, "warned:2: pipeline 'warned': ", 29) == 0, "%s", r.error);
+  ck_assert_msg(strstr(r.error, "(a warning; an error under PSOC_CHECK_WERROR)") != NULL, "%s",
+                r.error);
+  psol_result_free(&r);
+}
+END_TEST
+
+/* What is copied out of the state counts against the memory limit: a list
+** of many references to one pipeline fails cleanly instead of making a copy
+** per entry (fuzz_script's result_copies_unbounded reached 7.8 GB). */
+START_TEST(test_result_copy_budget) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "local p = pso.compute { cs = pso.shader { bytes = string.rep('x', 65536) } }\n"
+    "local t = {}\n"
+    "for i = 1, 2000 do t[i] = p end\n"
+    "return t\n";
+  static const char few[] =
+    "local pso = require 'pso'\n"
+    "local p = pso.compute { name = 'big', cs = pso.shader { bytes = string.rep('x', 65536) } }\n"
+    "return { p }\n";
+  psol_options o = options();
+  psol_result r;
+  o.memory_limit = (size_t)8 << 20; /* 2000 copies of 64 KiB would be 128 MiB */
+  ck_assert_int_eq(psol_evaluate_string(&o, "=many", src, strlen(src), &r), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(r.count, 0);
+  ck_assert_msg(strstr(r.error, "memory limit exceeded (8388608 bytes)") != NULL, "%s", r.error);
+  psol_result_free(&r);
+  ck_assert_msg(psol_evaluate_string(&o, "=few", few, strlen(few), &r) == PSOC_OK, "%s", r.error);
+  ck_assert_uint_eq(r.count, 1);
+  psol_result_free(&r);
+}
+END_TEST
+
+/* An allocator that trusts the sizes it is given: every block comes back
+** with the size it was allocated with, also when copying the result fails
+** part-way (fuzz_script's alloc_free_size_mismatch). */
+typedef struct sized_alloc {
+  size_t live, bytes, fail_at, calls;
+  int mismatch;
+} sized_alloc;
+
+static void *sized_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
+  sized_alloc *a = (sized_alloc *)ud;
+  size_t *h;
+  if (ptr) {
+    h = (size_t *)ptr - 2;
+    if (h[0] != osize) a->mismatch = 1;
+    a->live--;
+    a->bytes -= h[0];
+    if (nsize == 0) {
+      free(h);
+      return NULL;
+    }
+    h = (size_t *)realloc(h, nsize + 2 * sizeof(size_t));
+    ck_assert_ptr_nonnull(h);
+    h[0] = nsize;
+    a->live++;
+    a->bytes += nsize;
+    return h + 2;
+  }
+  if (nsize == 0) return NULL;
+  if (++a->calls == a->fail_at) return NULL;
+  h = (size_t *)malloc(nsize + 2 * sizeof(size_t));
+  if (!h) return NULL;
+  h[0] = nsize;
+  a->live++;
+  a->bytes += nsize;
+  return h + 2;
+}
+
+START_TEST(test_result_alloc_sizes) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "local t = {}\n"
+    "for i = 1, 6 do t[i] = pso.compute { name = 'c' .. i, cs = pso.shader { bytes = 'cs' } } end\n"
+    "return t\n";
+  size_t k;
+  for (k = 0; k < 12; k++) { /* 0: nothing fails; then each request in turn */
+    sized_alloc a;
+    psoc_allocator al;
+    psol_options o = options();
+    psol_result r;
+    psoc_status st;
+    memset(&a, 0, sizeof a);
+    a.fail_at = k;
+    al.fn = sized_fn;
+    al.ud = &a;
+    o.alloc = &al;
+    st = psol_evaluate_string(&o, "=six", src, strlen(src), &r);
+    ck_assert_msg(k == 0 ? st == PSOC_OK : (st == PSOC_OK || st == PSOC_ERR_NOMEM), "%zu: %s", k,
+                  r.error);
+    if (st == PSOC_OK) ck_assert_uint_eq(r.count, 6);
+    psol_result_free(&r);
+    ck_assert_msg(!a.mismatch, "request %zu failing: a block came back with another size", k);
+    ck_assert_msg(a.live == 0 && a.bytes == 0, "request %zu failing: %zu blocks not freed", k,
+                  a.live);
+  }
+}
+END_TEST
+
 START_TEST(test_bad_results) {
   psol_options o = options();
   psol_result r;
@@ -693,6 +811,9 @@ Suite *suite_sandbox(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_state_api);
   tcase_add_test(tc, test_newstate_bad_root);
+  tcase_add_test(tc, test_werror_result);
+  tcase_add_test(tc, test_result_copy_budget);
+  tcase_add_test(tc, test_result_alloc_sizes);
   suite_add_tcase(s, tc);
   sandbox_limit_cases(s);
   return s;
