@@ -10,17 +10,6 @@
 
 #include "rootsig.h"
 
-static void emit_rootsig_enum(buf *b, const psoc_enum *e, int flags) {
-  uint32_t i;
-  out(b, "\n---%s: %s names (%u values); the full D3D12 names are accepted too.\n", e->name,
-      flags ? "flag" : "enum", (unsigned)e->count);
-  out(b, "---@alias pso.enum.%s\n", e->key);
-  for (i = 0; i < e->count; i++)
-    out(b, "---| \"%s\" # %s = %s%x\n", e->values[i].key, e->values[i].name, flags ? "0x" : "",
-        (unsigned)e->values[i].value);
-  if (flags) out(b, "---@alias pso.flags.%s pso.enum.%s|pso.enum.%s[]\n", e->key, e->key, e->key);
-}
-
 static const char rootsig_types[] =
   "\n---@alias pso.rootsig.version\n"
   "---| \"1.0\"\n"
@@ -105,13 +94,15 @@ static const char rootsig_funcs[] =
 ** (after `local pso = {}`). */
 static void emit_rootsig(buf *b) {
   out(b, "\n-- Root signatures (pso.root_signature) ----------------------------------------\n");
-  emit_rootsig_enum(b, &psoc_enum_shader_visibility, 0);
-  emit_rootsig_enum(b, &psoc_enum_filter, 0);
-  emit_rootsig_enum(b, &psoc_enum_texture_address_mode, 0);
-  emit_rootsig_enum(b, &psoc_enum_static_border_color, 0);
-  emit_rootsig_enum(b, &psoc_enum_root_signature_flags, 1);
-  emit_rootsig_enum(b, &psoc_enum_descriptor_range_flags, 1);
-  emit_rootsig_enum(b, &psoc_enum_root_descriptor_flags, 1);
+  /* the enums' aliases (pso.enum.shader_visibility, ...) come with every
+  ** other table of psoc_enum_all; root-signature flags are a name or a list
+  ** of names (no integers) */
+  out(b, "\n---@alias pso.flags.root_signature_flags pso.enum.root_signature_flags|"
+         "pso.enum.root_signature_flags[]\n"
+         "---@alias pso.flags.descriptor_range_flags pso.enum.descriptor_range_flags|"
+         "pso.enum.descriptor_range_flags[]\n"
+         "---@alias pso.flags.root_descriptor_flags pso.enum.root_descriptor_flags|"
+         "pso.enum.root_descriptor_flags[]\n");
   out(b, "%s", rootsig_types);
   out(b, "%s", rootsig_funcs);
 }

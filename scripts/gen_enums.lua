@@ -82,9 +82,21 @@ local TABLES = {
   { id = "psoc_enum_view_instancing_flags", type = "D3D12_VIEW_INSTANCING_FLAGS", flags = true },
   { id = "psoc_enum_subobject_type", type = "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE",
     skip = { D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_MAX_VALID = true } },
+  -- root signatures (src/rootsig.c, pso.root_signature); flags without their
+  -- NONE member: a root signature's flags are listed, never "none"
+  { id = "psoc_enum_shader_visibility", type = "D3D12_SHADER_VISIBILITY" },
+  { id = "psoc_enum_root_signature_flags", type = "D3D12_ROOT_SIGNATURE_FLAGS", flags = true,
+    skip = { D3D12_ROOT_SIGNATURE_FLAG_NONE = true } },
+  { id = "psoc_enum_descriptor_range_flags", type = "D3D12_DESCRIPTOR_RANGE_FLAGS", flags = true,
+    skip = { D3D12_DESCRIPTOR_RANGE_FLAG_NONE = true } },
+  { id = "psoc_enum_root_descriptor_flags", type = "D3D12_ROOT_DESCRIPTOR_FLAGS", flags = true,
+    skip = { D3D12_ROOT_DESCRIPTOR_FLAG_NONE = true } },
+  { id = "psoc_enum_filter", type = "D3D12_FILTER" },
+  { id = "psoc_enum_texture_address_mode", type = "D3D12_TEXTURE_ADDRESS_MODE" },
+  { id = "psoc_enum_static_border_color", type = "D3D12_STATIC_BORDER_COLOR" },
 }
 
-local NAME_MAX = 63 -- enums.h: keys and full names are shorter than PSOC_ENUM_NAME_MAX (64)
+local NAME_MAX = 79 -- enums.h: keys and full names are shorter than PSOC_ENUM_NAME_MAX (80)
 
 -- ---------------------------------------------------------------------
 

@@ -335,6 +335,115 @@ static const psoc_enum_value psoc_enum_subobject_type_values[] = {
 };
 const psoc_enum psoc_enum_subobject_type = {"D3D12_PIPELINE_STATE_SUBOBJECT_TYPE", "pipeline_state_subobject_type", psoc_enum_subobject_type_values, 29u};
 
+/* D3D12_SHADER_VISIBILITY */
+static const psoc_enum_value psoc_enum_shader_visibility_values[] = {
+  {"D3D12_SHADER_VISIBILITY_ALL", "all", 0u},
+  {"D3D12_SHADER_VISIBILITY_VERTEX", "vertex", 1u},
+  {"D3D12_SHADER_VISIBILITY_HULL", "hull", 2u},
+  {"D3D12_SHADER_VISIBILITY_DOMAIN", "domain", 3u},
+  {"D3D12_SHADER_VISIBILITY_GEOMETRY", "geometry", 4u},
+  {"D3D12_SHADER_VISIBILITY_PIXEL", "pixel", 5u},
+  {"D3D12_SHADER_VISIBILITY_AMPLIFICATION", "amplification", 6u},
+  {"D3D12_SHADER_VISIBILITY_MESH", "mesh", 7u},
+};
+const psoc_enum psoc_enum_shader_visibility = {"D3D12_SHADER_VISIBILITY", "shader_visibility", psoc_enum_shader_visibility_values, 8u};
+
+/* D3D12_ROOT_SIGNATURE_FLAGS (flags) */
+static const psoc_enum_value psoc_enum_root_signature_flags_values[] = {
+  {"D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT", "allow_input_assembler_input_layout", 0x1u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS", "deny_vertex_shader_root_access", 0x2u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS", "deny_hull_shader_root_access", 0x4u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS", "deny_domain_shader_root_access", 0x8u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS", "deny_geometry_shader_root_access", 0x10u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS", "deny_pixel_shader_root_access", 0x20u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT", "allow_stream_output", 0x40u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE", "local_root_signature", 0x80u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS", "deny_amplification_shader_root_access", 0x100u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS", "deny_mesh_shader_root_access", 0x200u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "cbv_srv_uav_heap_directly_indexed", 0x400u},
+  {"D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED", "sampler_heap_directly_indexed", 0x800u},
+};
+const psoc_enum psoc_enum_root_signature_flags = {"D3D12_ROOT_SIGNATURE_FLAGS", "root_signature_flags", psoc_enum_root_signature_flags_values, 12u};
+
+/* D3D12_DESCRIPTOR_RANGE_FLAGS (flags) */
+static const psoc_enum_value psoc_enum_descriptor_range_flags_values[] = {
+  {"D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE", "descriptors_volatile", 0x1u},
+  {"D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE", "data_volatile", 0x2u},
+  {"D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE", "data_static_while_set_at_execute", 0x4u},
+  {"D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC", "data_static", 0x8u},
+  {"D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS", "descriptors_static_keeping_buffer_bounds_checks", 0x10000u},
+};
+const psoc_enum psoc_enum_descriptor_range_flags = {"D3D12_DESCRIPTOR_RANGE_FLAGS", "descriptor_range_flags", psoc_enum_descriptor_range_flags_values, 5u};
+
+/* D3D12_ROOT_DESCRIPTOR_FLAGS (flags) */
+static const psoc_enum_value psoc_enum_root_descriptor_flags_values[] = {
+  {"D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE", "data_volatile", 0x2u},
+  {"D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE", "data_static_while_set_at_execute", 0x4u},
+  {"D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC", "data_static", 0x8u},
+};
+const psoc_enum psoc_enum_root_descriptor_flags = {"D3D12_ROOT_DESCRIPTOR_FLAGS", "root_descriptor_flags", psoc_enum_root_descriptor_flags_values, 3u};
+
+/* D3D12_FILTER */
+static const psoc_enum_value psoc_enum_filter_values[] = {
+  {"D3D12_FILTER_MIN_MAG_MIP_POINT", "min_mag_mip_point", 0u},
+  {"D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR", "min_mag_point_mip_linear", 1u},
+  {"D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT", "min_point_mag_linear_mip_point", 4u},
+  {"D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR", "min_point_mag_mip_linear", 5u},
+  {"D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT", "min_linear_mag_mip_point", 16u},
+  {"D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR", "min_linear_mag_point_mip_linear", 17u},
+  {"D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT", "min_mag_linear_mip_point", 20u},
+  {"D3D12_FILTER_MIN_MAG_MIP_LINEAR", "min_mag_mip_linear", 21u},
+  {"D3D12_FILTER_ANISOTROPIC", "anisotropic", 85u},
+  {"D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT", "comparison_min_mag_mip_point", 128u},
+  {"D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR", "comparison_min_mag_point_mip_linear", 129u},
+  {"D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT", "comparison_min_point_mag_linear_mip_point", 132u},
+  {"D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR", "comparison_min_point_mag_mip_linear", 133u},
+  {"D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT", "comparison_min_linear_mag_mip_point", 144u},
+  {"D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR", "comparison_min_linear_mag_point_mip_linear", 145u},
+  {"D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT", "comparison_min_mag_linear_mip_point", 148u},
+  {"D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR", "comparison_min_mag_mip_linear", 149u},
+  {"D3D12_FILTER_COMPARISON_ANISOTROPIC", "comparison_anisotropic", 213u},
+  {"D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT", "minimum_min_mag_mip_point", 256u},
+  {"D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR", "minimum_min_mag_point_mip_linear", 257u},
+  {"D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT", "minimum_min_point_mag_linear_mip_point", 260u},
+  {"D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR", "minimum_min_point_mag_mip_linear", 261u},
+  {"D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT", "minimum_min_linear_mag_mip_point", 272u},
+  {"D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR", "minimum_min_linear_mag_point_mip_linear", 273u},
+  {"D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT", "minimum_min_mag_linear_mip_point", 276u},
+  {"D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR", "minimum_min_mag_mip_linear", 277u},
+  {"D3D12_FILTER_MINIMUM_ANISOTROPIC", "minimum_anisotropic", 341u},
+  {"D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT", "maximum_min_mag_mip_point", 384u},
+  {"D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR", "maximum_min_mag_point_mip_linear", 385u},
+  {"D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT", "maximum_min_point_mag_linear_mip_point", 388u},
+  {"D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR", "maximum_min_point_mag_mip_linear", 389u},
+  {"D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT", "maximum_min_linear_mag_mip_point", 400u},
+  {"D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR", "maximum_min_linear_mag_point_mip_linear", 401u},
+  {"D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT", "maximum_min_mag_linear_mip_point", 404u},
+  {"D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR", "maximum_min_mag_mip_linear", 405u},
+  {"D3D12_FILTER_MAXIMUM_ANISOTROPIC", "maximum_anisotropic", 469u},
+};
+const psoc_enum psoc_enum_filter = {"D3D12_FILTER", "filter", psoc_enum_filter_values, 36u};
+
+/* D3D12_TEXTURE_ADDRESS_MODE */
+static const psoc_enum_value psoc_enum_texture_address_mode_values[] = {
+  {"D3D12_TEXTURE_ADDRESS_MODE_WRAP", "wrap", 1u},
+  {"D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "mirror", 2u},
+  {"D3D12_TEXTURE_ADDRESS_MODE_CLAMP", "clamp", 3u},
+  {"D3D12_TEXTURE_ADDRESS_MODE_BORDER", "border", 4u},
+  {"D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE", "mirror_once", 5u},
+};
+const psoc_enum psoc_enum_texture_address_mode = {"D3D12_TEXTURE_ADDRESS_MODE", "texture_address_mode", psoc_enum_texture_address_mode_values, 5u};
+
+/* D3D12_STATIC_BORDER_COLOR */
+static const psoc_enum_value psoc_enum_static_border_color_values[] = {
+  {"D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK", "transparent_black", 0u},
+  {"D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK", "opaque_black", 1u},
+  {"D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE", "opaque_white", 2u},
+  {"D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT", "opaque_black_uint", 3u},
+  {"D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT", "opaque_white_uint", 4u},
+};
+const psoc_enum psoc_enum_static_border_color = {"D3D12_STATIC_BORDER_COLOR", "static_border_color", psoc_enum_static_border_color_values, 5u};
+
 const psoc_enum *const psoc_enum_all[] = {
   &psoc_enum_dxgi_format,
   &psoc_enum_fill_mode,
@@ -354,5 +463,12 @@ const psoc_enum *const psoc_enum_all[] = {
   &psoc_enum_pipeline_flags,
   &psoc_enum_view_instancing_flags,
   &psoc_enum_subobject_type,
+  &psoc_enum_shader_visibility,
+  &psoc_enum_root_signature_flags,
+  &psoc_enum_descriptor_range_flags,
+  &psoc_enum_root_descriptor_flags,
+  &psoc_enum_filter,
+  &psoc_enum_texture_address_mode,
+  &psoc_enum_static_border_color,
 };
 const size_t psoc_enum_all_count = sizeof psoc_enum_all / sizeof psoc_enum_all[0];

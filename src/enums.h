@@ -33,13 +33,21 @@ extern const psoc_enum psoc_enum_topology_type;         /* D3D12_PRIMITIVE_TOPOL
 extern const psoc_enum psoc_enum_pipeline_flags;        /* D3D12_PIPELINE_STATE_FLAGS (flags) */
 extern const psoc_enum psoc_enum_view_instancing_flags; /* D3D12_VIEW_INSTANCING_FLAGS (flags) */
 extern const psoc_enum psoc_enum_subobject_type;        /* D3D12_PIPELINE_STATE_SUBOBJECT_TYPE */
+/* root signatures (src/rootsig.c); their flags tables leave out *_NONE */
+extern const psoc_enum psoc_enum_shader_visibility;     /* D3D12_SHADER_VISIBILITY */
+extern const psoc_enum psoc_enum_root_signature_flags;  /* D3D12_ROOT_SIGNATURE_FLAGS (flags) */
+extern const psoc_enum psoc_enum_descriptor_range_flags; /* D3D12_DESCRIPTOR_RANGE_FLAGS (flags) */
+extern const psoc_enum psoc_enum_root_descriptor_flags; /* D3D12_ROOT_DESCRIPTOR_FLAGS (flags) */
+extern const psoc_enum psoc_enum_filter;                /* D3D12_FILTER */
+extern const psoc_enum psoc_enum_texture_address_mode;  /* D3D12_TEXTURE_ADDRESS_MODE */
+extern const psoc_enum psoc_enum_static_border_color;   /* D3D12_STATIC_BORDER_COLOR */
 
 /* Every table above, psoc_enum_dxgi_format first. */
 extern const psoc_enum *const psoc_enum_all[];
 extern const size_t psoc_enum_all_count;
 
 /* Keys and full names are shorter than this; longer input never matches. */
-#define PSOC_ENUM_NAME_MAX 64
+#define PSOC_ENUM_NAME_MAX 80
 
 /* Up to 'max' keys of 'e' closest to 'wrong' (case-insensitive optimal
 ** string alignment distance, i.e. Damerau-Levenshtein with adjacent

@@ -28,149 +28,15 @@
 
 /* ---- enumerations ---------------------------------------------------- */
 
-#define COUNT_OF(a) ((uint32_t)(sizeof(a) / sizeof((a)[0])))
-
-static const psoc_enum_value visibility_values[] = {
-  { "D3D12_SHADER_VISIBILITY_ALL", "all", 0u },
-  { "D3D12_SHADER_VISIBILITY_VERTEX", "vertex", 1u },
-  { "D3D12_SHADER_VISIBILITY_HULL", "hull", 2u },
-  { "D3D12_SHADER_VISIBILITY_DOMAIN", "domain", 3u },
-  { "D3D12_SHADER_VISIBILITY_GEOMETRY", "geometry", 4u },
-  { "D3D12_SHADER_VISIBILITY_PIXEL", "pixel", 5u },
-  { "D3D12_SHADER_VISIBILITY_AMPLIFICATION", "amplification", 6u },
-  { "D3D12_SHADER_VISIBILITY_MESH", "mesh", 7u },
-};
-const psoc_enum psoc_enum_shader_visibility = { "D3D12_SHADER_VISIBILITY", "shader_visibility",
-                                                visibility_values, COUNT_OF(visibility_values) };
-
-static const psoc_enum_value rs_flag_values[] = {
-  { "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT",
-    "allow_input_assembler_input_layout", 0x1u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS", "deny_vertex_shader_root_access",
-    0x2u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS", "deny_hull_shader_root_access", 0x4u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS", "deny_domain_shader_root_access",
-    0x8u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS",
-    "deny_geometry_shader_root_access", 0x10u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS", "deny_pixel_shader_root_access",
-    0x20u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT", "allow_stream_output", 0x40u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE", "local_root_signature", 0x80u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS",
-    "deny_amplification_shader_root_access", 0x100u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS", "deny_mesh_shader_root_access",
-    0x200u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED",
-    "cbv_srv_uav_heap_directly_indexed", 0x400u },
-  { "D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED", "sampler_heap_directly_indexed",
-    0x800u },
-};
-const psoc_enum psoc_enum_root_signature_flags = { "D3D12_ROOT_SIGNATURE_FLAGS",
-                                                   "root_signature_flags", rs_flag_values,
-                                                   COUNT_OF(rs_flag_values) };
+/* The tables (psoc_enum_shader_visibility, ..._filter, ...) are generated
+** from the installed headers with the others (src/enums.c,
+** scripts/gen_enums.lua); these are the bits this file knows. */
 #define RS_FLAGS_KNOWN 0xfffu
-
-static const psoc_enum_value range_flag_values[] = {
-  { "D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE", "descriptors_volatile", 0x1u },
-  { "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE", "data_volatile", 0x2u },
-  { "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE",
-    "data_static_while_set_at_execute", 0x4u },
-  { "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC", "data_static", 0x8u },
-  { "D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS",
-    "descriptors_static_keeping_buffer_bounds_checks", 0x10000u },
-};
-const psoc_enum psoc_enum_descriptor_range_flags = { "D3D12_DESCRIPTOR_RANGE_FLAGS",
-                                                     "descriptor_range_flags", range_flag_values,
-                                                     COUNT_OF(range_flag_values) };
 #define RANGE_DESCRIPTORS_VOLATILE 0x1u
 #define RANGE_DATA_MASK 0xeu
 #define RANGE_DATA_STATIC 0x8u
 #define RANGE_KEEPING_BOUNDS 0x10000u
 #define RANGE_FLAGS_KNOWN 0x1000fu
-
-static const psoc_enum_value descriptor_flag_values[] = {
-  { "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE", "data_volatile", 0x2u },
-  { "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE",
-    "data_static_while_set_at_execute", 0x4u },
-  { "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC", "data_static", 0x8u },
-};
-const psoc_enum psoc_enum_root_descriptor_flags = { "D3D12_ROOT_DESCRIPTOR_FLAGS",
-                                                    "root_descriptor_flags", descriptor_flag_values,
-                                                    COUNT_OF(descriptor_flag_values) };
-
-static const psoc_enum_value filter_values[] = {
-  { "D3D12_FILTER_MIN_MAG_MIP_POINT", "min_mag_mip_point", 0x0u },
-  { "D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR", "min_mag_point_mip_linear", 0x1u },
-  { "D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT", "min_point_mag_linear_mip_point", 0x4u },
-  { "D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR", "min_point_mag_mip_linear", 0x5u },
-  { "D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT", "min_linear_mag_mip_point", 0x10u },
-  { "D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR", "min_linear_mag_point_mip_linear", 0x11u },
-  { "D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT", "min_mag_linear_mip_point", 0x14u },
-  { "D3D12_FILTER_MIN_MAG_MIP_LINEAR", "min_mag_mip_linear", 0x15u },
-  { "D3D12_FILTER_ANISOTROPIC", "anisotropic", 0x55u },
-  { "D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT", "comparison_min_mag_mip_point", 0x80u },
-  { "D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR", "comparison_min_mag_point_mip_linear",
-    0x81u },
-  { "D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT",
-    "comparison_min_point_mag_linear_mip_point", 0x84u },
-  { "D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR", "comparison_min_point_mag_mip_linear",
-    0x85u },
-  { "D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT", "comparison_min_linear_mag_mip_point",
-    0x90u },
-  { "D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR",
-    "comparison_min_linear_mag_point_mip_linear", 0x91u },
-  { "D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT", "comparison_min_mag_linear_mip_point",
-    0x94u },
-  { "D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR", "comparison_min_mag_mip_linear", 0x95u },
-  { "D3D12_FILTER_COMPARISON_ANISOTROPIC", "comparison_anisotropic", 0xd5u },
-  { "D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT", "minimum_min_mag_mip_point", 0x100u },
-  { "D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR", "minimum_min_mag_point_mip_linear", 0x101u },
-  { "D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT",
-    "minimum_min_point_mag_linear_mip_point", 0x104u },
-  { "D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR", "minimum_min_point_mag_mip_linear", 0x105u },
-  { "D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT", "minimum_min_linear_mag_mip_point", 0x110u },
-  { "D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR",
-    "minimum_min_linear_mag_point_mip_linear", 0x111u },
-  { "D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT", "minimum_min_mag_linear_mip_point", 0x114u },
-  { "D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR", "minimum_min_mag_mip_linear", 0x115u },
-  { "D3D12_FILTER_MINIMUM_ANISOTROPIC", "minimum_anisotropic", 0x155u },
-  { "D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT", "maximum_min_mag_mip_point", 0x180u },
-  { "D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR", "maximum_min_mag_point_mip_linear", 0x181u },
-  { "D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT",
-    "maximum_min_point_mag_linear_mip_point", 0x184u },
-  { "D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR", "maximum_min_point_mag_mip_linear", 0x185u },
-  { "D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT", "maximum_min_linear_mag_mip_point", 0x190u },
-  { "D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR",
-    "maximum_min_linear_mag_point_mip_linear", 0x191u },
-  { "D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT", "maximum_min_mag_linear_mip_point", 0x194u },
-  { "D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR", "maximum_min_mag_mip_linear", 0x195u },
-  { "D3D12_FILTER_MAXIMUM_ANISOTROPIC", "maximum_anisotropic", 0x1d5u },
-};
-const psoc_enum psoc_enum_filter = { "D3D12_FILTER", "filter", filter_values,
-                                     COUNT_OF(filter_values) };
-
-static const psoc_enum_value address_values[] = {
-  { "D3D12_TEXTURE_ADDRESS_MODE_WRAP", "wrap", 1u },
-  { "D3D12_TEXTURE_ADDRESS_MODE_MIRROR", "mirror", 2u },
-  { "D3D12_TEXTURE_ADDRESS_MODE_CLAMP", "clamp", 3u },
-  { "D3D12_TEXTURE_ADDRESS_MODE_BORDER", "border", 4u },
-  { "D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE", "mirror_once", 5u },
-};
-const psoc_enum psoc_enum_texture_address_mode = { "D3D12_TEXTURE_ADDRESS_MODE",
-                                                   "texture_address_mode", address_values,
-                                                   COUNT_OF(address_values) };
-
-static const psoc_enum_value border_values[] = {
-  { "D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK", "transparent_black", 0u },
-  { "D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK", "opaque_black", 1u },
-  { "D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE", "opaque_white", 2u },
-  { "D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT", "opaque_black_uint", 3u },
-  { "D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT", "opaque_white_uint", 4u },
-};
-const psoc_enum psoc_enum_static_border_color = { "D3D12_STATIC_BORDER_COLOR",
-                                                  "static_border_color", border_values,
-                                                  COUNT_OF(border_values) };
 
 /* ---- one view of both versions --------------------------------------- */
 

@@ -18,6 +18,7 @@
 #ifndef PSOC_ROOTSIG_H
 #define PSOC_ROOTSIG_H
 
+#include "enums.h"
 #include "psoc.h"
 
 #ifdef __cplusplus
@@ -58,15 +59,11 @@ void psoc_rootsig_free(psoc_rootsig *rs);
 /* Parse, then validate: what CreateRootSignature checks. */
 psoc_status psoc_rootsig_check(const void *data, size_t size, psoc_diags *diags);
 
-/* Enumerations of root signatures, in the registry's form (full names and
-** short lowercase keys) for bindings and annotations. */
-extern const psoc_enum psoc_enum_shader_visibility;  /* "all", "vertex", ... */
-extern const psoc_enum psoc_enum_root_signature_flags; /* flags */
-extern const psoc_enum psoc_enum_descriptor_range_flags; /* flags (1.1) */
-extern const psoc_enum psoc_enum_root_descriptor_flags;  /* flags (1.1) */
-extern const psoc_enum psoc_enum_filter;             /* "min_mag_mip_linear", ... */
-extern const psoc_enum psoc_enum_texture_address_mode; /* "wrap", ... */
-extern const psoc_enum psoc_enum_static_border_color; /* "opaque_black", ... */
+/* The enumerations of root signatures (psoc_enum_shader_visibility,
+** psoc_enum_root_signature_flags, psoc_enum_descriptor_range_flags,
+** psoc_enum_root_descriptor_flags, psoc_enum_filter,
+** psoc_enum_texture_address_mode, psoc_enum_static_border_color) are in
+** enums.h with the others. */
 
 #ifdef __cplusplus
 }

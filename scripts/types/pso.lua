@@ -809,6 +809,256 @@
 ---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER2"
 ---| "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SERIALIZED_ROOT_SIGNATURE"
 
+---D3D12_SHADER_VISIBILITY: enum names (8 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.shader_visibility
+---| "all" # D3D12_SHADER_VISIBILITY_ALL = 0
+---| "vertex" # D3D12_SHADER_VISIBILITY_VERTEX = 1
+---| "hull" # D3D12_SHADER_VISIBILITY_HULL = 2
+---| "domain" # D3D12_SHADER_VISIBILITY_DOMAIN = 3
+---| "geometry" # D3D12_SHADER_VISIBILITY_GEOMETRY = 4
+---| "pixel" # D3D12_SHADER_VISIBILITY_PIXEL = 5
+---| "amplification" # D3D12_SHADER_VISIBILITY_AMPLIFICATION = 6
+---| "mesh" # D3D12_SHADER_VISIBILITY_MESH = 7
+---| "ALL"
+---| "VERTEX"
+---| "HULL"
+---| "DOMAIN"
+---| "GEOMETRY"
+---| "PIXEL"
+---| "AMPLIFICATION"
+---| "MESH"
+---| "D3D12_SHADER_VISIBILITY_ALL"
+---| "D3D12_SHADER_VISIBILITY_VERTEX"
+---| "D3D12_SHADER_VISIBILITY_HULL"
+---| "D3D12_SHADER_VISIBILITY_DOMAIN"
+---| "D3D12_SHADER_VISIBILITY_GEOMETRY"
+---| "D3D12_SHADER_VISIBILITY_PIXEL"
+---| "D3D12_SHADER_VISIBILITY_AMPLIFICATION"
+---| "D3D12_SHADER_VISIBILITY_MESH"
+
+---D3D12_ROOT_SIGNATURE_FLAGS: enum names (12 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.root_signature_flags
+---| "allow_input_assembler_input_layout" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 1
+---| "deny_vertex_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS = 2
+---| "deny_hull_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS = 4
+---| "deny_domain_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS = 8
+---| "deny_geometry_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS = 10
+---| "deny_pixel_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS = 20
+---| "allow_stream_output" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT = 40
+---| "local_root_signature" # D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE = 80
+---| "deny_amplification_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 100
+---| "deny_mesh_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS = 200
+---| "cbv_srv_uav_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 400
+---| "sampler_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED = 800
+---| "ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"
+---| "DENY_VERTEX_SHADER_ROOT_ACCESS"
+---| "DENY_HULL_SHADER_ROOT_ACCESS"
+---| "DENY_DOMAIN_SHADER_ROOT_ACCESS"
+---| "DENY_GEOMETRY_SHADER_ROOT_ACCESS"
+---| "DENY_PIXEL_SHADER_ROOT_ACCESS"
+---| "ALLOW_STREAM_OUTPUT"
+---| "LOCAL_ROOT_SIGNATURE"
+---| "DENY_AMPLIFICATION_SHADER_ROOT_ACCESS"
+---| "DENY_MESH_SHADER_ROOT_ACCESS"
+---| "CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED"
+---| "SAMPLER_HEAP_DIRECTLY_INDEXED"
+---| "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT"
+---| "D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS"
+---| "D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED"
+---| "D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED"
+
+---D3D12_DESCRIPTOR_RANGE_FLAGS: enum names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.descriptor_range_flags
+---| "descriptors_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE = 1
+---| "data_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE = 2
+---| "data_static_while_set_at_execute" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 4
+---| "data_static" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC = 8
+---| "descriptors_static_keeping_buffer_bounds_checks" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 10000
+---| "DESCRIPTORS_VOLATILE"
+---| "DATA_VOLATILE"
+---| "DATA_STATIC_WHILE_SET_AT_EXECUTE"
+---| "DATA_STATIC"
+---| "DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS"
+---| "D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE"
+---| "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE"
+---| "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE"
+---| "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC"
+---| "D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS"
+
+---D3D12_ROOT_DESCRIPTOR_FLAGS: enum names (3 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.root_descriptor_flags
+---| "data_volatile" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE = 2
+---| "data_static_while_set_at_execute" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 4
+---| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 8
+---| "DATA_VOLATILE"
+---| "DATA_STATIC_WHILE_SET_AT_EXECUTE"
+---| "DATA_STATIC"
+---| "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE"
+---| "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE"
+---| "D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC"
+
+---D3D12_FILTER: enum names (36 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.filter
+---| "min_mag_mip_point" # D3D12_FILTER_MIN_MAG_MIP_POINT = 0
+---| "min_mag_point_mip_linear" # D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR = 1
+---| "min_point_mag_linear_mip_point" # D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT = 4
+---| "min_point_mag_mip_linear" # D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR = 5
+---| "min_linear_mag_mip_point" # D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT = 10
+---| "min_linear_mag_point_mip_linear" # D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 11
+---| "min_mag_linear_mip_point" # D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT = 14
+---| "min_mag_mip_linear" # D3D12_FILTER_MIN_MAG_MIP_LINEAR = 15
+---| "anisotropic" # D3D12_FILTER_ANISOTROPIC = 55
+---| "comparison_min_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT = 80
+---| "comparison_min_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR = 81
+---| "comparison_min_point_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT = 84
+---| "comparison_min_point_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR = 85
+---| "comparison_min_linear_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT = 90
+---| "comparison_min_linear_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 91
+---| "comparison_min_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT = 94
+---| "comparison_min_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR = 95
+---| "comparison_anisotropic" # D3D12_FILTER_COMPARISON_ANISOTROPIC = d5
+---| "minimum_min_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT = 100
+---| "minimum_min_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR = 101
+---| "minimum_min_point_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 104
+---| "minimum_min_point_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR = 105
+---| "minimum_min_linear_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT = 110
+---| "minimum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 111
+---| "minimum_min_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT = 114
+---| "minimum_min_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR = 115
+---| "minimum_anisotropic" # D3D12_FILTER_MINIMUM_ANISOTROPIC = 155
+---| "maximum_min_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT = 180
+---| "maximum_min_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR = 181
+---| "maximum_min_point_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 184
+---| "maximum_min_point_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR = 185
+---| "maximum_min_linear_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT = 190
+---| "maximum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 191
+---| "maximum_min_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT = 194
+---| "maximum_min_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR = 195
+---| "maximum_anisotropic" # D3D12_FILTER_MAXIMUM_ANISOTROPIC = 1d5
+---| "MIN_MAG_MIP_POINT"
+---| "MIN_MAG_POINT_MIP_LINEAR"
+---| "MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "MIN_POINT_MAG_MIP_LINEAR"
+---| "MIN_LINEAR_MAG_MIP_POINT"
+---| "MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "MIN_MAG_LINEAR_MIP_POINT"
+---| "MIN_MAG_MIP_LINEAR"
+---| "ANISOTROPIC"
+---| "COMPARISON_MIN_MAG_MIP_POINT"
+---| "COMPARISON_MIN_MAG_POINT_MIP_LINEAR"
+---| "COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "COMPARISON_MIN_POINT_MAG_MIP_LINEAR"
+---| "COMPARISON_MIN_LINEAR_MAG_MIP_POINT"
+---| "COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "COMPARISON_MIN_MAG_LINEAR_MIP_POINT"
+---| "COMPARISON_MIN_MAG_MIP_LINEAR"
+---| "COMPARISON_ANISOTROPIC"
+---| "MINIMUM_MIN_MAG_MIP_POINT"
+---| "MINIMUM_MIN_MAG_POINT_MIP_LINEAR"
+---| "MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "MINIMUM_MIN_POINT_MAG_MIP_LINEAR"
+---| "MINIMUM_MIN_LINEAR_MAG_MIP_POINT"
+---| "MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "MINIMUM_MIN_MAG_LINEAR_MIP_POINT"
+---| "MINIMUM_MIN_MAG_MIP_LINEAR"
+---| "MINIMUM_ANISOTROPIC"
+---| "MAXIMUM_MIN_MAG_MIP_POINT"
+---| "MAXIMUM_MIN_MAG_POINT_MIP_LINEAR"
+---| "MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "MAXIMUM_MIN_POINT_MAG_MIP_LINEAR"
+---| "MAXIMUM_MIN_LINEAR_MAG_MIP_POINT"
+---| "MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "MAXIMUM_MIN_MAG_LINEAR_MIP_POINT"
+---| "MAXIMUM_MIN_MAG_MIP_LINEAR"
+---| "MAXIMUM_ANISOTROPIC"
+---| "D3D12_FILTER_MIN_MAG_MIP_POINT"
+---| "D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT"
+---| "D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MIN_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_ANISOTROPIC"
+---| "D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT"
+---| "D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT"
+---| "D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_COMPARISON_ANISOTROPIC"
+---| "D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT"
+---| "D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT"
+---| "D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_MINIMUM_ANISOTROPIC"
+---| "D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT"
+---| "D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT"
+---| "D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR"
+---| "D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT"
+---| "D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR"
+---| "D3D12_FILTER_MAXIMUM_ANISOTROPIC"
+
+---D3D12_TEXTURE_ADDRESS_MODE: enum names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.texture_address_mode
+---| "wrap" # D3D12_TEXTURE_ADDRESS_MODE_WRAP = 1
+---| "mirror" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR = 2
+---| "clamp" # D3D12_TEXTURE_ADDRESS_MODE_CLAMP = 3
+---| "border" # D3D12_TEXTURE_ADDRESS_MODE_BORDER = 4
+---| "mirror_once" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE = 5
+---| "WRAP"
+---| "MIRROR"
+---| "CLAMP"
+---| "BORDER"
+---| "MIRROR_ONCE"
+---| "D3D12_TEXTURE_ADDRESS_MODE_WRAP"
+---| "D3D12_TEXTURE_ADDRESS_MODE_MIRROR"
+---| "D3D12_TEXTURE_ADDRESS_MODE_CLAMP"
+---| "D3D12_TEXTURE_ADDRESS_MODE_BORDER"
+---| "D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE"
+
+---D3D12_STATIC_BORDER_COLOR: enum names (5 values). Short lowercase names, the same in upper case,
+---and the full D3D12 names are all accepted (case does not matter).
+---@alias pso.enum.static_border_color
+---| "transparent_black" # D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK = 0
+---| "opaque_black" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK = 1
+---| "opaque_white" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE = 2
+---| "opaque_black_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT = 3
+---| "opaque_white_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT = 4
+---| "TRANSPARENT_BLACK"
+---| "OPAQUE_BLACK"
+---| "OPAQUE_WHITE"
+---| "OPAQUE_BLACK_UINT"
+---| "OPAQUE_WHITE_UINT"
+---| "D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK"
+---| "D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK"
+---| "D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE"
+---| "D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT"
+---| "D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT"
+
 -- Flags: a name, a list of names, a string "a|b" or an integer.
 -- (Editors check the name and list forms; "a|b" strings are accepted by pso
 -- but are not in these aliases, so prefer a list.)
@@ -1485,102 +1735,8 @@ function pso.check_bytes(bytes) end
 
 -- Root signatures (pso.root_signature) ----------------------------------------
 
----D3D12_SHADER_VISIBILITY: enum names (8 values); the full D3D12 names are accepted too.
----@alias pso.enum.shader_visibility
----| "all" # D3D12_SHADER_VISIBILITY_ALL = 0
----| "vertex" # D3D12_SHADER_VISIBILITY_VERTEX = 1
----| "hull" # D3D12_SHADER_VISIBILITY_HULL = 2
----| "domain" # D3D12_SHADER_VISIBILITY_DOMAIN = 3
----| "geometry" # D3D12_SHADER_VISIBILITY_GEOMETRY = 4
----| "pixel" # D3D12_SHADER_VISIBILITY_PIXEL = 5
----| "amplification" # D3D12_SHADER_VISIBILITY_AMPLIFICATION = 6
----| "mesh" # D3D12_SHADER_VISIBILITY_MESH = 7
-
----D3D12_FILTER: enum names (36 values); the full D3D12 names are accepted too.
----@alias pso.enum.filter
----| "min_mag_mip_point" # D3D12_FILTER_MIN_MAG_MIP_POINT = 0
----| "min_mag_point_mip_linear" # D3D12_FILTER_MIN_MAG_POINT_MIP_LINEAR = 1
----| "min_point_mag_linear_mip_point" # D3D12_FILTER_MIN_POINT_MAG_LINEAR_MIP_POINT = 4
----| "min_point_mag_mip_linear" # D3D12_FILTER_MIN_POINT_MAG_MIP_LINEAR = 5
----| "min_linear_mag_mip_point" # D3D12_FILTER_MIN_LINEAR_MAG_MIP_POINT = 10
----| "min_linear_mag_point_mip_linear" # D3D12_FILTER_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 11
----| "min_mag_linear_mip_point" # D3D12_FILTER_MIN_MAG_LINEAR_MIP_POINT = 14
----| "min_mag_mip_linear" # D3D12_FILTER_MIN_MAG_MIP_LINEAR = 15
----| "anisotropic" # D3D12_FILTER_ANISOTROPIC = 55
----| "comparison_min_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_POINT = 80
----| "comparison_min_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_POINT_MIP_LINEAR = 81
----| "comparison_min_point_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_LINEAR_MIP_POINT = 84
----| "comparison_min_point_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_POINT_MAG_MIP_LINEAR = 85
----| "comparison_min_linear_mag_mip_point" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_MIP_POINT = 90
----| "comparison_min_linear_mag_point_mip_linear" # D3D12_FILTER_COMPARISON_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 91
----| "comparison_min_mag_linear_mip_point" # D3D12_FILTER_COMPARISON_MIN_MAG_LINEAR_MIP_POINT = 94
----| "comparison_min_mag_mip_linear" # D3D12_FILTER_COMPARISON_MIN_MAG_MIP_LINEAR = 95
----| "comparison_anisotropic" # D3D12_FILTER_COMPARISON_ANISOTROPIC = d5
----| "minimum_min_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_POINT = 100
----| "minimum_min_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_POINT_MIP_LINEAR = 101
----| "minimum_min_point_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 104
----| "minimum_min_point_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_POINT_MAG_MIP_LINEAR = 105
----| "minimum_min_linear_mag_mip_point" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_MIP_POINT = 110
----| "minimum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MINIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 111
----| "minimum_min_mag_linear_mip_point" # D3D12_FILTER_MINIMUM_MIN_MAG_LINEAR_MIP_POINT = 114
----| "minimum_min_mag_mip_linear" # D3D12_FILTER_MINIMUM_MIN_MAG_MIP_LINEAR = 115
----| "minimum_anisotropic" # D3D12_FILTER_MINIMUM_ANISOTROPIC = 155
----| "maximum_min_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_POINT = 180
----| "maximum_min_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_POINT_MIP_LINEAR = 181
----| "maximum_min_point_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_LINEAR_MIP_POINT = 184
----| "maximum_min_point_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_POINT_MAG_MIP_LINEAR = 185
----| "maximum_min_linear_mag_mip_point" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_MIP_POINT = 190
----| "maximum_min_linear_mag_point_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_LINEAR_MAG_POINT_MIP_LINEAR = 191
----| "maximum_min_mag_linear_mip_point" # D3D12_FILTER_MAXIMUM_MIN_MAG_LINEAR_MIP_POINT = 194
----| "maximum_min_mag_mip_linear" # D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR = 195
----| "maximum_anisotropic" # D3D12_FILTER_MAXIMUM_ANISOTROPIC = 1d5
-
----D3D12_TEXTURE_ADDRESS_MODE: enum names (5 values); the full D3D12 names are accepted too.
----@alias pso.enum.texture_address_mode
----| "wrap" # D3D12_TEXTURE_ADDRESS_MODE_WRAP = 1
----| "mirror" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR = 2
----| "clamp" # D3D12_TEXTURE_ADDRESS_MODE_CLAMP = 3
----| "border" # D3D12_TEXTURE_ADDRESS_MODE_BORDER = 4
----| "mirror_once" # D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE = 5
-
----D3D12_STATIC_BORDER_COLOR: enum names (5 values); the full D3D12 names are accepted too.
----@alias pso.enum.static_border_color
----| "transparent_black" # D3D12_STATIC_BORDER_COLOR_TRANSPARENT_BLACK = 0
----| "opaque_black" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK = 1
----| "opaque_white" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE = 2
----| "opaque_black_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT = 3
----| "opaque_white_uint" # D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT = 4
-
----D3D12_ROOT_SIGNATURE_FLAGS: flag names (12 values); the full D3D12 names are accepted too.
----@alias pso.enum.root_signature_flags
----| "allow_input_assembler_input_layout" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 0x1
----| "deny_vertex_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS = 0x2
----| "deny_hull_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS = 0x4
----| "deny_domain_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS = 0x8
----| "deny_geometry_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS = 0x10
----| "deny_pixel_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS = 0x20
----| "allow_stream_output" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT = 0x40
----| "local_root_signature" # D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE = 0x80
----| "deny_amplification_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 0x100
----| "deny_mesh_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS = 0x200
----| "cbv_srv_uav_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 0x400
----| "sampler_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED = 0x800
 ---@alias pso.flags.root_signature_flags pso.enum.root_signature_flags|pso.enum.root_signature_flags[]
-
----D3D12_DESCRIPTOR_RANGE_FLAGS: flag names (5 values); the full D3D12 names are accepted too.
----@alias pso.enum.descriptor_range_flags
----| "descriptors_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE = 0x1
----| "data_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE = 0x2
----| "data_static_while_set_at_execute" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
----| "data_static" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC = 0x8
----| "descriptors_static_keeping_buffer_bounds_checks" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 0x10000
 ---@alias pso.flags.descriptor_range_flags pso.enum.descriptor_range_flags|pso.enum.descriptor_range_flags[]
-
----D3D12_ROOT_DESCRIPTOR_FLAGS: flag names (3 values); the full D3D12 names are accepted too.
----@alias pso.enum.root_descriptor_flags
----| "data_volatile" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE = 0x2
----| "data_static_while_set_at_execute" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
----| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 0x8
 ---@alias pso.flags.root_descriptor_flags pso.enum.root_descriptor_flags|pso.enum.root_descriptor_flags[]
 
 ---@alias pso.rootsig.version
