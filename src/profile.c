@@ -21,7 +21,7 @@ static const psoc_profile profiles[] = {
      cut, narrow quad lines, forced sample count 16 */
   { "desktop_fl11_0", "feature level 11_0, shader model 5.1, no optional features",
     0xb000, 0x51, 0, 0, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0 },
-  { "desktop_fl12_0", "feature level 12_0, shader model 6.0, no optional features (default)",
+  { "desktop_fl12_0", "feature level 12_0, shader model 6.0, no optional features (= 'default')",
     0xc000, 0x60, 0, 0, 0, 8, 1, 1, 0, 0, 0, 0, 0, 0 },
   { "desktop_fl12_1", "feature level 12_1 (conservative rasterization tier 1, ROVs), shader "
     "model 6.2, view instancing tier 1",
