@@ -47,6 +47,7 @@ PSOC_DEPS=(
     luarocks
     libvkd3d-dev libvkd3d-headers libvkd3d-utils1 libvulkan-dev mesa-vulkan-drivers
     vkd3d-compiler libpng-dev
+    libxxhash-dev
 )
 
 # make parallelism (the CI machine has 2 cores)
