@@ -4,6 +4,7 @@
 ** says when a rule can have nothing to say (the pipeline kinds it judges,
 ** the subobject classes it reads), so psoc_check skips it with a mask test.
 */
+#include <stdalign.h>
 #include <stdarg.h>
 
 #include "rules_internal.h"
@@ -161,6 +162,83 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
   return PSOC_OK;
 }
 
+/* ---- the effective pipeline, read in place -------------------------- */
+
+/* The payload of class 'cls': the kept view's when present, else the
+** registry's default payload; in place when aligned for its type, else
+** copied to 'storage'. */
+static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *storage, size_t size,
+                                 size_t align) {
+  int t = p->class_type[cls];
+  const void *src = t >= 0 ? (const void *)p->views[t].payload : psoc_info(cls)->default_payload;
+  if (((uintptr_t)src & (align - 1)) == 0) return src;
+  memcpy(storage, src, size);
+  return storage;
+}
+
+static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
+  int t = p->class_type[cls];
+  return psoc_rd32(t >= 0 ? p->views[t].payload
+                          : (const unsigned char *)psoc_info(cls)->default_payload);
+}
+
+/* The versioned class 'cls' as the view that supplied it, or a view of the
+** registry's default payload of the base type. */
+static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
+  int t = p->class_type[cls];
+  psoc_view v;
+  if (t >= 0) return p->views[t];
+  v.type = cls;
+  v.index = 0;
+  v.offset = 0;
+  v.info = psoc_info(cls);
+  v.payload = v.info->default_payload;
+  return v;
+}
+
+#define PAYLOAD(cls, member, T)                                                          \
+  (s->member = (const T *)class_payload(p, cls, &s->copy.member, sizeof s->copy.member, \
+                                        alignof(T)))
+
+static void load_state(rule_ctx *ctx) {
+  const psoc_parsed *p = ctx->parsed;
+  psoc_rule_state *s = &ctx->state;
+  int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
+  uint64_t rs = t >= 0 ? psoc_rdptr(p->views[t].payload) : 0;
+  s->root_signature = (const void *)(uintptr_t)rs;
+  PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
+          psoc_serialized_root_signature_desc);
+  PAYLOAD(PSOC_SO_CACHED_PSO, cached_pso, D3D12_CACHED_PIPELINE_STATE);
+  s->node_mask = class_u32(p, PSOC_SO_NODE_MASK);
+  s->flags = class_u32(p, PSOC_SO_FLAGS);
+  PAYLOAD(PSOC_SO_VIEW_INSTANCING, view_instancing, D3D12_VIEW_INSTANCING_DESC);
+  if (p->kind == PSOC_KIND_COMPUTE) return; /* the rest is for drawing */
+  PAYLOAD(PSOC_SO_BLEND, blend, D3D12_BLEND_DESC);
+  PAYLOAD(PSOC_SO_RENDER_TARGET_FORMATS, render_targets, D3D12_RT_FORMAT_ARRAY);
+  PAYLOAD(PSOC_SO_INPUT_LAYOUT, input_layout, D3D12_INPUT_LAYOUT_DESC);
+  PAYLOAD(PSOC_SO_STREAM_OUTPUT, stream_output, D3D12_STREAM_OUTPUT_DESC);
+  PAYLOAD(PSOC_SO_SAMPLE_DESC, sample_desc, DXGI_SAMPLE_DESC);
+  s->sample_mask = class_u32(p, PSOC_SO_SAMPLE_MASK);
+  s->ib_strip_cut_value = class_u32(p, PSOC_SO_IB_STRIP_CUT_VALUE);
+  s->primitive_topology = class_u32(p, PSOC_SO_PRIMITIVE_TOPOLOGY);
+  s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
+  if (p->kind == PSOC_KIND_NONE) return;
+  {
+    psoc_view v = class_view(p, PSOC_SO_RASTERIZER);
+    s->rasterizer_type = v.type;
+    psoc_resolve_rasterizer_view(&v, &s->rasterizer);
+    v = class_view(p, PSOC_SO_DEPTH_STENCIL);
+    s->depth_stencil_type = v.type;
+    psoc_resolve_depth_stencil_view(&v, &s->depth_stencil);
+    /* Hidden default: without a depth-stencil subobject, depth testing is
+    ** off unless a DSV format other than UNKNOWN is given. */
+    if (p->class_type[PSOC_SO_DEPTH_STENCIL] < 0 && s->depth_stencil_format == DXGI_FORMAT_UNKNOWN)
+      s->depth_stencil.DepthEnable = FALSE;
+  }
+}
+
+#undef PAYLOAD
+
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags) {
   psoc_parsed parsed;
@@ -180,7 +258,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   status = psoc_parse(data, size, &parsed, diags);
   if (status == PSOC_ERR_ARG) return status;
   if (size == 0 || !data) return PSOC_ERR_INVALID;
-  ctx = &ctx_storage; /* a few KB: the resolved pipeline and 8 containers */
+  ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->parsed = &parsed;
   ctx->options = options;
   ctx->has_profile = options && options->profile;
@@ -192,13 +270,15 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
     if (parsed.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  psoc_resolve(&parsed, &ctx->resolved);
+  classes = classes_of(parsed.type_mask);
+  ctx->explicit_classes = classes & ~psoc_ignored_types(parsed.kind);
+  load_state(ctx);
   /* Which stages have bytecode is in the stream; the containers are read
   ** only when pointers are valid (FOLLOW_POINTERS). */
-  memset(ctx->shaders, 0, sizeof ctx->shaders);
+  ctx->shaders_present = ctx->shaders_parsed = 0;
   if (parsed.complete) psoc_rules_load_shaders(ctx);
   kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
-  classes = classes_of(parsed.type_mask) | ANY_CLASS;
+  classes |= ANY_CLASS;
   have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
   for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
     const rule *r = &rules[i];
