@@ -89,28 +89,53 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 
 /* Each rule's kinds and classes restate the early returns and presence
 ** tests of its function (a superset of where it can emit): a rule reading
-** an absent class sees the runtime default, which those rules accept. */
+** an absent class sees the runtime default, which those rules accept.
+** X(k, h, name, kinds, needs, classes, function); k and h pass through to
+** RUNS below. */
 #define WALK NEEDS_COMPLETE_WALK
+#define RULE_LIST(X, k, h)                                                                      \
+  X(k, h, kind, ANY_KIND, WALK, ANY_CLASS, rule_kind)                                           \
+  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant)                         \
+  X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
+  X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
+    psoc_rules_topology)                                                                        \
+  X(k, h, stream_output, K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output)         \
+  X(k, h, blend, DRAW, WALK, B(BLEND), psoc_rules_blend)                                        \
+  X(k, h, render_targets, DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),       \
+    psoc_rules_render_targets)                                                                  \
+  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer)                         \
+  X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil)                \
+  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample)                \
+  X(k, h, misc, ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),   \
+    psoc_rules_misc)                                                                            \
+  X(k, h, input_layout, K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout)            \
+  X(k, h, shaders, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders)          \
+  X(k, h, root_bindings, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings)
 
-static const rule rules[] = {
-  { "kind", ANY_KIND, WALK, ANY_CLASS, rule_kind },
-  { "irrelevant", PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant },
-  { "stages", K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages },
-  { "topology", K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),
-    psoc_rules_topology },
-  { "stream_output", K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output },
-  { "blend", DRAW, WALK, B(BLEND), psoc_rules_blend },
-  { "render_targets", DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),
-    psoc_rules_render_targets },
-  { "rasterizer", DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer },
-  { "depth_stencil", DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil },
-  { "sample", DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample },
-  { "misc", ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),
-    psoc_rules_misc },
-  { "input_layout", K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout },
-  { "shaders", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders },
-  { "root_bindings", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings },
+#define RULE_ID(k, h, name, kinds, needs, classes, fn) RULE_##name,
+enum { RULE_LIST(RULE_ID, 0, 0) RULE_COUNT };
+#undef RULE_ID
+
+#define RULE_ROW(k, h, name, kinds, needs, classes, fn) { #name, kinds, needs, classes, fn },
+static const rule rules[RULE_COUNT] = { RULE_LIST(RULE_ROW, 0, 0) };
+#undef RULE_ROW
+
+/* The rules that can run for kind bit 'k' when the check has 'h' (NEEDS_*),
+** as a bit per rule: a compile-time table, so psoc_check looks only at
+** those and tests each one's classes. */
+#define RUNS(k, h, name, kinds, needs, classes, fn) \
+  | ((((kinds) & (k)) && !((needs) & ~(h))) ? 1u << RULE_##name : 0u)
+#define RUNNABLE(k, h) (0u RULE_LIST(RUNS, k, h))
+#define RUNNABLE_KIND(k) { RUNNABLE(k, 0), RUNNABLE(k, 1), RUNNABLE(k, 2), RUNNABLE(k, 3) }
+static const uint32_t runnable[4][4] = {
+  RUNNABLE_KIND(K(NONE)), RUNNABLE_KIND(K(GRAPHICS)), RUNNABLE_KIND(K(COMPUTE)),
+  RUNNABLE_KIND(K(MESH)),
 };
+#undef RUNNABLE_KIND
+#undef RUNNABLE
+#undef RUNS
+_Static_assert(RULE_COUNT <= 32, "one bit per rule in runnable[]");
+_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 columns");
 
 #undef WALK
 
@@ -200,6 +225,9 @@ static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
   (s->member = (const T *)class_payload(p, cls, &s->copy.member, sizeof s->copy.member, \
                                         alignof(T)))
 
+_Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
+               "psoc_rule_depth starts like every DEPTH_STENCIL version");
+
 static void load_state(rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
   psoc_rule_state *s = &ctx->state;
@@ -229,7 +257,14 @@ static void load_state(rule_ctx *ctx) {
     psoc_resolve_rasterizer_view(&v, &s->rasterizer);
     v = class_view(p, PSOC_SO_DEPTH_STENCIL);
     s->depth_stencil_type = v.type;
-    psoc_resolve_depth_stencil_view(&v, &s->depth_stencil);
+    /* DepthEnable .. StencilEnable lead every version of the class */
+    memcpy(&s->depth_stencil, v.payload, 4 * sizeof(uint32_t));
+    s->depth_stencil.DepthBoundsTestEnable =
+        v.type == PSOC_SO_DEPTH_STENCIL1
+            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
+        : v.type == PSOC_SO_DEPTH_STENCIL2
+            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
+            : FALSE;
     /* Hidden default: without a depth-stencil subobject, depth testing is
     ** off unless a DSV format other than UNKNOWN is given. */
     if (p->class_type[PSOC_SO_DEPTH_STENCIL] < 0 && s->depth_stencil_format == DXGI_FORMAT_UNKNOWN)
@@ -244,9 +279,9 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   psoc_parsed parsed;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
-  size_t i, errors_before, warnings_before;
+  size_t errors_before, warnings_before;
   psoc_status status;
-  uint32_t flags = options ? options->flags : 0, kind_bit, classes, have;
+  uint32_t flags = options ? options->flags : 0, classes, have, run;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
     status = psoc_check(data, size, options, &local);
@@ -277,12 +312,11 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   ** only when pointers are valid (FOLLOW_POINTERS). */
   ctx->shaders_present = ctx->shaders_parsed = 0;
   if (parsed.complete) psoc_rules_load_shaders(ctx);
-  kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
   classes |= ANY_CLASS;
   have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-    const rule *r = &rules[i];
-    if ((r->kinds & kind_bit) && (r->classes & classes) && !(r->needs & ~have)) r->fn(ctx);
+  for (run = runnable[(unsigned)parsed.kind & 3u][have]; run; run &= run - 1) {
+    const rule *r = &rules[psoc_lowest_bit(run)];
+    if (r->classes & classes) r->fn(ctx);
   }
   return verdict(diags, errors_before, warnings_before, flags);
 }

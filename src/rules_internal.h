@@ -36,8 +36,16 @@ typedef struct psoc_format_info {
   uint8_t known;
 } psoc_format_info;
 
-/* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. */
-const psoc_format_info *psoc_format_get(uint32_t format);
+/* The table (formats.c), by DXGI_FORMAT value; 'known' is 0 for gaps. */
+#define PSOC_FORMAT_TABLE_SIZE 192
+extern const psoc_format_info psoc_formats[PSOC_FORMAT_TABLE_SIZE];
+
+/* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. Inline:
+** the rules look formats up on every check. */
+static inline const psoc_format_info *psoc_format_get(uint32_t format) {
+  if (format == 0 || format >= PSOC_FORMAT_TABLE_SIZE || !psoc_formats[format].known) return NULL;
+  return &psoc_formats[format];
+}
 const char *psoc_format_name(uint32_t format);
 const char *psoc_comp_type_name(uint32_t type);
 
@@ -57,6 +65,17 @@ typedef struct psoc_shader {
 /* Stages in pipeline order. */
 enum { PSOC_STAGE_AS, PSOC_STAGE_MS, PSOC_STAGE_VS, PSOC_STAGE_HS, PSOC_STAGE_DS,
        PSOC_STAGE_GS, PSOC_STAGE_PS, PSOC_STAGE_CS, PSOC_STAGE_COUNT };
+
+/* What every version of the depth-stencil class holds outside its stencil
+** faces (the faces are widened only where StencilEnable is set:
+** psoc_rule_stencil_faces). */
+typedef struct psoc_rule_depth {
+  BOOL DepthEnable;
+  D3D12_DEPTH_WRITE_MASK DepthWriteMask;
+  D3D12_COMPARISON_FUNC DepthFunc;
+  BOOL StencilEnable;
+  BOOL DepthBoundsTestEnable;
+} psoc_rule_depth;
 
 /* The effective pipeline the rules judge, read in place: each pointer is
 ** the payload in the stream when its class is present (whatever the kind,
@@ -80,7 +99,7 @@ typedef struct psoc_rule_state {
   uint32_t rasterizer_type;            /* the type that supplied the class */
   uint32_t depth_stencil_type;
   psoc_rasterizer_state rasterizer;    /* widened (draw kinds) */
-  D3D12_DEPTH_STENCIL_DESC2 depth_stencil; /* widened, hidden default applied (draw kinds) */
+  psoc_rule_depth depth_stencil;       /* hidden default applied (draw kinds) */
   struct {                             /* storage for misaligned payloads */
     D3D12_BLEND_DESC blend;
     D3D12_RT_FORMAT_ARRAY render_targets;

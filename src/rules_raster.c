@@ -120,7 +120,7 @@ static void stencil_face(const rule_ctx *ctx, const char *ds, const D3D12_DEPTH_
 }
 
 void psoc_rules_depth_stencil(const rule_ctx *ctx) {
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->state.depth_stencil;
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
   uint32_t type = ctx->state.depth_stencil_type;
   char field[PSOC_DIAG_FIELD_MAX];
   /* "<DEPTH_STENCIL type>.<member>", built only to emit */
@@ -137,21 +137,23 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
                      PSOC_SO_DEPTH_STENCIL, DS_FIELD("DepthFunc"),
                      "DepthFunc is %u%s; use NEVER..ALWAYS (1-8), e.g. LESS or GREATER_EQUAL",
                      (unsigned)d->DepthFunc, d->DepthEnable ? " with DepthEnable TRUE" : "");
-    if (d->StencilEnable) {
+    if (d->StencilEnable) { /* the faces, widened to DEPTH_STENCILOP_DESC1 */
       const char *ds = psoc_subobject_info_get(type)->name;
-      stencil_face(ctx, ds, &d->FrontFace, 0);
-      stencil_face(ctx, ds, &d->BackFace, 1);
+      D3D12_DEPTH_STENCIL_DESC2 full;
+      psoc_resolve_depth_stencil_view(psoc_parsed_class(ctx->parsed, PSOC_SO_DEPTH_STENCIL), &full);
+      stencil_face(ctx, ds, &full.FrontFace, 0);
+      stencil_face(ctx, ds, &full.BackFace, 1);
       if (type == PSOC_SO_DEPTH_STENCIL2 && !ctx->profile->independent_stencil_masks &&
-          (d->FrontFace.StencilReadMask != d->BackFace.StencilReadMask ||
-           d->FrontFace.StencilWriteMask != d->BackFace.StencilWriteMask))
+          (full.FrontFace.StencilReadMask != full.BackFace.StencilReadMask ||
+           full.FrontFace.StencilWriteMask != full.BackFace.StencilWriteMask))
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED,
                        DSS "INDEPENDENT_MASKS_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL,
                        DS_FIELD("BackFace"),
                        "front and back faces use different stencil masks (read 0x%02x/0x%02x, "
                        "write 0x%02x/0x%02x) but profile '%s' lacks "
                        "IndependentFrontAndBackStencilRefMaskSupported; use the same masks",
-                       d->FrontFace.StencilReadMask, d->BackFace.StencilReadMask,
-                       d->FrontFace.StencilWriteMask, d->BackFace.StencilWriteMask,
+                       full.FrontFace.StencilReadMask, full.BackFace.StencilReadMask,
+                       full.FrontFace.StencilWriteMask, full.BackFace.StencilWriteMask,
                        ctx->profile->name);
     }
     if (d->DepthBoundsTestEnable && !ctx->profile->depth_bounds_test)
@@ -178,7 +180,7 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
 void psoc_rules_sample(const rule_ctx *ctx) {
   const DXGI_SAMPLE_DESC *s = ctx->state.sample_desc;
   const psoc_rasterizer_state *r = &ctx->state.rasterizer;
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->state.depth_stencil;
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) {
     uint32_t c = s->Count;

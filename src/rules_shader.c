@@ -48,20 +48,34 @@ static uint32_t stages_used(psoc_kind kind) {
   }
 }
 
+/* The stage of a shader subobject type. */
+static int stage_of(uint32_t type) {
+  switch (type) {
+  case PSOC_SO_AS: return PSOC_STAGE_AS;
+  case PSOC_SO_MS: return PSOC_STAGE_MS;
+  case PSOC_SO_VS: return PSOC_STAGE_VS;
+  case PSOC_SO_HS: return PSOC_STAGE_HS;
+  case PSOC_SO_DS: return PSOC_STAGE_DS;
+  case PSOC_SO_GS: return PSOC_STAGE_GS;
+  case PSOC_SO_PS: return PSOC_STAGE_PS;
+  default: return PSOC_STAGE_CS;
+  }
+}
+
 void psoc_rules_load_shaders(rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
-  uint32_t used = stages_used(p->kind);
-  for (; used; used &= used - 1) {
-    int s = (int)psoc_lowest_bit(used);
-    psoc_shader *sh = &ctx->shaders[s];
+  uint32_t used = stages_used(p->kind), types = p->type_mask & PSOC_SHADER_TYPES;
+  for (; types; types &= types - 1) { /* the shader subobjects present */
+    uint32_t slot = psoc_lowest_bit(types);
+    int s = stage_of(slot);
     D3D12_SHADER_BYTECODE bc;
-    if (!p->has[stages[s].slot]) continue;
-    memcpy(&bc, p->views[stages[s].slot].payload, sizeof bc);
+    if (!((used >> s) & 1u)) continue;
+    memcpy(&bc, p->views[slot].payload, sizeof bc);
     if (!bc.pShaderBytecode) continue;
-    sh->slot = stages[s].slot;
+    ctx->shaders[s].slot = slot;
     ctx->shaders_present |= 1u << s;
     if (!ctx->follow) continue;
-    psoc_dxbc_parse(bc.pShaderBytecode, bc.BytecodeLength, &sh->dxbc);
+    psoc_dxbc_parse(bc.pShaderBytecode, bc.BytecodeLength, &ctx->shaders[s].dxbc);
     ctx->shaders_parsed |= 1u << s;
   }
 }
@@ -412,7 +426,7 @@ static void check_link(const rule_ctx *ctx, int from, int to, const link_ids *id
 
 static void check_position(const rule_ctx *ctx, int last) {
   const psoc_dxbc *c = good(ctx, last);
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->state.depth_stencil;
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
   psoc_dxbc_element e;
   uint32_t i;
   if (!c || !c->output.present) return;
