@@ -354,7 +354,8 @@ end
 -- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build
 -- options to its C files too, and gcc rejects -std=c++17 on C with -Werror.
 if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
-    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
+    -- nettle (nettle-dev): the MD5 the container checksum is measured against
+    local bench_links = { "psolua", "psoc_static", LUA.lib, "nettle", "m", "dl", "pthread" }
 
     if not have_sources("tests/bench/*.cpp") then
         -- C-only benchmark: a plain C program.

@@ -526,6 +526,13 @@ enum {
   PSOC_CHECK_FOLLOW_LAYOUT = 1u << 3
 };
 
+/* A shader blob whose container checksum the caller already computed. */
+typedef struct psoc_known_checksum {
+  const void *blob;              /* pShaderBytecode, as it appears in the stream */
+  size_t size;                   /* BytecodeLength */
+  uint8_t checksum[16];          /* psoc_shader_checksum(blob, size, ...) */
+} psoc_known_checksum;
+
 typedef struct psoc_check_options {
   uint32_t flags;                /* PSOC_CHECK_* */
   const psoc_profile *profile;   /* NULL: the runtime's rules alone, no
@@ -533,6 +540,12 @@ typedef struct psoc_check_options {
                                     16x forced sample count, conservative
                                     rasterization ... pass) */
 } psoc_check_options;
+
+/* The DXBC container checksum of a shader blob, the 16 bytes its header's
+** digest must hold (MD5 with DXBC's final block, over the container's
+** bytes from offset 20 to its size field). 0, or -1 when the blob has no
+** DXBC header with a size within 'size'. */
+int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]);
 
 /* Parse, then run the rules: kind deduction, irrelevant subobjects, field
 ** and cross-field rules, capability checks against the profile (when one
@@ -542,6 +555,16 @@ typedef struct psoc_check_options {
 ** PSOC_CHECK_WERROR, no warning) was reported, PSOC_ERR_INVALID otherwise. */
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags);
+/* psoc_check for a caller that checks many pipelines sharing shader blobs:
+** with PSOC_CHECK_FOLLOW_POINTERS, a blob listed in known[0..known_count)
+** (matched by pointer and size) has its container checksum taken from the
+** list instead of computed, so each blob's checksum is computed once
+** (psoc_shader_checksum, e.g. when the blob is loaded). A wrong checksum
+** in the list is reported as the container's own. Within one stream a blob
+** in several slots is read once either way. */
+psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
+                             const psoc_known_checksum *known, size_t known_count,
+                             psoc_diags *diags);
 
 /* ------------------------------------------------------------------ */
 /* Resolve: the effective pipeline with the runtime's defaults         */

@@ -276,6 +276,12 @@ static void load_state(rule_ctx *ctx) {
 
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags) {
+  return psoc_check_known(data, size, options, NULL, 0, diags);
+}
+
+psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
+                             const psoc_known_checksum *known, size_t known_count,
+                             psoc_diags *diags) {
   psoc_parsed parsed;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
@@ -284,7 +290,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   uint32_t flags = options ? options->flags : 0, classes, have, run;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
-    status = psoc_check(data, size, options, &local);
+    status = psoc_check_known(data, size, options, known, known_count, &local);
     psoc_diags_free(&local);
     return status;
   }
@@ -301,6 +307,8 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
   ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
   ctx->diags = diags;
+  ctx->known = known;
+  ctx->known_count = known ? known_count : 0;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
     if (parsed.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);

@@ -123,6 +123,8 @@ typedef struct rule_ctx {
   int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
                                    elements, SO declarations, view locations */
   psoc_diags *diags;
+  const psoc_known_checksum *known; /* psoc_check_known's list (may be NULL) */
+  size_t known_count;
   uint32_t explicit_classes;    /* PSOC_TYPE_BIT()s of the classes present
                                    that the kind uses (psoc_rule_has) */
   uint32_t shaders_present;     /* bit per stage: non-null bytecode in a slot

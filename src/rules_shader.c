@@ -62,6 +62,25 @@ static int stage_of(uint32_t type) {
   }
 }
 
+/* Read the container of stage 's': a blob an earlier stage of this stream
+** shares is read once; a checksum the caller knows is not computed again. */
+static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc) {
+  const uint8_t *known = NULL;
+  uint32_t done;
+  size_t i;
+  for (done = ctx->shaders_parsed; done; done &= done - 1) {
+    const psoc_dxbc *d = &ctx->shaders[psoc_lowest_bit(done)].dxbc;
+    if (d->data == bc->pShaderBytecode && d->blob_size == bc->BytecodeLength) {
+      ctx->shaders[s].dxbc = *d;
+      return;
+    }
+  }
+  for (i = 0; i < ctx->known_count && !known; i++)
+    if (ctx->known[i].blob == bc->pShaderBytecode && ctx->known[i].size == bc->BytecodeLength)
+      known = ctx->known[i].checksum;
+  psoc_dxbc_parse_known(bc->pShaderBytecode, bc->BytecodeLength, known, &ctx->shaders[s].dxbc);
+}
+
 void psoc_rules_load_shaders(rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
   uint32_t used = stages_used(p->kind), types = p->type_mask & PSOC_SHADER_TYPES;
@@ -75,7 +94,7 @@ void psoc_rules_load_shaders(rule_ctx *ctx) {
     ctx->shaders[s].slot = slot;
     ctx->shaders_present |= 1u << s;
     if (!ctx->follow) continue;
-    psoc_dxbc_parse(bc.pShaderBytecode, bc.BytecodeLength, &ctx->shaders[s].dxbc);
+    load_container(ctx, s, &bc);
     ctx->shaders_parsed |= 1u << s;
   }
 }

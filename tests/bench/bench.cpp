@@ -38,6 +38,9 @@
 ** multiple of the structural walk (information). */
 extern "C" int bench_validation_main(int quick);
 extern "C" int bench_lua_main(int quick);
+/* bench_checksum.c: the container checksum against nettle's MD5. */
+extern "C" int bench_checksum_main(int quick);
+extern "C" void bench_checksum_loop(int which, size_t kb, long n);
 
 namespace {
 
@@ -462,17 +465,6 @@ __attribute__((noinline)) void psoc_build(psoc_builder* b, const State& st) {
   psoc_stream_free(s);
 }
 
-/* The builder in a mode (set once on the builder; it survives reset). */
-__attribute__((noinline)) void psoc_build_mode(psoc_builder* b, const State& st) {
-  psoc_builder_reset(b);
-  fill_builder(b, st);
-  psoc_stream* s = nullptr;
-  if (psoc_builder_finish(b, &s) != PSOC_OK) std::abort();
-  escape(psoc_stream_data(s));
-  g_sink = g_sink + psoc_stream_size(s);
-  psoc_stream_free(s);
-}
-
 /* The owning baseline: the same 11-subobject stream (d3dx12's structs, the
 ** layout psoc writes) constructed from the state, then deep-copied by hand
 ** the cheapest way: one malloc for the stream and everything it points to,
@@ -541,7 +533,8 @@ void usage(const char* argv0) {
               "                  (perf record, valgrind --tool=callgrind). WHAT is one of\n"
               "                  check, check_structure, walk (d3dx12), build, build_d3dx12,\n"
               "                  build_borrow, build_copy_at_finish, build_copy, build_hand,\n"
-              "                  build_d3dx12_sized\n"
+              "                  build_d3dx12_sized, checksum, checksum_nettle (these two\n"
+              "                  hash a container of --shader-kb KB)\n"
               "                  (these four with --shader-kb), hash\n"
               "  --shader-kb=N   4 or 20: VS and PS size of the build_* loops (default 4)\n"
               "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
@@ -571,7 +564,7 @@ int main(int argc, char** argv) {
     } else if (a.rfind("--iterations=", 0) == 0) {
       iterations = std::max(1L, std::atol(a.c_str() + 13));
     } else if (a.rfind("--shader-kb=", 0) == 0) {
-      shader_kb = std::atol(a.c_str() + 12) >= 20 ? 20 : 4;
+      shader_kb = std::max(1L, std::atol(a.c_str() + 12));
     } else {
       usage(argv[0]);
       return a == "--help" || a == "-h" ? 0 : 2;
@@ -587,10 +580,15 @@ int main(int argc, char** argv) {
   structure_only.flags = PSOC_CHECK_STRUCTURE_ONLY;
   structure_only.profile = nullptr;
 
+  if (loop == "checksum" || loop == "checksum_nettle") { /* --shader-kb sizes the container */
+    bench_checksum_loop(loop == "checksum" ? 0 : 1, (size_t)shader_kb, iterations);
+    std::printf("loop %s: %ld iterations done\n", loop.c_str(), iterations);
+    return 0;
+  }
   if (!loop.empty()) { /* profiling mode: one workload, no clock */
     psoc_builder* b = nullptr;
     if (psoc_builder_new(nullptr, &b) != PSOC_OK) return 1;
-    const State sized = state_with_shaders((size_t)shader_kb);
+    const State sized = state_with_shaders(shader_kb >= 20 ? 20 : 4);
     if (loop == "build_borrow") psoc_builder_set_mode(b, PSOC_BUILDER_BORROW);
     if (loop == "build_copy_at_finish") psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH);
     /* the workload is chosen once, so the loop does nothing but run it */
@@ -623,7 +621,7 @@ int main(int argc, char** argv) {
         break;
       case 3: psoc_build(b, state); break;
       case 4: d3dx12_build(state); break;
-      case 5: case 6: case 7: psoc_build_mode(b, sized); break;
+      case 5: case 6: case 7: psoc_build(b, sized); break;
       case 8: hand_deep_copy(sized); break;
       case 9: d3dx12_build(sized); break;
       default:
@@ -770,7 +768,7 @@ int main(int argc, char** argv) {
     static const char* const names[3] = { "borrow", "copy at finish", "copy" };
     for (int m = 0; m < 3; m++) {
       psoc_builder_set_mode(builder, modes[m]);
-      auto ours = [&] { psoc_build_mode(builder, sized); };
+      auto ours = [&] { psoc_build(builder, sized); };
       auto base_d3dx12 = [&] { d3dx12_build(sized); };
       auto base_hand = [&] { hand_deep_copy(sized); };
       Pair r = m == 0 ? measure_pair(ours, base_d3dx12, opt) : measure_pair(ours, base_hand, opt);
@@ -789,6 +787,7 @@ int main(int argc, char** argv) {
   std::printf("validation depth (bench_validation.c; information, not compared with d3dx12):\n");
   std::fflush(stdout);
   if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
+  if (bench_checksum_main(quick ? 1 : 0) != 0) std::printf("  (bench_checksum failed)\n");
   if (bench_lua_main(quick ? 1 : 0) != 0) std::printf("  (bench_lua failed)\n");
   std::fflush(stdout);
   std::printf("\n");
