@@ -167,10 +167,8 @@ static const psoc_struct *input_element(void) {
 /* Enumerations                                                         */
 /* ------------------------------------------------------------------ */
 
-static int is_flags_enum(const psoc_enum *e) {
-  return e == &psoc_enum_color_write || e == &psoc_enum_pipeline_flags ||
-         e == &psoc_enum_view_instancing_flags;
-}
+/* A bit-set table (psoc_enum.is_flags, set by scripts/gen_enums.lua). */
+static int is_flags_enum(const psoc_enum *e) { return e->is_flags != 0; }
 
 static void emit_enum(buf *b, const psoc_enum *e) {
   uint32_t i;
@@ -511,9 +509,8 @@ static const char *shorthand_note(uint32_t type) {
   }
 }
 
-/* language: the shader that decides each pipeline kind. */
-static const uint32_t decider_of[4] = { PSOC_SO_TYPE_COUNT, PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
-
+/* A pipeline declaration per kind; the shader that decides the kind
+** (psoc_kind_shader) is its one required field. */
 static void emit_decl(buf *b, psoc_kind kind) {
   uint32_t t;
   char kinds[64];
@@ -534,7 +531,7 @@ static void emit_decl(buf *b, psoc_kind kind) {
     if (kind != PSOC_KIND_NONE && !(info->kinds & PSOC_KIND_BIT(kind))) continue;
     subobject_type(info, type, sizeof type);
     out(b, "---@field %s%s %s|pso.None %s (%s) in %s pipelines.%s\n", info->key,
-        (kind != PSOC_KIND_NONE && decider_of[kind] == t) ? "" : "?", type, info->name,
+        (kind != PSOC_KIND_NONE && psoc_kind_shader(kind) == t) ? "" : "?", type, info->name,
         info->payload->name, kind_list(info->kinds, kinds, sizeof kinds), shorthand_note(t));
   }
 }
