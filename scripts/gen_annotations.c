@@ -167,20 +167,18 @@ static const psoc_struct *input_element(void) {
 /* Enumerations                                                         */
 /* ------------------------------------------------------------------ */
 
-/* A bit-set table (psoc_enum.is_flags, set by scripts/gen_enums.lua). */
-static int is_flags_enum(const psoc_enum *e) { return e->is_flags != 0; }
 
 static void emit_enum(buf *b, const psoc_enum *e) {
   uint32_t i;
   char up[NAME_MAX_];
   out(b, "\n---%s: %s names (%u values). Short lowercase names, the same in upper case,\n"
          "---and the full %s names are all accepted (case does not matter).\n",
-      e->name, is_flags_enum(e) ? "flag" : "enum", (unsigned)e->count,
+      e->name, e->is_flags ? "flag" : "enum", (unsigned)e->count,
       strncmp(e->name, "DXGI", 4) == 0 ? "DXGI" : "D3D12");
   out(b, "---@alias pso.enum.%s\n", e->key);
   for (i = 0; i < e->count; i++) {
     const psoc_enum_value *v = &e->values[i];
-    out(b, "---| \"%s\" # %s = %s%x\n", v->key, v->name, is_flags_enum(e) ? "0x" : "", v->value);
+    out(b, "---| \"%s\" # %s = %s%x\n", v->key, v->name, e->is_flags ? "0x" : "", v->value);
   }
   for (i = 0; i < e->count; i++) {
     upper(e->values[i].key, up, sizeof up);
@@ -191,7 +189,7 @@ static void emit_enum(buf *b, const psoc_enum *e) {
 
 /* The type written for an enum field. */
 static void enum_type(const psoc_enum *e, char *o, size_t n) {
-  if (is_flags_enum(e))
+  if (e->is_flags)
     snprintf(o, n, "pso.flags.%s", e->key);
   else if (e == &psoc_enum_depth_write_mask) /* language: write = true/false */
     snprintf(o, n, "pso.enum.%s|boolean", e->key);
@@ -206,7 +204,7 @@ static void emit_flags_aliases(buf *b) {
          "-- but are not in these aliases, so prefer a list.)\n");
   for (i = 0; i < psoc_enum_all_count; i++) {
     const psoc_enum *e = psoc_enum_all[i];
-    if (!is_flags_enum(e)) continue;
+    if (!e->is_flags) continue;
     if (e == &psoc_enum_color_write)
       out(b, "---@alias pso.flags.%s pso.enum.%s|pso.enum.%s[]|pso.color_letters|integer\n", e->key,
           e->key, e->key);
