@@ -1,8 +1,9 @@
 /*
 ** script.c: the material-script forms of 'psoc check', 'dump', 'explain'
 ** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the
-** pipelines they return are inspected through the pso module's methods
-** (p:dump(), p:json(), p:explain_table()); check runs psoc_check on their
+** pipelines they return are dumped with psoc_dump over their streams and
+** inspected through the pso module's methods (p:json(), p:explain_table());
+** check runs psoc_check on their
 ** streams directly (what p:check() does), so that it can take a capability
 ** profile and follow the stream's pointers. Every script runs in a fresh
 ** state of its own, in every command (diff compares two states' explain
@@ -1068,6 +1069,56 @@ static void print_rows(const field_rows *rows, const kind_defaults *defaults) {
 
 /* ---- dump and explain ------------------------------------------------- */
 
+/* A growing text buffer for psoc_dump (psoc_write_fn). */
+typedef struct text_buf {
+  char *data;
+  size_t len, cap;
+} text_buf;
+
+static int text_buf_write(void *ud, const char *text, size_t length) {
+  text_buf *b = ud;
+  if (length > b->cap - b->len) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *p;
+    while (cap - b->len < length) {
+      if (cap > ((size_t)-1) / 2) return 1;
+      cap *= 2;
+    }
+    if ((p = realloc(b->data, cap)) == NULL) return 1;
+    b->data = p;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, text, length);
+  b->len += length;
+  return 0;
+}
+
+/* The dump of the pipeline at the top of the stack: psoc_dump over its
+** stream (what p:dump() returns), through the public headers. Returns
+** LUA_OK, or an error with its message on the stack. */
+static int print_dump(lua_State *L) {
+  pso_pipeline *p = pso_topipeline(L, -1);
+  const psoc_stream *stream = p ? pso_pipeline_stream(p) : NULL;
+  text_buf b;
+  if (!stream) {
+    lua_pushliteral(L, "not a pipeline");
+    return LUA_ERRRUN;
+  }
+  memset(&b, 0, sizeof b);
+  if (psoc_dump(psoc_stream_data(stream), psoc_stream_size(stream), PSOC_FOLLOW_POINTERS,
+                text_buf_write, &b) == PSOC_ERR_IO) {
+    free(b.data);
+    lua_pushliteral(L, "out of memory");
+    return LUA_ERRMEM;
+  }
+  if (b.len) {
+    cli_text_block(stdout, b.data, b.len);
+    if (b.data[b.len - 1] != '\n') fputs("\n", stdout);
+  }
+  free(b.data);
+  return LUA_OK;
+}
+
 /* Print one pipeline (at the top of the stack): its dump, JSON or explain
 ** rows. Returns LUA_OK or an error with its message on the stack. */
 static int print_pipeline(lua_State *L, const script_options *o, const char *method) {
@@ -1084,6 +1135,7 @@ static int print_pipeline(lua_State *L, const script_options *o, const char *met
     rows_free(&rows);
     return rc;
   }
+  if (strcmp(method, "dump") == 0) return print_dump(L);
   if ((rc = call_method(L, -1, method, 0)) != LUA_OK) return rc;
   text = lua_tolstring(L, -1, &len);
   if (o->json) {
