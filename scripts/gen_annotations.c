@@ -167,22 +167,18 @@ static const psoc_struct *input_element(void) {
 /* Enumerations                                                         */
 /* ------------------------------------------------------------------ */
 
-static int is_flags_enum(const psoc_enum *e) {
-  return e == &psoc_enum_color_write || e == &psoc_enum_pipeline_flags ||
-         e == &psoc_enum_view_instancing_flags;
-}
 
 static void emit_enum(buf *b, const psoc_enum *e) {
   uint32_t i;
   char up[NAME_MAX_];
   out(b, "\n---%s: %s names (%u values). Short lowercase names, the same in upper case,\n"
          "---and the full %s names are all accepted (case does not matter).\n",
-      e->name, is_flags_enum(e) ? "flag" : "enum", (unsigned)e->count,
+      e->name, e->is_flags ? "flag" : "enum", (unsigned)e->count,
       strncmp(e->name, "DXGI", 4) == 0 ? "DXGI" : "D3D12");
   out(b, "---@alias pso.enum.%s\n", e->key);
   for (i = 0; i < e->count; i++) {
     const psoc_enum_value *v = &e->values[i];
-    out(b, "---| \"%s\" # %s = %s%x\n", v->key, v->name, is_flags_enum(e) ? "0x" : "", v->value);
+    out(b, "---| \"%s\" # %s = %s%x\n", v->key, v->name, e->is_flags ? "0x" : "", v->value);
   }
   for (i = 0; i < e->count; i++) {
     upper(e->values[i].key, up, sizeof up);
@@ -193,7 +189,7 @@ static void emit_enum(buf *b, const psoc_enum *e) {
 
 /* The type written for an enum field. */
 static void enum_type(const psoc_enum *e, char *o, size_t n) {
-  if (is_flags_enum(e))
+  if (e->is_flags)
     snprintf(o, n, "pso.flags.%s", e->key);
   else if (e == &psoc_enum_depth_write_mask) /* language: write = true/false */
     snprintf(o, n, "pso.enum.%s|boolean", e->key);
@@ -208,7 +204,7 @@ static void emit_flags_aliases(buf *b) {
          "-- but are not in these aliases, so prefer a list.)\n");
   for (i = 0; i < psoc_enum_all_count; i++) {
     const psoc_enum *e = psoc_enum_all[i];
-    if (!is_flags_enum(e)) continue;
+    if (!e->is_flags) continue;
     if (e == &psoc_enum_color_write)
       out(b, "---@alias pso.flags.%s pso.enum.%s|pso.enum.%s[]|pso.color_letters|integer\n", e->key,
           e->key, e->key);
@@ -511,9 +507,8 @@ static const char *shorthand_note(uint32_t type) {
   }
 }
 
-/* language: the shader that decides each pipeline kind. */
-static const uint32_t decider_of[4] = { PSOC_SO_TYPE_COUNT, PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
-
+/* A pipeline declaration per kind; the shader that decides the kind
+** (psoc_kind_shader) is its one required field. */
 static void emit_decl(buf *b, psoc_kind kind) {
   uint32_t t;
   char kinds[64];
@@ -534,7 +529,7 @@ static void emit_decl(buf *b, psoc_kind kind) {
     if (kind != PSOC_KIND_NONE && !(info->kinds & PSOC_KIND_BIT(kind))) continue;
     subobject_type(info, type, sizeof type);
     out(b, "---@field %s%s %s|pso.None %s (%s) in %s pipelines.%s\n", info->key,
-        (kind != PSOC_KIND_NONE && decider_of[kind] == t) ? "" : "?", type, info->name,
+        (kind != PSOC_KIND_NONE && psoc_kind_shader(kind) == t) ? "" : "?", type, info->name,
         info->payload->name, kind_list(info->kinds, kinds, sizeof kinds), shorthand_note(t));
   }
 }

@@ -363,8 +363,14 @@ local function generate(header_dir)
         v.extra and " /* extra */" or ""))
     end
     emit("};")
-    emit(string.format("const psoc_enum %s = {%s, %s, %s_values, %du};", tab.id,
-      c_string(tab.name), c_string(tab.key), tab.id, #tab.values))
+    -- the values below 64 as a bit set, for range checks without a search
+    local valid = 0
+    for _, v in ipairs(tab.values) do
+      if v.value >= 0 and v.value < 64 then valid = valid | (1 << v.value) end
+    end
+    emit(string.format("const psoc_enum %s = {%s, %s, %s_values, %du, %du, UINT64_C(0x%x)};",
+      tab.id, c_string(tab.name), c_string(tab.key), tab.id, #tab.values, tab.flags and 1 or 0,
+      valid))
     emit("")
   end
 

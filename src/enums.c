@@ -128,14 +128,14 @@ static const psoc_enum_value psoc_enum_dxgi_format_values[] = {
   {"DXGI_FORMAT_SAMPLER_FEEDBACK_MIN_MIP_OPAQUE", "sampler_feedback_min_mip_opaque", 189u},
   {"DXGI_FORMAT_SAMPLER_FEEDBACK_MIP_REGION_USED_OPAQUE", "sampler_feedback_mip_region_used_opaque", 190u},
 };
-const psoc_enum psoc_enum_dxgi_format = {"DXGI_FORMAT", "format", psoc_enum_dxgi_format_values, 121u};
+const psoc_enum psoc_enum_dxgi_format = {"DXGI_FORMAT", "format", psoc_enum_dxgi_format_values, 121u, 0u, UINT64_C(0xffffffffffffffff)};
 
 /* D3D12_FILL_MODE */
 static const psoc_enum_value psoc_enum_fill_mode_values[] = {
   {"D3D12_FILL_MODE_WIREFRAME", "wireframe", 2u},
   {"D3D12_FILL_MODE_SOLID", "solid", 3u},
 };
-const psoc_enum psoc_enum_fill_mode = {"D3D12_FILL_MODE", "fill_mode", psoc_enum_fill_mode_values, 2u};
+const psoc_enum psoc_enum_fill_mode = {"D3D12_FILL_MODE", "fill_mode", psoc_enum_fill_mode_values, 2u, 0u, UINT64_C(0xc)};
 
 /* D3D12_CULL_MODE */
 static const psoc_enum_value psoc_enum_cull_mode_values[] = {
@@ -143,14 +143,14 @@ static const psoc_enum_value psoc_enum_cull_mode_values[] = {
   {"D3D12_CULL_MODE_FRONT", "front", 2u},
   {"D3D12_CULL_MODE_BACK", "back", 3u},
 };
-const psoc_enum psoc_enum_cull_mode = {"D3D12_CULL_MODE", "cull_mode", psoc_enum_cull_mode_values, 3u};
+const psoc_enum psoc_enum_cull_mode = {"D3D12_CULL_MODE", "cull_mode", psoc_enum_cull_mode_values, 3u, 0u, UINT64_C(0xe)};
 
 /* D3D12_CONSERVATIVE_RASTERIZATION_MODE */
 static const psoc_enum_value psoc_enum_conservative_raster_values[] = {
   {"D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF", "off", 0u},
   {"D3D12_CONSERVATIVE_RASTERIZATION_MODE_ON", "on", 1u},
 };
-const psoc_enum psoc_enum_conservative_raster = {"D3D12_CONSERVATIVE_RASTERIZATION_MODE", "conservative_rasterization_mode", psoc_enum_conservative_raster_values, 2u};
+const psoc_enum psoc_enum_conservative_raster = {"D3D12_CONSERVATIVE_RASTERIZATION_MODE", "conservative_rasterization_mode", psoc_enum_conservative_raster_values, 2u, 0u, UINT64_C(0x3)};
 
 /* D3D12_LINE_RASTERIZATION_MODE */
 static const psoc_enum_value psoc_enum_line_raster_values[] = {
@@ -159,7 +159,7 @@ static const psoc_enum_value psoc_enum_line_raster_values[] = {
   {"D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE", "quadrilateral_wide", 2u}, /* extra */
   {"D3D12_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW", "quadrilateral_narrow", 3u}, /* extra */
 };
-const psoc_enum psoc_enum_line_raster = {"D3D12_LINE_RASTERIZATION_MODE", "line_rasterization_mode", psoc_enum_line_raster_values, 4u};
+const psoc_enum psoc_enum_line_raster = {"D3D12_LINE_RASTERIZATION_MODE", "line_rasterization_mode", psoc_enum_line_raster_values, 4u, 0u, UINT64_C(0xf)};
 
 /* D3D12_BLEND */
 static const psoc_enum_value psoc_enum_blend_values[] = {
@@ -183,7 +183,7 @@ static const psoc_enum_value psoc_enum_blend_values[] = {
   {"D3D12_BLEND_ALPHA_FACTOR", "alpha_factor", 20u},
   {"D3D12_BLEND_INV_ALPHA_FACTOR", "inv_alpha_factor", 21u},
 };
-const psoc_enum psoc_enum_blend = {"D3D12_BLEND", "blend", psoc_enum_blend_values, 19u};
+const psoc_enum psoc_enum_blend = {"D3D12_BLEND", "blend", psoc_enum_blend_values, 19u, 0u, UINT64_C(0x3fcffe)};
 
 /* D3D12_BLEND_OP */
 static const psoc_enum_value psoc_enum_blend_op_values[] = {
@@ -193,7 +193,7 @@ static const psoc_enum_value psoc_enum_blend_op_values[] = {
   {"D3D12_BLEND_OP_MIN", "min", 4u},
   {"D3D12_BLEND_OP_MAX", "max", 5u},
 };
-const psoc_enum psoc_enum_blend_op = {"D3D12_BLEND_OP", "blend_op", psoc_enum_blend_op_values, 5u};
+const psoc_enum psoc_enum_blend_op = {"D3D12_BLEND_OP", "blend_op", psoc_enum_blend_op_values, 5u, 0u, UINT64_C(0x3e)};
 
 /* D3D12_LOGIC_OP */
 static const psoc_enum_value psoc_enum_logic_op_values[] = {
@@ -214,7 +214,7 @@ static const psoc_enum_value psoc_enum_logic_op_values[] = {
   {"D3D12_LOGIC_OP_OR_REVERSE", "or_reverse", 14u},
   {"D3D12_LOGIC_OP_OR_INVERTED", "or_inverted", 15u},
 };
-const psoc_enum psoc_enum_logic_op = {"D3D12_LOGIC_OP", "logic_op", psoc_enum_logic_op_values, 16u};
+const psoc_enum psoc_enum_logic_op = {"D3D12_LOGIC_OP", "logic_op", psoc_enum_logic_op_values, 16u, 0u, UINT64_C(0xffff)};
 
 /* D3D12_COLOR_WRITE_ENABLE (flags) */
 static const psoc_enum_value psoc_enum_color_write_values[] = {
@@ -224,7 +224,7 @@ static const psoc_enum_value psoc_enum_color_write_values[] = {
   {"D3D12_COLOR_WRITE_ENABLE_ALPHA", "alpha", 0x8u},
   {"D3D12_COLOR_WRITE_ENABLE_ALL", "all", 0xfu},
 };
-const psoc_enum psoc_enum_color_write = {"D3D12_COLOR_WRITE_ENABLE", "color_write_enable", psoc_enum_color_write_values, 5u};
+const psoc_enum psoc_enum_color_write = {"D3D12_COLOR_WRITE_ENABLE", "color_write_enable", psoc_enum_color_write_values, 5u, 1u, UINT64_C(0x8116)};
 
 /* D3D12_COMPARISON_FUNC */
 static const psoc_enum_value psoc_enum_comparison_func_values[] = {
@@ -238,7 +238,7 @@ static const psoc_enum_value psoc_enum_comparison_func_values[] = {
   {"D3D12_COMPARISON_FUNC_GREATER_EQUAL", "greater_equal", 7u},
   {"D3D12_COMPARISON_FUNC_ALWAYS", "always", 8u},
 };
-const psoc_enum psoc_enum_comparison_func = {"D3D12_COMPARISON_FUNC", "comparison_func", psoc_enum_comparison_func_values, 9u};
+const psoc_enum psoc_enum_comparison_func = {"D3D12_COMPARISON_FUNC", "comparison_func", psoc_enum_comparison_func_values, 9u, 0u, UINT64_C(0x1ff)};
 
 /* D3D12_STENCIL_OP */
 static const psoc_enum_value psoc_enum_stencil_op_values[] = {
@@ -251,21 +251,21 @@ static const psoc_enum_value psoc_enum_stencil_op_values[] = {
   {"D3D12_STENCIL_OP_INCR", "incr", 7u},
   {"D3D12_STENCIL_OP_DECR", "decr", 8u},
 };
-const psoc_enum psoc_enum_stencil_op = {"D3D12_STENCIL_OP", "stencil_op", psoc_enum_stencil_op_values, 8u};
+const psoc_enum psoc_enum_stencil_op = {"D3D12_STENCIL_OP", "stencil_op", psoc_enum_stencil_op_values, 8u, 0u, UINT64_C(0x1fe)};
 
 /* D3D12_DEPTH_WRITE_MASK */
 static const psoc_enum_value psoc_enum_depth_write_mask_values[] = {
   {"D3D12_DEPTH_WRITE_MASK_ZERO", "zero", 0u},
   {"D3D12_DEPTH_WRITE_MASK_ALL", "all", 1u},
 };
-const psoc_enum psoc_enum_depth_write_mask = {"D3D12_DEPTH_WRITE_MASK", "depth_write_mask", psoc_enum_depth_write_mask_values, 2u};
+const psoc_enum psoc_enum_depth_write_mask = {"D3D12_DEPTH_WRITE_MASK", "depth_write_mask", psoc_enum_depth_write_mask_values, 2u, 0u, UINT64_C(0x3)};
 
 /* D3D12_INPUT_CLASSIFICATION */
 static const psoc_enum_value psoc_enum_input_classification_values[] = {
   {"D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA", "per_vertex_data", 0u},
   {"D3D12_INPUT_CLASSIFICATION_PER_INSTANCE_DATA", "per_instance_data", 1u},
 };
-const psoc_enum psoc_enum_input_classification = {"D3D12_INPUT_CLASSIFICATION", "input_classification", psoc_enum_input_classification_values, 2u};
+const psoc_enum psoc_enum_input_classification = {"D3D12_INPUT_CLASSIFICATION", "input_classification", psoc_enum_input_classification_values, 2u, 0u, UINT64_C(0x3)};
 
 /* D3D12_INDEX_BUFFER_STRIP_CUT_VALUE */
 static const psoc_enum_value psoc_enum_strip_cut_values[] = {
@@ -273,7 +273,7 @@ static const psoc_enum_value psoc_enum_strip_cut_values[] = {
   {"D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFF", "0xffff", 1u},
   {"D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_0xFFFFFFFF", "0xffffffff", 2u},
 };
-const psoc_enum psoc_enum_strip_cut = {"D3D12_INDEX_BUFFER_STRIP_CUT_VALUE", "index_buffer_strip_cut_value", psoc_enum_strip_cut_values, 3u};
+const psoc_enum psoc_enum_strip_cut = {"D3D12_INDEX_BUFFER_STRIP_CUT_VALUE", "index_buffer_strip_cut_value", psoc_enum_strip_cut_values, 3u, 0u, UINT64_C(0x7)};
 
 /* D3D12_PRIMITIVE_TOPOLOGY_TYPE */
 static const psoc_enum_value psoc_enum_topology_type_values[] = {
@@ -283,7 +283,7 @@ static const psoc_enum_value psoc_enum_topology_type_values[] = {
   {"D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE", "triangle", 3u},
   {"D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH", "patch", 4u},
 };
-const psoc_enum psoc_enum_topology_type = {"D3D12_PRIMITIVE_TOPOLOGY_TYPE", "primitive_topology_type", psoc_enum_topology_type_values, 5u};
+const psoc_enum psoc_enum_topology_type = {"D3D12_PRIMITIVE_TOPOLOGY_TYPE", "primitive_topology_type", psoc_enum_topology_type_values, 5u, 0u, UINT64_C(0x1f)};
 
 /* D3D12_PIPELINE_STATE_FLAGS (flags) */
 static const psoc_enum_value psoc_enum_pipeline_flags_values[] = {
@@ -292,14 +292,14 @@ static const psoc_enum_value psoc_enum_pipeline_flags_values[] = {
   {"D3D12_PIPELINE_STATE_FLAG_DYNAMIC_DEPTH_BIAS", "dynamic_depth_bias", 0x4u}, /* extra */
   {"D3D12_PIPELINE_STATE_FLAG_DYNAMIC_INDEX_BUFFER_STRIP_CUT", "dynamic_index_buffer_strip_cut", 0x8u}, /* extra */
 };
-const psoc_enum psoc_enum_pipeline_flags = {"D3D12_PIPELINE_STATE_FLAGS", "pipeline_state_flags", psoc_enum_pipeline_flags_values, 4u};
+const psoc_enum psoc_enum_pipeline_flags = {"D3D12_PIPELINE_STATE_FLAGS", "pipeline_state_flags", psoc_enum_pipeline_flags_values, 4u, 1u, UINT64_C(0x113)};
 
 /* D3D12_VIEW_INSTANCING_FLAGS (flags) */
 static const psoc_enum_value psoc_enum_view_instancing_flags_values[] = {
   {"D3D12_VIEW_INSTANCING_FLAG_NONE", "none", 0x0u},
   {"D3D12_VIEW_INSTANCING_FLAG_ENABLE_VIEW_INSTANCE_MASKING", "enable_view_instance_masking", 0x1u},
 };
-const psoc_enum psoc_enum_view_instancing_flags = {"D3D12_VIEW_INSTANCING_FLAGS", "view_instancing_flags", psoc_enum_view_instancing_flags_values, 2u};
+const psoc_enum psoc_enum_view_instancing_flags = {"D3D12_VIEW_INSTANCING_FLAGS", "view_instancing_flags", psoc_enum_view_instancing_flags_values, 2u, 1u, UINT64_C(0x3)};
 
 /* D3D12_PIPELINE_STATE_SUBOBJECT_TYPE */
 static const psoc_enum_value psoc_enum_subobject_type_values[] = {
@@ -333,7 +333,7 @@ static const psoc_enum_value psoc_enum_subobject_type_values[] = {
   {"D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_RASTERIZER2", "rasterizer2", 28u}, /* extra */
   {"D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_SERIALIZED_ROOT_SIGNATURE", "serialized_root_signature", 29u}, /* extra */
 };
-const psoc_enum psoc_enum_subobject_type = {"D3D12_PIPELINE_STATE_SUBOBJECT_TYPE", "pipeline_state_subobject_type", psoc_enum_subobject_type_values, 29u};
+const psoc_enum psoc_enum_subobject_type = {"D3D12_PIPELINE_STATE_SUBOBJECT_TYPE", "pipeline_state_subobject_type", psoc_enum_subobject_type_values, 29u, 0u, UINT64_C(0x3f7fffff)};
 
 /* D3D12_SHADER_VISIBILITY */
 static const psoc_enum_value psoc_enum_shader_visibility_values[] = {
@@ -346,7 +346,7 @@ static const psoc_enum_value psoc_enum_shader_visibility_values[] = {
   {"D3D12_SHADER_VISIBILITY_AMPLIFICATION", "amplification", 6u},
   {"D3D12_SHADER_VISIBILITY_MESH", "mesh", 7u},
 };
-const psoc_enum psoc_enum_shader_visibility = {"D3D12_SHADER_VISIBILITY", "shader_visibility", psoc_enum_shader_visibility_values, 8u};
+const psoc_enum psoc_enum_shader_visibility = {"D3D12_SHADER_VISIBILITY", "shader_visibility", psoc_enum_shader_visibility_values, 8u, 0u, UINT64_C(0xff)};
 
 /* D3D12_ROOT_SIGNATURE_FLAGS (flags) */
 static const psoc_enum_value psoc_enum_root_signature_flags_values[] = {
@@ -363,7 +363,7 @@ static const psoc_enum_value psoc_enum_root_signature_flags_values[] = {
   {"D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED", "cbv_srv_uav_heap_directly_indexed", 0x400u},
   {"D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED", "sampler_heap_directly_indexed", 0x800u},
 };
-const psoc_enum psoc_enum_root_signature_flags = {"D3D12_ROOT_SIGNATURE_FLAGS", "root_signature_flags", psoc_enum_root_signature_flags_values, 12u};
+const psoc_enum psoc_enum_root_signature_flags = {"D3D12_ROOT_SIGNATURE_FLAGS", "root_signature_flags", psoc_enum_root_signature_flags_values, 12u, 1u, UINT64_C(0x100010116)};
 
 /* D3D12_DESCRIPTOR_RANGE_FLAGS (flags) */
 static const psoc_enum_value psoc_enum_descriptor_range_flags_values[] = {
@@ -373,7 +373,7 @@ static const psoc_enum_value psoc_enum_descriptor_range_flags_values[] = {
   {"D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC", "data_static", 0x8u},
   {"D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS", "descriptors_static_keeping_buffer_bounds_checks", 0x10000u},
 };
-const psoc_enum psoc_enum_descriptor_range_flags = {"D3D12_DESCRIPTOR_RANGE_FLAGS", "descriptor_range_flags", psoc_enum_descriptor_range_flags_values, 5u};
+const psoc_enum psoc_enum_descriptor_range_flags = {"D3D12_DESCRIPTOR_RANGE_FLAGS", "descriptor_range_flags", psoc_enum_descriptor_range_flags_values, 5u, 1u, UINT64_C(0x116)};
 
 /* D3D12_ROOT_DESCRIPTOR_FLAGS (flags) */
 static const psoc_enum_value psoc_enum_root_descriptor_flags_values[] = {
@@ -381,7 +381,7 @@ static const psoc_enum_value psoc_enum_root_descriptor_flags_values[] = {
   {"D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE", "data_static_while_set_at_execute", 0x4u},
   {"D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC", "data_static", 0x8u},
 };
-const psoc_enum psoc_enum_root_descriptor_flags = {"D3D12_ROOT_DESCRIPTOR_FLAGS", "root_descriptor_flags", psoc_enum_root_descriptor_flags_values, 3u};
+const psoc_enum psoc_enum_root_descriptor_flags = {"D3D12_ROOT_DESCRIPTOR_FLAGS", "root_descriptor_flags", psoc_enum_root_descriptor_flags_values, 3u, 1u, UINT64_C(0x114)};
 
 /* D3D12_FILTER */
 static const psoc_enum_value psoc_enum_filter_values[] = {
@@ -422,7 +422,7 @@ static const psoc_enum_value psoc_enum_filter_values[] = {
   {"D3D12_FILTER_MAXIMUM_MIN_MAG_MIP_LINEAR", "maximum_min_mag_mip_linear", 405u},
   {"D3D12_FILTER_MAXIMUM_ANISOTROPIC", "maximum_anisotropic", 469u},
 };
-const psoc_enum psoc_enum_filter = {"D3D12_FILTER", "filter", psoc_enum_filter_values, 36u};
+const psoc_enum psoc_enum_filter = {"D3D12_FILTER", "filter", psoc_enum_filter_values, 36u, 0u, UINT64_C(0x330033)};
 
 /* D3D12_TEXTURE_ADDRESS_MODE */
 static const psoc_enum_value psoc_enum_texture_address_mode_values[] = {
@@ -432,7 +432,7 @@ static const psoc_enum_value psoc_enum_texture_address_mode_values[] = {
   {"D3D12_TEXTURE_ADDRESS_MODE_BORDER", "border", 4u},
   {"D3D12_TEXTURE_ADDRESS_MODE_MIRROR_ONCE", "mirror_once", 5u},
 };
-const psoc_enum psoc_enum_texture_address_mode = {"D3D12_TEXTURE_ADDRESS_MODE", "texture_address_mode", psoc_enum_texture_address_mode_values, 5u};
+const psoc_enum psoc_enum_texture_address_mode = {"D3D12_TEXTURE_ADDRESS_MODE", "texture_address_mode", psoc_enum_texture_address_mode_values, 5u, 0u, UINT64_C(0x3e)};
 
 /* D3D12_STATIC_BORDER_COLOR */
 static const psoc_enum_value psoc_enum_static_border_color_values[] = {
@@ -442,7 +442,7 @@ static const psoc_enum_value psoc_enum_static_border_color_values[] = {
   {"D3D12_STATIC_BORDER_COLOR_OPAQUE_BLACK_UINT", "opaque_black_uint", 3u},
   {"D3D12_STATIC_BORDER_COLOR_OPAQUE_WHITE_UINT", "opaque_white_uint", 4u},
 };
-const psoc_enum psoc_enum_static_border_color = {"D3D12_STATIC_BORDER_COLOR", "static_border_color", psoc_enum_static_border_color_values, 5u};
+const psoc_enum psoc_enum_static_border_color = {"D3D12_STATIC_BORDER_COLOR", "static_border_color", psoc_enum_static_border_color_values, 5u, 0u, UINT64_C(0x1f)};
 
 const psoc_enum *const psoc_enum_all[] = {
   &psoc_enum_dxgi_format,

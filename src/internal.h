@@ -50,6 +50,71 @@ static inline const psoc_subobject_info *psoc_info(uint32_t type) {
                                                                      : NULL;
 }
 
+/* ---- type masks, expanded from the subobject list (psoc.h) ---------- */
+
+/* A subobject type as a bit of a 64-bit type mask. */
+#define PSOC_TYPE_BIT(t) ((uint64_t)1 << (t))
+
+/* Index of the lowest set bit of a non-zero mask. */
+static inline uint32_t psoc_lowest_bit(uint64_t m) {
+#if defined(__GNUC__)
+  return (uint32_t)__builtin_ctzll(m);
+#else
+  uint32_t t = 0;
+  while (!(m & 1u)) m >>= 1, t++;
+  return t;
+#endif
+}
+
+#define PSOC_MASK_ALL_(NAME, id, key, CLASS, kinds, T, layout, bits) | PSOC_TYPE_BIT(id)
+#define PSOC_MASK_VERSION_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | ((id) != PSOC_SO_##CLASS ? PSOC_TYPE_BIT(id) : 0)
+#define PSOC_MASK_SHADER_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (((bits) & PSOC_SUBOBJECT_SHADER) ? PSOC_TYPE_BIT(id) : 0)
+#define PSOC_MASK_DECIDES_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (((bits) & PSOC_SUBOBJECT_DECIDES_KIND) ? PSOC_TYPE_BIT(id) : 0)
+#define PSOC_MASK_NOT_G_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (((kinds) & PSOC_KINDS_G) ? 0 : PSOC_TYPE_BIT(id))
+#define PSOC_MASK_NOT_C_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (((kinds) & PSOC_KINDS_C) ? 0 : PSOC_TYPE_BIT(id))
+#define PSOC_MASK_NOT_M_(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (((kinds) & PSOC_KINDS_M) ? 0 : PSOC_TYPE_BIT(id))
+
+#define PSOC_KNOWN_TYPES ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_ALL_))
+/* Types that are a later version of another type's class (DEPTH_STENCIL1, ...). */
+#define PSOC_VERSION_TYPES ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_VERSION_))
+/* The shader stages (D3D12_SHADER_BYTECODE payloads). */
+#define PSOC_SHADER_TYPES ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_SHADER_))
+/* The shaders whose non-null bytecode decides the pipeline kind (VS, CS, MS). */
+#define PSOC_DECIDER_TYPES ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_DECIDES_))
+/* The types each kind ignores: rows without the kind. */
+#define PSOC_IGNORED_BY_GRAPHICS ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_NOT_G_))
+#define PSOC_IGNORED_BY_COMPUTE ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_NOT_C_))
+#define PSOC_IGNORED_BY_MESH ((uint64_t)0 PSOC_SUBOBJECTS(PSOC_MASK_NOT_M_))
+
+_Static_assert(PSOC_SO_TYPE_COUNT <= 64, "type masks are 64-bit");
+
+/* The classes present in a mask of types, as PSOC_TYPE_BIT()s of their
+** base types. */
+static inline uint64_t psoc_classes_of(uint64_t types) {
+  uint64_t c = types & ~PSOC_VERSION_TYPES, v;
+  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
+    c |= PSOC_TYPE_BIT(psoc_registry_rows[psoc_lowest_bit(v)].dup_class);
+  return c;
+}
+
+/* The valid type values as text ("0-22, 24-29"), for messages that list
+** them; returns out. */
+const char *psoc_registry_types_text(char *out, size_t n);
+
+/* The deciding shaders' names joined for a message; returns out. */
+enum {
+  PSOC_DECIDERS_OR,    /* "VS, CS or MS" */
+  PSOC_DECIDERS_KINDS, /* "VS (graphics), CS (compute) or MS (mesh)" */
+  PSOC_DECIDERS_LIST   /* "VS, CS, MS" */
+};
+const char *psoc_registry_deciders_text(char *out, size_t n, int style);
+
 /* The base type of the duplicate class 'type' belongs to (type itself for
 ** ordinary types); PSOC_SO_TYPE_COUNT for unknown types. */
 uint32_t psoc_class_of(uint32_t type);

@@ -38,12 +38,13 @@ static void walk_stop(psoc_walker *walker, psoc_diags *diags, const psoc_subobje
   }
   type = psoc_rd32(walker->data + walker->offset);
   if (!info) {
+    char valid[64];
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_UNKNOWN_SUBOBJECT,
                    "CREATEPIPELINESTATE_UNKNOWN_SUBOBJECT", (int32_t)walker->index,
                    (int64_t)walker->offset, "type",
                    "subobject type %u (0x%08x) is not a D3D12_PIPELINE_STATE_SUBOBJECT_TYPE "
-                   "(valid: 0-22, 24-29); the rest of the stream (%zu bytes) cannot be walked",
-                   type, type, remaining);
+                   "(valid: %s); the rest of the stream (%zu bytes) cannot be walked",
+                   type, type, psoc_registry_types_text(valid, sizeof valid), remaining);
     return;
   }
   psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_TRUNCATED, MSG_INVALID_STREAM,
@@ -104,12 +105,19 @@ static int shader_present(const psoc_parsed *parsed, uint32_t type) {
   return parsed->has[type] && psoc_rdptr(parsed->views[type].payload) != 0;
 }
 
+/* Exactly one of the deciding shaders (registry rows with
+** PSOC_SUBOBJECT_DECIDES_KIND) has non-null bytecode: its row's one kind. */
 static psoc_kind deduce_kind(const psoc_parsed *parsed) {
-  int vs = shader_present(parsed, PSOC_SO_VS);
-  int cs = shader_present(parsed, PSOC_SO_CS);
-  int ms = shader_present(parsed, PSOC_SO_MS);
-  if (vs + cs + ms != 1) return PSOC_KIND_NONE;
-  return vs ? PSOC_KIND_GRAPHICS : cs ? PSOC_KIND_COMPUTE : PSOC_KIND_MESH;
+  uint64_t m = parsed->type_mask & PSOC_DECIDER_TYPES;
+  uint32_t found = PSOC_SO_TYPE_COUNT;
+  for (; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
+    if (!shader_present(parsed, t)) continue;
+    if (found != PSOC_SO_TYPE_COUNT) return PSOC_KIND_NONE;
+    found = t;
+  }
+  if (found == PSOC_SO_TYPE_COUNT) return PSOC_KIND_NONE;
+  return (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
 }
 
 /* 'again' repeats a class already kept in 'out'. */
@@ -147,10 +155,11 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   memset(out->has, 0, sizeof out->has);
   memset(out->class_type, -1, sizeof out->class_type);
   if (size == 0) {
+    char deciders[64];
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_ZERO_SIZE_STREAM,
                    "CREATEPIPELINESTATE_ZERO_SIZE_STREAM", -1, -1, "SizeInBytes",
-                   "the stream is empty (SizeInBytes is 0); a pipeline needs at least a VS, CS "
-                   "or MS subobject");
+                   "the stream is empty (SizeInBytes is 0); a pipeline needs at least a %s "
+                   "subobject", psoc_registry_deciders_text(deciders, sizeof deciders, PSOC_DECIDERS_OR));
     out->structural_errors = 1;
     return PSOC_ERR_INVALID;
   }
@@ -172,7 +181,8 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   {
     const unsigned char *bytes = data;
     size_t offset = 0;
-    uint32_t index = 0, type = 0, mask = 0, present = 0;
+    uint32_t index = 0, type = 0, present = 0;
+    uint64_t mask = 0;
     for (;;) {
       size_t remaining;
       const psoc_subobject_info *info = NULL;
@@ -215,7 +225,7 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
         view->info = info;
         out->class_type[cls] = (int8_t)type;
         out->has[type] = 1;
-        mask |= 1u << type;
+        mask |= PSOC_TYPE_BIT(type);
         present++;
       }
       offset += info->stride;

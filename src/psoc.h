@@ -68,39 +68,79 @@ typedef struct psoc_allocator {
 /* Subobject types: all 30 of the current SDK, whatever the header has */
 /* ------------------------------------------------------------------ */
 
+/* The subobject list: the one place a subobject type is written. It is
+** expanded into the enum below, the registry table and the type masks
+** (registry.c, internal.h), so adding a type is a row here plus its field
+** list and default in registry.c. Rows are in SDK value order. Columns:
+**   NAME    the SDK suffix: PSOC_SO_NAME, D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_NAME
+**   id      the SDK's value (23 is unused by the SDK)
+**   key     the material-language key
+**   CLASS   its duplicate class: the base type it is a version of (NAME
+**           itself for a class of one version); a stream holds one per class
+**   kinds   the pipeline kinds that use it: PSOC_KINDS_G, _C, _M joined by |
+**   T       the payload's C type
+**   layout  the payload's field list and default in registry.c
+**           (s_layout, d_layout)
+**   bits    PSOC_SUBOBJECT_SHADER (a D3D12_SHADER_BYTECODE stage),
+**           PSOC_SUBOBJECT_DECIDES_KIND (non-null bytecode makes the pipeline
+**           of its one kind: the types of the kinds), or 0 */
+#define PSOC_SUBOBJECTS(X)                                                                       \
+  X(ROOT_SIGNATURE, 0, "root_signature", ROOT_SIGNATURE, PSOC_KINDS_GCM, void *, rs, 0)          \
+  X(VS, 1, "vs", VS, PSOC_KINDS_G, D3D12_SHADER_BYTECODE, bytecode,                              \
+    PSOC_SUBOBJECT_SHADER | PSOC_SUBOBJECT_DECIDES_KIND)                                         \
+  X(PS, 2, "ps", PS, PSOC_KINDS_G | PSOC_KINDS_M, D3D12_SHADER_BYTECODE, bytecode,               \
+    PSOC_SUBOBJECT_SHADER)                                                                       \
+  X(DS, 3, "ds", DS, PSOC_KINDS_G, D3D12_SHADER_BYTECODE, bytecode, PSOC_SUBOBJECT_SHADER)       \
+  X(HS, 4, "hs", HS, PSOC_KINDS_G, D3D12_SHADER_BYTECODE, bytecode, PSOC_SUBOBJECT_SHADER)       \
+  X(GS, 5, "gs", GS, PSOC_KINDS_G, D3D12_SHADER_BYTECODE, bytecode, PSOC_SUBOBJECT_SHADER)       \
+  X(CS, 6, "cs", CS, PSOC_KINDS_C, D3D12_SHADER_BYTECODE, bytecode,                              \
+    PSOC_SUBOBJECT_SHADER | PSOC_SUBOBJECT_DECIDES_KIND)                                         \
+  X(STREAM_OUTPUT, 7, "stream_output", STREAM_OUTPUT, PSOC_KINDS_G, D3D12_STREAM_OUTPUT_DESC,    \
+    so, 0)                                                                                       \
+  X(BLEND, 8, "blend", BLEND, PSOC_KINDS_GM, D3D12_BLEND_DESC, blend, 0)                         \
+  X(SAMPLE_MASK, 9, "sample_mask", SAMPLE_MASK, PSOC_KINDS_GM, UINT, mask, 0)                    \
+  X(RASTERIZER, 10, "rasterizer", RASTERIZER, PSOC_KINDS_GM, D3D12_RASTERIZER_DESC, rast, 0)     \
+  X(DEPTH_STENCIL, 11, "depth_stencil", DEPTH_STENCIL, PSOC_KINDS_GM, D3D12_DEPTH_STENCIL_DESC,  \
+    ds, 0)                                                                                       \
+  X(INPUT_LAYOUT, 12, "input_layout", INPUT_LAYOUT, PSOC_KINDS_G, D3D12_INPUT_LAYOUT_DESC,       \
+    layout, 0)                                                                                   \
+  X(IB_STRIP_CUT_VALUE, 13, "strip_cut", IB_STRIP_CUT_VALUE, PSOC_KINDS_G,                       \
+    D3D12_INDEX_BUFFER_STRIP_CUT_VALUE, cut, 0)                                                  \
+  X(PRIMITIVE_TOPOLOGY, 14, "topology", PRIMITIVE_TOPOLOGY, PSOC_KINDS_GM,                       \
+    D3D12_PRIMITIVE_TOPOLOGY_TYPE, topo, 0)                                                      \
+  X(RENDER_TARGET_FORMATS, 15, "render_targets", RENDER_TARGET_FORMATS, PSOC_KINDS_GM,           \
+    D3D12_RT_FORMAT_ARRAY, rtv, 0)                                                               \
+  X(DEPTH_STENCIL_FORMAT, 16, "depth_format", DEPTH_STENCIL_FORMAT, PSOC_KINDS_GM, DXGI_FORMAT,  \
+    dsv, 0)                                                                                      \
+  X(SAMPLE_DESC, 17, "sample_desc", SAMPLE_DESC, PSOC_KINDS_GM, DXGI_SAMPLE_DESC, sample, 0)     \
+  X(NODE_MASK, 18, "node_mask", NODE_MASK, PSOC_KINDS_GCM, UINT, node, 0)                        \
+  X(CACHED_PSO, 19, "cached_pso", CACHED_PSO, PSOC_KINDS_GCM, D3D12_CACHED_PIPELINE_STATE,       \
+    cached, 0)                                                                                   \
+  X(FLAGS, 20, "flags", FLAGS, PSOC_KINDS_GCM, D3D12_PIPELINE_STATE_FLAGS, flags, 0)             \
+  X(DEPTH_STENCIL1, 21, "depth_stencil1", DEPTH_STENCIL, PSOC_KINDS_GM,                          \
+    D3D12_DEPTH_STENCIL_DESC1, ds1, 0)                                                           \
+  X(VIEW_INSTANCING, 22, "view_instancing", VIEW_INSTANCING, PSOC_KINDS_GM,                      \
+    D3D12_VIEW_INSTANCING_DESC, view, 0)                                                         \
+  X(AS, 24, "as", AS, PSOC_KINDS_M, D3D12_SHADER_BYTECODE, bytecode, PSOC_SUBOBJECT_SHADER)      \
+  X(MS, 25, "ms", MS, PSOC_KINDS_M, D3D12_SHADER_BYTECODE, bytecode,                             \
+    PSOC_SUBOBJECT_SHADER | PSOC_SUBOBJECT_DECIDES_KIND)                                         \
+  X(DEPTH_STENCIL2, 26, "depth_stencil2", DEPTH_STENCIL, PSOC_KINDS_GM,                          \
+    D3D12_DEPTH_STENCIL_DESC2, ds2, 0)                                                           \
+  X(RASTERIZER1, 27, "rasterizer1", RASTERIZER, PSOC_KINDS_GM, psoc_rasterizer_desc1, rast1, 0)  \
+  X(RASTERIZER2, 28, "rasterizer2", RASTERIZER, PSOC_KINDS_GM, psoc_rasterizer_desc2, rast2, 0)  \
+  X(SERIALIZED_ROOT_SIGNATURE, 29, "serialized_root_signature", SERIALIZED_ROOT_SIGNATURE,       \
+    PSOC_KINDS_GCM, psoc_serialized_root_signature_desc, serialized_rs, 0)
+
+/* Row bits (psoc_subobject_info.bits) */
+#define PSOC_SUBOBJECT_SHADER 1u       /* a shader stage: D3D12_SHADER_BYTECODE */
+#define PSOC_SUBOBJECT_DECIDES_KIND 2u /* its non-null bytecode decides the kind */
+
+#define PSOC_SO_ENUM_ROW_(NAME, id, key, CLASS, kinds, T, layout, bits) PSOC_SO_##NAME = id,
 typedef enum psoc_subobject_type {
-  PSOC_SO_ROOT_SIGNATURE = 0,
-  PSOC_SO_VS = 1,
-  PSOC_SO_PS = 2,
-  PSOC_SO_DS = 3,
-  PSOC_SO_HS = 4,
-  PSOC_SO_GS = 5,
-  PSOC_SO_CS = 6,
-  PSOC_SO_STREAM_OUTPUT = 7,
-  PSOC_SO_BLEND = 8,
-  PSOC_SO_SAMPLE_MASK = 9,
-  PSOC_SO_RASTERIZER = 10,
-  PSOC_SO_DEPTH_STENCIL = 11,
-  PSOC_SO_INPUT_LAYOUT = 12,
-  PSOC_SO_IB_STRIP_CUT_VALUE = 13,
-  PSOC_SO_PRIMITIVE_TOPOLOGY = 14,
-  PSOC_SO_RENDER_TARGET_FORMATS = 15,
-  PSOC_SO_DEPTH_STENCIL_FORMAT = 16,
-  PSOC_SO_SAMPLE_DESC = 17,
-  PSOC_SO_NODE_MASK = 18,
-  PSOC_SO_CACHED_PSO = 19,
-  PSOC_SO_FLAGS = 20,
-  PSOC_SO_DEPTH_STENCIL1 = 21,
-  PSOC_SO_VIEW_INSTANCING = 22,
-  /* 23 is unused by the SDK */
-  PSOC_SO_AS = 24,
-  PSOC_SO_MS = 25,
-  PSOC_SO_DEPTH_STENCIL2 = 26,
-  PSOC_SO_RASTERIZER1 = 27,
-  PSOC_SO_RASTERIZER2 = 28,
-  PSOC_SO_SERIALIZED_ROOT_SIGNATURE = 29,
-  PSOC_SO_TYPE_COUNT = 30
+  PSOC_SUBOBJECTS(PSOC_SO_ENUM_ROW_)
+  PSOC_SO_TYPE_COUNT /* one past the last row's value */
 } psoc_subobject_type;
+#undef PSOC_SO_ENUM_ROW_
 
 /* Payload structs newer than Debian's d3d12.h (1.606). Layouts follow the
 ** D3D12 documentation; the names are psoc's so they never clash. */
@@ -161,6 +201,12 @@ typedef enum psoc_kind {
 #define PSOC_KIND_BIT(k) (1u << (k))
 #define PSOC_KINDS_ALL \
   (PSOC_KIND_BIT(PSOC_KIND_GRAPHICS) | PSOC_KIND_BIT(PSOC_KIND_COMPUTE) | PSOC_KIND_BIT(PSOC_KIND_MESH))
+/* The kinds column of PSOC_SUBOBJECTS */
+#define PSOC_KINDS_G PSOC_KIND_BIT(PSOC_KIND_GRAPHICS)
+#define PSOC_KINDS_C PSOC_KIND_BIT(PSOC_KIND_COMPUTE)
+#define PSOC_KINDS_M PSOC_KIND_BIT(PSOC_KIND_MESH)
+#define PSOC_KINDS_GM (PSOC_KINDS_G | PSOC_KINDS_M)
+#define PSOC_KINDS_GCM PSOC_KINDS_ALL
 
 const char *psoc_kind_name(psoc_kind kind); /* "graphics", "compute", "mesh", "none" */
 
@@ -193,6 +239,8 @@ typedef struct psoc_enum {
   const char *key;   /* e.g. "cull_mode" */
   const psoc_enum_value *values;
   uint32_t count;
+  uint32_t is_flags;   /* 1 for a bit set (D3D12_COLOR_WRITE_ENABLE, ...) */
+  uint64_t valid_mask; /* bit v set for each value v below 64 */
 } psoc_enum;
 
 struct psoc_struct;
@@ -229,6 +277,7 @@ typedef struct psoc_subobject_info {
   uint32_t stride;             /* bytes it occupies in a stream */
   const psoc_struct *payload;  /* payload layout */
   const void *default_payload; /* the runtime's value when absent */
+  uint32_t bits;               /* PSOC_SUBOBJECT_SHADER, PSOC_SUBOBJECT_DECIDES_KIND */
 } psoc_subobject_info;
 
 /* NULL for 23, >= 30 or any other unknown value. */
@@ -236,6 +285,11 @@ const psoc_subobject_info *psoc_subobject_info_get(uint32_t type);
 /* Look up by SDK suffix ("DEPTH_STENCIL1", "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VS")
 ** or by key ("depth_stencil1"); NULL when unknown. */
 const psoc_subobject_info *psoc_subobject_info_find(const char *name);
+/* The shader type whose non-null bytecode makes a pipeline of 'kind'
+** (PSOC_SO_VS for graphics, PSOC_SO_CS for compute, PSOC_SO_MS for mesh),
+** from the rows with PSOC_SUBOBJECT_DECIDES_KIND; PSOC_SO_TYPE_COUNT for
+** PSOC_KIND_NONE and unknown kinds. */
+uint32_t psoc_kind_shader(psoc_kind kind);
 
 /* Enum tables (generated from the installed headers plus newer values). */
 const psoc_enum *psoc_enum_find(const char *name); /* by full or key name */
@@ -456,7 +510,7 @@ typedef struct psoc_parsed {
                                             that supplied it, or -1 */
   int complete;                      /* the walk reached the end */
   int structural_errors;             /* errors found while walking */
-  uint32_t type_mask;                /* bit (1u << type) set where has[] */
+  uint64_t type_mask;                /* bit (1 << type) set where has[] */
 } psoc_parsed;
 
 /* Walks the whole stream, records views, reports structural problems

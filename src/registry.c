@@ -327,77 +327,94 @@ static const D3D12_DEPTH_STENCIL_DESC2 d_ds2 = {
   STENCIL_OP1_DEFAULT, FALSE };
 static const D3D12_PRIMITIVE_TOPOLOGY_TYPE d_topo = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE;
 static const DXGI_SAMPLE_DESC d_sample = { 1, 0 };
-static const unsigned char d_zero[64]; /* every other default is all zeros */
+/* every other default is all zeros */
+static void *const d_rs = NULL;
+static const D3D12_SHADER_BYTECODE d_bytecode = { 0 };
+static const D3D12_STREAM_OUTPUT_DESC d_so = { 0 };
+static const D3D12_INPUT_LAYOUT_DESC d_layout = { 0 };
+static const D3D12_INDEX_BUFFER_STRIP_CUT_VALUE d_cut = D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_DISABLED;
+static const D3D12_RT_FORMAT_ARRAY d_rtv = { { DXGI_FORMAT_UNKNOWN }, 0 };
+static const DXGI_FORMAT d_dsv = DXGI_FORMAT_UNKNOWN;
+static const UINT d_node = 0;
+static const D3D12_CACHED_PIPELINE_STATE d_cached = { 0 };
+static const D3D12_PIPELINE_STATE_FLAGS d_flags = D3D12_PIPELINE_STATE_FLAG_NONE;
+static const D3D12_VIEW_INSTANCING_DESC d_view = { 0 };
+static const psoc_serialized_root_signature_desc d_serialized_rs = { 0 };
 
-/* ---- the table ------------------------------------------------------ */
+/* ---- the table: PSOC_SUBOBJECTS (psoc.h), row by row ------------------ */
 
-#define G PSOC_KIND_BIT(PSOC_KIND_GRAPHICS)
-#define C PSOC_KIND_BIT(PSOC_KIND_COMPUTE)
-#define M PSOC_KIND_BIT(PSOC_KIND_MESH)
 #define PAYLOAD_OFFSET(T) ((uint32_t)PSOC_ALIGN_UP(sizeof(uint32_t), alignof(T)))
 #define STRIDE(T) ((uint32_t)PSOC_ALIGN_UP(PAYLOAD_OFFSET(T) + sizeof(T), sizeof(void *)))
-#define ROW(id, nm, key, cls, kinds, T, layout, dflt) \
-  { id, nm, key, cls, kinds, PAYLOAD_OFFSET(T), STRIDE(T), &layout, dflt }
+#define ROW(NAME, id, key, CLASS, kinds, T, layout, bits)                                   \
+  [id] = { id, #NAME, key, PSOC_SO_##CLASS, kinds, PAYLOAD_OFFSET(T), STRIDE(T), &s_##layout, \
+           &d_##layout, bits },
 
-const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT] = {
-  ROW(PSOC_SO_ROOT_SIGNATURE, "ROOT_SIGNATURE", "root_signature", PSOC_SO_ROOT_SIGNATURE, G | C | M,
-      void *, s_rs, d_zero),
-  ROW(PSOC_SO_VS, "VS", "vs", PSOC_SO_VS, G, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_PS, "PS", "ps", PSOC_SO_PS, G | M, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_DS, "DS", "ds", PSOC_SO_DS, G, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_HS, "HS", "hs", PSOC_SO_HS, G, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_GS, "GS", "gs", PSOC_SO_GS, G, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_CS, "CS", "cs", PSOC_SO_CS, C, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_STREAM_OUTPUT, "STREAM_OUTPUT", "stream_output", PSOC_SO_STREAM_OUTPUT, G,
-      D3D12_STREAM_OUTPUT_DESC, s_so, d_zero),
-  ROW(PSOC_SO_BLEND, "BLEND", "blend", PSOC_SO_BLEND, G | M, D3D12_BLEND_DESC, s_blend, &d_blend),
-  ROW(PSOC_SO_SAMPLE_MASK, "SAMPLE_MASK", "sample_mask", PSOC_SO_SAMPLE_MASK, G | M, UINT, s_mask,
-      &d_mask),
-  ROW(PSOC_SO_RASTERIZER, "RASTERIZER", "rasterizer", PSOC_SO_RASTERIZER, G | M,
-      D3D12_RASTERIZER_DESC, s_rast, &d_rast),
-  ROW(PSOC_SO_DEPTH_STENCIL, "DEPTH_STENCIL", "depth_stencil", PSOC_SO_DEPTH_STENCIL, G | M,
-      D3D12_DEPTH_STENCIL_DESC, s_ds, &d_ds),
-  ROW(PSOC_SO_INPUT_LAYOUT, "INPUT_LAYOUT", "input_layout", PSOC_SO_INPUT_LAYOUT, G,
-      D3D12_INPUT_LAYOUT_DESC, s_layout, d_zero),
-  ROW(PSOC_SO_IB_STRIP_CUT_VALUE, "IB_STRIP_CUT_VALUE", "strip_cut", PSOC_SO_IB_STRIP_CUT_VALUE, G,
-      D3D12_INDEX_BUFFER_STRIP_CUT_VALUE, s_cut, d_zero),
-  ROW(PSOC_SO_PRIMITIVE_TOPOLOGY, "PRIMITIVE_TOPOLOGY", "topology", PSOC_SO_PRIMITIVE_TOPOLOGY,
-      G | M, D3D12_PRIMITIVE_TOPOLOGY_TYPE, s_topo, &d_topo),
-  ROW(PSOC_SO_RENDER_TARGET_FORMATS, "RENDER_TARGET_FORMATS", "render_targets",
-      PSOC_SO_RENDER_TARGET_FORMATS, G | M, D3D12_RT_FORMAT_ARRAY, s_rtv, d_zero),
-  ROW(PSOC_SO_DEPTH_STENCIL_FORMAT, "DEPTH_STENCIL_FORMAT", "depth_format",
-      PSOC_SO_DEPTH_STENCIL_FORMAT, G | M, DXGI_FORMAT, s_dsv, d_zero),
-  ROW(PSOC_SO_SAMPLE_DESC, "SAMPLE_DESC", "sample_desc", PSOC_SO_SAMPLE_DESC, G | M,
-      DXGI_SAMPLE_DESC, s_sample, &d_sample),
-  ROW(PSOC_SO_NODE_MASK, "NODE_MASK", "node_mask", PSOC_SO_NODE_MASK, G | C | M, UINT, s_node,
-      d_zero),
-  ROW(PSOC_SO_CACHED_PSO, "CACHED_PSO", "cached_pso", PSOC_SO_CACHED_PSO, G | C | M,
-      D3D12_CACHED_PIPELINE_STATE, s_cached, d_zero),
-  ROW(PSOC_SO_FLAGS, "FLAGS", "flags", PSOC_SO_FLAGS, G | C | M, D3D12_PIPELINE_STATE_FLAGS,
-      s_flags, d_zero),
-  ROW(PSOC_SO_DEPTH_STENCIL1, "DEPTH_STENCIL1", "depth_stencil1", PSOC_SO_DEPTH_STENCIL, G | M,
-      D3D12_DEPTH_STENCIL_DESC1, s_ds1, &d_ds1),
-  ROW(PSOC_SO_VIEW_INSTANCING, "VIEW_INSTANCING", "view_instancing", PSOC_SO_VIEW_INSTANCING, G | M,
-      D3D12_VIEW_INSTANCING_DESC, s_view, d_zero),
-  { 23, NULL, NULL, 23, 0, 0, 0, NULL, NULL },
-  ROW(PSOC_SO_AS, "AS", "as", PSOC_SO_AS, M, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_MS, "MS", "ms", PSOC_SO_MS, M, D3D12_SHADER_BYTECODE, s_bytecode, d_zero),
-  ROW(PSOC_SO_DEPTH_STENCIL2, "DEPTH_STENCIL2", "depth_stencil2", PSOC_SO_DEPTH_STENCIL, G | M,
-      D3D12_DEPTH_STENCIL_DESC2, s_ds2, &d_ds2),
-  ROW(PSOC_SO_RASTERIZER1, "RASTERIZER1", "rasterizer1", PSOC_SO_RASTERIZER, G | M,
-      psoc_rasterizer_desc1, s_rast1, &d_rast1),
-  ROW(PSOC_SO_RASTERIZER2, "RASTERIZER2", "rasterizer2", PSOC_SO_RASTERIZER, G | M,
-      psoc_rasterizer_desc2, s_rast2, &d_rast2),
-  ROW(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, "SERIALIZED_ROOT_SIGNATURE", "serialized_root_signature",
-      PSOC_SO_SERIALIZED_ROOT_SIGNATURE, G | C | M, psoc_serialized_root_signature_desc,
-      s_serialized_rs, d_zero),
-};
+const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(ROW) };
 
-_Static_assert(sizeof(d_zero) >= sizeof(D3D12_VIEW_INSTANCING_DESC), "default buffer too small");
-_Static_assert(sizeof(d_zero) >= sizeof(D3D12_STREAM_OUTPUT_DESC), "default buffer too small");
+/* What the list's rows promise, checked when it is compiled: each row's
+** value is below the count (rows in value order), its payload type is the
+** size its layout describes and its default is of that type, a version
+** belongs to a class of one kind set, and a deciding shader has one kind. */
+#define CHECK_ROW(NAME, id, key, CLASS, kinds, T, layout, bits)                              \
+  _Static_assert((id) < PSOC_SO_TYPE_COUNT, #NAME ": rows are in value order");            \
+  _Static_assert(sizeof(T) == sizeof(d_##layout), #NAME ": default is of the payload type"); \
+  _Static_assert(!((bits) & PSOC_SUBOBJECT_DECIDES_KIND) ||                                \
+                     ((bits) & PSOC_SUBOBJECT_SHADER && ((kinds) & ((kinds) - 1)) == 0),    \
+                 #NAME ": a deciding shader has exactly one kind");
+PSOC_SUBOBJECTS(CHECK_ROW)
+
 _Static_assert(sizeof(D3D12_RASTERIZER_DESC) == 44, "RASTERIZER payload size");
 _Static_assert(sizeof(psoc_rasterizer_desc1) == 44, "RASTERIZER1 payload size");
 _Static_assert(sizeof(psoc_rasterizer_desc2) == 40, "RASTERIZER2 payload size");
+
+uint32_t psoc_kind_shader(psoc_kind kind) {
+  uint64_t m;
+  if ((unsigned)kind >= 4) return PSOC_SO_TYPE_COUNT;
+  for (m = PSOC_DECIDER_TYPES; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
+    if (psoc_registry_rows[t].kinds == PSOC_KIND_BIT(kind)) return t;
+  }
+  return PSOC_SO_TYPE_COUNT;
+}
+
+const char *psoc_registry_types_text(char *out, size_t n) {
+  size_t len = 0;
+  uint32_t t = 0;
+  if (n) out[0] = '\0';
+  while (t < PSOC_SO_TYPE_COUNT) {
+    uint32_t first;
+    int w;
+    if (!psoc_registry_rows[t].name) {
+      t++;
+      continue;
+    }
+    first = t;
+    while (t + 1 < PSOC_SO_TYPE_COUNT && psoc_registry_rows[t + 1].name) t++;
+    w = first == t ? snprintf(out + len, n - len, "%s%u", len ? ", " : "", (unsigned)first)
+                   : snprintf(out + len, n - len, "%s%u-%u", len ? ", " : "", (unsigned)first,
+                              (unsigned)t);
+    if (w < 0 || (size_t)w >= n - len) break;
+    len += (size_t)w;
+    t++;
+  }
+  return out;
+}
+
+const char *psoc_registry_deciders_text(char *out, size_t n, int style) {
+  size_t len = 0;
+  uint64_t m;
+  if (n) out[0] = '\0';
+  for (m = PSOC_DECIDER_TYPES; m; m &= m - 1) {
+    const psoc_subobject_info *info = &psoc_registry_rows[psoc_lowest_bit(m)];
+    const char *sep = len == 0 ? "" : (m & (m - 1)) || style == PSOC_DECIDERS_LIST ? ", " : " or ";
+    int w = style == PSOC_DECIDERS_KINDS ? snprintf(out + len, n - len, "%s%s (%s)", sep, info->name,
+                                  psoc_kind_name((psoc_kind)psoc_lowest_bit(info->kinds)))
+                       : snprintf(out + len, n - len, "%s%s", sep, info->name);
+    if (w < 0 || (size_t)w >= n - len) break;
+    len += (size_t)w;
+  }
+  return out;
+}
 
 const psoc_subobject_info *psoc_subobject_info_get(uint32_t type) {
   return psoc_info(type);

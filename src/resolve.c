@@ -6,70 +6,8 @@
 #include <limits.h>
 #include <math.h>
 
-#include "rules_internal.h" /* psoc_lowest_bit */
-
-/* ---- the runtime's defaults, resolved once at compile time ------------ */
-
-/* Every value an absent class takes: the registry's default payloads
-** (registry.c) widened to the resolved superset structs, so psoc_resolve
-** starts from one copy and overwrites only the classes present.
-** test_resolve.c checks each value against CD3DX12_DEFAULT. */
-#define RT_BLEND_DEFAULT                                                        \
-  { FALSE, FALSE, D3D12_BLEND_ONE, D3D12_BLEND_ZERO, D3D12_BLEND_OP_ADD,        \
-    D3D12_BLEND_ONE, D3D12_BLEND_ZERO, D3D12_BLEND_OP_ADD, D3D12_LOGIC_OP_NOOP, \
-    D3D12_COLOR_WRITE_ENABLE_ALL }
-#define STENCIL_FACE_DEFAULT                                                    \
-  { D3D12_STENCIL_OP_KEEP, D3D12_STENCIL_OP_KEEP, D3D12_STENCIL_OP_KEEP,        \
-    D3D12_COMPARISON_FUNC_ALWAYS, D3D12_DEFAULT_STENCIL_READ_MASK,              \
-    D3D12_DEFAULT_STENCIL_WRITE_MASK }
-/* source_type: each class supplies itself; other types stay 0 */
-#define SOURCE_TYPES_DEFAULT                                                    \
-  { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 0, \
-    22, 0, 24, 25, 0, 0, 0, 29 }
-#define U PSOC_ORIGIN_UNUSED
-#define RESOLVED_DEFAULT(k, topology, ...)                                      \
-  {                                                                             \
-    .kind = k,                                                                  \
-    .blend = { FALSE, FALSE,                                                    \
-               { RT_BLEND_DEFAULT, RT_BLEND_DEFAULT, RT_BLEND_DEFAULT,          \
-                 RT_BLEND_DEFAULT, RT_BLEND_DEFAULT, RT_BLEND_DEFAULT,          \
-                 RT_BLEND_DEFAULT, RT_BLEND_DEFAULT } },                        \
-    .sample_mask = 0xFFFFFFFFu,                                                 \
-    .rasterizer = { D3D12_FILL_MODE_SOLID, D3D12_CULL_MODE_BACK, FALSE,         \
-                    (FLOAT)D3D12_DEFAULT_DEPTH_BIAS, D3D12_DEFAULT_DEPTH_BIAS_CLAMP, \
-                    D3D12_DEFAULT_SLOPE_SCALED_DEPTH_BIAS, TRUE, FALSE, FALSE,  \
-                    PSOC_LINE_RASTERIZATION_MODE_ALIASED, 0,                    \
-                    D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF },                \
-    .depth_stencil = { TRUE, D3D12_DEPTH_WRITE_MASK_ALL, D3D12_COMPARISON_FUNC_LESS, \
-                       FALSE, STENCIL_FACE_DEFAULT, STENCIL_FACE_DEFAULT, FALSE }, \
-    .primitive_topology = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE,               \
-    .sample_desc = { 1, 0 },                                                    \
-    .origin = { __VA_ARGS__ },                                                  \
-    .source_type = SOURCE_TYPES_DEFAULT,                                        \
-    .depth_enable_origin = PSOC_ORIGIN_DEFAULT,                                 \
-    .topology_origin = topology,                                                \
-  }
-
-/* Per kind: the classes the kind does not use are marked unused
-** (psoc_ignored_types), and a VS pipeline without a topology draws
-** triangles (a hidden default). */
-static const psoc_resolved resolved_default[4] = {
-  [PSOC_KIND_NONE] = RESOLVED_DEFAULT(PSOC_KIND_NONE, PSOC_ORIGIN_DEFAULT, 0),
-  [PSOC_KIND_GRAPHICS] = RESOLVED_DEFAULT(PSOC_KIND_GRAPHICS, PSOC_ORIGIN_HIDDEN_DEFAULT,
-                                          [PSOC_SO_CS] = U, [PSOC_SO_AS] = U, [PSOC_SO_MS] = U),
-  [PSOC_KIND_COMPUTE] = RESOLVED_DEFAULT(PSOC_KIND_COMPUTE, PSOC_ORIGIN_DEFAULT,
-      [PSOC_SO_VS] = U, [PSOC_SO_PS] = U, [PSOC_SO_DS] = U, [PSOC_SO_HS] = U, [PSOC_SO_GS] = U,
-      [PSOC_SO_STREAM_OUTPUT] = U, [PSOC_SO_BLEND] = U, [PSOC_SO_SAMPLE_MASK] = U,
-      [PSOC_SO_RASTERIZER] = U, [PSOC_SO_DEPTH_STENCIL] = U, [PSOC_SO_INPUT_LAYOUT] = U,
-      [PSOC_SO_IB_STRIP_CUT_VALUE] = U, [PSOC_SO_PRIMITIVE_TOPOLOGY] = U,
-      [PSOC_SO_RENDER_TARGET_FORMATS] = U, [PSOC_SO_DEPTH_STENCIL_FORMAT] = U,
-      [PSOC_SO_SAMPLE_DESC] = U, [PSOC_SO_VIEW_INSTANCING] = U, [PSOC_SO_AS] = U,
-      [PSOC_SO_MS] = U),
-  [PSOC_KIND_MESH] = RESOLVED_DEFAULT(PSOC_KIND_MESH, PSOC_ORIGIN_DEFAULT,
-      [PSOC_SO_VS] = U, [PSOC_SO_DS] = U, [PSOC_SO_HS] = U, [PSOC_SO_GS] = U, [PSOC_SO_CS] = U,
-      [PSOC_SO_STREAM_OUTPUT] = U, [PSOC_SO_INPUT_LAYOUT] = U, [PSOC_SO_IB_STRIP_CUT_VALUE] = U),
-};
-#undef U
+#include "platform.h"
+#include "rules_internal.h" /* psoc_ignored_types */
 
 static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialiased) {
   if (multisample) return PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE;
@@ -163,50 +101,96 @@ static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
     memcpy(&out->member, view->payload, sizeof out->member); \
     break
 
+/* Copy one subobject's payload into its typed member, widening versions
+** (classes without a typed member keep only origin and source_type). */
+static void take(const psoc_view *view, psoc_resolved *out) {
+  switch (view->type) {
+  TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
+  TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);
+  TAKE(PSOC_SO_VS, vs);
+  TAKE(PSOC_SO_PS, ps);
+  TAKE(PSOC_SO_DS, ds);
+  TAKE(PSOC_SO_HS, hs);
+  TAKE(PSOC_SO_GS, gs);
+  TAKE(PSOC_SO_CS, cs);
+  TAKE(PSOC_SO_AS, as);
+  TAKE(PSOC_SO_MS, ms);
+  TAKE(PSOC_SO_STREAM_OUTPUT, stream_output);
+  TAKE(PSOC_SO_BLEND, blend);
+  TAKE(PSOC_SO_SAMPLE_MASK, sample_mask);
+  TAKE(PSOC_SO_INPUT_LAYOUT, input_layout);
+  TAKE(PSOC_SO_IB_STRIP_CUT_VALUE, ib_strip_cut_value);
+  TAKE(PSOC_SO_RENDER_TARGET_FORMATS, render_targets);
+  TAKE(PSOC_SO_DEPTH_STENCIL_FORMAT, depth_stencil_format);
+  TAKE(PSOC_SO_SAMPLE_DESC, sample_desc);
+  TAKE(PSOC_SO_NODE_MASK, node_mask);
+  TAKE(PSOC_SO_CACHED_PSO, cached_pso);
+  TAKE(PSOC_SO_FLAGS, flags);
+  TAKE(PSOC_SO_VIEW_INSTANCING, view_instancing);
+  case PSOC_SO_PRIMITIVE_TOPOLOGY:
+    memcpy(&out->primitive_topology, view->payload, sizeof out->primitive_topology);
+    out->topology_origin = PSOC_ORIGIN_EXPLICIT; /* before marking unused */
+    break;
+  case PSOC_SO_RASTERIZER:
+  case PSOC_SO_RASTERIZER1:
+  case PSOC_SO_RASTERIZER2:
+    resolve_rasterizer(view, out);
+    break;
+  default: /* DEPTH_STENCIL, 1 and 2: after the DSV format, in psoc_resolve */
+    break;
+  }
+}
+
+/* ---- the runtime's defaults, resolved once from the registry ---------- */
+
+/* Per kind: every class at its registry default payload (through take, so
+** versions widen the same way), the classes the kind ignores marked unused
+** (psoc_ignored_types), and a VS pipeline without a topology draws
+** triangles (a hidden default). test_resolve.c checks each value against
+** CD3DX12_DEFAULT. */
+static psoc_resolved resolved_default[4];
+static psoc_plat_once resolved_once = PSOC_PLAT_ONCE_INIT;
+
+static void init_defaults(void) {
+  psoc_resolved base;
+  uint32_t t, k;
+  memset(&base, 0, sizeof base);
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_info(t);
+    psoc_view view;
+    if (!info || info->dup_class != t) continue;
+    view.type = t;
+    view.index = 0;
+    view.offset = 0;
+    view.payload = info->default_payload;
+    view.info = info;
+    take(&view, &base);
+    if (t == PSOC_SO_DEPTH_STENCIL) resolve_depth_stencil(&view, &base);
+    base.source_type[t] = (uint8_t)t;
+  }
+  base.depth_enable_origin = PSOC_ORIGIN_DEFAULT;
+  base.topology_origin = PSOC_ORIGIN_DEFAULT;
+  for (k = 0; k < 4; k++) {
+    psoc_resolved *r = &resolved_default[k];
+    uint64_t ignored = psoc_ignored_types((psoc_kind)k) & ~PSOC_VERSION_TYPES;
+    *r = base;
+    r->kind = (psoc_kind)k;
+    for (; ignored; ignored &= ignored - 1) r->origin[psoc_lowest_bit(ignored)] = PSOC_ORIGIN_UNUSED;
+    if (k == PSOC_KIND_GRAPHICS) r->topology_origin = PSOC_ORIGIN_HIDDEN_DEFAULT;
+  }
+}
+
 psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out) {
-  uint32_t types;
+  uint64_t types;
   if (!parsed || !out) return PSOC_ERR_ARG;
+  if (psoc_plat_once_run(&resolved_once, init_defaults) != 0) return PSOC_ERR_NOMEM;
   *out = resolved_default[(unsigned)parsed->kind < 4 ? parsed->kind : PSOC_KIND_NONE];
   out->kind = parsed->kind;
   for (types = parsed->type_mask; types; types &= types - 1) {
     uint32_t t = psoc_lowest_bit(types);
     const psoc_view *view = &parsed->views[t];
     uint32_t cls = view->info->dup_class;
-    switch (t) {
-    TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
-    TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);
-    TAKE(PSOC_SO_VS, vs);
-    TAKE(PSOC_SO_PS, ps);
-    TAKE(PSOC_SO_DS, ds);
-    TAKE(PSOC_SO_HS, hs);
-    TAKE(PSOC_SO_GS, gs);
-    TAKE(PSOC_SO_CS, cs);
-    TAKE(PSOC_SO_AS, as);
-    TAKE(PSOC_SO_MS, ms);
-    TAKE(PSOC_SO_STREAM_OUTPUT, stream_output);
-    TAKE(PSOC_SO_BLEND, blend);
-    TAKE(PSOC_SO_SAMPLE_MASK, sample_mask);
-    TAKE(PSOC_SO_INPUT_LAYOUT, input_layout);
-    TAKE(PSOC_SO_IB_STRIP_CUT_VALUE, ib_strip_cut_value);
-    TAKE(PSOC_SO_RENDER_TARGET_FORMATS, render_targets);
-    TAKE(PSOC_SO_DEPTH_STENCIL_FORMAT, depth_stencil_format);
-    TAKE(PSOC_SO_SAMPLE_DESC, sample_desc);
-    TAKE(PSOC_SO_NODE_MASK, node_mask);
-    TAKE(PSOC_SO_CACHED_PSO, cached_pso);
-    TAKE(PSOC_SO_FLAGS, flags);
-    TAKE(PSOC_SO_VIEW_INSTANCING, view_instancing);
-    case PSOC_SO_PRIMITIVE_TOPOLOGY:
-      memcpy(&out->primitive_topology, view->payload, sizeof out->primitive_topology);
-      out->topology_origin = PSOC_ORIGIN_EXPLICIT; /* before marking unused */
-      break;
-    case PSOC_SO_RASTERIZER:
-    case PSOC_SO_RASTERIZER1:
-    case PSOC_SO_RASTERIZER2:
-      resolve_rasterizer(view, out);
-      break;
-    default: /* DEPTH_STENCIL, 1 and 2: after the DSV format, below */
-      break;
-    }
+    take(view, out);
     /* Classes the kind does not use stay marked unused. */
     if (out->origin[cls] != PSOC_ORIGIN_UNUSED) out->origin[cls] = PSOC_ORIGIN_EXPLICIT;
     out->source_type[cls] = (uint8_t)t;

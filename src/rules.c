@@ -14,56 +14,59 @@ enum {
   NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
 };
 
-/* In rule.classes: run whatever classes the stream holds (type 31 is none). */
-#define ANY_CLASS (1u << 31)
+/* In rule.classes: run whatever classes the stream holds (bit 63 is no type). */
+#define ANY_CLASS PSOC_TYPE_BIT(63)
 
 typedef struct rule {
   const char *name;
   uint8_t kinds;    /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
   uint8_t needs;    /* NEEDS_* */
-  uint32_t classes; /* runs only when one of these classes is present
+  uint64_t classes; /* runs only when one of these classes is present
                        (PSOC_TYPE_BIT of the class base type), or ANY_CLASS */
   rule_fn fn;
 } rule;
 
 #define MSG_CANNOT_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
 
-/* Kind: exactly one of VS, CS, MS carries non-null bytecode. */
+/* Kind: exactly one of the deciding shaders (VS, CS, MS: the registry's
+** PSOC_DECIDER_TYPES) carries non-null bytecode. */
 static void rule_kind(const rule_ctx *ctx) {
-  static const uint32_t deciders[] = { PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
-  static const char *const names[] = { "VS", "CS", "MS" };
   const psoc_parsed *p = ctx->parsed;
-  char list[64];
+  char list[64], deciders[64], with_kinds[96];
   size_t len = 0;
-  unsigned n = 0, i, nulls = 0, with_code = 0;
+  unsigned n = 0, nulls = 0;
+  uint64_t m, with_code = 0;
   if (p->kind != PSOC_KIND_NONE) return; /* psoc_parse found exactly one */
-  for (i = 0; i < 3; i++) {
-    uint32_t t = deciders[i];
+  for (m = PSOC_DECIDER_TYPES; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
     if (psoc_rule_code(ctx, t)) {
-      with_code |= 1u << i;
+      with_code |= PSOC_TYPE_BIT(t);
       n++;
     } else if (p->has[t]) {
       nulls++;
     }
   }
   if (n == 1) return;
+  psoc_registry_deciders_text(deciders, sizeof deciders, PSOC_DECIDERS_OR);
   if (n == 0) {
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_ERROR, PSOC_CODE_NO_SHADER, MSG_CANNOT_DEDUCE, -1, -1,
-                   "", "cannot deduce the pipeline type: no VS, CS or MS subobject has non-null "
-                   "bytecode%s; give VS (graphics), CS (compute) or MS (mesh) a shader",
-                   nulls ? " (a shader subobject with null bytecode does not count)" : "");
+                   "", "cannot deduce the pipeline type: no %s subobject has non-null "
+                   "bytecode%s; give %s a shader", deciders,
+                   nulls ? " (a shader subobject with null bytecode does not count)" : "",
+                   psoc_registry_deciders_text(with_kinds, sizeof with_kinds, PSOC_DECIDERS_KINDS));
     return;
   }
   list[0] = '\0';
-  for (i = 0, n = 0; i < 3; i++) {
-    if (!(with_code & (1u << i))) continue;
-    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? " and " : "", names[i]);
+  for (m = with_code, n = 0; m; m &= m - 1) {
+    len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", n ? " and " : "",
+                            psoc_registry_rows[psoc_lowest_bit(m)].name);
     n++;
   }
   psoc_diags_add(ctx->diags, PSOC_SEVERITY_ERROR, PSOC_CODE_AMBIGUOUS_KIND, MSG_CANNOT_DEDUCE,
                  -1, -1, "", "cannot deduce the pipeline type: %s all have non-null bytecode; "
-                 "exactly one of VS, CS, MS may carry a shader, set the others' bytecode to "
-                 "null or remove them", list);
+                 "exactly one of %s may carry a shader, set the others' bytecode to "
+                 "null or remove them", list,
+                 psoc_registry_deciders_text(deciders, sizeof deciders, PSOC_DECIDERS_LIST));
 }
 
 /* Subobjects the deduced kind does not use are ignored by the runtime. A
@@ -71,7 +74,7 @@ static void rule_kind(const rule_ctx *ctx) {
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
 static void rule_irrelevant(const rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
-  uint32_t types = p->type_mask & psoc_ignored_types(p->kind);
+  uint64_t types = p->type_mask & psoc_ignored_types(p->kind);
   for (; types; types &= types - 1) { /* in type order */
     uint32_t t = psoc_lowest_bit(types);
     const psoc_view *v = &p->views[t];
@@ -165,17 +168,6 @@ const char *psoc_rule_field(char *buf, const char *fmt, ...) {
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value) {
   const psoc_enum_value *v = psoc_enum_value_by_value(e, value);
   return v ? v->name : "an invalid value";
-}
-
-/* The classes present, as PSOC_TYPE_BIT()s of their base types. */
-static uint32_t classes_of(uint32_t types) {
-  uint32_t c = types & ~(PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2) |
-                         PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2));
-  if (types & (PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) | PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2)))
-    c |= PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL);
-  if (types & (PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2)))
-    c |= PSOC_TYPE_BIT(PSOC_SO_RASTERIZER);
-  return c;
 }
 
 /* Errors fail the check; with PSOC_CHECK_WERROR warnings do too. The
@@ -287,7 +279,8 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   rule_ctx ctx_storage, *ctx;
   size_t errors_before, warnings_before;
   psoc_status status;
-  uint32_t flags = options ? options->flags : 0, classes, have, run;
+  uint32_t flags = options ? options->flags : 0, have, run;
+  uint64_t classes;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
     status = psoc_check_known(data, size, options, known, known_count, &local);
@@ -313,7 +306,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     if (parsed.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  classes = classes_of(parsed.type_mask);
+  classes = psoc_classes_of(parsed.type_mask);
   ctx->explicit_classes = classes & ~psoc_ignored_types(parsed.kind);
   load_state(ctx);
   /* Which stages have bytecode is in the stream; the containers are read

@@ -1832,7 +1832,8 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
 /* Declarations                                                         */
 /* ------------------------------------------------------------------ */
 
-static const uint32_t decider_of[4] = { PSOC_SO_TYPE_COUNT, PSOC_SO_VS, PSOC_SO_CS, PSOC_SO_MS };
+/* the shader that decides each kind comes from the registry (h1) */
+#define decider_of_kind(k) psoc_kind_shader((psoc_kind)(k))
 static const char *const decider_text[4] = { "", "a vertex shader (vs = pso.shader \"file.cso\")",
                                              "a compute shader (cs = pso.shader \"file.cso\")",
                                              "a mesh shader (ms = pso.shader \"file.cso\")" };
@@ -2111,9 +2112,9 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return type_error(&c, t, "a table declaring the pipeline");
   scan_decl(&c, kind, t, &d);
-  if (!DECL_VIDX(&d, decider_of[kind])) {
+  if (!DECL_VIDX(&d, decider_of_kind(kind))) {
     c.depth = 0;
-    push_frame(&c, psoc_subobject_info_get(decider_of[kind])->key, 0);
+    push_frame(&c, psoc_subobject_info_get(decider_of_kind(kind))->key, 0);
     return cv_error(&c, "missing: a %s pipeline needs %s", psoc_kind_name(kind), decider_text[kind]);
   }
   if (DECL_VIDX(&d, PSOC_SO_ROOT_SIGNATURE) &&
@@ -2186,7 +2187,7 @@ static int line_cmp(const void *a, const void *b) {
 ** keys need), in key order, and leave every distinct message, one per
 ** line, on the top instead. Only on the error path; no Lua code runs. */
 static void collect_errors(lua_State *L, psoc_kind kind) {
-  const char *keys[64], *decider = psoc_subobject_info_get(decider_of[kind])->key;
+  const char *keys[64], *decider = psoc_subobject_info_get(decider_of_kind(kind))->key;
   int nkeys = 0, i, seen, nmsg = 1, more = 0, first = lua_gettop(L);
   luaL_checkstack(L, 12, "pso: stack overflow");
   lua_pushnil(L);
@@ -2365,7 +2366,7 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     return cv_error(&c, "missing: a derived pipeline needs its own name");
   }
   name = lua_tolstring(L, d.name_idx, &name_len);
-  dc = decider_of[base->kind];
+  dc = decider_of_kind(base->kind);
   if (DECL_NONE(&d, dc)) {
     c.depth = 0;
     push_frame(&c, psoc_subobject_info_get(dc)->key, 0);

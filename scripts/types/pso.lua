@@ -837,21 +837,21 @@
 ---| "D3D12_SHADER_VISIBILITY_AMPLIFICATION"
 ---| "D3D12_SHADER_VISIBILITY_MESH"
 
----D3D12_ROOT_SIGNATURE_FLAGS: enum names (12 values). Short lowercase names, the same in upper case,
+---D3D12_ROOT_SIGNATURE_FLAGS: flag names (12 values). Short lowercase names, the same in upper case,
 ---and the full D3D12 names are all accepted (case does not matter).
 ---@alias pso.enum.root_signature_flags
----| "allow_input_assembler_input_layout" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 1
----| "deny_vertex_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS = 2
----| "deny_hull_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS = 4
----| "deny_domain_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS = 8
----| "deny_geometry_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS = 10
----| "deny_pixel_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS = 20
----| "allow_stream_output" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT = 40
----| "local_root_signature" # D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE = 80
----| "deny_amplification_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 100
----| "deny_mesh_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS = 200
----| "cbv_srv_uav_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 400
----| "sampler_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED = 800
+---| "allow_input_assembler_input_layout" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT = 0x1
+---| "deny_vertex_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_VERTEX_SHADER_ROOT_ACCESS = 0x2
+---| "deny_hull_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_HULL_SHADER_ROOT_ACCESS = 0x4
+---| "deny_domain_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_DOMAIN_SHADER_ROOT_ACCESS = 0x8
+---| "deny_geometry_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_GEOMETRY_SHADER_ROOT_ACCESS = 0x10
+---| "deny_pixel_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_PIXEL_SHADER_ROOT_ACCESS = 0x20
+---| "allow_stream_output" # D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT = 0x40
+---| "local_root_signature" # D3D12_ROOT_SIGNATURE_FLAG_LOCAL_ROOT_SIGNATURE = 0x80
+---| "deny_amplification_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_AMPLIFICATION_SHADER_ROOT_ACCESS = 0x100
+---| "deny_mesh_shader_root_access" # D3D12_ROOT_SIGNATURE_FLAG_DENY_MESH_SHADER_ROOT_ACCESS = 0x200
+---| "cbv_srv_uav_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED = 0x400
+---| "sampler_heap_directly_indexed" # D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED = 0x800
 ---| "ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT"
 ---| "DENY_VERTEX_SHADER_ROOT_ACCESS"
 ---| "DENY_HULL_SHADER_ROOT_ACCESS"
@@ -877,14 +877,14 @@
 ---| "D3D12_ROOT_SIGNATURE_FLAG_CBV_SRV_UAV_HEAP_DIRECTLY_INDEXED"
 ---| "D3D12_ROOT_SIGNATURE_FLAG_SAMPLER_HEAP_DIRECTLY_INDEXED"
 
----D3D12_DESCRIPTOR_RANGE_FLAGS: enum names (5 values). Short lowercase names, the same in upper case,
+---D3D12_DESCRIPTOR_RANGE_FLAGS: flag names (5 values). Short lowercase names, the same in upper case,
 ---and the full D3D12 names are all accepted (case does not matter).
 ---@alias pso.enum.descriptor_range_flags
----| "descriptors_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE = 1
----| "data_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE = 2
----| "data_static_while_set_at_execute" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 4
----| "data_static" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC = 8
----| "descriptors_static_keeping_buffer_bounds_checks" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 10000
+---| "descriptors_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_VOLATILE = 0x1
+---| "data_volatile" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_VOLATILE = 0x2
+---| "data_static_while_set_at_execute" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
+---| "data_static" # D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC = 0x8
+---| "descriptors_static_keeping_buffer_bounds_checks" # D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS = 0x10000
 ---| "DESCRIPTORS_VOLATILE"
 ---| "DATA_VOLATILE"
 ---| "DATA_STATIC_WHILE_SET_AT_EXECUTE"
@@ -896,12 +896,12 @@
 ---| "D3D12_DESCRIPTOR_RANGE_FLAG_DATA_STATIC"
 ---| "D3D12_DESCRIPTOR_RANGE_FLAG_DESCRIPTORS_STATIC_KEEPING_BUFFER_BOUNDS_CHECKS"
 
----D3D12_ROOT_DESCRIPTOR_FLAGS: enum names (3 values). Short lowercase names, the same in upper case,
+---D3D12_ROOT_DESCRIPTOR_FLAGS: flag names (3 values). Short lowercase names, the same in upper case,
 ---and the full D3D12 names are all accepted (case does not matter).
 ---@alias pso.enum.root_descriptor_flags
----| "data_volatile" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE = 2
----| "data_static_while_set_at_execute" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 4
----| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 8
+---| "data_volatile" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_VOLATILE = 0x2
+---| "data_static_while_set_at_execute" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC_WHILE_SET_AT_EXECUTE = 0x4
+---| "data_static" # D3D12_ROOT_DESCRIPTOR_FLAG_DATA_STATIC = 0x8
 ---| "DATA_VOLATILE"
 ---| "DATA_STATIC_WHILE_SET_AT_EXECUTE"
 ---| "DATA_STATIC"
@@ -1065,6 +1065,9 @@
 ---@alias pso.flags.color_write_enable pso.enum.color_write_enable|pso.enum.color_write_enable[]|pso.color_letters|integer
 ---@alias pso.flags.pipeline_state_flags pso.enum.pipeline_state_flags|pso.enum.pipeline_state_flags[]|integer
 ---@alias pso.flags.view_instancing_flags pso.enum.view_instancing_flags|pso.enum.view_instancing_flags[]|integer
+---@alias pso.flags.root_signature_flags pso.enum.root_signature_flags|pso.enum.root_signature_flags[]|integer
+---@alias pso.flags.descriptor_range_flags pso.enum.descriptor_range_flags|pso.enum.descriptor_range_flags[]|integer
+---@alias pso.flags.root_descriptor_flags pso.enum.root_descriptor_flags|pso.enum.root_descriptor_flags[]|integer
 
 ---write_mask shorthand: the channels as letters ("rgb", "a", ...).
 ---@alias pso.color_letters

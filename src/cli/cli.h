@@ -10,7 +10,10 @@
 #define PSOC_CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+struct psoc_diag;
 
 /* Exit statuses, shared by every command. */
 enum {
@@ -26,6 +29,47 @@ typedef struct cli_command {
   const char *summary; /* one line for 'psoc --help' */
   cli_command_fn fn;
 } cli_command;
+
+/* ---- report.c: the diagnostics renderer of both check modes --------- */
+
+/* The subobject type at each index of a stream (one walk), so that a
+** diagnostic's subobject index can be named. */
+typedef struct cli_type_map {
+  uint32_t *types;
+  size_t count;       /* subobjects walked */
+  int stop_readable;  /* the walk stopped at a readable type value */
+  uint32_t stop_type; /* ... which is this (unknown or truncated) */
+} cli_type_map;
+
+void cli_type_map_build(cli_type_map *m, const void *data, size_t size);
+void cli_type_map_free(cli_type_map *m);
+/* "DEPTH_STENCIL1", "type 23", or "" when subobject 'index' has no type. */
+void cli_type_label(const cli_type_map *m, int32_t index, char *buf, size_t n);
+
+/* One diagnostic as both renderers print it (docs/json.md). */
+typedef struct cli_diag_view {
+  const char *severity;   /* "error", "warning", "note" */
+  const char *code;       /* "PSOC_CULL_MODE_INVALID", "PSOC_DUPLICATE_NAME", ... */
+  const char *message_id; /* "D3D12_MESSAGE_ID_...", or NULL */
+  long long subobject;    /* index in the stream, or -1 */
+  const char *type;       /* that subobject's type ("RASTERIZER"), or NULL */
+  long long offset;       /* byte offset in the stream, or -1 */
+  const char *field;      /* "RASTERIZER.CullMode", or "" */
+  const char *message;
+} cli_diag_view;
+
+/* Fill 'v' from 'd'; 'type' may be NULL or ""; the message ID is formatted
+** into 'id' (PSOC_DIAG_MESSAGE_MAX bytes is enough). */
+void cli_diag_view_of(cli_diag_view *v, const struct psoc_diag *d, const char *type, char *id,
+                      size_t id_size);
+/* The JSON object: severity, code, message_id, subobject, type, offset,
+** field, message (a ',' first unless 'first'). */
+void cli_diag_json(FILE *out, const cli_diag_view *v, int first);
+/* The text line "WHERE[:@OFFSET]: SEVERITY: CONTEXT...MESSAGE [CODE / MESSAGE_ID]":
+** ':@OFFSET' when at_offset >= 0; 'context' is a NULL-terminated list of
+** strings printed in order (may be NULL). Everything goes through cli_text. */
+void cli_diag_text(FILE *out, const char *where, long long at_offset,
+                   const char *const *context, const cli_diag_view *v);
 
 /* ---- raw.c: 'check --raw' and 'dump --raw' -------------------------- */
 

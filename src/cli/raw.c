@@ -32,13 +32,6 @@ typedef struct raw_totals {
 
 /* Subobject types by index, from one walk over the file, so diagnostics
 ** can name the subobject they point at. */
-typedef struct type_map {
-  uint32_t *types;
-  size_t count;       /* subobjects walked */
-  int stop_readable;  /* the walk stopped at a readable type value */
-  uint32_t stop_type; /* ... which is this (unknown or truncated) */
-} type_map;
-
 static int worse(int a, int b) { return a > b ? a : b; }
 
 /* ---- help ------------------------------------------------------------- */
@@ -97,8 +90,9 @@ static const char check_help[] =
   "   \"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
   "   \"subobject\",\"type\",\"offset\",\"field\",\"message\"}]} or {\"file\",\"error\"}],\n"
   "   \"summary\":{\"files\",\"errors\",\"warnings\",\"notes\",\"unreadable\"}}\n"
-  "(absent subobject, offset or message_id are null; \"profile\" is null without\n"
-  "--profile). The document is valid UTF-8: bytes that are not become U+FFFD.\n"
+  "(absent subobject, type, offset or message_id are null; \"profile\" is null\n"
+  "without --profile; docs/json.md). The document is valid UTF-8: bytes that\n"
+  "are not become U+FFFD.\n"
   "\n"
   "exit status: 0 no errors (notes and warnings allowed unless --werror), 1 a\n"
   "stream has errors (or warnings, with --werror), 2 usage or I/O error (every\n"
@@ -235,40 +229,12 @@ static int parse_args(raw_options *o, int argc, char **argv) {
 
 /* ---- naming subobjects -------------------------------------------------- */
 
-static void type_map_build(type_map *m, const cli_file *file) {
-  psoc_walker walker;
-  psoc_view view;
-  memset(m, 0, sizeof *m);
-  m->types = malloc((file->size / 8 + 1) * sizeof *m->types);
-  if (!m->types) return;
-  psoc_walk_init(&walker, file->data, file->size);
-  while (psoc_walk_next(&walker, &view, NULL)) m->types[m->count++] = view.type;
-  if (walker.done == 2 && file->size - walker.offset >= 4) {
-    memcpy(&m->stop_type, file->data + walker.offset, sizeof m->stop_type);
-    m->stop_readable = 1;
-  }
-}
-
-/* "DEPTH_STENCIL1", "type 23", or "" when subobject 'index' has no type. */
-static void type_label(const type_map *m, int32_t index, char *buf, size_t n) {
-  const psoc_subobject_info *info = NULL;
-  uint32_t type;
-  buf[0] = '\0';
-  if (index < 0 || !m->types) return;
-  if ((size_t)index < m->count) type = m->types[index];
-  else if ((size_t)index == m->count && m->stop_readable) type = m->stop_type;
-  else return;
-  info = psoc_subobject_info_get(type);
-  if (info) snprintf(buf, n, "%s", info->name);
-  else snprintf(buf, n, "type %u", type);
-}
-
 /* "subobject 3 (DEPTH_STENCIL1), field RASTERIZER.CullMode" or parts of
 ** it; the field is left out when it only repeats the type name. */
-static void location(const type_map *m, const psoc_diag *d, char *buf, size_t n) {
+static void location(const cli_type_map *m, const psoc_diag *d, char *buf, size_t n) {
   char type[32];
   int len = 0;
-  type_label(m, d->subobject, type, sizeof type);
+  cli_type_label(m, d->subobject, type, sizeof type);
   if (type[0]) len = snprintf(buf, n, "subobject %d (%s)", (int)d->subobject, type);
   else buf[0] = '\0';
   if (d->field[0] && strcmp(d->field, type) != 0)
@@ -277,42 +243,24 @@ static void location(const type_map *m, const psoc_diag *d, char *buf, size_t n)
 
 /* ---- check: text and json output --------------------------------------- */
 
-static void print_diag_text(const char *name, const type_map *m, const psoc_diag *d) {
-  char where[PSOC_DIAG_FIELD_MAX + 64];
+static void print_diag_text(const char *name, const cli_type_map *m, const psoc_diag *d) {
+  char where[PSOC_DIAG_FIELD_MAX + 64], id[PSOC_DIAG_MESSAGE_MAX];
+  const char *context[3];
+  cli_diag_view v;
   location(m, d, where, sizeof where);
-  cli_text(stdout, name);
-  if (d->offset >= 0) printf(":@%lld", (long long)d->offset);
-  printf(": %s: ", psoc_severity_name(d->severity));
-  cli_text(stdout, where);
-  fputs(where[0] ? ": " : "", stdout);
-  cli_text(stdout, d->message);
-  printf(" [%s", psoc_code_name(d->code));
-  if (d->message_id) printf(" / D3D12_MESSAGE_ID_%s", d->message_id);
-  fputs("]\n", stdout);
+  cli_diag_view_of(&v, d, NULL, id, sizeof id);
+  context[0] = where;
+  context[1] = where[0] ? ": " : "";
+  context[2] = NULL;
+  cli_diag_text(stdout, name, d->offset, context, &v);
 }
 
-static void json_int_or_null(const char *key, long long v) {
-  if (v >= 0) printf(",\"%s\":%lld", key, v);
-  else printf(",\"%s\":null", key);
-}
-
-static void print_diag_json(const type_map *m, const psoc_diag *d, int first) {
-  char type[32];
-  type_label(m, d->subobject, type, sizeof type);
-  printf("%s{\"severity\":\"%s\",\"code\":\"%s\",\"message_id\":", first ? "" : ",",
-         psoc_severity_name(d->severity), psoc_code_name(d->code));
-  if (d->message_id) printf("\"D3D12_MESSAGE_ID_%s\"", d->message_id);
-  else fputs("null", stdout);
-  json_int_or_null("subobject", d->subobject);
-  fputs(",\"type\":", stdout);
-  if (type[0]) cli_json_string(stdout, type);
-  else fputs("null", stdout);
-  json_int_or_null("offset", d->offset);
-  fputs(",\"field\":", stdout);
-  cli_json_string(stdout, d->field);
-  fputs(",\"message\":", stdout);
-  cli_json_string(stdout, d->message);
-  fputs("}", stdout);
+static void print_diag_json(const cli_type_map *m, const psoc_diag *d, int first) {
+  char type[32], id[PSOC_DIAG_MESSAGE_MAX];
+  cli_diag_view v;
+  cli_type_label(m, d->subobject, type, sizeof type);
+  cli_diag_view_of(&v, d, type, id, sizeof id);
+  cli_diag_json(stdout, &v, first);
 }
 
 static void print_ok_line(const char *name, const psoc_parsed *parsed, size_t size) {
@@ -329,11 +277,11 @@ static void json_file_open(raw_totals *t, const char *name) {
 static void report_json(const raw_options *o, const char *name, const cli_file *file,
                         const psoc_diags *diags, raw_totals *t) {
   psoc_parsed parsed;
-  type_map m;
+  cli_type_map m;
   size_t i;
   int first = 1;
   psoc_parse(file->data, file->size, &parsed, NULL);
-  type_map_build(&m, file);
+  cli_type_map_build(&m, file->data, file->size);
   json_file_open(t, name);
   printf(",\"bytes\":%zu,\"kind\":\"%s\",\"subobjects\":%u", file->size,
          psoc_kind_name(parsed.kind), parsed.count);
@@ -345,14 +293,14 @@ static void report_json(const raw_options *o, const char *name, const cli_file *
     first = 0;
   }
   fputs("]}", stdout);
-  free(m.types);
+  cli_type_map_free(&m);
 }
 
 static void report_text(const raw_options *o, const char *name, const cli_file *file,
                         const psoc_diags *diags) {
-  type_map m;
+  cli_type_map m;
   size_t i, shown = 0, hidden = 0;
-  type_map_build(&m, file);
+  cli_type_map_build(&m, file->data, file->size);
   for (i = 0; i < diags->count; i++) {
     if (o->quiet && diags->items[i].severity != PSOC_SEVERITY_ERROR) continue;
     if (o->max_diags && shown == o->max_diags) {
@@ -362,7 +310,7 @@ static void report_text(const raw_options *o, const char *name, const cli_file *
     print_diag_text(name, &m, &diags->items[i]);
     shown++;
   }
-  free(m.types);
+  cli_type_map_free(&m);
   if (hidden) {
     cli_text(stdout, name);
     printf(": %zu more diagnostic(s) not shown (--max-diagnostics=%zu)\n", hidden, o->max_diags);

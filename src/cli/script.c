@@ -1,8 +1,9 @@
 /*
 ** script.c: the material-script forms of 'psoc check', 'dump', 'explain'
 ** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the
-** pipelines they return are inspected through the pso module's methods
-** (p:dump(), p:json(), p:explain_table()); check runs psoc_check on their
+** pipelines they return are dumped with psoc_dump over their streams and
+** inspected through the pso module's methods (p:json(), p:explain_table());
+** check runs psoc_check on their
 ** streams directly (what p:check() does), so that it can take a capability
 ** profile and follow the stream's pointers. Every script runs in a fresh
 ** state of its own, in every command (diff compares two states' explain
@@ -115,9 +116,11 @@ static const char check_help[] =
   "  \"scripts\":[{\"file\",\"error\":null or\n"
   "  {\"line\",\"message\"},\"pipelines\":[{\"name\",\"kind\",\"subobjects\",\"bytes\",\"hash\",\"line\",\n"
   "  \"errors\",\"warnings\",\"notes\",\"diagnostics\":[{\"severity\",\"code\",\"message_id\",\n"
-  "  \"subobject\",\"offset\",\"field\",\"message\"}]}]}],\"summary\":{\"scripts\",\n"
+  "  \"subobject\",\"type\",\"offset\",\"field\",\"message\"}]}]}],\"summary\":{\"scripts\",\n"
   "  \"failed_scripts\",\"unreadable\",\"pipelines\",\"errors\",\"warnings\",\"notes\"}}\n"
-  "The document is valid UTF-8: bytes that are not become U+FFFD.\n"
+  "Diagnostics have the schema of 'check --raw' (docs/json.md); an absent\n"
+  "message_id, subobject, type or offset is null. The document is valid UTF-8:\n"
+  "bytes that are not become U+FFFD.\n"
   "\n"
   "exit status: 0 no errors (notes and warnings allowed unless --werror), 1 a\n"
   "script or a pipeline has errors (or warnings, with --werror), 2 usage or I/O\n"
@@ -555,23 +558,18 @@ static int fails(const script_options *o, psoc_severity severity) {
   return severity == PSOC_SEVERITY_ERROR || (o->werror && severity == PSOC_SEVERITY_WARNING);
 }
 
-/* 'where' is "FILE:LINE" of the pipeline's declaration, or the script. */
+/* 'where' is "FILE:LINE" of the pipeline's declaration, or the script;
+** 'types' names the subobjects of the pipeline's stream (JSON only). */
 static void print_diag(check_run *r, const char *where, const char *name, const psoc_diag *d,
-                       int first) {
+                       const cli_type_map *types, int first) {
   const script_options *o = r->o;
-  char id[PSOC_DIAG_MESSAGE_MAX], key[PSOC_DIAG_FIELD_MAX + 16];
-  if (d->message_id) snprintf(id, sizeof id, "D3D12_MESSAGE_ID_%s", d->message_id);
-  pso_field_path(d->field, key, sizeof key); /* text names the material's keys */
+  char id[PSOC_DIAG_MESSAGE_MAX], key[PSOC_DIAG_FIELD_MAX + 16], type[32];
+  const char *context[6];
+  cli_diag_view v;
   if (o->json) {
-    printf("%s{", first ? "" : ",");
-    json_key_string("severity", psoc_severity_name(d->severity), 0);
-    json_key_string("code", psoc_code_name(d->code), 1);
-    json_key_string("message_id", d->message_id ? id : NULL, 1);
-    json_key_int("subobject", d->subobject, 1);
-    json_key_int("offset", d->offset, 1);
-    json_key_string("field", d->field, 1);
-    json_key_string("message", d->message, 1);
-    fputs("}", stdout);
+    cli_type_label(types, d->subobject, type, sizeof type);
+    cli_diag_view_of(&v, d, type, id, sizeof id);
+    cli_diag_json(stdout, &v, first);
     return;
   }
   if (o->quiet && !fails(o, d->severity)) return;
@@ -580,16 +578,15 @@ static void print_diag(check_run *r, const char *where, const char *name, const 
     return;
   }
   r->t.shown++;
-  cli_text(stdout, where);
-  printf(": %s: pipeline '", psoc_severity_name(d->severity));
-  cli_text(stdout, name);
-  fputs("': ", stdout);
-  cli_text(stdout, key);
-  fputs(key[0] ? ": " : "", stdout);
-  cli_text(stdout, d->message);
-  printf(" [%s", psoc_code_name(d->code));
-  if (d->message_id) printf(" / %s", id);
-  fputs("]\n", stdout);
+  pso_field_path(d->field, key, sizeof key); /* text names the material's keys */
+  cli_diag_view_of(&v, d, NULL, id, sizeof id);
+  context[0] = "pipeline '";
+  context[1] = name;
+  context[2] = "': ";
+  context[3] = key;
+  context[4] = key[0] ? ": " : "";
+  context[5] = NULL;
+  cli_diag_text(stdout, where, -1, context, &v);
 }
 
 /* A second pipeline called 'name' in the run: an error on the second one. */
@@ -597,18 +594,20 @@ static int print_duplicate(check_run *r, const char *where, const char *name, co
                            int first_diag) {
   const script_options *o = r->o;
   char msg[PSOC_DIAG_MESSAGE_MAX];
+  const char *context[4] = { "pipeline '", name, "': name: ", NULL };
+  cli_diag_view v;
   snprintf(msg, sizeof msg, "another pipeline of this run is called '%s' (declared at %s); "
            "pipeline names must be unique", name, first);
+  v.severity = "error";
+  v.code = "PSOC_DUPLICATE_NAME";
+  v.message_id = NULL;
+  v.subobject = -1;
+  v.type = NULL;
+  v.offset = -1;
+  v.field = "name";
+  v.message = msg;
   if (o->json) {
-    printf("%s{", first_diag ? "" : ",");
-    json_key_string("severity", "error", 0);
-    json_key_string("code", "PSOC_DUPLICATE_NAME", 1);
-    json_key_string("message_id", NULL, 1);
-    json_key_int("subobject", -1, 1);
-    json_key_int("offset", -1, 1);
-    json_key_string("field", "name", 1);
-    json_key_string("message", msg, 1);
-    fputs("}", stdout);
+    cli_diag_json(stdout, &v, first_diag);
     return 1;
   }
   if (o->max_diags && r->t.shown >= o->max_diags) {
@@ -616,12 +615,7 @@ static int print_duplicate(check_run *r, const char *where, const char *name, co
     return 1;
   }
   r->t.shown++;
-  cli_text(stdout, where);
-  fputs(": error: pipeline '", stdout);
-  cli_text(stdout, name);
-  fputs("': name: ", stdout);
-  cli_text(stdout, msg);
-  fputs(" [PSOC_DUPLICATE_NAME]\n", stdout);
+  cli_diag_text(stdout, where, -1, context, &v);
   return 1;
 }
 
@@ -636,6 +630,7 @@ static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx,
   psoc_parsed parsed;
   psoc_check_options options;
   psoc_diags diags;
+  cli_type_map types;
   summary_row *row;
   int shown = 0, rc, line;
   char where[1024];
@@ -669,7 +664,11 @@ static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx,
            diags.warnings, diags.notes);
   }
   if (earlier) shown += print_duplicate(r, where, name, earlier, 1);
-  for (i = 0; i < diags.count; i++) print_diag(r, where, name, &diags.items[i], shown++ == 0);
+  memset(&types, 0, sizeof types);
+  if (o->json && diags.count && stream) cli_type_map_build(&types, psoc_stream_data(stream), bytes);
+  for (i = 0; i < diags.count; i++)
+    print_diag(r, where, name, &diags.items[i], &types, shown++ == 0);
+  cli_type_map_free(&types);
   rc = errors || (o->werror && diags.warnings) ? CLI_EXIT_ERRORS : CLI_EXIT_OK;
   if (o->json) {
     fputs("]}", stdout);
@@ -1070,6 +1069,56 @@ static void print_rows(const field_rows *rows, const kind_defaults *defaults) {
 
 /* ---- dump and explain ------------------------------------------------- */
 
+/* A growing text buffer for psoc_dump (psoc_write_fn). */
+typedef struct text_buf {
+  char *data;
+  size_t len, cap;
+} text_buf;
+
+static int text_buf_write(void *ud, const char *text, size_t length) {
+  text_buf *b = ud;
+  if (length > b->cap - b->len) {
+    size_t cap = b->cap ? b->cap : 4096;
+    char *p;
+    while (cap - b->len < length) {
+      if (cap > ((size_t)-1) / 2) return 1;
+      cap *= 2;
+    }
+    if ((p = realloc(b->data, cap)) == NULL) return 1;
+    b->data = p;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->len, text, length);
+  b->len += length;
+  return 0;
+}
+
+/* The dump of the pipeline at the top of the stack: psoc_dump over its
+** stream (what p:dump() returns), through the public headers. Returns
+** LUA_OK, or an error with its message on the stack. */
+static int print_dump(lua_State *L) {
+  pso_pipeline *p = pso_topipeline(L, -1);
+  const psoc_stream *stream = p ? pso_pipeline_stream(p) : NULL;
+  text_buf b;
+  if (!stream) {
+    lua_pushliteral(L, "not a pipeline");
+    return LUA_ERRRUN;
+  }
+  memset(&b, 0, sizeof b);
+  if (psoc_dump(psoc_stream_data(stream), psoc_stream_size(stream), PSOC_FOLLOW_POINTERS,
+                text_buf_write, &b) == PSOC_ERR_IO) {
+    free(b.data);
+    lua_pushliteral(L, "out of memory");
+    return LUA_ERRMEM;
+  }
+  if (b.len) {
+    cli_text_block(stdout, b.data, b.len);
+    if (b.data[b.len - 1] != '\n') fputs("\n", stdout);
+  }
+  free(b.data);
+  return LUA_OK;
+}
+
 /* Print one pipeline (at the top of the stack): its dump, JSON or explain
 ** rows. Returns LUA_OK or an error with its message on the stack. */
 static int print_pipeline(lua_State *L, const script_options *o, const char *method) {
@@ -1086,6 +1135,7 @@ static int print_pipeline(lua_State *L, const script_options *o, const char *met
     rows_free(&rows);
     return rc;
   }
+  if (strcmp(method, "dump") == 0) return print_dump(L);
   if ((rc = call_method(L, -1, method, 0)) != LUA_OK) return rc;
   text = lua_tolstring(L, -1, &len);
   if (o->json) {

@@ -202,6 +202,9 @@ return p
     has "$OUT" '^\{"command":"check","profile":null,"werror":false,"scripts":\[\{"file":' "json"
     has "$OUT" '"line":3,"errors":1,"warnings":1,' "json"
     has "$OUT" '"message_id":"D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC"' "json"
+    # one diagnostic schema with check --raw (docs/json.md): the subobject's type is named
+    has "$OUT" '"message_id":"D3D12_MESSAGE_ID_CREATEGRAPHICSPIPELINESTATE_INVALID_SAMPLE_DESC","subobject":[0-9]+,"type":"SAMPLE_DESC","offset":[0-9]+,"field":"SAMPLE_DESC.Count"' \
+        "json: the raw mode's diagnostic schema"
     has "$OUT" '"summary":\{"scripts":1,"failed_scripts":0,"unreadable":0,"pipelines":1,"errors":1,' "json"
 
     # the sandbox: an error with a message, not a crash
@@ -498,7 +501,7 @@ return p
         "the same name in two scripts of one run"
     has "$OUT" "^2 script\(s\), 2 pipeline\(s\): 1 error\(s\)" "summary"
     expect 1 check --format=json "$TMP/dup/x.lua" "$TMP/dup/y.lua"
-    has "$OUT" '"code":"PSOC_DUPLICATE_NAME","message_id":null,"subobject":null,"offset":null,"field":"name"' json
+    has "$OUT" '"code":"PSOC_DUPLICATE_NAME","message_id":null,"subobject":null,"type":null,"offset":null,"field":"name"' json
     json_ok "check --format=json (duplicate names)"
     # separate runs: no clash
     expect 0 check "$TMP/dup/x.lua"

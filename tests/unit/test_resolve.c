@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "psoc.h"
+#include "internal.h" /* the registry's type masks */
 #include "stream_pack.h"
 #include "suites.h"
 
@@ -794,12 +795,175 @@ START_TEST(test_compute_desc_round_trip) {
 }
 END_TEST
 
+/* ---- what the registry's list expands into ------------------------------- */
+
+/* Every mask in internal.h against the rows it comes from. */
+START_TEST(test_registry_masks) {
+  uint64_t known = 0, versions = 0, shaders = 0, deciders = 0, ign[4] = { 0, 0, 0, 0 };
+  uint32_t t, k;
+  for (t = 0; t < 64; t++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(t);
+    if (!info) continue;
+    ck_assert_uint_eq(info->type, t);
+    known |= PSOC_TYPE_BIT(t);
+    if (info->dup_class != t) versions |= PSOC_TYPE_BIT(t);
+    if (strcmp(info->payload->name, "D3D12_SHADER_BYTECODE") == 0) shaders |= PSOC_TYPE_BIT(t);
+    if (info->bits & PSOC_SUBOBJECT_DECIDES_KIND) deciders |= PSOC_TYPE_BIT(t);
+    for (k = PSOC_KIND_GRAPHICS; k <= PSOC_KIND_MESH; k++)
+      if (!(info->kinds & PSOC_KIND_BIT(k))) ign[k] |= PSOC_TYPE_BIT(t);
+  }
+  ck_assert_uint_eq(PSOC_KNOWN_TYPES, known);
+  ck_assert_uint_eq(PSOC_KNOWN_TYPES, ((uint64_t)1 << 30) - 1 - PSOC_TYPE_BIT(23));
+  ck_assert_uint_eq(PSOC_VERSION_TYPES, versions);
+  ck_assert_uint_eq(PSOC_VERSION_TYPES, PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL1) |
+                                            PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2) |
+                                            PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) |
+                                            PSOC_TYPE_BIT(PSOC_SO_RASTERIZER2));
+  ck_assert_uint_eq(PSOC_SHADER_TYPES, shaders);
+  ck_assert_uint_eq(PSOC_DECIDER_TYPES, deciders);
+  ck_assert_uint_eq(PSOC_DECIDER_TYPES, PSOC_TYPE_BIT(PSOC_SO_VS) | PSOC_TYPE_BIT(PSOC_SO_CS) |
+                                            PSOC_TYPE_BIT(PSOC_SO_MS));
+  ck_assert_uint_eq(PSOC_IGNORED_BY_GRAPHICS, ign[PSOC_KIND_GRAPHICS]);
+  ck_assert_uint_eq(PSOC_IGNORED_BY_COMPUTE, ign[PSOC_KIND_COMPUTE]);
+  ck_assert_uint_eq(PSOC_IGNORED_BY_MESH, ign[PSOC_KIND_MESH]);
+  ck_assert_uint_eq(PSOC_IGNORED_BY_GRAPHICS, PSOC_TYPE_BIT(PSOC_SO_CS) |
+                                                  PSOC_TYPE_BIT(PSOC_SO_AS) |
+                                                  PSOC_TYPE_BIT(PSOC_SO_MS));
+  /* every version folds into its class; other types stay */
+  ck_assert_uint_eq(psoc_classes_of(PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL2) |
+                                    PSOC_TYPE_BIT(PSOC_SO_RASTERIZER1) |
+                                    PSOC_TYPE_BIT(PSOC_SO_VS)),
+                    PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL) | PSOC_TYPE_BIT(PSOC_SO_RASTERIZER) |
+                        PSOC_TYPE_BIT(PSOC_SO_VS));
+  ck_assert_uint_eq(psoc_classes_of(0), 0);
+  ck_assert_uint_eq(psoc_lowest_bit(PSOC_TYPE_BIT(63)), 63);
+}
+END_TEST
+
+START_TEST(test_registry_deciders) {
+  char buf[96];
+  ck_assert_uint_eq(psoc_kind_shader(PSOC_KIND_GRAPHICS), PSOC_SO_VS);
+  ck_assert_uint_eq(psoc_kind_shader(PSOC_KIND_COMPUTE), PSOC_SO_CS);
+  ck_assert_uint_eq(psoc_kind_shader(PSOC_KIND_MESH), PSOC_SO_MS);
+  ck_assert_uint_eq(psoc_kind_shader(PSOC_KIND_NONE), PSOC_SO_TYPE_COUNT);
+  ck_assert_uint_eq(psoc_kind_shader((psoc_kind)7), PSOC_SO_TYPE_COUNT);
+  ck_assert_str_eq(psoc_registry_deciders_text(buf, sizeof buf, PSOC_DECIDERS_OR), "VS, CS or MS");
+  ck_assert_str_eq(psoc_registry_deciders_text(buf, sizeof buf, PSOC_DECIDERS_LIST), "VS, CS, MS");
+  ck_assert_str_eq(psoc_registry_deciders_text(buf, sizeof buf, PSOC_DECIDERS_KINDS),
+                   "VS (graphics), CS (compute) or MS (mesh)");
+  ck_assert_str_eq(psoc_registry_types_text(buf, sizeof buf), "0-22, 24-29");
+  /* a short buffer keeps what fits, NUL-terminated */
+  ck_assert_uint_lt(strlen(psoc_registry_types_text(buf, 6)), 6);
+  ck_assert_uint_lt(strlen(psoc_registry_deciders_text(buf, 4, PSOC_DECIDERS_KINDS)), 4);
+}
+END_TEST
+
+/* Each class absent from a stream resolves to its registry default payload
+** and names itself as its source; versions name nothing. */
+START_TEST(test_defaults_from_registry) {
+  sp_stream s;
+  psoc_resolved r;
+  uint32_t t;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  resolve_stream(&s, &r);
+  sp_free(&s);
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(t);
+    if (!info || t == PSOC_SO_VS) continue;
+    ck_assert_uint_eq(r.source_type[t], info->dup_class == t ? t : 0);
+  }
+  ck_assert_mem_eq(&r.blend, psoc_subobject_info_get(PSOC_SO_BLEND)->default_payload,
+                   sizeof r.blend);
+  ck_assert_mem_eq(&r.sample_mask, psoc_subobject_info_get(PSOC_SO_SAMPLE_MASK)->default_payload,
+                   sizeof r.sample_mask);
+  ck_assert_mem_eq(&r.sample_desc, psoc_subobject_info_get(PSOC_SO_SAMPLE_DESC)->default_payload,
+                   sizeof r.sample_desc);
+  ck_assert_mem_eq(&r.primitive_topology,
+                   psoc_subobject_info_get(PSOC_SO_PRIMITIVE_TOPOLOGY)->default_payload,
+                   sizeof r.primitive_topology);
+  ck_assert_int_eq(r.topology_origin, PSOC_ORIGIN_HIDDEN_DEFAULT);
+  ck_assert_int_eq(r.depth_enable_origin, PSOC_ORIGIN_HIDDEN_DEFAULT);
+}
+END_TEST
+
+/* The messages that list registry rows (valid types, deciding shaders)
+** read them from the registry and say what they said when the lists were
+** written by hand. */
+static const char *message_of(const sp_stream *s, psoc_code code) {
+  static psoc_diag kept;
+  psoc_diags d;
+  const psoc_diag *found;
+  psoc_diags_init(&d, NULL);
+  sp_check(s, &d);
+  found = sp_find(&d, code, 0);
+  ck_assert_msg(found != NULL, "no diagnostic %d: %s", (int)code, sp_summary(&d));
+  kept = *found;
+  psoc_diags_free(&d);
+  return kept.message;
+}
+
+START_TEST(test_registry_messages) {
+  sp_stream s;
+  psoc_diags d;
+  static const unsigned char one = 0;
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_PS, 1);
+  ck_assert_str_eq(message_of(&s, PSOC_CODE_NO_SHADER),
+                   "cannot deduce the pipeline type: no VS, CS or MS subobject has non-null "
+                   "bytecode; give VS (graphics), CS (compute) or MS (mesh) a shader");
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_shader(&s, PSOC_SO_MS, 1);
+  ck_assert_str_eq(message_of(&s, PSOC_CODE_AMBIGUOUS_KIND),
+                   "cannot deduce the pipeline type: VS and MS all have non-null bytecode; "
+                   "exactly one of VS, CS, MS may carry a shader, set the others' bytecode to "
+                   "null or remove them");
+  sp_free(&s);
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_raw(&s, 23, 4);
+  ck_assert_ptr_nonnull(strstr(message_of(&s, PSOC_CODE_UNKNOWN_SUBOBJECT),
+                               "is not a D3D12_PIPELINE_STATE_SUBOBJECT_TYPE (valid: 0-22, 24-29);"));
+  sp_free(&s);
+  psoc_diags_init(&d, NULL);
+  psoc_check(&one, 0, NULL, &d);
+  ck_assert_ptr_nonnull(sp_find(&d, PSOC_CODE_ZERO_SIZE_STREAM, 0));
+  ck_assert_str_eq(sp_find(&d, PSOC_CODE_ZERO_SIZE_STREAM, 0)->message,
+                   "the stream is empty (SizeInBytes is 0); a pipeline needs at least a VS, CS "
+                   "or MS subobject");
+  psoc_diags_free(&d);
+}
+END_TEST
+
+/* psoc_enum.is_flags marks exactly the bit-set tables (the generator's
+** 'flags' tables: the *_FLAGS enums and D3D12_COLOR_WRITE_ENABLE). */
+START_TEST(test_enum_flags_bit) {
+  size_t i, n = 0;
+  for (i = 0; i < psoc_enum_all_count; i++) {
+    const psoc_enum *e = psoc_enum_all[i];
+    size_t len = strlen(e->name);
+    int want = (len > 6 && strcmp(e->name + len - 6, "_FLAGS") == 0) ||
+               strcmp(e->name, "D3D12_COLOR_WRITE_ENABLE") == 0;
+    ck_assert_msg((e->is_flags != 0) == want, "%s: is_flags %u", e->name, (unsigned)e->is_flags);
+    n += (size_t)want;
+  }
+  ck_assert_uint_eq(n, 6);
+}
+END_TEST
+
 Suite *suite_resolve(void) {
   Suite *s = suite_create("resolve");
   TCase *tc = tcase_create("defaults");
   tcase_add_test(tc, test_defaults_graphics);
   tcase_add_test(tc, test_depth_hidden_default);
   tcase_add_test(tc, test_topology);
+  tcase_add_test(tc, test_defaults_from_registry);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("registry");
+  tcase_add_test(tc, test_registry_masks);
+  tcase_add_test(tc, test_registry_deciders);
+  tcase_add_test(tc, test_enum_flags_bit);
+  tcase_add_test(tc, test_registry_messages);
   suite_add_tcase(s, tc);
   tc = tcase_create("state");
   tcase_add_test(tc, test_rasterizer_int_bias);

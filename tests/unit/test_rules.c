@@ -314,11 +314,12 @@ END_TEST
 
 /* ---- the compile-time tables of rules_internal.h ----------------------- */
 
-/* Each PSOC_VALID_* set holds exactly the values of its enum table. */
+/* Each PSOC_VALID_* set holds exactly the values of its enum table, and
+** every generated table's valid_mask holds exactly its values below 64. */
 START_TEST(test_valid_sets) {
-  static const struct {
+  const struct {
     const psoc_enum *e;
-    uint32_t valid;
+    uint64_t valid;
   } sets[] = {
     { &psoc_enum_blend, PSOC_VALID_BLEND },
     { &psoc_enum_blend_op, PSOC_VALID_BLEND_OP },
@@ -338,13 +339,20 @@ START_TEST(test_valid_sets) {
   uint32_t v;
   for (i = 0; i < sizeof sets / sizeof sets[0]; i++) {
     for (j = 0; j < sets[i].e->count; j++)
-      ck_assert_msg(sets[i].e->values[j].value < 32, "%s has a value past 31", sets[i].e->name);
-    for (v = 0; v < 32; v++)
+      ck_assert_msg(sets[i].e->values[j].value < 64, "%s has a value past 63", sets[i].e->name);
+    for (v = 0; v < 64; v++)
       ck_assert_msg(psoc_rule_valid(sets[i].valid, v) ==
                         (psoc_enum_value_by_value(sets[i].e, v) != NULL),
                     "%s: value %u", sets[i].e->name, v);
     for (j = 0; j < sizeof far / sizeof far[0]; j++)
       ck_assert(!psoc_rule_valid(sets[i].valid, far[j]));
+  }
+  for (i = 0; i < psoc_enum_all_count; i++) {
+    const psoc_enum *e = psoc_enum_all[i];
+    uint64_t want = 0;
+    for (j = 0; j < e->count; j++)
+      if (e->values[j].value < 64) want |= (uint64_t)1 << e->values[j].value;
+    ck_assert_msg(e->valid_mask == want, "%s: valid_mask", e->name);
   }
 }
 END_TEST
