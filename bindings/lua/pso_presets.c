@@ -24,7 +24,8 @@
 **   depth.disabled   test off, write zero
 **   depth.equal      test on, write zero, equal (after a depth prepass)
 */
-#include "pso_internal.h"
+#include "pso_presets.h"
+#include "pso_values.h"
 
 static const char presets_lua[] =
   "local pso, namespace = ...\n"
