@@ -234,32 +234,151 @@ static int frame_key_line(lua_State *L, const lua_Debug *ar, const char *const *
   return line;
 }
 
-void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
-                          const int *indexes, int nkeys) {
+/* A frame's chunk as pso_site names it. */
+static const char *site_source(const lua_Debug *ar) {
+  return ar->source[0] == '@' || ar->source[0] == '=' ? ar->source + 1 : ar->short_src;
+}
+
+int psoi_site(lua_State *L, int level, lua_Debug *ar, pso_site *site) {
+  site->source = NULL;
+  site->line = 0;
+  if (!lua_frame(L, level, ar)) return 0;
+  site->source = site_source(ar);
+  site->line = ar->currentline;
+  return 1;
+}
+
+/* The last error the module raised, as data (pso_error_info): a list of
+** the message as raised, then per error PSOI_ERR_FIELDS values: source
+** (false: none), line, from source (false: none), from line, field path,
+** message alone. */
+#define PSOI_ERROR_KEY "pso.error"
+
+static void set_string_or_false(lua_State *L, int t, int i, const char *s) {
+  if (s)
+    lua_pushstring(L, s);
+  else
+    lua_pushboolean(L, 0);
+  lua_rawseti(L, t, i);
+}
+
+void psoi_push_where_keys(lua_State *L, int level, const char *field, const char *msg,
+                          const char *const *keys, const int *indexes, int nkeys) {
   lua_Debug ar, up;
   char first[LUA_IDSIZE], from[LUA_IDSIZE + 24];
-  int l = lua_frame(L, level, &ar), line, guard;
+  int l, line = 0, from_line = 0, guard, rec;
+  const char *sep;
+  if (!field) field = "";
+  sep = field[0] ? ": " : "";
+  luaL_checkstack(L, 8, "pso: stack overflow");
+  lua_createtable(L, 1 + PSOI_ERR_FIELDS, 0);
+  rec = lua_gettop(L);
+  set_string_or_false(L, rec, 2, NULL);
+  set_string_or_false(L, rec, 4, NULL);
+  l = lua_frame(L, level, &ar);
   if (!l) {
-    lua_pushstring(L, msg);
-    return;
+    lua_pushfstring(L, "%s%s%s", field, sep, msg);
+  } else {
+    snprintf(first, sizeof first, "%s", ar.short_src);
+    line = frame_key_line(L, &ar, keys, indexes, nkeys);
+    if (line < ar.currentline) line = ar.currentline;
+    set_string_or_false(L, rec, 2, site_source(&ar));
+    from[0] = '\0';
+    /* Called from another file by Lua code (a factory in lib/eng.lua called
+    ** by the material): name the outermost such caller too. The walk stops
+    ** at the first C frame (pcall, the runner), so it never leaves the
+    ** script. */
+    for (guard = 0, l++; guard < 64 && lua_getstack(L, l, &up); guard++, l++) {
+      if (!lua_getinfo(L, "Sl", &up) || up.currentline <= 0) break;
+      if (strcmp(up.short_src, first) != 0) {
+        snprintf(from, sizeof from, " (from %s:%d)", up.short_src, up.currentline);
+        from_line = up.currentline;
+        set_string_or_false(L, rec, 4, site_source(&up));
+      }
+    }
+    lua_pushfstring(L, "%s:%d: %s%s%s%s", first, line, field, sep, msg, from);
   }
-  snprintf(first, sizeof first, "%s", ar.short_src);
-  line = frame_key_line(L, &ar, keys, indexes, nkeys);
-  if (line < ar.currentline) line = ar.currentline;
-  from[0] = '\0';
-  /* Called from another file by Lua code (a factory in lib/eng.lua called by
-  ** the material): name the outermost such caller too. The walk stops at
-  ** the first C frame (pcall, the runner), so it never leaves the script. */
-  for (guard = 0, l++; guard < 64 && lua_getstack(L, l, &up); guard++, l++) {
-    if (!lua_getinfo(L, "Sl", &up) || up.currentline <= 0) break;
-    if (strcmp(up.short_src, first) != 0)
-      snprintf(from, sizeof from, " (from %s:%d)", up.short_src, up.currentline);
-  }
-  lua_pushfstring(L, "%s:%d: %s%s", first, line, msg, from);
+  lua_pushvalue(L, -1);
+  lua_rawseti(L, rec, 1);
+  lua_pushinteger(L, line);
+  lua_rawseti(L, rec, 3);
+  lua_pushinteger(L, from_line);
+  lua_rawseti(L, rec, 5);
+  lua_pushstring(L, field);
+  lua_rawseti(L, rec, 6);
+  lua_pushstring(L, msg);
+  lua_rawseti(L, rec, 7);
+  lua_pushvalue(L, rec);
+  lua_setfield(L, LUA_REGISTRYINDEX, PSOI_ERROR_KEY);
+  lua_remove(L, rec);
 }
 
 void psoi_push_where(lua_State *L, int level, const char *msg) {
-  psoi_push_where_keys(L, level, msg, NULL, NULL, 0);
+  psoi_push_where_keys(L, level, NULL, msg, NULL, NULL, 0);
+}
+
+int psoi_push_error_record(lua_State *L, int idx) {
+  const char *v, *m;
+  size_t vlen, mlen;
+  idx = lua_absindex(L, idx);
+  if (lua_type(L, idx) != LUA_TSTRING || !lua_checkstack(L, 3)) return 0;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_ERROR_KEY);
+  if (lua_type(L, -1) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_rawgeti(L, -1, 1);
+  m = lua_tolstring(L, -1, &mlen);
+  v = lua_tolstring(L, idx, &vlen);
+  lua_pop(L, 1);
+  if (!m || vlen < mlen || memcmp(v, m, mlen) != 0 || (vlen > mlen && v[mlen] != '\n')) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  return 1;
+}
+
+void psoi_set_error_record(lua_State *L, int idx) {
+  lua_pushvalue(L, idx);
+  lua_setfield(L, LUA_REGISTRYINDEX, PSOI_ERROR_KEY);
+}
+
+/* The string at t[i], or NULL (false). Anchored in t. */
+static const char *string_at(lua_State *L, int t, int i) {
+  const char *s;
+  lua_rawgeti(L, t, i);
+  s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  lua_pop(L, 1);
+  return s;
+}
+
+static int int_at(lua_State *L, int t, int i) {
+  int v;
+  lua_rawgeti(L, t, i);
+  v = (int)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+size_t pso_error_info(lua_State *L, int idx, pso_error *out, size_t max) {
+  size_t n, i;
+  int t;
+  if (!psoi_push_error_record(L, idx)) return 0;
+  t = lua_gettop(L);
+  n = (lua_rawlen(L, t) - 1) / PSOI_ERR_FIELDS;
+  for (i = 0; i < n && i < max; i++) {
+    int b = 2 + (int)i * PSOI_ERR_FIELDS;
+    out[i].site.source = string_at(L, t, b);
+    out[i].site.line = int_at(L, t, b + 1);
+    out[i].from.source = string_at(L, t, b + 2);
+    out[i].from.line = int_at(L, t, b + 3);
+    out[i].field = string_at(L, t, b + 4);
+    out[i].message = string_at(L, t, b + 5);
+    if (!out[i].field) out[i].field = "";
+    if (!out[i].message) out[i].message = "";
+  }
+  lua_pop(L, 1);
+  return n;
 }
 
 int psoi_error(lua_State *L, const char *fmt, ...) {

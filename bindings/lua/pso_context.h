@@ -122,13 +122,26 @@ void psoi_arena_reset(psoi_ctx *ctx);
 ** caller in another file (a shared module's factory called by the
 ** material); msg alone when no Lua frame is found. */
 void psoi_push_where(lua_State *L, int level, const char *msg);
-/* The same for an error at a field path (keys[i] NULL for list index
-** indexes[i]):
-** the line is the one of the deepest key of the path found in the
-** constructor of the call (when the chunk's source is known: a string
-** chunk, or one given to pso_remember_source), else the call's. */
-void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *const *keys,
-                          const int *indexes, int nkeys);
+/* The same for an error at a field path: "FILE:LINE: FIELD: msg" (field
+** NULL or "": none), where keys[] is the path (keys[i] NULL for list index
+** indexes[i]): the line is the one of the deepest key of the path found in
+** the constructor of the call (when the chunk's source is known: a string
+** chunk, or one given to pso_remember_source), else the call's. Both
+** record the error as data for pso_error_info (the last error raised). */
+void psoi_push_where_keys(lua_State *L, int level, const char *field, const char *msg,
+                          const char *const *keys, const int *indexes, int nkeys);
+/* The record of the last error (a table: the message as raised, then
+** PSOI_ERR_FIELDS values per error, see pso_context.c) when the string at
+** idx is that message (or it followed by a newline): pushed, returns 1;
+** else nothing pushed, 0. */
+#define PSOI_ERR_FIELDS 6
+int psoi_push_error_record(lua_State *L, int idx);
+/* Make the record at idx the last error (several errors raised as one). */
+void psoi_set_error_record(lua_State *L, int idx);
+/* Where the first Lua frame at or above level is (ar: storage for the
+** strings site->source points to, valid while that frame runs); 0 and
+** {NULL, 0} when there is none. */
+int psoi_site(lua_State *L, int level, lua_Debug *ar, pso_site *site);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)

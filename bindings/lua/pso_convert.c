@@ -379,7 +379,6 @@ int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   path_text(c, path, sizeof path);
-  lua_pushfstring(c->L, "%s%s%s", path, path[0] ? ": " : "", msg);
   {
     const char *keys[PSOI_CV_DEPTH];
     int i, n = c->depth < PSOI_CV_DEPTH ? c->depth : PSOI_CV_DEPTH, indexes[PSOI_CV_DEPTH];
@@ -387,7 +386,7 @@ int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
       keys[i] = c->frames[i].key;
       indexes[i] = c->frames[i].index;
     }
-    psoi_push_where_keys(c->L, 1, lua_tostring(c->L, -1), keys, indexes, n);
+    psoi_push_where_keys(c->L, 1, path, msg, keys, indexes, n);
   }
   return lua_error(c->L);
 }

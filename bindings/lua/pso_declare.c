@@ -39,8 +39,11 @@ static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, con
   psoc_status s = PSOC_OK;
   pso_pipeline *p;
   int i;
+  lua_Debug ar;
+  pso_site site;
   if (st->bound > ((size_t)1 << 40)) psoi_cv_error(c, "the pipeline is too large");
-  p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, cap, &mem);
+  psoi_site(L, 1, &ar, &site); /* the pso.graphics/.../derive call */
+  p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, &site, cap, &mem);
   psoi_cv_unlock(c);
   if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");
   ctx->building = 1;
@@ -128,21 +131,10 @@ static int key_cmp(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The line of a "FILE:LINE: message" (the first ":digits:"), or 0. */
-static long message_line(const char *m) {
-  const char *p;
-  for (p = m; *p && *p != '\n'; p++)
-    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
-      char *end;
-      long v = strtol(p + 1, &end, 10);
-      if (*end == ':') return v;
-    }
-  return 0;
-}
-
 typedef struct numbered {
-  const char *msg;
-  long line;
+  int idx;   /* stack index of the message */
+  int rec;   /* stack index of its record (psoi_push_error_record), or 0 */
+  long line; /* its line (from the record: data, not the message text) */
   int order;
 } numbered;
 
@@ -153,25 +145,73 @@ static int line_cmp(const void *a, const void *b) {
   return x->order - y->order;
 }
 
+/* Add the message at msg_idx to list (with its record in seen) unless it
+** is there already; returns 1 when added, 0 when seen, -1 when full. */
+static int add_message(lua_State *L, int msg_idx, int seen, int list, int *nmsg) {
+  lua_pushvalue(L, msg_idx);
+  if (pso_compat_rawget(L, seen) != LUA_TNIL) {
+    lua_pop(L, 1);
+    return 0;
+  }
+  lua_pop(L, 1);
+  if (*nmsg >= MAX_REPORTED) return -1;
+  lua_pushvalue(L, msg_idx);
+  if (!psoi_push_error_record(L, msg_idx)) lua_pushboolean(L, 1);
+  lua_rawset(L, seen);
+  lua_pushvalue(L, msg_idx);
+  lua_rawseti(L, list, ++*nmsg);
+  return 1;
+}
+
+/* Append the errors of one message to the combined record at out: its
+** record's entries, or one entry with the message alone. */
+static void append_record(lua_State *L, int out, const numbered *m) {
+  int n = (int)lua_rawlen(L, out), k, j, count;
+  if (m->rec) {
+    count = ((int)lua_rawlen(L, m->rec) - 1) / PSOI_ERR_FIELDS;
+    for (k = 0; k < count; k++)
+      for (j = 0; j < PSOI_ERR_FIELDS; j++) {
+        lua_rawgeti(L, m->rec, 2 + k * PSOI_ERR_FIELDS + j);
+        lua_rawseti(L, out, ++n);
+      }
+    return;
+  }
+  lua_pushboolean(L, 0);
+  lua_rawseti(L, out, ++n);
+  lua_pushinteger(L, 0);
+  lua_rawseti(L, out, ++n);
+  lua_pushboolean(L, 0);
+  lua_rawseti(L, out, ++n);
+  lua_pushinteger(L, 0);
+  lua_rawseti(L, out, ++n);
+  lua_pushliteral(L, "");
+  lua_rawseti(L, out, ++n);
+  lua_pushvalue(L, m->idx);
+  lua_rawseti(L, out, ++n);
+}
+
 /* The declaration at index 1 failed with the message on the top: convert
 ** each top-level key on its own (with the deciding shader, which most
 ** keys need), in key order, and leave every distinct message, one per
-** line, on the top instead. Only on the error path; no Lua code runs. */
+** line, on the top instead, in source order (by the line each error's
+** record gives). The combined record becomes the last error, so
+** pso_error_info lists every error. Only on the error path; no Lua code
+** runs. */
 static void collect_errors(lua_State *L, psoc_kind kind) {
   const char *keys[64], *decider = psoc_subobject_info_get(psoi_decider_of[kind])->key;
-  int nkeys = 0, i, seen, nmsg = 1, more = 0, first = lua_gettop(L);
-  luaL_checkstack(L, 12, "pso: stack overflow");
+  int nkeys = 0, i, nmsg = 0, more = 0, first = lua_gettop(L), seen, list;
+  luaL_checkstack(L, 2 * MAX_REPORTED + 16, "pso: stack overflow");
   lua_pushnil(L);
   while (lua_next(L, 1)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING && nkeys < 64) keys[nkeys++] = lua_tostring(L, -1);
   }
   if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
-  lua_newtable(L); /* message -> true */
+  lua_newtable(L); /* message -> its record, or true */
   seen = lua_gettop(L);
-  lua_pushvalue(L, first);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, seen);
+  lua_newtable(L); /* the distinct messages, in key order */
+  list = lua_gettop(L);
+  add_message(L, first, seen, list, &nmsg); /* its record is still the last error */
   for (i = 0; i < nkeys; i++) {
     int status;
     if (strcmp(keys[i], decider) == 0) continue;
@@ -185,47 +225,40 @@ static void collect_errors(lua_State *L, psoc_kind kind) {
     lua_rawget(L, 1);
     lua_rawset(L, -3);
     status = lua_pcall(L, 1, 1, 0);
-    if (status == LUA_OK || status == LUA_ERRRUN) {
-      if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
-        lua_pushvalue(L, -1);
-        lua_rawget(L, seen);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          if (nmsg < MAX_REPORTED) {
-            lua_pushvalue(L, -1);
-            lua_pushboolean(L, 1);
-            lua_rawset(L, seen);
-            lua_insert(L, seen); /* keep it below the set, in order */
-            seen++;
-            nmsg++;
-            continue;
-          }
-          more++;
-        } else {
-          lua_pop(L, 1);
-        }
-      }
-      lua_pop(L, 1);
-    } else {
-      lua_error(L); /* memory: as it is */
-    }
+    if (status != LUA_OK && status != LUA_ERRRUN) lua_error(L); /* memory: as it is */
+    if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING &&
+        add_message(L, lua_gettop(L), seen, list, &nmsg) < 0)
+      more++;
+    lua_pop(L, 1);
   }
-  lua_settop(L, seen - 1); /* the messages, at first .. first + nmsg - 1 */
-  if (nmsg == 1) return;
   {
     numbered ms[MAX_REPORTED];
     luaL_Buffer b;
+    int out;
     memset(ms, 0, sizeof ms);
     for (i = 0; i < nmsg; i++) {
-      ms[i].msg = lua_tostring(L, first + i);
-      ms[i].line = message_line(ms[i].msg);
+      lua_rawgeti(L, list, i + 1);
+      ms[i].idx = lua_gettop(L);
+      lua_pushvalue(L, -1);
+      if (pso_compat_rawget(L, seen) == LUA_TTABLE) {
+        ms[i].rec = lua_gettop(L);
+        lua_rawgeti(L, -1, 3);
+        ms[i].line = (long)lua_tointeger(L, -1);
+        lua_pop(L, 1);
+      }
       ms[i].order = i;
+    }
+    if (nmsg == 1) { /* the first error alone: its record again */
+      if (ms[0].rec) psoi_set_error_record(L, ms[0].rec);
+      lua_settop(L, first);
+      return;
     }
     qsort(ms, (size_t)nmsg, sizeof ms[0], line_cmp); /* in source order */
     luaL_buffinit(L, &b);
     for (i = 0; i < nmsg; i++) {
       if (i) luaL_addchar(&b, '\n');
-      luaL_addstring(&b, ms[i].msg);
+      lua_pushvalue(L, ms[i].idx);
+      luaL_addvalue(&b);
     }
     if (more) {
       char tail[48];
@@ -233,8 +266,14 @@ static void collect_errors(lua_State *L, psoc_kind kind) {
       luaL_addstring(&b, tail);
     }
     luaL_pushresult(&b);
+    lua_replace(L, first);
+    lua_createtable(L, 1 + nmsg * PSOI_ERR_FIELDS, 0);
+    out = lua_gettop(L);
+    lua_pushvalue(L, first);
+    lua_rawseti(L, out, 1);
+    for (i = 0; i < nmsg; i++) append_record(L, out, &ms[i]);
+    psoi_set_error_record(L, out);
   }
-  lua_replace(L, first);
   lua_settop(L, first);
 }
 

@@ -44,6 +44,13 @@ const char *pso_pipeline_root_signature(const pso_pipeline *p) {
 }
 psoc_kind pso_pipeline_kind(const pso_pipeline *p) { return p ? (psoc_kind)p->kind : PSOC_KIND_NONE; }
 
+pso_site pso_pipeline_site(const pso_pipeline *p) {
+  pso_site site;
+  site.source = p->source;
+  site.line = p->line;
+  return site;
+}
+
 int pso_check_result(lua_State *L, int idx) {
   int n, i, seen;
   luaL_checkstack(L, 6, "pso: stack overflow");
@@ -102,9 +109,13 @@ psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
 }
 
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
-                                size_t name_len, const char *rs, size_t rs_len, size_t stream_cap,
+                                size_t name_len, const char *rs, size_t rs_len,
+                                const pso_site *site, size_t stream_cap,
                                 unsigned char **stream_mem) {
-  size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0);
+  const char *src = site ? site->source : NULL;
+  size_t src_len = src ? strlen(src) : 0;
+  size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0) +
+                (src ? src_len + 1 : 0);
   pso_pipeline *p;
   char *s;
   head = (head + 15u) & ~(size_t)15u;
@@ -124,7 +135,13 @@ pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, cons
     memcpy(s, rs, rs_len);
     s[rs_len] = '\0';
     p->root_signature = s;
+    s += rs_len + 1;
   }
+  if (src) {
+    memcpy(s, src, src_len + 1);
+    p->source = s;
+  }
+  if (site) p->line = site->line;
   lua_rawgeti(L, keys_idx, PSOI_K_PIPE_MT);
   lua_setmetatable(L, -2);
   return p;
@@ -558,7 +575,7 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
   (void)psoc_stream_copy(stream, &a, &copy); /* measures */
   if (!room.need) luaL_error(L, "pso: cannot copy the stream");
   p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
-                        root_signature ? strlen(root_signature) : 0, room.need, &mem);
+                        root_signature ? strlen(root_signature) : 0, NULL, room.need, &mem);
   room.mem = mem;
   room.cap = room.need;
   if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)

@@ -14,6 +14,8 @@ struct pso_pipeline {
   psoc_stream *stream;     /* inside this userdata (after strings[]) */
   const char *name;        /* into strings[], or NULL */
   const char *root_signature; /* into strings[], or NULL */
+  const char *source;      /* declared in (pso_site): into strings[], or NULL */
+  int line;                /* declared at (0: unknown) */
   psoc_hash128 hash;
   uint32_t count;          /* subobjects in the stream */
   uint8_t kind;            /* psoc_kind */
@@ -25,9 +27,11 @@ struct pso_pipeline {
 
 /* Push a new pipeline userdata, metatable set, with room for a stream of
 ** stream_cap bytes after its strings (*stream_mem, 16-aligned). The stream
-** lives inside the userdata: the GC frees it, no __gc. */
+** lives inside the userdata: the GC frees it, no __gc. site: where it was
+** declared (copied; NULL: unknown). */
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
-                                size_t name_len, const char *rs, size_t rs_len, size_t stream_cap,
+                                size_t name_len, const char *rs, size_t rs_len,
+                                const pso_site *site, size_t stream_cap,
                                 unsigned char **stream_mem);
 /* Metatable and methods (closures over the context and K). */
 void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx);
