@@ -402,6 +402,16 @@ if wanted("psoc_dxbc_asm", "src/tools/dxbc_asm.c") then
         links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
 end
 
+-- Material library generator for benchmarks (tests/bench/gen, documented in
+-- tests/bench/README.md): BUILD/bin/psoc_gen_library DIR --pipelines N ...
+-- Its shaders come from the DXBC assembler.
+if wanted("psoc_gen_library", "tests/bench/gen/gen_library.c") then
+    c_project("psoc_gen_library", "ConsoleApp", "bin")
+        files { "tests/bench/gen/gen_library.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m", "pthread" }
+end
+
 if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then
     c_project("psoc_dxbc_asm_tests", "ConsoleApp", "bin")
         files { "tests/dxbc_asm/*.c" }

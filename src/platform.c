@@ -180,3 +180,13 @@ const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
   return strerror(e);
 }
+
+/* ---- directories for generated files (owner h2) ----------------------------- */
+
+int psoc_plat_mkdir(const char *path) {
+  int e;
+  if (mkdir(path, 0777) == 0) return 0;
+  e = errno ? errno : EIO;
+  if (e == EEXIST && psoc_plat_is_dir(path) == 0) return 0;
+  return e;
+}

@@ -113,6 +113,12 @@ void psoc_plat_close(psoc_plat_file *f);
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
 
+/* ---- directories for generated files (owner h2) ----------------------------- */
+
+/* Create the directory 'path' (mode 0777 less the umask). 0 when it was
+** created or already is a directory; an errno value otherwise. */
+int psoc_plat_mkdir(const char *path);
+
 #ifdef __cplusplus
 }
 #endif
