@@ -36,7 +36,7 @@
 ** keyed by their address (lightuserdata): K[struct] is the struct's key
 ** table (key or D3D12 member name -> field index + 1; negative for the
 ** element keys a struct accepts directly, see pso_convert.c), K[enum] the
-** enum's spelling cache (spelling -> value). */
+** enum's spelling cache (spelling -> value); both are made on first use. */
 enum {
   PSOI_K_TOP = 1,       /* top-level key -> type id, "name" -> -1 */
   PSOI_K_TYPEKEYS = 2,  /* [type + 1] -> type key string */

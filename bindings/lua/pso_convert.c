@@ -171,7 +171,7 @@ static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") 
 #define IS_SHADER_FIELD(ctx, f) ((f) == (ctx)->code_field)
 
 /* ------------------------------------------------------------------ */
-/* Key tables (built once per state)                                    */
+/* Key tables (per state, each built on first use)                      */
 /* ------------------------------------------------------------------ */
 
 static void add_keys(lua_State *L, int t, const psoc_field *f, lua_Integer v, int only_new) {
@@ -205,17 +205,13 @@ static void cache_keys(lua_State *L, psoi_ctx *ctx, int t, const void *owner) {
   }
 }
 
-static void init_struct(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s) {
+/* The key table K[s] of struct s, built on first use (a material uses a
+** few of the registry's structs: opening the module builds none). Pushed. */
+static void push_struct_keys(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s) {
   uint32_t i;
   int t, ft;
-  if (!s) return;
-  if (lua_rawgetp(L, K, s) != LUA_TNIL) {
-    lua_pop(L, 1);
-    return;
-  }
+  if (lua_rawgetp(L, K, s) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  if (s->field_count > MAX_FIELDS)
-    luaL_error(L, "pso: struct %s has more than %d fields", s->name, MAX_FIELDS);
   lua_createtable(L, 0, (int)s->field_count * 2);
   t = lua_gettop(L);
   for (i = 0; i < s->field_count; i++) add_keys(L, t, &s->fields[i], (lua_Integer)i + 1, 0);
@@ -227,8 +223,15 @@ static void init_struct(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s
   lua_pushvalue(L, t);
   lua_rawsetp(L, K, s);
   cache_keys(L, ctx, t, s);
-  lua_pop(L, 1);
-  for (i = 0; i < s->field_count; i++) init_struct(L, ctx, K, s->fields[i].element);
+}
+
+/* Every struct of the registry fits the converter (checked at init). */
+static void check_struct(lua_State *L, const psoc_struct *s, int depth) {
+  uint32_t i;
+  if (!s || depth > 8) return;
+  if (s->field_count > MAX_FIELDS)
+    luaL_error(L, "pso: struct %s has more than %d fields", s->name, MAX_FIELDS);
+  for (i = 0; i < s->field_count; i++) check_struct(L, s->fields[i].element, depth + 1);
 }
 
 static int struct_has_pointers(const psoc_struct *s) {
@@ -253,7 +256,6 @@ static int field_index(const psoc_struct *s, const char *key) {
 
 void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
   uint32_t t;
-  size_t i;
   K = lua_absindex(L, K);
   lua_newtable(L); /* top-level keys */
   lua_newtable(L); /* type keys */
@@ -270,7 +272,7 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])
       ctx->class_payload_max[info->dup_class] = (uint16_t)info->payload->size;
-    init_struct(L, ctx, K, info->payload);
+    check_struct(L, info->payload, 0);
     if (ctx->class_ntypes[info->dup_class] < 4)
       ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
     if (t == PSOC_SO_INPUT_LAYOUT) {
@@ -290,10 +292,6 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
   lua_setfield(L, -2, "name");
   cache_keys(L, ctx, lua_gettop(L), &psoi_top_owner);
   lua_rawseti(L, K, PSOI_K_TOP);
-  for (i = 0; i < psoc_enum_all_count; i++) {
-    lua_newtable(L);
-    lua_rawsetp(L, K, psoc_enum_all[i]);
-  }
   if (ctx->payload_max > PSOI_PAYLOAD_MAX) luaL_error(L, "pso: payloads larger than %d bytes", PSOI_PAYLOAD_MAX);
 }
 
@@ -496,7 +494,7 @@ static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key
   int r = 0;
   if (psoi_imap_get(c->ctx, s, key, &v)) return (int)v;
   key_idx = lua_absindex(L, key_idx);
-  lua_rawgetp(L, c->K, s);
+  push_struct_keys(L, c->ctx, c->K, s);
   lua_pushvalue(L, key_idx);
   if (pso_compat_rawget(L, -2) == LUA_TNUMBER) r = (int)lua_tointeger(L, -1);
   lua_pop(L, 2);
@@ -765,7 +763,10 @@ static int memo_get(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
     *out = (uint64_t)cached;
     return 1;
   }
-  lua_rawgetp(L, c->K, e);
+  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* no spelling cached yet */
+    lua_pop(L, 1);
+    return 0;
+  }
   lua_pushvalue(L, vidx);
   if (pso_compat_rawget(L, -2) == LUA_TNUMBER) {
     int64_t v = 0;
@@ -779,9 +780,11 @@ static int memo_get(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
 
 static void memo_put(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t v) {
   lua_State *L = c->L;
-  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) {
+  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* the enum's first spelling */
     lua_pop(L, 1);
-    return;
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, c->K, e);
   }
   lua_pushvalue(L, vidx);
   pso_compat_pushuint(L, v);
@@ -1467,7 +1470,7 @@ static unsigned key_mask(psoi_cv *c, uint32_t cls, const psoc_struct *const *vs,
   luaL_checkstack(L, 16, "pso: nesting too deep");
   for (j = 0; j < nv; j++) {
     if (vs[j]) {
-      lua_rawgetp(L, c->K, vs[j]);
+      push_struct_keys(L, c->ctx, c->K, vs[j]);
       kts[j] = lua_gettop(L);
       all |= 1u << j;
     } else {
