@@ -364,6 +364,15 @@ static void freeze(lua_State *L, int idx, int label_idx, int depth) {
   lua_remove(L, data);
 }
 
+void psoi_push_preset(lua_State *L, int table_idx, const char *name) {
+  int label;
+  table_idx = lua_absindex(L, table_idx);
+  lua_pushfstring(L, "preset %s", name);
+  label = lua_gettop(L);
+  freeze(L, table_idx, label, 0);
+  lua_remove(L, label);
+}
+
 static int l_preset(lua_State *L) {
   size_t len;
   const char *name = luaL_checklstring(L, 1, &len);

@@ -37,6 +37,9 @@ extern const char psoi_preset_label_tag;
 extern const char psoi_namespace_tag;
 
 int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
+/* pso.preset(name, t) from C: push the preset made of the table at
+** table_idx (deep-copied and frozen), labelled "preset NAME". */
+void psoi_push_preset(lua_State *L, int table_idx, const char *name);
 /* When the value at idx is a preset or namespace proxy (a userdata), push
 ** its data table and return 1; else push nothing and return 0. */
 int psoi_preset_data(lua_State *L, int idx);
