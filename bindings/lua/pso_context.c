@@ -21,8 +21,8 @@
 ** sandbox's are skipped); 0 when there is none within a few levels. */
 static int lua_frame(lua_State *L, int level, lua_Debug *ar) {
   int limit = level + 8;
-  for (; level < limit && lua_getstack(L, level, ar); level++)
-    if (lua_getinfo(L, "Sl", ar) && ar->currentline > 0) return level;
+  for (; level < limit && lua_getstack(L, level, ar); level++) /* the line first: cheap */
+    if (lua_getinfo(L, "l", ar) && ar->currentline > 0) return lua_getinfo(L, "S", ar) ? level : 0;
   return 0;
 }
 
