@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Static checks of the Lua and C sides:
 #
-#   scripts/lint.sh [luacheck] [cppcheck] [clang-tidy]     (default: all three)
+#   scripts/lint.sh [luacheck] [cppcheck] [clang-tidy] [layers]   (default: all four)
 #
 #   luacheck    every .lua file of the tree, configured by .luacheckrc
 #               (materials are held to the sandbox's globals)
@@ -9,6 +9,8 @@
 #               suppressions in scripts/cppcheck.supp
 #   clang-tidy  the same C files one by one (PSOC_JOBS in parallel), checks in
 #               .clang-tidy, known false positives in scripts/clang-tidy.supp
+#   layers      the pso module's files include and call only the layers
+#               below them (scripts/check_layers.sh, and its self-test)
 #
 # Exit status 0 when no tool reports a finding. A missing tool is an error
 # (scripts/lib.sh PSOC_DEPS lists lua-check, cppcheck and clang-tidy).
@@ -20,7 +22,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 . scripts/lib.sh
 
 tools=("$@")
-((${#tools[@]} > 0)) || tools=(luacheck cppcheck clang-tidy)
+((${#tools[@]} > 0)) || tools=(luacheck cppcheck clang-tidy layers)
 
 # The C files and the flags premake5.lua compiles them with (Lua 5.4).
 c_files() {
@@ -100,8 +102,9 @@ for tool in "${tools[@]}"; do
         luacheck) run_luacheck ;;
         cppcheck) run_cppcheck ;;
         clang-tidy) run_clang_tidy ;;
+        layers) bash scripts/check_layers.sh && bash scripts/check_layers.sh --self-test ;;
         *)
-            psoc_err "unknown tool '$tool' (luacheck, cppcheck, clang-tidy)"
+            psoc_err "unknown tool '$tool' (luacheck, cppcheck, clang-tidy, layers)"
             exit 2
             ;;
     esac

@@ -6,8 +6,8 @@
 ** documented) in one place below ("Shorthands").
 **
 ** Sources. A value may come from several declaration tables at once:
-** pso.derive merges the overrides over the base's declaration ("layers",
-** 0 = topmost). Records merge key by key, lists and scalars replace. A
+** pso.derive (pso_declare.c) merges the overrides over the base's
+** declaration ("layers", 0 = topmost). Records merge key by key, lists and scalars replace. A
 ** plain pso.graphics{} has one layer, and the code below is the same.
 **
 ** Speed. Declarations are read with raw accesses only (no metamethods).
@@ -25,10 +25,14 @@
 ** callgrind recipe).
 **
 ** Memory. Converted payloads and their out-of-line arrays go to a per-state
-** arena (see cv_lock for re-entrancy from finalizers); then the pipeline
-** userdata is created with room for the stream (an upper bound), and the
-** shared builder assembles the stream straight into it. No Lua function is
-** called while the builder holds entries, so nothing can re-enter it.
+** arena (see psoi_cv_lock for re-entrancy from finalizers) and are staged
+** (psoi_stage); pso_declare.c then creates the pipeline userdata with room
+** for the stream (an upper bound), and the shared builder assembles the
+** stream straight into it. No Lua function is called while the builder
+** holds entries, so nothing can re-enter it.
+**
+** Layer 4 of the module (pso_context.h has the chain): uses pso_context
+** and pso_values only; the pipeline objects and declarations sit above.
 */
 #include <float.h>
 #include <math.h>
@@ -37,16 +41,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pso_internal.h"
+#include "pso_convert.h"
+#include "pso_values.h"
 
 #define MAX_FIELDS 32   /* fields per struct (checked at init) */
-#define MAX_DEPTH 24    /* path depth */
-#define MAX_SOURCES 64  /* layers of a derive chain */
 #define MAX_STASH 256   /* record values kept for merging, per struct */
-#define PAYLOAD_MAX 512 /* largest payload (checked at init) */
-
-#define LABEL_DEFAULT 0
-#define LABEL_SCRIPT 1
 
 enum { CV_OK = 0, CV_SOFT = 1 };
 
@@ -172,7 +171,7 @@ static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") 
 #define IS_SHADER_FIELD(ctx, f) ((f) == (ctx)->code_field)
 
 /* ------------------------------------------------------------------ */
-/* Key tables (built once per state)                                    */
+/* Key tables (per state, each built on first use)                      */
 /* ------------------------------------------------------------------ */
 
 static void add_keys(lua_State *L, int t, const psoc_field *f, lua_Integer v, int only_new) {
@@ -206,17 +205,13 @@ static void cache_keys(lua_State *L, psoi_ctx *ctx, int t, const void *owner) {
   }
 }
 
-static void init_struct(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s) {
+/* The key table K[s] of struct s, built on first use (a material uses a
+** few of the registry's structs: opening the module builds none). Pushed. */
+static void push_struct_keys(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s) {
   uint32_t i;
   int t, ft;
-  if (!s) return;
-  if (lua_rawgetp(L, K, s) != LUA_TNIL) {
-    lua_pop(L, 1);
-    return;
-  }
+  if (lua_rawgetp(L, K, s) == LUA_TTABLE) return;
   lua_pop(L, 1);
-  if (s->field_count > MAX_FIELDS)
-    luaL_error(L, "pso: struct %s has more than %d fields", s->name, MAX_FIELDS);
   lua_createtable(L, 0, (int)s->field_count * 2);
   t = lua_gettop(L);
   for (i = 0; i < s->field_count; i++) add_keys(L, t, &s->fields[i], (lua_Integer)i + 1, 0);
@@ -228,8 +223,15 @@ static void init_struct(lua_State *L, psoi_ctx *ctx, int K, const psoc_struct *s
   lua_pushvalue(L, t);
   lua_rawsetp(L, K, s);
   cache_keys(L, ctx, t, s);
-  lua_pop(L, 1);
-  for (i = 0; i < s->field_count; i++) init_struct(L, ctx, K, s->fields[i].element);
+}
+
+/* Every struct of the registry fits the converter (checked at init). */
+static void check_struct(lua_State *L, const psoc_struct *s, int depth) {
+  uint32_t i;
+  if (!s || depth > 8) return;
+  if (s->field_count > MAX_FIELDS)
+    luaL_error(L, "pso: struct %s has more than %d fields", s->name, MAX_FIELDS);
+  for (i = 0; i < s->field_count; i++) check_struct(L, s->fields[i].element, depth + 1);
 }
 
 static int struct_has_pointers(const psoc_struct *s) {
@@ -254,7 +256,6 @@ static int field_index(const psoc_struct *s, const char *key) {
 
 void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
   uint32_t t;
-  size_t i;
   K = lua_absindex(L, K);
   lua_newtable(L); /* top-level keys */
   lua_newtable(L); /* type keys */
@@ -271,7 +272,7 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])
       ctx->class_payload_max[info->dup_class] = (uint16_t)info->payload->size;
-    init_struct(L, ctx, K, info->payload);
+    check_struct(L, info->payload, 0);
     if (ctx->class_ntypes[info->dup_class] < 4)
       ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
     if (t == PSOC_SO_INPUT_LAYOUT) {
@@ -291,21 +292,12 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
   lua_setfield(L, -2, "name");
   cache_keys(L, ctx, lua_gettop(L), &psoi_top_owner);
   lua_rawseti(L, K, PSOI_K_TOP);
-  for (i = 0; i < psoc_enum_all_count; i++) {
-    lua_newtable(L);
-    lua_rawsetp(L, K, psoc_enum_all[i]);
-  }
-  if (ctx->payload_max > PAYLOAD_MAX) luaL_error(L, "pso: payloads larger than %d bytes", PAYLOAD_MAX);
+  if (ctx->payload_max > PSOI_PAYLOAD_MAX) luaL_error(L, "pso: payloads larger than %d bytes", PSOI_PAYLOAD_MAX);
 }
 
 /* ------------------------------------------------------------------ */
 /* The converter                                                        */
 /* ------------------------------------------------------------------ */
-
-typedef struct frame {
-  const char *key; /* NULL: index */
-  int index;
-} frame;
 
 typedef struct src {
   int idx;          /* absolute stack index of the value (tables: resolved) */
@@ -316,32 +308,8 @@ typedef struct src {
   const psoc_struct *parent_s; /* filtered: the parent struct */
 } src;
 
-/* A subobject's value in one layer. */
-typedef struct csrc {
-  int idx;
-  uint8_t layer, label;
-  uint32_t type;    /* the type whose key was used (class base: automatic) */
-  const char *key;
-} csrc;
-
-typedef struct cv {
-  lua_State *L;
-  psoi_ctx *ctx;
-  int K;            /* key table (absolute or upvalue index) */
-  int depth;
-  frame frames[MAX_DEPTH];
-  int soft;         /* integer fit failures return CV_SOFT */
-  int soft_keys;    /* unknown keys return CV_SOFT (trying the oldest version) */
-  int verify;       /* re-converting for a comparison: no hooks */
-  int locked;       /* holds a lock on the context's arena */
-  size_t extra;     /* bound of the out-of-line bytes converted so far */
-  uint8_t *marks;   /* tracking: a label per payload byte, or NULL */
-  size_t marks_size;
-  int label_list, label_map; /* tracking: id -> text, text -> id */
-} cv;
-
 /* (frames[] are written before they are read: no need to clear them) */
-static void cv_init(cv *c, lua_State *L, int K) {
+void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->L = L;
   c->ctx = psoi_context(L);
   c->K = K;
@@ -353,20 +321,20 @@ static void cv_init(cv *c, lua_State *L, int K) {
   c->label_list = c->label_map = 0;
 }
 
-static void push_frame(cv *c, const char *key, int index) {
-  if (c->depth < MAX_DEPTH) {
+void psoi_cv_push_frame(psoi_cv *c, const char *key, int index) {
+  if (c->depth < PSOI_CV_DEPTH) {
     c->frames[c->depth].key = key;
     c->frames[c->depth].index = index;
   }
   c->depth++;
 }
 
-static size_t path_text(const cv *c, char *out, size_t n) {
+static size_t path_text(const psoi_cv *c, char *out, size_t n) {
   size_t len = 0;
-  int i, depth = c->depth < MAX_DEPTH ? c->depth : MAX_DEPTH;
+  int i, depth = c->depth < PSOI_CV_DEPTH ? c->depth : PSOI_CV_DEPTH;
   out[0] = '\0';
   for (i = 0; i < depth && len + 1 < n; i++) {
-    const frame *f = &c->frames[i];
+    const psoi_frame *f = &c->frames[i];
     int w;
     if (f->key)
       w = snprintf(out + len, n - len, "%s%s", len ? "." : "", f->key);
@@ -379,13 +347,7 @@ static size_t path_text(const cv *c, char *out, size_t n) {
   return len;
 }
 
-/* Raise "WHERE: PATH: message". */
-static int cv_error(cv *c, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void cv_unlock(cv *c) {
+void psoi_cv_unlock(psoi_cv *c) {
   if (c->locked) {
     c->locked = 0;
     if (c->ctx->arena_lock > 0) c->ctx->arena_lock--;
@@ -400,30 +362,29 @@ static void cv_unlock(cv *c) {
 ** (lua_gc returns -1), so a lock left behind by an error Lua raised (out
 ** of memory) is dropped there; other versions keep it until a declaration
 ** of the same state ends normally with no other running. */
-static void cv_lock(cv *c) {
+void psoi_cv_lock(psoi_cv *c) {
   if (pso_compat_in_finalizer(c->L) == 0) c->ctx->arena_lock = 0;
   if (c->ctx->arena_lock == 0) psoi_arena_reset(c->ctx);
   c->ctx->arena_lock++;
   c->locked = 1;
 }
 
-static int cv_error(cv *c, const char *fmt, ...) {
+int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
   char msg[768], path[256];
   va_list ap;
-  cv_unlock(c);
+  psoi_cv_unlock(c);
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   path_text(c, path, sizeof path);
-  lua_pushfstring(c->L, "%s%s%s", path, path[0] ? ": " : "", msg);
   {
-    const char *keys[MAX_DEPTH];
-    int i, n = c->depth < MAX_DEPTH ? c->depth : MAX_DEPTH, indexes[MAX_DEPTH];
+    const char *keys[PSOI_CV_DEPTH];
+    int i, n = c->depth < PSOI_CV_DEPTH ? c->depth : PSOI_CV_DEPTH, indexes[PSOI_CV_DEPTH];
     for (i = 0; i < n; i++) {
       keys[i] = c->frames[i].key;
       indexes[i] = c->frames[i].index;
     }
-    psoi_push_where_keys(c->L, 1, lua_tostring(c->L, -1), keys, indexes, n);
+    psoi_push_where_keys(c->L, 1, path, msg, keys, indexes, n);
   }
   return lua_error(c->L);
 }
@@ -467,51 +428,9 @@ static const char *describe(lua_State *L, int idx, char *buf, size_t n) {
   return buf;
 }
 
-static int type_error(cv *c, int idx, const char *expected) {
+int psoi_cv_type_error(psoi_cv *c, int idx, const char *expected) {
   char d[96];
-  return cv_error(c, "expected %s, got %s", expected, describe(c->L, idx, d, sizeof d));
-}
-
-/* " (did you mean 'a', 'b'?)" from a list of candidate spellings. */
-static void suggestion_text(const char *wrong, const char *const *cands, size_t ncands,
-                            char *out, size_t n) {
-  psoc_enum_value vals[160];
-  psoc_enum e;
-  const char *best[3];
-  size_t i, nv = 0, ns, len = 0;
-  out[0] = '\0';
-  for (i = 0; i < ncands && nv < 160; i++) {
-    size_t j;
-    for (j = 0; j < nv; j++)
-      if (strcmp(vals[j].key, cands[i]) == 0) break;
-    if (j < nv) continue;
-    vals[nv].name = cands[i];
-    vals[nv].key = cands[i];
-    vals[nv].value = (uint32_t)nv;
-    nv++;
-  }
-  if (nv == 0) return;
-  e.name = "";
-  e.key = "";
-  e.values = vals;
-  e.count = (uint32_t)nv;
-  ns = psoc_enum_suggest(&e, wrong, best, 3);
-  if (ns > 0) {
-    len = (size_t)snprintf(out, n, " (did you mean ");
-    for (i = 0; i < ns && len < n; i++)
-      len += (size_t)snprintf(out + len, n - len, "%s'%s'", i ? ", " : "", best[i]);
-    if (len < n) snprintf(out + len, n - len, "?)");
-  } else if (nv <= 16) {
-    len = (size_t)snprintf(out, n, " (valid: ");
-    for (i = 0; i < nv && len < n; i++)
-      len += (size_t)snprintf(out + len, n - len, "%s%s", i ? ", " : "", vals[i].key);
-    if (len < n) snprintf(out + len, n - len, ")");
-  }
-}
-
-void psoi_suggest(const char *wrong, const char *const *cands, size_t ncands, char *out,
-                  size_t n) {
-  suggestion_text(wrong, cands, ncands, out, n);
+  return psoi_cv_error(c, "expected %s, got %s", expected, describe(c->L, idx, d, sizeof d));
 }
 
 /* Candidate keys of structs (COUNT fields left out), plus the element keys
@@ -539,13 +458,13 @@ static size_t struct_keys(const psoc_struct *const *ss, int ns, int members, con
   return n;
 }
 
-static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx) {
+static int unknown_key(psoi_cv *c, const psoc_struct *const *ss, int ns, int key_idx) {
   const char *cands[160];
   char sugg[320];
   size_t n;
   if (lua_type(c->L, key_idx) != LUA_TSTRING) {
     char d[96];
-    return cv_error(c, "unexpected key %s", describe(c->L, key_idx, d, sizeof d));
+    return psoi_cv_error(c, "unexpected key %s", describe(c->L, key_idx, d, sizeof d));
   }
   {
     /* A key spelt like a D3D12 member (capital first letter) is matched
@@ -554,28 +473,28 @@ static int unknown_key(cv *c, const psoc_struct *const *ss, int ns, int key_idx)
     sugg[0] = '\0';
     if (key[0] >= 'A' && key[0] <= 'Z') {
       n = struct_keys(ss, ns, 1, cands, 160);
-      suggestion_text(key, cands, n, sugg, sizeof sugg);
+      psoi_suggest(key, cands, n, sugg, sizeof sugg);
       if (strncmp(sugg, " (did", 5) != 0) sugg[0] = '\0';
     }
     if (!sugg[0]) {
       n = struct_keys(ss, ns, 0, cands, 160);
-      suggestion_text(key, cands, n, sugg, sizeof sugg);
+      psoi_suggest(key, cands, n, sugg, sizeof sugg);
     }
   }
-  push_frame(c, lua_tostring(c->L, key_idx), 0);
-  return cv_error(c, "unknown key%s", sugg);
+  psoi_cv_push_frame(c, lua_tostring(c->L, key_idx), 0);
+  return psoi_cv_error(c, "unknown key%s", sugg);
 }
 
 /* Key lookup for struct s: field index + 1, negative for a fallthrough
 ** key, 0 unknown. 'key' is the string at key_idx. Through the pointer
 ** cache (owner s); on a miss, the struct's key table K[s]. */
-static int key_lookup(cv *c, const psoc_struct *s, const char *key, int key_idx) {
+static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key_idx) {
   lua_State *L = c->L;
   int64_t v;
   int r = 0;
   if (psoi_imap_get(c->ctx, s, key, &v)) return (int)v;
   key_idx = lua_absindex(L, key_idx);
-  lua_rawgetp(L, c->K, s);
+  push_struct_keys(L, c->ctx, c->K, s);
   lua_pushvalue(L, key_idx);
   if (pso_compat_rawget(L, -2) == LUA_TNUMBER) r = (int)lua_tointeger(L, -1);
   lua_pop(L, 2);
@@ -586,14 +505,14 @@ static int key_lookup(cv *c, const psoc_struct *s, const char *key, int key_idx)
 ** the builder's rounding). */
 static size_t piece_bound(size_t n) { return ((n + 7u) & ~(size_t)7u) + 16u; }
 
-static void mark(cv *c, int off, size_t size, uint8_t label) {
+static void mark(psoi_cv *c, int off, size_t size, uint8_t label) {
   if (!c->marks || off < 0) return;
   if ((size_t)off + size > c->marks_size) return;
   memset(c->marks + off, label, size);
 }
 
 /* Tracking: the id of the label text on the top of the stack (popped). */
-static uint8_t label_id(cv *c) {
+uint8_t psoi_cv_label_id(psoi_cv *c) {
   lua_State *L = c->L;
   uint8_t id;
   lua_pushvalue(L, -1);
@@ -619,7 +538,7 @@ static uint8_t label_id(cv *c) {
 ** (pushed; and its label, when tracking a script value); for a plain
 ** table, idx itself (absolute; nothing pushed). 0 when the value is not a
 ** table (nothing pushed). Callers restore the stack top themselves. */
-static int resolve(cv *c, int idx, uint8_t *label) {
+static int resolve(psoi_cv *c, int idx, uint8_t *label) {
   lua_State *L = c->L;
   int t;
   idx = lua_absindex(L, idx);
@@ -628,14 +547,14 @@ static int resolve(cv *c, int idx, uint8_t *label) {
   if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
   if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
     const char *ns = lua_tostring(L, -1);
-    return cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
+    return psoi_cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
                     ns, strcmp(ns, "blend") == 0 ? "alpha" : "default");
   }
   lua_pop(L, 1);
   if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-    if (c->marks && label && *label == LABEL_SCRIPT) {
+    if (c->marks && label && *label == PSOI_LABEL_SCRIPT) {
       if (lua_rawgetp(L, -2, &psoi_preset_label_tag) == LUA_TSTRING)
-        *label = label_id(c);
+        *label = psoi_cv_label_id(c);
       else
         lua_pop(L, 1);
     }
@@ -658,7 +577,7 @@ static int tabular(lua_State *L, int idx) {
 
 /* The same, always leaving exactly one value pushed (the table to read,
 ** or a copy of the value when it is not a table); returns its type. */
-static int push_resolved(cv *c, int idx, uint8_t *label) {
+static int push_resolved(psoi_cv *c, int idx, uint8_t *label) {
   lua_State *L = c->L;
   int r;
   idx = lua_absindex(L, idx);
@@ -667,12 +586,12 @@ static int push_resolved(cv *c, int idx, uint8_t *label) {
   return lua_type(L, -1);
 }
 
-static void list_payload_keys(cv *c, const psoc_struct *s, int idx);
+static void list_payload_keys(psoi_cv *c, const psoc_struct *s, int idx);
 
 /* Check that the table at idx is a list of n = #t entries (no holes, no
 ** other keys); returns n. 'single': the struct of a payload given as the
 ** list itself (its field keys get a more helpful message), or NULL. */
-static size_t check_list(cv *c, int idx, size_t max, const char *what, const psoc_struct *single) {
+static size_t check_list(psoi_cv *c, int idx, size_t max, const char *what, const psoc_struct *single) {
   lua_State *L = c->L;
   size_t n = lua_rawlen(L, idx), seen = 0;
   lua_pushnil(L);
@@ -682,42 +601,42 @@ static size_t check_list(cv *c, int idx, size_t max, const char *what, const pso
         (uint64_t)k > n) {
       char d[96];
       if (single) list_payload_keys(c, single, idx);
-      return (size_t)cv_error(c, "expected a list of %s; found key %s", what,
+      return (size_t)psoi_cv_error(c, "expected a list of %s; found key %s", what,
                               describe(L, -2, d, sizeof d));
     }
     seen++;
     lua_pop(L, 1);
   }
-  if (seen != n) return (size_t)cv_error(c, "expected a list of %s without holes", what);
+  if (seen != n) return (size_t)psoi_cv_error(c, "expected a list of %s without holes", what);
   if (n > max)
-    return (size_t)cv_error(c, "at most %u %s, got %u", (unsigned)max, what, (unsigned)n);
+    return (size_t)psoi_cv_error(c, "at most %u %s, got %u", (unsigned)max, what, (unsigned)n);
   return n;
 }
 
 /* ---- scalars ------------------------------------------------------- */
 
-static int cv_integer(cv *c, int vidx, int is_signed, unsigned size, uint64_t *out) {
+static int cv_integer(psoi_cv *c, int vidx, int is_signed, unsigned size, uint64_t *out) {
   lua_State *L = c->L;
   int64_t v;
-  if (lua_type(L, vidx) != LUA_TNUMBER) return type_error(c, vidx, "an integer");
+  if (lua_type(L, vidx) != LUA_TNUMBER) return psoi_cv_type_error(c, vidx, "an integer");
   if (!pso_compat_tointeger(L, vidx, &v)) {
     char d[96];
     if (c->soft) return CV_SOFT;
-    return cv_error(c, "expected an integer, got %s", describe(L, vidx, d, sizeof d));
+    return psoi_cv_error(c, "expected an integer, got %s", describe(L, vidx, d, sizeof d));
   }
   if (is_signed) {
     int64_t lo = size >= 8 ? INT64_MIN : -((int64_t)1 << (size * 8 - 1));
     int64_t hi = size >= 8 ? INT64_MAX : ((int64_t)1 << (size * 8 - 1)) - 1;
     if (v < lo || v > hi) {
       if (c->soft) return CV_SOFT;
-      return cv_error(c, "%lld is out of range for a %u-bit signed integer (%lld..%lld)",
+      return psoi_cv_error(c, "%lld is out of range for a %u-bit signed integer (%lld..%lld)",
                       (long long)v, size * 8, (long long)lo, (long long)hi);
     }
   } else {
     uint64_t hi = size >= 8 ? UINT64_MAX : (((uint64_t)1 << (size * 8)) - 1);
     if (v < 0 || (uint64_t)v > hi) {
       if (c->soft) return CV_SOFT;
-      return cv_error(c, "%lld is out of range for a %u-bit unsigned integer (0..%llu)",
+      return psoi_cv_error(c, "%lld is out of range for a %u-bit unsigned integer (0..%llu)",
                       (long long)v, size * 8, (unsigned long long)hi);
     }
   }
@@ -813,7 +732,7 @@ static int format_shorthand(const char *s, char *out, size_t n) {
   return 0;
 }
 
-static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *what) {
+static int unknown_enum(psoi_cv *c, const psoc_enum *e, const char *s, const char *what) {
   const char *best[3];
   char sugg[320], alias[48];
   size_t ns = psoc_enum_suggest(e, s, best, 3), i, len;
@@ -832,11 +751,11 @@ static int unknown_enum(cv *c, const psoc_enum *e, const char *s, const char *wh
   } else {
     enum_valid_list(e, sugg, sizeof sugg);
   }
-  return cv_error(c, "unknown %s '%.60s'%s", what, s, sugg);
+  return psoi_cv_error(c, "unknown %s '%.60s'%s", what, s, sugg);
 }
 
 /* Cached spelling -> value; 1 when found. */
-static int memo_get(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+static int memo_get(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   int found = 0;
   int64_t cached;
@@ -844,7 +763,10 @@ static int memo_get(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
     *out = (uint64_t)cached;
     return 1;
   }
-  lua_rawgetp(L, c->K, e);
+  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* no spelling cached yet */
+    lua_pop(L, 1);
+    return 0;
+  }
   lua_pushvalue(L, vidx);
   if (pso_compat_rawget(L, -2) == LUA_TNUMBER) {
     int64_t v = 0;
@@ -856,11 +778,13 @@ static int memo_get(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   return found;
 }
 
-static void memo_put(cv *c, const psoc_enum *e, int vidx, uint64_t v) {
+static void memo_put(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t v) {
   lua_State *L = c->L;
-  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) {
+  if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* the enum's first spelling */
     lua_pop(L, 1);
-    return;
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_rawsetp(L, c->K, e);
   }
   lua_pushvalue(L, vidx);
   pso_compat_pushuint(L, v);
@@ -870,7 +794,7 @@ static void memo_put(cv *c, const psoc_enum *e, int vidx, uint64_t v) {
   psoi_imap_put(c->ctx, e, lua_tostring(L, vidx), (int64_t)v);
 }
 
-static int cv_enum(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+static int cv_enum(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   const psoc_enum_value *v;
   size_t len;
@@ -886,7 +810,7 @@ static int cv_enum(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
       snprintf(what, sizeof what, "a %s name%s", e->key, valid);
     else
       snprintf(what, sizeof what, "a %s name (e.g. '%s')", e->key, e->values[e->count > 1].key);
-    return type_error(c, vidx, what);
+    return psoi_cv_type_error(c, vidx, what);
   }
   if (memo_get(c, e, vidx, out)) return CV_OK;
   s = lua_tolstring(L, vidx, &len);
@@ -922,7 +846,7 @@ static int color_letters(const char *s, uint64_t *out) {
 }
 
 /* One flags string: a name, "a|b|c", or color letters. */
-static int flags_string(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+static int flags_string(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   size_t len;
   const char *s = lua_tolstring(L, vidx, &len);
@@ -930,7 +854,7 @@ static int flags_string(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   uint64_t v = 0;
   if (memo_get(c, e, vidx, out)) return CV_OK;
   if (strlen(s) != len || len == 0 || len >= 256)
-    return cv_error(c, "unknown %s '%.60s'", e->key, s);
+    return psoi_cv_error(c, "unknown %s '%.60s'", e->key, s);
   while (*p) {
     char tok[PSOC_ENUM_NAME_MAX + 1];
     size_t n = 0;
@@ -939,7 +863,7 @@ static int flags_string(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
     while (*p && *p != '|' && *p != ' ' && n < PSOC_ENUM_NAME_MAX) tok[n++] = *p++;
     tok[n] = '\0';
     while (*p == ' ') p++;
-    if (*p && *p != '|') return cv_error(c, "unknown %s '%.60s'", e->key, s);
+    if (*p && *p != '|') return psoi_cv_error(c, "unknown %s '%.60s'", e->key, s);
     if (*p == '|') p++;
     ev = n ? psoc_enum_value_by_name(e, tok) : NULL;
     if (ev) {
@@ -957,7 +881,7 @@ static int flags_string(cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   return CV_OK;
 }
 
-static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t *out) {
+static int cv_flags(psoi_cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   uint64_t known = flags_known(e);
   switch (lua_type(L, vidx)) {
@@ -970,7 +894,7 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
     if (v & ~known) {
       char valid[320];
       enum_valid_list(e, valid, sizeof valid);
-      return cv_error(c, "unknown %s bits 0x%llx%s", e->key, (unsigned long long)(v & ~known),
+      return psoi_cv_error(c, "unknown %s bits 0x%llx%s", e->key, (unsigned long long)(v & ~known),
                       valid);
     }
     *out = v;
@@ -985,8 +909,8 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
     for (i = 1; i <= n; i++) {
       uint64_t one;
       lua_rawgeti(L, vidx, (int)i);
-      push_frame(c, NULL, (int)i);
-      if (lua_type(L, -1) != LUA_TSTRING) type_error(c, -1, "a flag name");
+      psoi_cv_push_frame(c, NULL, (int)i);
+      if (lua_type(L, -1) != LUA_TSTRING) psoi_cv_type_error(c, -1, "a flag name");
       flags_string(c, e, lua_gettop(L), &one);
       c->depth--;
       v |= one;
@@ -999,13 +923,13 @@ static int cv_flags(cv *c, const psoc_enum *e, unsigned size, int vidx, uint64_t
   default: {
     char what[160];
     snprintf(what, sizeof what, "%s: a name, a list of names or an integer", e->key);
-    return type_error(c, vidx, what);
+    return psoi_cv_type_error(c, vidx, what);
   }
   }
 }
 
 /* A scalar field kind (UINT, INT, BOOL, FLOAT, ENUM, FLAGS) into dst. */
-static int cv_scalar(cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int vidx,
+static int cv_scalar(psoi_cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int vidx,
                      unsigned char *dst) {
   lua_State *L = c->L;
   uint64_t v = 0;
@@ -1018,20 +942,20 @@ static int cv_scalar(cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int
     put_uint(dst, size, v);
     return CV_OK;
   case PSOC_FIELD_BOOL:
-    if (lua_type(L, vidx) != LUA_TBOOLEAN) return type_error(c, vidx, "a boolean");
+    if (lua_type(L, vidx) != LUA_TBOOLEAN) return psoi_cv_type_error(c, vidx, "a boolean");
     put_uint(dst, size, lua_toboolean(L, vidx) ? 1u : 0u);
     return CV_OK;
   case PSOC_FIELD_FLOAT: {
     lua_Number n;
     float f;
-    if (lua_type(L, vidx) != LUA_TNUMBER) return type_error(c, vidx, "a number");
+    if (lua_type(L, vidx) != LUA_TNUMBER) return psoi_cv_type_error(c, vidx, "a number");
     n = lua_tonumber(L, vidx);
     if (!isfinite(n)) {
       char d[96];
-      return cv_error(c, "expected a finite number, got %s", describe(L, vidx, d, sizeof d));
+      return psoi_cv_error(c, "expected a finite number, got %s", describe(L, vidx, d, sizeof d));
     }
     if (fabs(n) > (lua_Number)FLT_MAX)
-      return cv_error(c, "%.17g is out of range for a float", (double)n);
+      return psoi_cv_error(c, "%.17g is out of range for a float", (double)n);
     f = (float)n;
     memcpy(dst, &f, sizeof f);
     return CV_OK;
@@ -1044,19 +968,19 @@ static int cv_scalar(cv *c, uint8_t kind, unsigned size, const psoc_enum *e, int
     cv_flags(c, e, size, vidx, &v);
     put_uint(dst, size, v);
     return CV_OK;
-  default: return cv_error(c, "internal error: field kind %d is not a scalar", kind);
+  default: return psoi_cv_error(c, "internal error: field kind %d is not a scalar", kind);
   }
 }
 
 /* ---- records, lists, blobs --------------------------------------------- */
 
-static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
+static int cv_struct(psoi_cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
                      int off);
 
 /* A payload given as a list (input_layout = { {...}, ... }) whose table
 ** also has keys of the payload struct: raise the specific error. Called
 ** while reporting a malformed list. */
-static void list_payload_keys(cv *c, const psoc_struct *s, int idx) {
+static void list_payload_keys(psoi_cv *c, const psoc_struct *s, int idx) {
   lua_State *L = c->L;
   idx = lua_absindex(L, idx);
   luaL_checkstack(L, 4, "pso: nesting too deep");
@@ -1068,17 +992,17 @@ static void list_payload_keys(cv *c, const psoc_struct *s, int idx) {
       for (j = 0; j < s->field_count; j++) {
         const psoc_field *g = &s->fields[j];
         if (strcmp(k, g->key) != 0 && strcmp(k, g->name) != 0) continue;
-        push_frame(c, k, 0);
+        psoi_cv_push_frame(c, k, 0);
         if (g->kind == PSOC_FIELD_COUNT)
-          cv_error(c, "is implied by the length of the list and must not be given");
-        cv_error(c, "give the entries as the list itself ({ {...}, {...} })");
+          psoi_cv_error(c, "is implied by the length of the list and must not be given");
+        psoi_cv_error(c, "give the entries as the list itself ({ {...}, {...} })");
       }
     }
     lua_pop(L, 1);
   }
 }
 
-static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+static int cv_array(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                     int off, const src *sr) {
   lua_State *L = c->L;
   const psoc_field *cf = count_field(s, f);
@@ -1087,26 +1011,26 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   uint8_t list_label = sr->label;
   int top0 = lua_gettop(L), top;
   vidx = lua_absindex(L, vidx);
-  if (!tabular(L, vidx)) return type_error(c, vidx, "a list");
+  if (!tabular(L, vidx)) return psoi_cv_type_error(c, vidx, "a list");
   vidx = resolve(c, vidx, &list_label); /* a list given as a preset: its data */
   top = lua_gettop(L);
   n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
                  shape_single(c->ctx, s) >= 0 ? s : NULL);
   if (n > 0) {
-    if (n > ((size_t)-1) / stride) return cv_error(c, "list too long");
+    if (n > ((size_t)-1) / stride) return psoi_cv_error(c, "list too long");
     mem = psoi_arena_alloc(c->ctx, n * stride);
-    if (!mem) return cv_error(c, "not enough memory");
+    if (!mem) return psoi_cv_error(c, "not enough memory");
   }
   luaL_checkstack(L, 8, "pso: nesting too deep");
   for (i = 0; i < n; i++) {
     unsigned char *e = mem + i * stride;
     int r;
     lua_rawgeti(L, vidx, (int)i + 1);
-    push_frame(c, NULL, (int)i + 1);
+    psoi_cv_push_frame(c, NULL, (int)i + 1);
     if (f->element) {
       src es;
       uint8_t label = list_label;
-      if (!(es.idx = resolve(c, top + 1, &label))) type_error(c, top + 1, "a table");
+      if (!(es.idx = resolve(c, top + 1, &label))) psoi_cv_type_error(c, top + 1, "a table");
       if (f->element == c->ctx->input_element && c->ctx->input_offset >= 0)
         put_uint(e + f->element->fields[c->ctx->input_offset].offset, 4, APPEND_ALIGNED);
       es.layer = sr->layer;
@@ -1131,7 +1055,7 @@ static int cv_array(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
   return CV_OK;
 }
 
-static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+static int cv_blob(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                    int off, const src *sr) {
   lua_State *L = c->L;
   const psoc_field *cf = count_field(s, f);
@@ -1142,7 +1066,7 @@ static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, u
     lua_pop(L, 1);
   }
   if (!b || b->kind != want)
-    return type_error(c, vidx, want == PSOI_BLOB_SHADER ? "a shader (pso.shader \"file.cso\")"
+    return psoi_cv_type_error(c, vidx, want == PSOI_BLOB_SHADER ? "a shader (pso.shader \"file.cso\")"
                                                         : "a blob (pso.blob \"file\")");
   put_ptr(dst + f->offset, b->data);
   if (cf) put_uint(dst + cf->offset, cf->size, b->size);
@@ -1152,45 +1076,45 @@ static int cv_blob(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, u
   return CV_OK;
 }
 
-static int cv_string(cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
+static int cv_string(psoi_cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
                      const src *sr) {
   size_t len;
   const char *s;
-  if (lua_type(c->L, vidx) != LUA_TSTRING) return type_error(c, vidx, "a string");
+  if (lua_type(c->L, vidx) != LUA_TSTRING) return psoi_cv_type_error(c, vidx, "a string");
   s = lua_tolstring(c->L, vidx, &len);
-  if (len == 0) return cv_error(c, "expected a non-empty string");
-  if (strlen(s) != len) return cv_error(c, "the string contains a NUL character");
+  if (len == 0) return psoi_cv_error(c, "expected a non-empty string");
+  if (strlen(s) != len) return psoi_cv_error(c, "the string contains a NUL character");
   put_ptr(dst + f->offset, s);
   c->extra += piece_bound(len + 1);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   return CV_OK;
 }
 
-static int cv_object(cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
+static int cv_object(psoi_cv *c, const psoc_field *f, int vidx, unsigned char *dst, int off,
                      const src *sr) {
   lua_State *L = c->L;
   void *p = NULL;
   if (lua_type(L, vidx) == LUA_TSTRING) {
     size_t len;
     const char *name = lua_tolstring(L, vidx, &len);
-    if (len == 0 || strlen(name) != len) return cv_error(c, "expected a non-empty name");
+    if (len == 0 || strlen(name) != len) return psoi_cv_error(c, "expected a non-empty name");
     if (!c->verify && c->ctx->hooks.resolve_root_signature)
       p = c->ctx->hooks.resolve_root_signature(c->ctx->hooks.ud, name);
   } else if (lua_type(L, vidx) == LUA_TLIGHTUSERDATA) {
     p = lua_touserdata(L, vidx);
   } else {
-    return type_error(c, vidx, "a name (string) or a pointer (light userdata)");
+    return psoi_cv_type_error(c, vidx, "a name (string) or a pointer (light userdata)");
   }
   put_ptr(dst + f->offset, p);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   return CV_OK;
 }
 
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
+static int cv_fixed(psoi_cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst, int off);
 
 /* One field from one source (no merging): the value at vidx. */
-static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
+static int cv_field(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vidx, unsigned char *dst,
                     int off, const src *sr) {
   int foff = off >= 0 ? off + f->offset : -1;
   int r;
@@ -1202,13 +1126,13 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
       if ((s->fields[i].kind == PSOC_FIELD_ARRAY || s->fields[i].kind == PSOC_FIELD_BLOB) &&
           s->fields[i].count_offset == f->offset)
         of = s->fields[i].key;
-    return cv_error(c, "is implied by the length of '%s' and must not be given", of);
+    return psoi_cv_error(c, "is implied by the length of '%s' and must not be given", of);
   }
   case PSOC_FIELD_STRUCT: {
     src es;
     uint8_t label = sr->label;
     int top = lua_gettop(c->L);
-    if (!(es.idx = resolve(c, vidx, &label))) return type_error(c, vidx, "a table");
+    if (!(es.idx = resolve(c, vidx, &label))) return psoi_cv_type_error(c, vidx, "a table");
     es.layer = sr->layer;
     es.label = label;
     es.filtered = 0;
@@ -1242,16 +1166,16 @@ static int cv_field(cv *c, const psoc_struct *s, const psoc_field *f, int vidx, 
 ** first; element 1 also reads the parent's sources whose bit is set in
 ** 'fall' (keys given directly in the parent struct s).
 ** Called at the parent's path depth. */
-static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
+static int cv_fixed(psoi_cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
                     int nl, uint64_t fall, const src *srcs, int n, unsigned char *dst,
                     int off) {
   lua_State *L = c->L;
   const psoc_field *f = &s->fields[fi];
   int base_depth = c->depth, i, k, r = CV_OK, top0 = lua_gettop(L);
-  int rl[MAX_SOURCES];           /* the lists to read (a preset: its data) */
-  uint8_t rlabel[MAX_SOURCES];
+  int rl[PSOI_CV_SOURCES];           /* the lists to read (a preset: its data) */
+  uint8_t rlabel[PSOI_CV_SOURCES];
   int top_layer = 256;           /* the topmost layer that gives the list */
-  if (nl > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
+  if (nl > PSOI_CV_SOURCES) return psoi_cv_error(c, "derive chain deeper than %d", PSOI_CV_SOURCES);
   /* Lists replace (README, "derive"): only the topmost layer's list is
   ** read, and per-target keys given directly in a lower layer's parent
   ** belonged to the list that was replaced. */
@@ -1264,23 +1188,23 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
       k++;
     }
   nl = k;
-  push_frame(c, f->key, 0);
+  psoi_cv_push_frame(c, f->key, 0);
   luaL_checkstack(L, nl + 8, "pso: nesting too deep");
   for (i = 0; i < nl; i++) {
     if (!tabular(L, lists[i]))
-      type_error(c, lists[i], f->element ? "a list of tables" : "a list");
+      psoi_cv_type_error(c, lists[i], f->element ? "a list of tables" : "a list");
     rlabel[i] = lsrcs[i].label;
     rl[i] = resolve(c, lists[i], &rlabel[i]);
     check_list(c, rl[i], f->count, f->element ? "entries" : "values", NULL);
   }
   luaL_checkstack(L, nl + n + 8, "pso: nesting too deep");
   for (k = 0; k < (int)f->count && r == CV_OK; k++) {
-    src es[MAX_SOURCES * 2];
+    src es[PSOI_CV_SOURCES * 2];
     int ne = 0, top = lua_gettop(L), done = 0;
     unsigned char *edst = dst + f->offset + (size_t)k * f->stride;
     int eoff = off >= 0 ? off + f->offset + k * f->stride : -1;
     c->depth = base_depth + 1;
-    push_frame(c, NULL, k + 1);
+    psoi_cv_push_frame(c, NULL, k + 1);
     /* by layer: keys given in the parent (element 1 only), then the list */
     for (i = 0; i < n && k == 0; i++) {
       if (!(fall & ((uint64_t)1 << i)) || srcs[i].layer > top_layer) continue;
@@ -1299,7 +1223,7 @@ static int cv_fixed(cv *c, const psoc_struct *s, int fi, int *lists, src *lsrcs,
       }
       if (f->element) {
         uint8_t label = rlabel[i];
-        if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) type_error(c, -2, "a table");
+        if (push_resolved(c, lua_gettop(L), &label) != LUA_TTABLE) psoi_cv_type_error(c, -2, "a table");
         /* keep layer order: before the parent's sources of lower layers */
         for (j = 0; j < ne; j++)
           if (es[j].layer > lsrcs[i].layer) {
@@ -1336,7 +1260,7 @@ typedef struct stash {
   const char *key;
 } stash;
 
-static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
+static int cv_struct(psoi_cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
                      int off) {
   lua_State *L = c->L;
   uint8_t setter[MAX_FIELDS];
@@ -1347,7 +1271,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
   int nst = 0, ft = shape_fallthrough(c->ctx, s), i, r;
   int depth = c->depth, top = lua_gettop(L);
   uint64_t fall = 0;
-  if (n > MAX_SOURCES) return cv_error(c, "derive chain deeper than %d", MAX_SOURCES);
+  if (n > PSOI_CV_SOURCES) return psoi_cv_error(c, "derive chain deeper than %d", PSOI_CV_SOURCES);
   memset(setter, 0xff, sizeof setter);
   memset(setfilt, 0, sizeof setfilt);
   memset(merged, 0, sizeof merged);
@@ -1356,12 +1280,12 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
     int t = srcs[i].idx;
     int b = lua_gettop(L); /* the key is at b + 1, the value at b + 2 */
     uint8_t layer = srcs[i].layer;
-    frame saved[4];
+    psoi_frame saved[4];
     int nsaved = 0;
     if (srcs[i].filtered) { /* keys of the parent: the parent's path */
       nsaved = depth - srcs[i].pdepth;
-      if (nsaved < 0 || nsaved > 4 || depth > MAX_DEPTH) nsaved = 0;
-      if (nsaved > 0) memcpy(saved, c->frames + depth - nsaved, (size_t)nsaved * sizeof(frame));
+      if (nsaved < 0 || nsaved > 4 || depth > PSOI_CV_DEPTH) nsaved = 0;
+      if (nsaved > 0) memcpy(saved, c->frames + depth - nsaved, (size_t)nsaved * sizeof(psoi_frame));
       c->depth = depth - nsaved;
     }
     lua_pushnil(L);
@@ -1383,8 +1307,8 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         pso_compat_tointeger(L, key_idx, &k);
         fi = k == 1 ? c->ctx->input_semantic + 1 : k == 2 ? c->ctx->input_format + 1 : 0;
         if (fi == 0) {
-          push_frame(c, NULL, (int)k);
-          return cv_error(c, "only semantic [1] and format [2] may be given by position; "
+          psoi_cv_push_frame(c, NULL, (int)k);
+          return psoi_cv_error(c, "only semantic [1] and format [2] may be given by position; "
                              "name the other fields (index = ..., slot = ...)");
         }
       } else {
@@ -1398,7 +1322,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         }
         if (!key && ktype == LUA_TNUMBER) {
           char d[96];
-          return cv_error(c, "unexpected positional value: %s (this table takes named keys)",
+          return psoi_cv_error(c, "unexpected positional value: %s (this table takes named keys)",
                           describe(L, -1, d, sizeof d));
         }
         return unknown_key(c, &s, 1, key_idx);
@@ -1412,14 +1336,14 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
       f = &s->fields[fi];
       if (!key) key = f->key;
       if (setter[fi] == layer) {
-        push_frame(c, key, 0);
+        psoi_cv_push_frame(c, key, 0);
         if (setfilt[fi] != srcs[i].filtered)
-          return cv_error(c, "given twice: directly in the parent table and in this entry "
+          return psoi_cv_error(c, "given twice: directly in the parent table and in this entry "
                              "(per-target keys given directly apply to entry [1])");
-        return cv_error(c, "given twice in the same table (as '%s' and '%s')", setkey[fi], key);
+        return psoi_cv_error(c, "given twice in the same table (as '%s' and '%s')", setkey[fi], key);
       }
       if (f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) {
-        if (nst >= MAX_STASH) return cv_error(c, "derive chain too deep");
+        if (nst >= MAX_STASH) return psoi_cv_error(c, "derive chain too deep");
         if (setter[fi] == 0xff) {
           setter[fi] = layer;
           setkey[fi] = key;
@@ -1443,7 +1367,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
       setter[fi] = layer;
       setkey[fi] = key;
       setfilt[fi] = srcs[i].filtered;
-      push_frame(c, key, 0);
+      psoi_cv_push_frame(c, key, 0);
       r = cv_field(c, s, f, b + 2, dst, off, &srcs[i]);
       c->depth--;
       if (r) {
@@ -1453,7 +1377,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
       }
       lua_settop(L, b + 1);
     }
-    if (nsaved) memcpy(c->frames + depth - nsaved, saved, (size_t)nsaved * sizeof(frame));
+    if (nsaved) memcpy(c->frames + depth - nsaved, saved, (size_t)nsaved * sizeof(psoi_frame));
     c->depth = depth;
   }
   /* merged records */
@@ -1462,7 +1386,7 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
     int j;
     if (!merged[i] && !(i == ft && fall)) continue;
     if (f->kind == PSOC_FIELD_STRUCT) {
-      src es[MAX_SOURCES];
+      src es[PSOI_CV_SOURCES];
       int ne = 0, mtop = lua_gettop(L);
       for (j = 0; j < nst; j++) {
         uint8_t label;
@@ -1471,8 +1395,8 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         from = &srcs[st[j].source];
         label = from->label;
         c->depth = depth;
-        push_frame(c, st[j].key, 0);
-        if (!(es[ne].idx = resolve(c, st[j].idx, &label))) type_error(c, st[j].idx, "a table");
+        psoi_cv_push_frame(c, st[j].key, 0);
+        if (!(es[ne].idx = resolve(c, st[j].idx, &label))) psoi_cv_type_error(c, st[j].idx, "a table");
         es[ne].layer = from->layer;
         es[ne].label = label;
         es[ne].filtered = 0;
@@ -1481,13 +1405,13 @@ static int cv_struct(cv *c, const psoc_struct *s, const src *srcs, int n, unsign
         ne++;
       }
       c->depth = depth;
-      push_frame(c, setkey[i], 0);
+      psoi_cv_push_frame(c, setkey[i], 0);
       r = cv_struct(c, f->element, es, ne, dst + f->offset, off >= 0 ? off + (int)f->offset : -1);
       c->depth = depth;
       lua_settop(L, mtop);
     } else {
-      int lists[MAX_SOURCES];
-      src ls[MAX_SOURCES];
+      int lists[PSOI_CV_SOURCES];
+      src ls[PSOI_CV_SOURCES];
       int nl = 0;
       for (j = 0; j < nst; j++) {
         if (st[j].field != i) continue;
@@ -1537,7 +1461,7 @@ typedef struct restriction {
 /* Which versions have every key given (recursively through records).
 ** Raises for keys no version has and for keys no single version has
 ** together. */
-static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int nv,
+static unsigned key_mask(psoi_cv *c, uint32_t cls, const psoc_struct *const *vs, int nv,
                          unsigned acc, const src *srcs, int n, restriction *rs, int *nrs,
                          int forced) {
   lua_State *L = c->L;
@@ -1546,7 +1470,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
   luaL_checkstack(L, 16, "pso: nesting too deep");
   for (j = 0; j < nv; j++) {
     if (vs[j]) {
-      lua_rawgetp(L, c->K, vs[j]);
+      push_struct_keys(L, c->ctx, c->K, vs[j]);
       kts[j] = lua_gettop(L);
       all |= 1u << j;
     } else {
@@ -1585,7 +1509,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
         if (any) {
           src ss;
           uint8_t label = 0;
-          push_frame(c, key, 0);
+          psoi_cv_push_frame(c, key, 0);
           push_resolved(c, lua_gettop(L), &label);
           ss = srcs[i];
           ss.idx = lua_gettop(L);
@@ -1598,10 +1522,10 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
       if ((acc & set) == 0) {
         char have[64], other[64];
         int k;
-        push_frame(c, key, 0);
+        psoi_cv_push_frame(c, key, 0);
         version_names(c->ctx, cls, set, have, sizeof have);
         if (forced) {
-          return cv_error(c, "not a field of %s; it is a field of %s (give '%s' and the "
+          return psoi_cv_error(c, "not a field of %s; it is a field of %s (give '%s' and the "
                              "version is picked automatically)",
                           psoc_subobject_info_get(c->ctx->class_types[cls][forced - 1])->key, have,
                           psoc_subobject_info_get(cls)->key);
@@ -1610,11 +1534,11 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
           if ((rs[k].set & set) == 0) break;
         if (k < *nrs) {
           version_names(c->ctx, cls, rs[k].set, other, sizeof other);
-          return cv_error(c, "cannot be combined with '%s': '%s' needs %s, '%s' needs %s", rs[k].key,
+          return psoi_cv_error(c, "cannot be combined with '%s': '%s' needs %s, '%s' needs %s", rs[k].key,
                           key, have, rs[k].key, other);
         }
         version_names(c->ctx, cls, acc, other, sizeof other);
-        return cv_error(c, "needs %s, but the declaration needs %s", have, other);
+        return psoi_cv_error(c, "needs %s, but the declaration needs %s", have, other);
       }
       acc &= set;
       if (set != all && *nrs < 32) {
@@ -1630,7 +1554,7 @@ static unsigned key_mask(cv *c, uint32_t cls, const psoc_struct *const *vs, int 
   return acc;
 }
 
-static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, int n,
+static int cv_payload(psoi_cv *c, const psoc_subobject_info *info, const psoi_csrc *srcs, int n,
                       unsigned char *payload) {
   lua_State *L = c->L;
   const psoc_struct *s = info->payload;
@@ -1661,12 +1585,12 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
         if (s->fields[k].kind == PSOC_FIELD_FIXED) ff = &s->fields[k];
         if (s->fields[k].kind == PSOC_FIELD_UINT) cf = &s->fields[k];
       }
-      if (!ff || !cf) return cv_error(c, "internal error: unexpected render-target layout");
+      if (!ff || !cf) return psoi_cv_error(c, "internal error: unexpected render-target layout");
       cnt = check_list(c, rt, ff->count, "render-target formats", NULL);
       for (k = 0; k < cnt; k++) {
         uint64_t v;
         lua_rawgeti(L, rt, (int)k + 1);
-        push_frame(c, NULL, (int)k + 1);
+        psoi_cv_push_frame(c, NULL, (int)k + 1);
         cv_enum(c, ff->enumeration, lua_gettop(L), &v);
         c->depth--;
         put_uint(payload + ff->offset + k * ff->stride, ff->size, v);
@@ -1687,7 +1611,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
     return r;
   }
   {
-    src ts[MAX_SOURCES];
+    src ts[PSOI_CV_SOURCES];
     int nt = 0;
     for (i = 0; i < n; i++) {
       uint8_t label = srcs[i].label;
@@ -1697,7 +1621,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
           snprintf(what, sizeof what, "a table of %s fields", info->key);
           if (info->type == PSOC_SO_RENDER_TARGET_FORMATS) snprintf(what, sizeof what, "a list of formats");
           if (info->type == PSOC_SO_SAMPLE_DESC) snprintf(what, sizeof what, "a sample count or { count = , quality = }");
-          return type_error(c, srcs[i].idx, what);
+          return psoi_cv_type_error(c, srcs[i].idx, what);
         }
         break; /* a lower layer's non-record is replaced */
       }
@@ -1718,7 +1642,7 @@ static int cv_payload(cv *c, const psoc_subobject_info *info, const csrc *srcs, 
 
 /* Convert one class from its sources (top first) into payload; returns
 ** the type emitted. */
-static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned char *payload) {
+uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, unsigned char *payload) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
   int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L), forced = 0, min = 0;
@@ -1726,7 +1650,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   unsigned acc = 1;
   uint32_t emitted = PSOC_SO_TYPE_COUNT;
   c->depth = 0;
-  push_frame(c, srcs[0].key, 0);
+  psoi_cv_push_frame(c, srcs[0].key, 0);
   /* An immutable preset given alone converts the same every time. */
   if (n == 1 && !c->marks && psoi_preset_data(L, srcs[0].idx)) {
     size_t len;
@@ -1767,7 +1691,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   if (nv > 1 && !forced && (acc >> min) > 1) {
     const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][min]];
     memcpy(payload, info->default_payload, info->payload->size);
-    if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
+    if (c->marks) memset(c->marks, PSOI_LABEL_DEFAULT, c->marks_size);
     c->soft = c->soft_keys = 1;
     c->depth = 1;
     if (cv_payload(c, info, srcs, n, payload) == CV_OK) emitted = info->type;
@@ -1777,7 +1701,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
   if (emitted == PSOC_SO_TYPE_COUNT) {
     if (nv > 1) {
       const psoc_struct *vs[4];
-      src ts[MAX_SOURCES];
+      src ts[PSOI_CV_SOURCES];
       restriction rs[32];
       int nt = 0, nrs = 0, i;
       for (j = 0; j < nv; j++) vs[j] = psoc_subobject_info_get(ctx->class_types[cls][j])->payload;
@@ -1803,7 +1727,7 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
       const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][j]];
       if (!(acc & (1u << j))) continue;
       memcpy(payload, info->default_payload, info->payload->size);
-      if (c->marks) memset(c->marks, LABEL_DEFAULT, c->marks_size);
+      if (c->marks) memset(c->marks, PSOI_LABEL_DEFAULT, c->marks_size);
       c->soft = j != last;
       c->depth = 1;
       if (cv_payload(c, info, srcs, n, payload) == CV_OK) emitted = info->type;
@@ -1811,10 +1735,10 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
       lua_settop(L, cache_data ? cache_data : top);
     }
     if (emitted == PSOC_SO_TYPE_COUNT)
-      return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+      return (uint32_t)psoi_cv_error(c, "internal error: no version accepted the declaration");
   }
   if (cache_data && !ctx->type_has_ptr[emitted]) {
-    char buf[8 + PAYLOAD_MAX];
+    char buf[8 + PSOI_PAYLOAD_MAX];
     size_t size = ctx->info[emitted]->payload->size;
     memcpy(buf, &srcs[0].type, 4);
     memcpy(buf + 4, &emitted, 4);
@@ -1832,30 +1756,14 @@ static uint32_t cv_class(cv *c, uint32_t cls, const csrc *srcs, int n, unsigned 
 /* Declarations                                                         */
 /* ------------------------------------------------------------------ */
 
-/* the shader that decides each kind comes from the registry (h1) */
-#define decider_of_kind(k) psoc_kind_shader((psoc_kind)(k))
-static const char *const decider_text[4] = { "", "a vertex shader (vs = pso.shader \"file.cso\")",
+const char *const psoi_decider_text[4] = { "", "a vertex shader (vs = pso.shader \"file.cso\")",
                                              "a compute shader (cs = pso.shader \"file.cso\")",
                                              "a mesh shader (ms = pso.shader \"file.cso\")" };
-
-typedef struct decl {
-  uint32_t given;                    /* classes with a value (vidx valid) */
-  uint32_t removed;                  /* classes set to pso.none */
-  int vidx[PSOC_SO_TYPE_COUNT];      /* by class: stack index of the value */
-  uint32_t vtype[PSOC_SO_TYPE_COUNT]; /* the type whose key was used */
-  const char *vkey[PSOC_SO_TYPE_COUNT];
-  int name_idx;
-} decl;
-
-typedef char decl_classes_fit[PSOC_SO_TYPE_COUNT <= 32 ? 1 : -1];
-
-#define DECL_VIDX(d, cls) ((((d)->given >> (cls)) & 1u) ? (d)->vidx[cls] : 0)
-#define DECL_NONE(d, cls) ((((d)->removed >> (cls)) & 1u) != 0)
 
 /* Pass 1 over a declaration (or overrides) table: keys, classes, kinds.
 ** Each value kept stays on the stack where lua_next left it (a copy of
 ** its key goes on top for the next step), so d->vidx[] index the stack. */
-static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
+void psoi_cv_scan_decl(psoi_cv *c, psoc_kind kind, int t, psoi_decl *d) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
   d->given = d->removed = 0;
@@ -1871,7 +1779,7 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
     int64_t v;
     if (lua_type(L, -2) != LUA_TSTRING) {
       char d1[96];
-      return (void)cv_error(c, "unexpected positional value: %s (a pipeline is declared with "
+      return (void)psoi_cv_error(c, "unexpected positional value: %s (a pipeline is declared with "
                                "named keys: vs = ..., rasterizer = ...)",
                             describe(L, -1, d1, sizeof d1));
     }
@@ -1892,17 +1800,17 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
           if (ik) cands[nc++] = ik->key;
         }
         cands[nc++] = "name";
-        suggestion_text(key, cands, nc, sugg, sizeof sugg);
-        push_frame(c, key, 0);
-        return (void)cv_error(c, "unknown key%s", sugg);
+        psoi_suggest(key, cands, nc, sugg, sizeof sugg);
+        psoi_cv_push_frame(c, key, 0);
+        return (void)psoi_cv_error(c, "unknown key%s", sugg);
       }
       code = (int)lua_tointeger(L, -1);
       lua_pop(L, 2);
     }
     vt = lua_type(L, -1);
     if (code < 0) { /* name */
-      push_frame(c, key, 0);
-      if (vt != LUA_TSTRING || lua_rawlen(L, -1) == 0) type_error(c, -1, "a non-empty string");
+      psoi_cv_push_frame(c, key, 0);
+      if (vt != LUA_TSTRING || lua_rawlen(L, -1) == 0) psoi_cv_type_error(c, -1, "a non-empty string");
       c->depth = 0;
       d->name_idx = lua_gettop(L);
       lua_pushvalue(L, -2);
@@ -1918,8 +1826,8 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
         a = key;
         b = d->vkey[cls];
       }
-      push_frame(c, b, 0);
-      return (void)cv_error(c, "'%s' is also given: give only one of a class ('%s' picks the "
+      psoi_cv_push_frame(c, b, 0);
+      return (void)psoi_cv_error(c, "'%s' is also given: give only one of a class ('%s' picks the "
                                "version automatically)",
                             a, psoc_subobject_info_get(cls)->key);
     }
@@ -1938,7 +1846,7 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
         if (info->kinds & PSOC_KIND_BIT(k))
           len += (size_t)snprintf(users + len, sizeof users - len, "%s%s", len ? " and " : "",
                                   psoc_kind_name(k));
-      return (void)cv_error(c, "%s is not used by %s pipelines (it applies to %s pipelines)", key,
+      return (void)psoi_cv_error(c, "%s is not used by %s pipelines (it applies to %s pipelines)", key,
                             psoc_kind_name(kind), users);
     }
     d->given |= bit;
@@ -1947,26 +1855,11 @@ static void scan_decl(cv *c, psoc_kind kind, int t, decl *d) {
   }
 }
 
-typedef union payload_buf {
-  double d;
-  void *p;
-  long long ll;
-  unsigned char b[PAYLOAD_MAX];
-} payload_buf;
-
-/* Converted subobjects waiting for the builder (payloads in the arena). */
-typedef struct stage {
-  uint32_t type[PSOC_SO_TYPE_COUNT];
-  unsigned char *payload[PSOC_SO_TYPE_COUNT];
-  int n;
-  size_t bound; /* upper bound of the stream block */
-} stage;
-
-static void stage_add(cv *c, stage *st, uint32_t type, const unsigned char *payload,
+void psoi_stage_add(psoi_cv *c, psoi_stage *st, uint32_t type, const unsigned char *payload,
                       size_t extra) {
   const psoc_subobject_info *info = c->ctx->info[type];
   unsigned char *mem = psoi_arena_take(c->ctx, info->payload->size);
-  if (!mem) cv_error(c, "not enough memory");
+  if (!mem) psoi_cv_error(c, "not enough memory");
   memcpy(mem, payload, info->payload->size);
   st->type[st->n] = type;
   st->payload[st->n] = mem;
@@ -1976,14 +1869,14 @@ static void stage_add(cv *c, stage *st, uint32_t type, const unsigned char *payl
 
 /* Room in the arena for a payload of class cls, converted in place (every
 ** conversion path writes the whole payload of the type it emits), then
-** stage_commit. */
-static unsigned char *stage_take(cv *c, uint32_t cls) {
+** psoi_stage_commit. */
+unsigned char *psoi_stage_take(psoi_cv *c, uint32_t cls) {
   unsigned char *mem = psoi_arena_take(c->ctx, c->ctx->class_payload_max[cls]);
-  if (!mem) cv_error(c, "not enough memory");
+  if (!mem) psoi_cv_error(c, "not enough memory");
   return mem;
 }
 
-static void stage_commit(cv *c, stage *st, uint32_t type, unsigned char *payload, size_t extra) {
+void psoi_stage_commit(psoi_cv *c, psoi_stage *st, uint32_t type, unsigned char *payload, size_t extra) {
   st->type[st->n] = type;
   st->payload[st->n] = payload;
   st->n++;
@@ -1992,28 +1885,28 @@ static void stage_commit(cv *c, stage *st, uint32_t type, unsigned char *payload
 
 /* A class of one type whose payload is given as its only field (vs = ...,
 ** depth_format = ..., input_layout = { ... }), from one declaration: what
-** cv_class does for it, without the general machinery. */
-static uint32_t cv_single(cv *c, uint32_t cls, int vidx, const char *key, unsigned char *payload) {
+** psoi_cv_class does for it, without the general machinery. */
+uint32_t psoi_cv_single(psoi_cv *c, uint32_t cls, int vidx, const char *key, unsigned char *payload) {
   const psoc_subobject_info *info = c->ctx->info[cls];
   const psoc_struct *s = info->payload;
   src one;
   one.idx = vidx;
   one.layer = 0;
-  one.label = LABEL_SCRIPT;
+  one.label = PSOI_LABEL_SCRIPT;
   one.filtered = 0;
   one.pdepth = 1;
   one.parent_s = NULL;
   memcpy(payload, info->default_payload, s->size);
   c->depth = 0;
-  push_frame(c, key, 0);
+  psoi_cv_push_frame(c, key, 0);
   c->soft = 0;
   if (cv_field(c, s, &s->fields[c->ctx->single_field[cls]], vidx, payload, 0, &one) != CV_OK)
-    return (uint32_t)cv_error(c, "internal error: no version accepted the declaration");
+    return (uint32_t)psoi_cv_error(c, "internal error: no version accepted the declaration");
   return info->type;
 }
 
 /* Out-of-line bytes of a payload (upper bound, as piece_bound counts). */
-static size_t measure(const psoc_struct *s, const unsigned char *p) {
+size_t psoi_payload_extra(const psoc_struct *s, const unsigned char *p) {
   size_t total = 0, k;
   uint32_t i;
   for (i = 0; i < s->field_count; i++) {
@@ -2021,18 +1914,18 @@ static size_t measure(const psoc_struct *s, const unsigned char *p) {
     const unsigned char *q;
     switch (f->kind) {
     case PSOC_FIELD_STRUCT:
-      if (f->element) total += measure(f->element, p + f->offset);
+      if (f->element) total += psoi_payload_extra(f->element, p + f->offset);
       break;
     case PSOC_FIELD_FIXED:
       for (k = 0; f->element && k < f->count; k++)
-        total += measure(f->element, p + f->offset + k * f->stride);
+        total += psoi_payload_extra(f->element, p + f->offset + k * f->stride);
       break;
     case PSOC_FIELD_ARRAY: {
       size_t n = count_of(s, f, p);
       q = get_ptr(p + f->offset);
       if (!q) break;
       total += piece_bound(n * f->stride);
-      for (k = 0; f->element && k < n; k++) total += measure(f->element, q + k * f->stride);
+      for (k = 0; f->element && k < n; k++) total += psoi_payload_extra(f->element, q + k * f->stride);
       break;
     }
     case PSOC_FIELD_BLOB:
@@ -2047,437 +1940,9 @@ static size_t measure(const psoc_struct *s, const unsigned char *p) {
   }
   return total;
 }
-
-static void check_status(cv *c, psoc_status st) {
-  if (st == PSOC_OK) return;
-  if (st == PSOC_ERR_NOMEM) luaL_error(c->L, "not enough memory");
-  luaL_error(c->L, "pso: internal error: %s", psoc_status_name(st));
-}
-
-/* Create the pipeline userdata (a GC step may run here: the arena stays
-** locked for re-entrant declarations, the builder is idle), then build the
-** stream straight into it. No Lua call runs while the builder holds
-** entries. Leaves the pipeline on the stack. */
-static pso_pipeline *build(cv *c, const stage *st, psoc_kind kind, const char *name,
-                           size_t name_len, const char *rs, size_t rs_len) {
-  lua_State *L = c->L;
-  psoi_ctx *ctx = c->ctx;
-  psoc_builder *b = ctx->builder;
-  unsigned char *mem;
-  size_t cap = st->bound + 256;
-  psoc_status s = PSOC_OK;
-  pso_pipeline *p;
-  int i;
-  if (st->bound > ((size_t)1 << 40)) cv_error(c, "the pipeline is too large");
-  p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, cap, &mem);
-  cv_unlock(c);
-  if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");
-  ctx->building = 1;
-  psoc_builder_reset(b);
-  for (i = 0; i < st->n && s == PSOC_OK; i++)
-    s = psoc_builder_add(b, st->type[i], st->payload[i], ctx->info[st->type[i]]->payload->size);
-  if (s == PSOC_OK) {
-    ctx->capture_mem = mem;
-    ctx->capture_cap = cap;
-    ctx->capture_need = 0;
-    s = psoc_builder_finish(b, &p->stream);
-    ctx->capture_mem = NULL;
-    ctx->captured = NULL;
-    /* relies on psoc_builder_finish making one allocation: the block that
-    ** starts with the stream */
-    if (s == PSOC_OK && (unsigned char *)p->stream != mem) {
-      psoc_builder_reset(b);
-      ctx->building = 0;
-      luaL_error(L, "pso: internal error: the builder's stream is not in the pipeline");
-    }
-  }
-  p->count = (uint32_t)psoc_builder_count(b);
-  psoc_builder_reset(b);
-  ctx->building = 0;
-  if (s == PSOC_ERR_NOMEM && ctx->capture_need)
-    luaL_error(L, "pso: internal error: stream larger than its bound (%d > %d bytes)",
-               (int)ctx->capture_need, (int)cap);
-  check_status(c, s);
-  return p;
-}
-
-int psoi_declare(lua_State *L, psoc_kind kind, int t) {
-  cv c;
-  decl d;
-  stage st;
-  uint32_t cls;
-  const char *rs = NULL, *name = NULL;
-  size_t rs_len = 0, name_len = 0;
-  t = lua_absindex(L, t);
-  cv_init(&c, L, PSOI_UV_KEYS);
-  if (lua_type(L, t) != LUA_TTABLE) return type_error(&c, t, "a table declaring the pipeline");
-  scan_decl(&c, kind, t, &d);
-  if (!DECL_VIDX(&d, decider_of_kind(kind))) {
-    c.depth = 0;
-    push_frame(&c, psoc_subobject_info_get(decider_of_kind(kind))->key, 0);
-    return cv_error(&c, "missing: a %s pipeline needs %s", psoc_kind_name(kind), decider_text[kind]);
-  }
-  if (DECL_VIDX(&d, PSOC_SO_ROOT_SIGNATURE) &&
-      lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
-    rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
-  if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
-  st.n = 0;
-  st.bound = 0;
-  cv_lock(&c);
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
-    csrc s;
-    uint32_t type;
-    unsigned char *payload;
-    if (!DECL_VIDX(&d, cls)) continue;
-    payload = stage_take(&c, cls);
-    c.extra = 0;
-    if (c.ctx->class_ntypes[cls] == 1 && c.ctx->single_field[cls] >= 0) {
-      type = cv_single(&c, cls, d.vidx[cls], d.vkey[cls], payload);
-    } else {
-      s.idx = d.vidx[cls];
-      s.layer = 0;
-      s.label = LABEL_SCRIPT;
-      s.type = d.vtype[cls];
-      s.key = d.vkey[cls];
-      type = cv_class(&c, cls, &s, 1, payload);
-    }
-    stage_commit(&c, &st, type, payload, c.extra);
-  }
-  build(&c, &st, kind, name, name_len, rs, rs_len);
-  lua_pushvalue(L, t);
-  pso_compat_setuservalue(L, -2);
-  return 1;
-}
-
-/* ---- all the errors of one declaration ----------------------------------- */
-
-#define MAX_REPORTED 16
-
-static int key_cmp(const void *a, const void *b) {
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The line of a "FILE:LINE: message" (the first ":digits:"), or 0. */
-static long message_line(const char *m) {
-  const char *p;
-  for (p = m; *p && *p != '\n'; p++)
-    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
-      char *end;
-      long v = strtol(p + 1, &end, 10);
-      if (*end == ':') return v;
-    }
-  return 0;
-}
-
-typedef struct numbered {
-  const char *msg;
-  long line;
-  int order;
-} numbered;
-
-/* By line, then in key order (stable). */
-static int line_cmp(const void *a, const void *b) {
-  const numbered *x = a, *y = b;
-  if (x->line != y->line) return x->line < y->line ? -1 : 1;
-  return x->order - y->order;
-}
-
-/* The declaration at index 1 failed with the message on the top: convert
-** each top-level key on its own (with the deciding shader, which most
-** keys need), in key order, and leave every distinct message, one per
-** line, on the top instead. Only on the error path; no Lua code runs. */
-static void collect_errors(lua_State *L, psoc_kind kind) {
-  const char *keys[64], *decider = psoc_subobject_info_get(decider_of_kind(kind))->key;
-  int nkeys = 0, i, seen, nmsg = 1, more = 0, first = lua_gettop(L);
-  luaL_checkstack(L, 12, "pso: stack overflow");
-  lua_pushnil(L);
-  while (lua_next(L, 1)) {
-    lua_pop(L, 1);
-    if (lua_type(L, -1) == LUA_TSTRING && nkeys < 64) keys[nkeys++] = lua_tostring(L, -1);
-  }
-  if (nkeys > 1) qsort(keys, (size_t)nkeys, sizeof keys[0], key_cmp);
-  lua_newtable(L); /* message -> true */
-  seen = lua_gettop(L);
-  lua_pushvalue(L, first);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, seen);
-  for (i = 0; i < nkeys; i++) {
-    int status;
-    if (strcmp(keys[i], decider) == 0) continue;
-    lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
-    lua_createtable(L, 0, 2);
-    lua_pushstring(L, decider);
-    lua_rawget(L, 1);
-    lua_setfield(L, -2, decider);
-    lua_pushstring(L, keys[i]);
-    lua_pushvalue(L, -1);
-    lua_rawget(L, 1);
-    lua_rawset(L, -3);
-    status = lua_pcall(L, 1, 1, 0);
-    if (status == LUA_OK || status == LUA_ERRRUN) {
-      if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING) {
-        lua_pushvalue(L, -1);
-        lua_rawget(L, seen);
-        if (lua_isnil(L, -1)) {
-          lua_pop(L, 1);
-          if (nmsg < MAX_REPORTED) {
-            lua_pushvalue(L, -1);
-            lua_pushboolean(L, 1);
-            lua_rawset(L, seen);
-            lua_insert(L, seen); /* keep it below the set, in order */
-            seen++;
-            nmsg++;
-            continue;
-          }
-          more++;
-        } else {
-          lua_pop(L, 1);
-        }
-      }
-      lua_pop(L, 1);
-    } else {
-      lua_error(L); /* memory: as it is */
-    }
-  }
-  lua_settop(L, seen - 1); /* the messages, at first .. first + nmsg - 1 */
-  if (nmsg == 1) return;
-  {
-    numbered ms[MAX_REPORTED];
-    luaL_Buffer b;
-    memset(ms, 0, sizeof ms);
-    for (i = 0; i < nmsg; i++) {
-      ms[i].msg = lua_tostring(L, first + i);
-      ms[i].line = message_line(ms[i].msg);
-      ms[i].order = i;
-    }
-    qsort(ms, (size_t)nmsg, sizeof ms[0], line_cmp); /* in source order */
-    luaL_buffinit(L, &b);
-    for (i = 0; i < nmsg; i++) {
-      if (i) luaL_addchar(&b, '\n');
-      luaL_addstring(&b, ms[i].msg);
-    }
-    if (more) {
-      char tail[48];
-      snprintf(tail, sizeof tail, "\n(and %d more errors)", more);
-      luaL_addstring(&b, tail);
-    }
-    luaL_pushresult(&b);
-  }
-  lua_replace(L, first);
-  lua_settop(L, first);
-}
-
-int psoi_declare_all(lua_State *L, psoc_kind kind) {
-  int status;
-  lua_settop(L, 1);
-  lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
-  lua_pushvalue(L, 1);
-  status = lua_pcall(L, 1, 1, 0);
-  if (status == LUA_OK) return 1;
-  if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
-    collect_errors(L, kind);
-  return lua_error(L);
-}
-
-/* ---- derive ------------------------------------------------------------ */
-
-static const char *pipeline_label(const pso_pipeline *p) { return p->name ? p->name : "(unnamed)"; }
-
-/* Tracking: the label id of "base NAME". */
-static uint8_t base_label(cv *c, const pso_pipeline *p) {
-  if (!c->marks) return 0;
-  lua_pushfstring(c->L, "base %s", pipeline_label(p));
-  return label_id(c);
-}
-
-/* The values class 'cls' has in the layers of the pipeline at pipe_idx
-** (its own declaration first, then its base's), pushed on the stack and
-** stored in out[]; returns how many. Each layer gives at most one. */
-static int collect(cv *c, int pipe_idx, uint32_t cls, csrc *out, int max, int layer,
-                   uint8_t own_label) {
-  lua_State *L = c->L;
-  const pso_pipeline *p = lua_touserdata(L, pipe_idx);
-  psoi_ctx *ctx = c->ctx;
-  int found = 0, j, uv, decl_idx, keys, none;
-  if (layer >= max || layer > 250) return cv_error(c, "derive chain deeper than %d", max);
-  luaL_checkstack(L, 12, "pso: derive chain too deep");
-  pso_compat_getuservalue(L, pipe_idx);
-  uv = lua_gettop(L);
-  if (p->derived) {
-    lua_rawgeti(L, uv, 1);
-    decl_idx = lua_gettop(L);
-  } else {
-    decl_idx = uv;
-  }
-  lua_rawgeti(L, c->K, PSOI_K_TYPEKEYS);
-  keys = lua_gettop(L);
-  lua_rawgeti(L, c->K, PSOI_K_NONE);
-  none = lua_gettop(L);
-  for (j = 0; j < ctx->class_ntypes[cls] && !found; j++) {
-    uint32_t type = ctx->class_types[cls][j];
-    lua_rawgeti(L, keys, (int)type + 1);
-    if (pso_compat_rawget(L, decl_idx) == LUA_TNIL) {
-      lua_pop(L, 1);
-      continue;
-    }
-    if (lua_rawequal(L, -1, none)) return 0; /* removed here: nothing below counts */
-    out[0].idx = lua_gettop(L);
-    out[0].layer = (uint8_t)layer;
-    out[0].label = own_label;
-    out[0].type = type;
-    out[0].key = psoc_subobject_info_get(type)->key;
-    found = 1;
-  }
-  if (p->derived) {
-    int base;
-    lua_rawgeti(L, uv, 2);
-    base = lua_gettop(L);
-    found += collect(c, base, cls, out + found, max, layer + 1,
-                     base_label(c, lua_touserdata(L, base)));
-  }
-  return found;
-}
-
-static int same_payload(uint32_t ta, const unsigned char *a, uint32_t tb, const unsigned char *b) {
+int psoi_same_payload(uint32_t ta, const unsigned char *a, uint32_t tb, const unsigned char *b) {
   const psoc_subobject_info *info = psoc_subobject_info_get(ta);
   return ta == tb && info && psoi_payload_equal(info->payload, a, b);
-}
-
-int psoi_derive(lua_State *L, int base_idx, int ov) {
-  cv c;
-  decl d;
-  payload_buf vbuf;
-  stage st;
-  const pso_pipeline *base;
-  psoc_parsed parsed;
-  uint32_t cls, dc;
-  const char *rs = NULL, *name;
-  size_t rs_len = 0, name_len;
-  base_idx = lua_absindex(L, base_idx);
-  ov = lua_absindex(L, ov);
-  cv_init(&c, L, PSOI_UV_KEYS);
-  base = pso_topipeline(L, base_idx);
-  if (!base) return type_error(&c, base_idx, "a pipeline to derive from (argument 1)");
-  if (lua_type(L, ov) != LUA_TTABLE) return type_error(&c, ov, "a table of overrides (argument 2)");
-  scan_decl(&c, (psoc_kind)base->kind, ov, &d);
-  if (!d.name_idx) {
-    c.depth = 0;
-    push_frame(&c, "name", 0);
-    return cv_error(&c, "missing: a derived pipeline needs its own name");
-  }
-  name = lua_tolstring(L, d.name_idx, &name_len);
-  dc = decider_of_kind(base->kind);
-  if (DECL_NONE(&d, dc)) {
-    c.depth = 0;
-    push_frame(&c, psoc_subobject_info_get(dc)->key, 0);
-    return cv_error(&c, "cannot be removed: a %s pipeline needs %s", psoc_kind_name(base->kind),
-                    decider_text[base->kind]);
-  }
-  if (psoc_parse(psoc_stream_data(base->stream), psoc_stream_size(base->stream), &parsed, NULL) !=
-      PSOC_OK)
-    return cv_error(&c, "internal error: the base pipeline's stream does not parse");
-  if (DECL_VIDX(&d, PSOC_SO_ROOT_SIGNATURE)) {
-    if (lua_type(L, d.vidx[PSOC_SO_ROOT_SIGNATURE]) == LUA_TSTRING)
-      rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
-  } else if (!DECL_NONE(&d, PSOC_SO_ROOT_SIGNATURE) && base->root_signature) {
-    rs = base->root_signature;
-    rs_len = strlen(rs);
-  }
-  memset(&st, 0, sizeof st);
-  cv_lock(&c);
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
-    const psoc_view *view = psoc_parsed_class(&parsed, cls);
-    csrc srcs[MAX_SOURCES];
-    int n, top = lua_gettop(L);
-    unsigned char *payload;
-    uint32_t type;
-    if (!DECL_VIDX(&d, cls)) { /* untouched: the base's bytes */
-      if (DECL_NONE(&d, cls) || !view) continue;
-      memcpy(vbuf.b, view->payload, view->info->payload->size);
-      stage_add(&c, &st, view->type, vbuf.b,
-                c.ctx->type_has_ptr[view->type] ? measure(view->info->payload, vbuf.b) : 0);
-      continue;
-    }
-    srcs[0].idx = d.vidx[cls];
-    srcs[0].layer = 0;
-    srcs[0].label = LABEL_SCRIPT;
-    srcs[0].type = d.vtype[cls];
-    srcs[0].key = d.vkey[cls];
-    n = 1 + collect(&c, base_idx, cls, srcs + 1, MAX_SOURCES - 1, 1, 0);
-    /* the base's declaration must still produce the base's bytes */
-    if (n > 1 || view) {
-      int ok = n > 1 && view != NULL;
-      if (ok) {
-        uint32_t bt;
-        c.verify = 1;
-        bt = cv_class(&c, cls, srcs + 1, n - 1, vbuf.b);
-        c.verify = 0;
-        ok = same_payload(bt, vbuf.b, view->type, view->payload);
-      }
-      if (!ok) {
-        c.depth = 0;
-        push_frame(&c, d.vkey[cls], 0);
-        return cv_error(&c, "the declaration of base pipeline '%s' was modified after it was "
-                            "declared (declaration tables must not change once declared; "
-                            "build a new table instead)",
-                        pipeline_label(base));
-      }
-    }
-    c.extra = 0;
-    payload = stage_take(&c, cls);
-    type = cv_class(&c, cls, srcs, n, payload);
-    stage_commit(&c, &st, type, payload, c.extra);
-    lua_settop(L, top);
-  }
-  build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len)->derived = 1;
-  lua_createtable(L, 2, 0);
-  lua_pushvalue(L, ov);
-  lua_rawseti(L, -2, 1);
-  lua_pushvalue(L, base_idx);
-  lua_rawseti(L, -2, 2);
-  pso_compat_setuservalue(L, -2);
-  return 1;
-}
-
-/* ------------------------------------------------------------------ */
-/* Origins (explain)                                                    */
-/* ------------------------------------------------------------------ */
-
-int psoi_class_origins(lua_State *L, int K, int pipe_idx, uint32_t cls, uint8_t *labels,
-                       size_t labels_size, int label_list_idx) {
-  cv c;
-  payload_buf buf;
-  csrc srcs[MAX_SOURCES];
-  psoc_parsed parsed;
-  const psoc_view *view;
-  const pso_pipeline *p;
-  int n, r, top = lua_gettop(L);
-  uint32_t type;
-  pipe_idx = lua_absindex(L, pipe_idx);
-  label_list_idx = lua_absindex(L, label_list_idx);
-  cv_init(&c, L, K);
-  c.marks = labels;
-  c.marks_size = labels_size;
-  c.label_list = c.label_map = label_list_idx;
-  c.verify = 1;
-  memset(labels, LABEL_DEFAULT, labels_size);
-  p = pso_topipeline(L, pipe_idx);
-  if (!p || psoc_parse(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &parsed, NULL) !=
-                PSOC_OK)
-    return 0;
-  view = psoc_parsed_class(&parsed, cls);
-  cv_lock(&c);
-  n = collect(&c, pipe_idx, cls, srcs, MAX_SOURCES, 0, LABEL_SCRIPT);
-  if (n == 0) {
-    cv_unlock(&c);
-    lua_settop(L, top);
-    return view == NULL;
-  }
-  type = cv_class(&c, cls, srcs, n, buf.b);
-  cv_unlock(&c);
-  r = view && same_payload(type, buf.b, view->type, view->payload);
-  lua_settop(L, top);
-  return r;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2865,8 +2330,8 @@ typedef struct lua_vis {
   lua_State *L;
   const char *rs_name;
   int depth;
-  const char *keys[MAX_DEPTH];
-  int index[MAX_DEPTH];
+  const char *keys[PSOI_CV_DEPTH];
+  int index[PSOI_CV_DEPTH];
 } lua_vis;
 
 static void lv_set(lua_vis *lv, const char *key, int index) {
@@ -2879,7 +2344,7 @@ static void lv_open(psoi_vis *v, const char *key, int index, int is_list) {
   lua_vis *lv = (lua_vis *)v;
   luaL_checkstack(lv->L, 4, "pso: nesting too deep");
   lua_createtable(lv->L, is_list ? 4 : 0, is_list ? 0 : 8);
-  if (lv->depth < MAX_DEPTH) {
+  if (lv->depth < PSOI_CV_DEPTH) {
     lv->keys[lv->depth] = key;
     lv->index[lv->depth] = index;
   }
@@ -2890,7 +2355,7 @@ static void lv_close(psoi_vis *v, int is_list) {
   lua_vis *lv = (lua_vis *)v;
   (void)is_list;
   lv->depth--;
-  if (lv->depth < MAX_DEPTH) lv_set(lv, lv->keys[lv->depth], lv->index[lv->depth]);
+  if (lv->depth < PSOI_CV_DEPTH) lv_set(lv, lv->keys[lv->depth], lv->index[lv->depth]);
 }
 
 static void lv_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *val) {

@@ -94,6 +94,45 @@ int pso_check_result(lua_State *L, int idx);
 ** root-signature name in place of the pointer (what p:hash() prints). */
 psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);
 
+/* ---- where things were declared and went wrong (data, not text) ------ */
+
+/* A place in a script. */
+typedef struct pso_site {
+  /* The chunk: its file for "@file" chunks, the name for "=name" chunks,
+  ** Lua's short form ([string "..."]) for string chunks; NULL: unknown. */
+  const char *source;
+  int line; /* 0: unknown */
+} pso_site;
+
+/* Where the pipeline was declared: the line of its pso.graphics, mesh,
+** compute or derive call in the first Lua function on the stack (the
+** shared module's factory when a material called one). {NULL, 0} for a
+** pipeline made by pso_push_pipeline. Valid while the pipeline is. */
+pso_site pso_pipeline_site(const pso_pipeline *p);
+
+/* One error the module raised, as data. */
+typedef struct pso_error {
+  pso_site site;       /* the offending key's line inside the declaration's
+                          table constructor when known, else the call's */
+  pso_site from;       /* the outermost Lua caller in another file (the
+                          material that called a shared module's factory),
+                          or {NULL, 0} */
+  const char *field;   /* the material's field path ("rasterizer.cull"),
+                          "" when the error is not about one field */
+  const char *message; /* the message alone: no position, no field path */
+} pso_error;
+
+/* The errors behind the error value at idx when this state's pso module
+** raised it (a declaration, pso.derive, a preset, a method): the value is
+** the message the module raised, or starts with it and a newline (a
+** traceback appended). Fills at most max entries of out, in the order the
+** message lists them (source order for the several errors of one
+** declaration), and returns how many there are: 0 when the value is not
+** the module's last error (another error was raised since, or the script
+** raised its own). The strings stay valid until the module raises its
+** next error in this state. No Lua error is raised. */
+size_t pso_error_info(lua_State *L, int idx, pso_error *out, size_t max);
+
 #ifdef __cplusplus
 }
 #endif

@@ -23,7 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pso_internal.h"
+#include "pso_pipeline.h"
+#include "pso_values.h"
 
 #define PATH_MAX_ 256
 #define DEPTH_MAX 24
@@ -42,6 +43,13 @@ const char *pso_pipeline_root_signature(const pso_pipeline *p) {
   return p ? p->root_signature : NULL;
 }
 psoc_kind pso_pipeline_kind(const pso_pipeline *p) { return p ? (psoc_kind)p->kind : PSOC_KIND_NONE; }
+
+pso_site pso_pipeline_site(const pso_pipeline *p) {
+  pso_site site;
+  site.source = p->source;
+  site.line = p->line;
+  return site;
+}
 
 int pso_check_result(lua_State *L, int idx) {
   int n, i, seen;
@@ -101,9 +109,13 @@ psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
 }
 
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
-                                size_t name_len, const char *rs, size_t rs_len, size_t stream_cap,
+                                size_t name_len, const char *rs, size_t rs_len,
+                                const pso_site *site, size_t stream_cap,
                                 unsigned char **stream_mem) {
-  size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0);
+  const char *src = site ? site->source : NULL;
+  size_t src_len = src ? strlen(src) : 0;
+  size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0) +
+                (src ? src_len + 1 : 0);
   pso_pipeline *p;
   char *s;
   head = (head + 15u) & ~(size_t)15u;
@@ -123,7 +135,13 @@ pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, cons
     memcpy(s, rs, rs_len);
     s[rs_len] = '\0';
     p->root_signature = s;
+    s += rs_len + 1;
   }
+  if (src) {
+    memcpy(s, src, src_len + 1);
+    p->source = s;
+  }
+  if (site) p->line = site->line;
   lua_rawgeti(L, keys_idx, PSOI_K_PIPE_MT);
   lua_setmetatable(L, -2);
   return p;
@@ -140,16 +158,111 @@ static pso_pipeline *check_pipeline(lua_State *L, int idx) {
   return p;
 }
 
+/* ---- declarations of a pipeline (derive, explain) ------------------- */
+
+const char *psoi_pipeline_label(const pso_pipeline *p) { return p->name ? p->name : "(unnamed)"; }
+
+/* Tracking: the label id of "base NAME". */
+static uint8_t base_label(psoi_cv *c, const pso_pipeline *p) {
+  if (!c->marks) return 0;
+  lua_pushfstring(c->L, "base %s", psoi_pipeline_label(p));
+  return psoi_cv_label_id(c);
+}
+
+/* The values class 'cls' has in the layers of the pipeline at pipe_idx
+** (its own declaration first, then its base's), pushed on the stack and
+** stored in out[]; returns how many. Each layer gives at most one. */
+int psoi_pipeline_sources(psoi_cv *c, int pipe_idx, uint32_t cls, psoi_csrc *out, int max, int layer,
+                   uint8_t own_label) {
+  lua_State *L = c->L;
+  const pso_pipeline *p = lua_touserdata(L, pipe_idx);
+  psoi_ctx *ctx = c->ctx;
+  int found = 0, j, uv, decl_idx, keys, none;
+  if (layer >= max || layer > 250) return psoi_cv_error(c, "derive chain deeper than %d", max);
+  luaL_checkstack(L, 12, "pso: derive chain too deep");
+  pso_compat_getuservalue(L, pipe_idx);
+  uv = lua_gettop(L);
+  if (p->derived) {
+    lua_rawgeti(L, uv, 1);
+    decl_idx = lua_gettop(L);
+  } else {
+    decl_idx = uv;
+  }
+  lua_rawgeti(L, c->K, PSOI_K_TYPEKEYS);
+  keys = lua_gettop(L);
+  lua_rawgeti(L, c->K, PSOI_K_NONE);
+  none = lua_gettop(L);
+  for (j = 0; j < ctx->class_ntypes[cls] && !found; j++) {
+    uint32_t type = ctx->class_types[cls][j];
+    lua_rawgeti(L, keys, (int)type + 1);
+    if (pso_compat_rawget(L, decl_idx) == LUA_TNIL) {
+      lua_pop(L, 1);
+      continue;
+    }
+    if (lua_rawequal(L, -1, none)) return 0; /* removed here: nothing below counts */
+    out[0].idx = lua_gettop(L);
+    out[0].layer = (uint8_t)layer;
+    out[0].label = own_label;
+    out[0].type = type;
+    out[0].key = psoc_subobject_info_get(type)->key;
+    found = 1;
+  }
+  if (p->derived) {
+    int base;
+    lua_rawgeti(L, uv, 2);
+    base = lua_gettop(L);
+    found += psoi_pipeline_sources(c, base, cls, out + found, max, layer + 1,
+                     base_label(c, lua_touserdata(L, base)));
+  }
+  return found;
+}
+
+/* ------------------------------------------------------------------ */
+/* Origins (explain)                                                    */
+/* ------------------------------------------------------------------ */
+
+int psoi_class_origins(lua_State *L, int K, int pipe_idx, uint32_t cls, uint8_t *labels,
+                       size_t labels_size, int label_list_idx) {
+  psoi_cv c;
+  psoi_payload_buf buf;
+  psoi_csrc srcs[PSOI_CV_SOURCES];
+  psoc_parsed parsed;
+  const psoc_view *view;
+  const pso_pipeline *p;
+  int n, r, top = lua_gettop(L);
+  uint32_t type;
+  pipe_idx = lua_absindex(L, pipe_idx);
+  label_list_idx = lua_absindex(L, label_list_idx);
+  psoi_cv_init(&c, L, K);
+  c.marks = labels;
+  c.marks_size = labels_size;
+  c.label_list = c.label_map = label_list_idx;
+  c.verify = 1;
+  memset(labels, PSOI_LABEL_DEFAULT, labels_size);
+  p = pso_topipeline(L, pipe_idx);
+  if (!p || psoc_parse(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &parsed, NULL) !=
+                PSOC_OK)
+    return 0;
+  view = psoc_parsed_class(&parsed, cls);
+  psoi_cv_lock(&c);
+  n = psoi_pipeline_sources(&c, pipe_idx, cls, srcs, PSOI_CV_SOURCES, 0, PSOI_LABEL_SCRIPT);
+  if (n == 0) {
+    psoi_cv_unlock(&c);
+    lua_settop(L, top);
+    return view == NULL;
+  }
+  type = psoi_cv_class(&c, cls, srcs, n, buf.b);
+  psoi_cv_unlock(&c);
+  r = view && psoi_same_payload(type, buf.b, view->type, view->payload);
+  lua_settop(L, top);
+  return r;
+}
+
+
 /* ------------------------------------------------------------------ */
 /* Effective state                                                      */
 /* ------------------------------------------------------------------ */
 
-typedef union payload_buf {
-  double d;
-  void *p;
-  long long ll;
-  unsigned char b[512];
-} payload_buf;
 
 typedef struct state {
   psoc_parsed parsed;
@@ -172,7 +285,7 @@ static const psoc_field *field_by_key(const psoc_struct *s, const char *key) {
 
 /* The effective payload of a class: the stream's, or the runtime default
 ** with hidden defaults applied. Returns the type; *present says which. */
-static uint32_t effective(const state *st, uint32_t cls, payload_buf *buf, int *present) {
+static uint32_t effective(const state *st, uint32_t cls, psoi_payload_buf *buf, int *present) {
   const psoc_view *view = psoc_parsed_class(&st->parsed, cls);
   const psoc_subobject_info *info;
   if (view) {
@@ -213,7 +326,7 @@ static int pipe_index(lua_State *L) {
   const char *key;
   const psoc_subobject_info *info;
   state st;
-  payload_buf buf;
+  psoi_payload_buf buf;
   int present;
   uint32_t type;
   if (lua_type(L, 2) != LUA_TSTRING) return psoi_error(L, "pipeline fields are named by strings");
@@ -397,7 +510,7 @@ static int m_subobjects(lua_State *L) {
 static void push_table(lua_State *L, const pso_pipeline *p) {
   psoc_walker w;
   psoc_view v;
-  payload_buf buf;
+  psoi_payload_buf buf;
   lua_newtable(L);
   if (p->name) {
     lua_pushstring(L, p->name);
@@ -462,7 +575,7 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
   (void)psoc_stream_copy(stream, &a, &copy); /* measures */
   if (!room.need) luaL_error(L, "pso: cannot copy the stream");
   p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
-                        root_signature ? strlen(root_signature) : 0, room.need, &mem);
+                        root_signature ? strlen(root_signature) : 0, NULL, room.need, &mem);
   room.mem = mem;
   room.cap = room.need;
   if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)
@@ -660,7 +773,7 @@ static void explain_rows(lua_State *L, int idx, int changed) {
                         : 1;
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_subobject_info *info = psoc_subobject_info_get(cls);
-    payload_buf buf;
+    psoi_payload_buf buf;
     int present;
     uint32_t type;
     if (!is_class_base(info) || !uses(p, info)) continue;
@@ -814,7 +927,7 @@ static void diff_rows(lua_State *L, const pso_pipeline *p, psoc_kind kind_a, pso
   f.map = lua_gettop(L);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_subobject_info *info = psoc_subobject_info_get(cls);
-    payload_buf buf;
+    psoi_payload_buf buf;
     int present;
     uint32_t type;
     char path[96];
@@ -1076,7 +1189,7 @@ static int m_json(lua_State *L) {
   j.first[0] = 1;
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_subobject_info *info = psoc_subobject_info_get(cls);
-    payload_buf buf;
+    psoi_payload_buf buf;
     int present;
     uint32_t type;
     if (!is_class_base(info) || !uses(p, info)) continue;

@@ -41,7 +41,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pso_internal.h"
+#include "pso_pipeline.h"
+#include "pso_values.h"
 #include "pso_rootsig.h"
 #include "rootsig.h"
 

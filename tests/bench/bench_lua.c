@@ -42,6 +42,13 @@
 **              rasterizer = { cull = "none" } }) + the same check (the time
 **              of the overrides table alone is shown next to it).
 **
+**   state      a fresh lua_State per iteration (luaL_newstate,
+**              luaL_openlibs, lua_close): what every material of a library
+**              pays before its first line (psoc check runs each in its own);
+**   state+pso  the same plus opening the pso module in it (require "pso":
+**              the per-state context, key tables, presets). RATIO lua_open
+**              = (state+pso - state) / state.
+**
 **   RATIO lua_conversion = (checked - tables) / tables: the conversion
 **   (and check) cost as a multiple of the script's own run time. Target
 **   <= 2. RATE lua_pipelines_per_s: target >= 200,000 per core.
@@ -62,7 +69,8 @@
 **
 ** bench_lua_main(quick) prints the rows and the machine-readable lines and
 ** returns 0 (1 when the inputs cannot be built); bench.cpp calls it.
-** bench_lua_loop(what, n) is the --loop mode. Built alone (as above), the
+** bench_lua_loop(what, n) is the --loop mode (what: a workload above, or
+** "state" / "state_pso"). Built alone (as above), the
 ** weak main below runs either.
 */
 #include <stdint.h>
@@ -348,17 +356,66 @@ static int measure(bench *b, const int *ws, int nw, int runs, double run_ms, dou
   return 0;
 }
 
+/* ---- fresh states ---------------------------------------------------- */
+
+/* n fresh states, with the pso module opened in each when with_pso. */
+static int open_states(unsigned long n, int with_pso) {
+  unsigned long i;
+  for (i = 0; i < n; i++) {
+    lua_State *L = luaL_newstate();
+    if (!L) return 1;
+    luaL_openlibs(L);
+    if (with_pso) {
+      lua_pushcfunction(L, luaopen_pso);
+      if (lua_pcall(L, 0, 1, 0) != 0) {
+        fprintf(stderr, "bench_lua: luaopen_pso: %s\n", lua_tostring(L, -1));
+        lua_close(L);
+        return 1;
+      }
+    }
+    g_sink += (uint64_t)lua_gettop(L);
+    lua_close(L);
+  }
+  return 0;
+}
+
+/* Median ns per state, without [0] and with [1] the module, measured
+** alternately. Returns 0, or 1 on an error. */
+static int measure_states(int runs, double run_ms, double *out) {
+  double t[2][MAX_RUNS], t0;
+  unsigned long n = 1;
+  int r, k;
+  for (;;) { /* calibrate on the larger one */
+    t0 = now_ns();
+    if (open_states(n, 1)) return 1;
+    if (now_ns() - t0 >= run_ms * 1e6 / 8 || n >= (1ul << 24)) break;
+    n *= 2;
+  }
+  n = (unsigned long)((double)n * run_ms * 1e6 / 8 / (now_ns() - t0 + 1) * 8) + 1;
+  for (r = 0; r < runs; r++)
+    for (k = 0; k < 2; k++) {
+      t0 = now_ns();
+      if (open_states(n, k)) return 1;
+      t[k][r] = (now_ns() - t0) / (double)n;
+    }
+  for (k = 0; k < 2; k++) {
+    qsort(t[k], (size_t)runs, sizeof(double), cmp_double);
+    out[k] = runs % 2 ? t[k][runs / 2] : (t[k][runs / 2 - 1] + t[k][runs / 2]) / 2;
+  }
+  return 0;
+}
+
 /* ---- entry points ------------------------------------------------------ */
 
 int bench_lua_main(int quick) {
   static const int material[] = { W_TABLES, W_GRAPHICS, W_CHECKED, W_LUA_CHECK, W_CHECKED_SMALL };
   static const int derive[] = { W_DERIVE_TABLES, W_DERIVE };
   int runs = quick ? 3 : 7;
-  double run_ms = quick ? 10.0 : 100.0, m[5], d[2], ratio, rate;
+  double run_ms = quick ? 10.0 : 100.0, m[5], d[2], st[2], ratio, rate;
   bench b;
   if (bench_open(&b) != 0) return 1;
   if (measure(&b, material, 5, runs, run_ms, m) != 0 ||
-      measure(&b, derive, 2, runs, run_ms, d) != 0) {
+      measure(&b, derive, 2, runs, run_ms, d) != 0 || measure_states(runs, run_ms, st) != 0) {
     bench_close(&b);
     return 1;
   }
@@ -378,6 +435,9 @@ int bench_lua_main(int quick) {
          d[1], 1e9 / d[1], d[0]);
   printf("lua: pipeline object %zu bytes (stream %zu bytes + shader and layout copies)\n",
          b.object_bytes, b.stream_bytes);
+  printf("lua: fresh state (openlibs)                    %7.0f ns\n", st[0]);
+  printf("lua: fresh state + luaopen_pso                 %7.0f ns  open %.2fx the state\n", st[1],
+         (st[1] - st[0]) / st[0]);
   printf("RESULT lua_tables_ns %.1f\n", m[0]);
   printf("RESULT lua_graphics_ns %.1f\n", m[1]);
   printf("RESULT lua_checked_ns %.1f\n", m[2]);
@@ -385,7 +445,10 @@ int bench_lua_main(int quick) {
   printf("RESULT lua_checked_small_shaders_ns %.1f\n", m[4]);
   printf("RESULT lua_derive_ns %.1f\n", d[1]);
   printf("RESULT lua_pipeline_object_bytes %zu\n", b.object_bytes);
+  printf("RESULT lua_state_ns %.1f\n", st[0]);
+  printf("RESULT lua_state_pso_ns %.1f\n", st[1]);
   printf("RATIO lua_conversion %.2f\n", ratio);
+  printf("RATIO lua_open %.2f\n", (st[1] - st[0]) / st[0]);
   printf("RATIO lua_conversion_unchecked %.2f\n", (m[1] - m[0]) / m[0]);
   printf("RATIO lua_conversion_small_shaders %.2f\n", (m[4] - m[0]) / m[0]);
   printf("RATE lua_pipelines_per_s %.0f\n", rate);
@@ -400,6 +463,8 @@ int bench_lua_main(int quick) {
 int bench_lua_loop(const char *what, unsigned long iterations) {
   bench b;
   int w, r;
+  if (strcmp(what, "state") == 0 || strcmp(what, "state_pso") == 0)
+    return open_states(iterations, what[5] != '\0');
   for (w = 0; w < W_COUNT; w++)
     if (strcmp(what, workload_names[w]) == 0) break;
   if (w == W_COUNT) {

@@ -3,10 +3,14 @@
 ** through the embedding API (psol_evaluate_*, pso_module.h), where
 ** the tests in tests/lua cannot reach: a script's result is checked as a
 ** whole (no two pipelines named alike), and its streams with the
-** input-layout rules.
+** input-layout rules; where a pipeline was declared and where an error
+** is, as data (pso_pipeline_site, pso_error_info).
 */
 #include <check.h>
 #include <string.h>
+
+#include <lauxlib.h>
+#include <lualib.h>
 
 #include "pso_module.h"
 #include "psoc.h"
@@ -119,6 +123,133 @@ START_TEST(test_field_path) {
 }
 END_TEST
 
+/* A plain state with the pso module (no sandbox: what the module itself
+** records), and a chunk run in it; its source is remembered as the
+** sandbox does, so errors can name the line of a key. The scripts make no
+** tail calls (LuaJIT drops the caller's frame for them). */
+static lua_State *plain_state(void) {
+  lua_State *L = luaL_newstate();
+  ck_assert_ptr_nonnull(L);
+  luaL_openlibs(L);
+  lua_pushcfunction(L, luaopen_pso); /* require "pso", in every Lua version */
+  lua_call(L, 0, 1);
+  lua_getglobal(L, "package");
+  lua_getfield(L, -1, "loaded");
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, "pso");
+  lua_pop(L, 3);
+  return L;
+}
+
+static int run_chunk(lua_State *L, const char *name, const char *src) {
+  pso_remember_source(L, name, src, strlen(src));
+  ck_assert_int_eq(luaL_loadbuffer(L, src, strlen(src), name), LUA_OK);
+  return lua_pcall(L, 0, 1, 0);
+}
+
+/* The declaration site is recorded when a pipeline is declared: the line
+** of its pso.graphics/derive call, as data. */
+START_TEST(test_pipeline_site) {
+  lua_State *L = plain_state();
+  const pso_pipeline *p;
+  pso_site site;
+  ck_assert_int_eq(run_chunk(L, "=mat.lua",
+                             "local pso = require 'pso'\n"
+                             "local vs = pso.shader { bytes = 'x' }\n"
+                             "local a = pso.graphics {\n"
+                             "  name = 'a', vs = vs }\n"
+                             "local function f() local p = pso.derive(a, { name = 'b' }) return p end\n"
+                             "return { a, f() }\n"),
+                   LUA_OK);
+  lua_rawgeti(L, -1, 1);
+  p = pso_topipeline(L, -1);
+  ck_assert_ptr_nonnull(p);
+  site = pso_pipeline_site(p);
+  ck_assert_str_eq(site.source, "mat.lua");
+  ck_assert_int_eq(site.line, 3);
+  lua_pop(L, 1);
+  lua_rawgeti(L, -1, 2);
+  p = pso_topipeline(L, -1);
+  ck_assert_ptr_nonnull(p);
+  site = pso_pipeline_site(p);
+  ck_assert_str_eq(site.source, "mat.lua");
+  ck_assert_int_eq(site.line, 5);
+  lua_pop(L, 1);
+  /* a copy from another state has no site */
+  p = pso_push_pipeline(L, pso_pipeline_stream(p), pso_pipeline_kind(p), "c", NULL);
+  site = pso_pipeline_site(p);
+  ck_assert_ptr_null(site.source);
+  ck_assert_int_eq(site.line, 0);
+  lua_close(L);
+}
+END_TEST
+
+/* Errors as data: every error of a declaration with its file, the line of
+** its key, its field path and the message alone, in source order; the
+** same through a traceback; nothing for a message the module did not
+** raise. */
+START_TEST(test_error_info) {
+  lua_State *L = plain_state();
+  pso_error e[4];
+  const char *msg;
+  ck_assert_int_eq(run_chunk(L, "=mat.lua",
+                             "local pso = require 'pso'\n"
+                             "local vs = pso.shader { bytes = 'x' }\n"
+                             "local p = pso.graphics {\n"
+                             "  topology = 'trianglez',\n"
+                             "  vs = vs,\n"
+                             "  rasterizer = { cull = 'backk' },\n"
+                             "}\n"
+                             "return p\n"),
+                   LUA_ERRRUN);
+  msg = lua_tostring(L, -1);
+  ck_assert_msg(strstr(msg, "mat.lua:4: topology: ") == msg, "%s", msg);
+  ck_assert_msg(strstr(msg, "\nmat.lua:6: rasterizer.cull: ") != NULL, "%s", msg);
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 4), 2);
+  ck_assert_str_eq(e[0].site.source, "mat.lua");
+  ck_assert_int_eq(e[0].site.line, 4);
+  ck_assert_str_eq(e[0].field, "topology");
+  ck_assert_ptr_null(e[0].from.source);
+  ck_assert_msg(strstr(e[0].message, "trianglez") != NULL && strstr(e[0].message, "mat.lua") == NULL,
+                "%s", e[0].message);
+  ck_assert_str_eq(e[1].site.source, "mat.lua");
+  ck_assert_int_eq(e[1].site.line, 6);
+  ck_assert_str_eq(e[1].field, "rasterizer.cull");
+  ck_assert_msg(strstr(e[1].message, "backk") != NULL, "%s", e[1].message);
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 1), 2); /* counts beyond max */
+  lua_pushfstring(L, "%s\nstack traceback:\n\t[C]: in ?", msg);
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 4), 2);
+  lua_pushstring(L, "mat.lua:4: something else");
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 4), 0);
+  lua_pushinteger(L, 4);
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 4), 0);
+  lua_settop(L, 0);
+  /* one error, in a factory of a shared module: its line there, and the
+  ** material's call as 'from' */
+  ck_assert_int_eq(run_chunk(L, "=lib.lua",
+                             "local pso = require 'pso'\n"
+                             "return function(vs)\n"
+                             "  local p = pso.graphics { vs = vs, depth_format = 'd33' }\n"
+                             "  return p\n"
+                             "end\n"),
+                   LUA_OK);
+  lua_setglobal(L, "make");
+  ck_assert_int_eq(run_chunk(L, "=mat.lua",
+                             "local pso = require 'pso'\n"
+                             "\n"
+                             "local p = make(pso.shader { bytes = 'x' })\n"
+                             "return p\n"),
+                   LUA_ERRRUN);
+  ck_assert_uint_eq(pso_error_info(L, -1, e, 4), 1);
+  ck_assert_str_eq(e[0].site.source, "lib.lua");
+  ck_assert_int_eq(e[0].site.line, 3);
+  ck_assert_str_eq(e[0].from.source, "mat.lua");
+  ck_assert_int_eq(e[0].from.line, 3);
+  ck_assert_str_eq(e[0].field, "depth_format");
+  lua_close(L);
+}
+END_TEST
+
 Suite *suite_language(void) {
   Suite *s = suite_create("language");
   TCase *tc = tcase_create("result");
@@ -127,6 +258,8 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_check_result_api);
   tcase_add_test(tc, test_evaluate_checks_the_input_layout);
   tcase_add_test(tc, test_field_path);
+  tcase_add_test(tc, test_pipeline_site);
+  tcase_add_test(tc, test_error_info);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -1,0 +1,56 @@
+/*
+** pso_values.h: layer 2 of the pso module (pso_values.c): the values a
+** declaration holds besides plain tables and scalars: shader and blob
+** objects (pso.shader, pso.blob), pso.none, and immutable presets and
+** namespaces (pso.preset, pso.copy, pso.preset_pairs). Uses pso_context
+** only.
+*/
+#ifndef PSO_VALUES_H
+#define PSO_VALUES_H
+
+#include "pso_context.h"
+
+/* ---- shader and blob objects ----------------------------------------- */
+
+enum { PSOI_BLOB_SHADER = 1, PSOI_BLOB_DATA = 2 };
+
+typedef struct psoi_blob {
+  int kind;              /* PSOI_BLOB_SHADER or PSOI_BLOB_DATA */
+  size_t size;           /* bytes in data */
+  size_t file_len;       /* 0: no file name */
+  unsigned char data[];  /* the bytes, then the file name and a NUL */
+} psoi_blob;
+
+/* Push a new shader/blob object holding a copy of the bytes. */
+psoi_blob *psoi_push_blob(lua_State *L, int kind, const void *bytes, size_t size,
+                          const char *file);
+psoi_blob *psoi_toblob(lua_State *L, int idx, int keys_idx);
+const char *psoi_blob_file(const psoi_blob *b); /* NULL when none */
+
+/* ---- presets and namespaces ------------------------------------------- */
+
+/* Preset and namespace proxies: the metatable holds these (lightuserdata
+** keys): the data table, the label ("preset blend.alpha") and, for
+** namespaces, the namespace name. */
+extern const char psoi_preset_data_tag;
+extern const char psoi_preset_label_tag;
+extern const char psoi_namespace_tag;
+
+int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
+/* pso.preset(name, t) from C: push the preset made of the table at
+** table_idx (deep-copied and frozen), labelled "preset NAME". */
+void psoi_push_preset(lua_State *L, int table_idx, const char *name);
+/* When the value at idx is a preset or namespace proxy (a userdata), push
+** its data table and return 1; else push nothing and return 0. */
+int psoi_preset_data(lua_State *L, int idx);
+
+/* ---- registration ------------------------------------------------------- */
+
+/* Fill the key table K at keys_idx: the shader/blob metatable
+** (PSOI_K_BLOB_MT, ctx->blob_mt) and pso.none (PSOI_K_NONE, ctx->none_ud). */
+void psoi_open_values(lua_State *L, psoi_ctx *ctx, int keys_idx);
+/* pso.shader, pso.blob, pso.preset, pso.copy, pso.preset_pairs (closures
+** over the context and K, like every module function). */
+extern const luaL_Reg psoi_value_funcs[];
+
+#endif
