@@ -1644,13 +1644,17 @@ static char *res_strdup(const psoc_allocator *a, const char *s) {
   return p;
 }
 
-void psol_result_free(psol_result *r) {
+static void res_strfree(const psoc_allocator *a, char *s) {
+  if (s) res_free(a, s, strlen(s) + 1);
+}
+
+/* The pipelines only: a failure keeps the files and diagnostics. */
+static void free_pipelines(psol_result *r) {
   size_t i;
-  if (!r) return;
   for (i = 0; i < r->count; i++) {
     psol_pipeline *p = &r->pipelines[i];
-    if (p->name) res_free(&r->alloc, p->name, strlen(p->name) + 1);
-    if (p->root_signature) res_free(&r->alloc, p->root_signature, strlen(p->root_signature) + 1);
+    res_strfree(&r->alloc, p->name);
+    res_strfree(&r->alloc, p->root_signature);
     psoc_stream_free(p->stream);
   }
   /* the size it was allocated with: an allocator may trust it */
@@ -1658,6 +1662,26 @@ void psol_result_free(psol_result *r) {
   r->pipelines = NULL;
   r->count = 0;
   r->capacity = 0;
+}
+
+void psol_result_free(psol_result *r) {
+  size_t i;
+  if (!r) return;
+  free_pipelines(r);
+  for (i = 0; i < r->file_count; i++) res_strfree(&r->alloc, r->files[i].path);
+  res_free(&r->alloc, r->files, r->file_capacity * sizeof *r->files);
+  for (i = 0; i < r->diagnostic_count; i++) {
+    psol_diagnostic *d = &r->diagnostics[i];
+    res_strfree(&r->alloc, d->file);
+    res_strfree(&r->alloc, d->pipeline);
+    res_strfree(&r->alloc, d->field);
+    res_strfree(&r->alloc, d->message);
+  }
+  res_free(&r->alloc, r->diagnostics, r->diagnostic_capacity * sizeof *r->diagnostics);
+  r->files = NULL;
+  r->diagnostics = NULL;
+  r->file_count = r->diagnostic_count = 0;
+  r->file_capacity = r->diagnostic_capacity = 0;
 }
 
 static void result_init(psol_result *out, const psol_options *opts) {
