@@ -7,6 +7,7 @@
 #endif
 #include "platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -101,18 +102,48 @@ int psoc_plat_realpath(const char *path, char *out) {
   return 0;
 }
 
-int psoc_plat_lstat(const char *path, int *kind) {
+static int kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return PSOC_PLAT_LINK;
+  if (S_ISDIR(mode)) return PSOC_PLAT_DIR;
+  if (S_ISREG(mode)) return PSOC_PLAT_FILE;
+  if (S_ISFIFO(mode)) return PSOC_PLAT_FIFO;
+  if (S_ISCHR(mode)) return PSOC_PLAT_CHARDEV;
+  if (S_ISBLK(mode)) return PSOC_PLAT_BLOCKDEV;
+  if (S_ISSOCK(mode)) return PSOC_PLAT_SOCKET;
+  return PSOC_PLAT_OTHER;
+}
+
+static int stat_kind(int follow, const char *path, int *kind, uint64_t *size) {
   struct stat st;
-  if (lstat(path, &st) != 0) {
+  if (size) *size = 0;
+  if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) {
     int e = errno;
     *kind = PSOC_PLAT_MISSING;
     return e == ENOENT || e == ENOTDIR ? 0 : e;
   }
-  if (S_ISLNK(st.st_mode)) *kind = PSOC_PLAT_LINK;
-  else if (S_ISDIR(st.st_mode)) *kind = PSOC_PLAT_DIR;
-  else if (S_ISREG(st.st_mode)) *kind = PSOC_PLAT_FILE;
-  else *kind = PSOC_PLAT_OTHER;
+  *kind = kind_of(st.st_mode);
+  if (size && *kind == PSOC_PLAT_FILE) *size = (uint64_t)st.st_size;
   return 0;
+}
+
+int psoc_plat_lstat(const char *path, int *kind) { return stat_kind(0, path, kind, NULL); }
+
+int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
+  return stat_kind(1, path, kind, size);
+}
+
+const char *psoc_plat_kind_name(int kind) {
+  switch (kind) {
+  case PSOC_PLAT_MISSING: return "missing";
+  case PSOC_PLAT_DIR: return "a directory";
+  case PSOC_PLAT_FILE: return "a regular file";
+  case PSOC_PLAT_LINK: return "a symbolic link";
+  case PSOC_PLAT_FIFO: return "a FIFO";
+  case PSOC_PLAT_CHARDEV: return "a character device";
+  case PSOC_PLAT_BLOCKDEV: return "a block device";
+  case PSOC_PLAT_SOCKET: return "a socket";
+  default: return "not a regular file";
+  }
 }
 
 int psoc_plat_readlink(const char *path, char *out, size_t size) {
@@ -174,6 +205,45 @@ int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got) {
 void psoc_plat_close(psoc_plat_file *f) {
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
+}
+
+struct psoc_plat_dir {
+  DIR *d;
+};
+
+int psoc_plat_dir_open(const char *path, psoc_plat_dir **dir) {
+  psoc_plat_dir *p = (psoc_plat_dir *)malloc(sizeof *p);
+  *dir = NULL;
+  if (!p) return ENOMEM;
+  p->d = opendir(path);
+  if (!p->d) {
+    int e = errno ? errno : EIO;
+    free(p);
+    return e;
+  }
+  *dir = p;
+  return 0;
+}
+
+int psoc_plat_dir_next(psoc_plat_dir *dir, const char **name) {
+  struct dirent *e;
+  for (;;) {
+    errno = 0;
+    e = readdir(dir->d);
+    if (!e) {
+      *name = NULL;
+      return errno;
+    }
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) break;
+  }
+  *name = e->d_name;
+  return 0;
+}
+
+void psoc_plat_dir_close(psoc_plat_dir *dir) {
+  if (!dir) return;
+  closedir(dir->d);
+  free(dir);
 }
 
 const char *psoc_plat_strerror(int e) {

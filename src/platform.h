@@ -82,10 +82,18 @@ typedef atomic_int psoc_plat_flag;
 ** into out[PSOC_PLAT_PATH_MAX]. 0 or an errno value. */
 int psoc_plat_realpath(const char *path, char *out);
 /* What 'path' is, without following a final symlink. */
-enum { PSOC_PLAT_MISSING, PSOC_PLAT_DIR, PSOC_PLAT_FILE, PSOC_PLAT_LINK, PSOC_PLAT_OTHER };
+enum {
+  PSOC_PLAT_MISSING, PSOC_PLAT_DIR, PSOC_PLAT_FILE, PSOC_PLAT_LINK, PSOC_PLAT_OTHER,
+  PSOC_PLAT_FIFO, PSOC_PLAT_CHARDEV, PSOC_PLAT_BLOCKDEV, PSOC_PLAT_SOCKET
+};
 /* Sets *kind; returns 0, or an errno value for errors other than "does
 ** not exist" (ENOENT and ENOTDIR give PSOC_PLAT_MISSING and 0). */
 int psoc_plat_lstat(const char *path, int *kind);
+/* The same following symlinks; *size (may be NULL) gets a regular file's
+** size (0 otherwise). */
+int psoc_plat_stat(const char *path, int *kind, uint64_t *size);
+/* "a directory", "a FIFO", "a symbolic link", ... for messages. */
+const char *psoc_plat_kind_name(int kind);
 /* The target of the symlink 'path' into out[size] (NUL-terminated).
 ** 0 or an errno value (ENAMETOOLONG when it does not fit). */
 int psoc_plat_readlink(const char *path, char *out, size_t size);
@@ -109,6 +117,14 @@ int psoc_plat_open_regular(const char *path, psoc_plat_file *f);
 ** when the file shrank). 0 or an errno value. */
 int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got);
 void psoc_plat_close(psoc_plat_file *f);
+
+/* Directory listings: the names in 'path' (without "." and ".."), in the
+** order the system gives them. psoc_plat_dir_next sets *name (valid until
+** the next call) or NULL at the end; 0 or an errno value. */
+typedef struct psoc_plat_dir psoc_plat_dir;
+int psoc_plat_dir_open(const char *path, psoc_plat_dir **dir);
+int psoc_plat_dir_next(psoc_plat_dir *dir, const char **name);
+void psoc_plat_dir_close(psoc_plat_dir *dir);
 
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);

@@ -5,7 +5,6 @@
 ** XML file for CI systems (--junit FILE). The last line of the output is
 ** "N passed, N failed" (a comment "# N passed, N failed" under --tap).
 */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -13,12 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <lua.h>
 
 #include "cli.h"
+#include "confine.h"
+#include "platform.h"
 #include "pso_test.h"
 #include "psoc.h"
 #include "psol.h"
@@ -190,11 +190,7 @@ static char *dup_or_null(const char *s) {
   return p;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_seconds(void) { return (double)psoc_plat_now_ns() / 1e9; }
 
 static int buf_reserve(text_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 256;
@@ -299,48 +295,18 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static void join_path(char *out, size_t n, const char *dir, const char *name) {
-  size_t len = strlen(dir);
-  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
-}
-
-static int cmp_path(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every *_test.lua under 'dir' (symlinked directories are not followed). */
-static int walk(file_list *l, const char *dir, int depth) {
-  DIR *d;
-  struct dirent *e;
-  file_list names = { 0 };
+/* Every *_test.lua under 'dir' (confine.h: sorted at each level, hidden
+** names skipped, symlinked directories not followed). */
+static int walk(file_list *l, const char *dir) {
+  psoc_confine_paths found = { NULL, 0, 0 };
   size_t i;
-  int rc = 0;
-  if (depth > WALK_DEPTH) return 0;
-  if (!(d = opendir(dir))) {
-    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, strerror(errno));
-    return -1;
+  int rc = 0, e = psoc_confine_list(dir, "_test.lua", NULL, WALK_DEPTH, (size_t)-1, &found);
+  if (e != 0) {
+    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, psoc_plat_strerror(e));
+    rc = -1;
   }
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    if (list_add(&names, e->d_name) != 0) {
-      rc = -1;
-      break;
-    }
-  }
-  closedir(d);
-  if (names.count) qsort(names.items, names.count, sizeof *names.items, cmp_path);
-  for (i = 0; rc == 0 && i < names.count; i++) {
-    char full[4096];
-    struct stat st;
-    join_path(full, sizeof full, dir, names.items[i]);
-    if (lstat(full, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) rc = walk(l, full, depth + 1);
-    else if (ends_with(names.items[i], "_test.lua") && stat(full, &st) == 0 &&
-             S_ISREG(st.st_mode))
-      rc = list_add(l, full);
-  }
-  list_free(&names);
+  for (i = 0; rc == 0 && i < found.count; i++) rc = list_add(l, found.items[i]);
+  psoc_confine_paths_free(&found);
   return rc;
 }
 
@@ -350,13 +316,14 @@ static int find_files(const test_options *o, file_list *files) {
   char **paths = o->path_count ? o->paths : dot;
   int n = o->path_count ? o->path_count : 1;
   for (i = 0; i < n; i++) {
-    struct stat st;
-    if (stat(paths[i], &st) != 0) {
-      fprintf(stderr, "psoc test: %s: %s\n", paths[i], strerror(errno));
+    int kind, e = psoc_plat_stat(paths[i], &kind, NULL);
+    if (e == 0 && kind == PSOC_PLAT_MISSING) e = ENOENT;
+    if (e != 0) {
+      fprintf(stderr, "psoc test: %s: %s\n", paths[i], psoc_plat_strerror(e));
       return CLI_EXIT_USAGE;
     }
-    if (S_ISDIR(st.st_mode)) {
-      if (walk(files, paths[i], 0) != 0) return CLI_EXIT_USAGE;
+    if (kind == PSOC_PLAT_DIR) {
+      if (walk(files, paths[i]) != 0) return CLI_EXIT_USAGE;
     } else if (list_add(files, paths[i]) != 0) {
       fprintf(stderr, "psoc test: out of memory\n");
       return CLI_EXIT_USAGE;
