@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -207,6 +208,96 @@ void psoc_plat_close(psoc_plat_file *f) {
   f->fd = -1;
 }
 
+int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
+  struct stat st;
+  *kind = PSOC_PLAT_MISSING;
+  *size = 0;
+  if (fstat(fileno(f), &st) != 0) return errno ? errno : EIO;
+  *kind = kind_of(st.st_mode);
+  if (*kind == PSOC_PLAT_FILE && st.st_size > 0) *size = (uint64_t)st.st_size;
+  return 0;
+}
+
+int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id) {
+  struct stat st;
+  id->dev = id->ino = 0;
+  if (stat(path, &st) != 0) return errno ? errno : ENOENT;
+  id->dev = (uint64_t)st.st_dev;
+  id->ino = (uint64_t)st.st_ino;
+  return 0;
+}
+
+int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) {
+  return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int psoc_plat_temp_create(const char *path, char *out, FILE **f) {
+  size_t n = strlen(path);
+  mode_t mask;
+  int fd;
+  *f = NULL;
+  if (n + sizeof ".tmp.XXXXXX" > PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
+  memcpy(out, path, n);
+  memcpy(out + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  fd = mkstemp(out);
+  if (fd < 0) return errno ? errno : EIO;
+  mask = umask(0);
+  umask(mask);
+  (void)fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
+  *f = fdopen(fd, "wb");
+  if (!*f) {
+    int e = errno ? errno : EIO;
+    close(fd);
+    unlink(out);
+    return e;
+  }
+  return 0;
+}
+
+int psoc_plat_rename(const char *from, const char *to) {
+  return rename(from, to) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+int psoc_plat_remove(const char *path) {
+  return unlink(path) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+int psoc_plat_mkdir(const char *path) {
+  struct stat st;
+  if (mkdir(path, 0777) == 0) return 0;
+  if (errno != EEXIST) return errno;
+  if (stat(path, &st) != 0) return errno ? errno : EIO;
+  return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+int psoc_plat_redirect_stdout(const char *path,
+                              int (*accept)(void *ud, const psoc_plat_file_id *id), void *ud) {
+  struct stat st;
+  psoc_plat_file_id id;
+  int fd, flags, e = 0;
+  /* no truncation yet: what was checked before the open may not be this file */
+  fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0) return errno ? errno : EIO;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return PSOC_PLAT_ENOTREG;
+  }
+  id.dev = (uint64_t)st.st_dev;
+  id.ino = (uint64_t)st.st_ino;
+  if (accept && !accept(ud, &id)) {
+    close(fd);
+    return PSOC_PLAT_EREFUSED;
+  }
+  flags = fcntl(fd, F_GETFL);
+  if ((flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) || ftruncate(fd, 0) != 0 ||
+      fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0)
+    e = errno ? errno : EIO;
+  close(fd);
+  return e;
+}
+
 struct psoc_plat_dir {
   DIR *d;
 };
@@ -248,5 +339,6 @@ void psoc_plat_dir_close(psoc_plat_dir *dir) {
 
 const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
+  if (e == PSOC_PLAT_EREFUSED) return "refused";
   return strerror(e);
 }

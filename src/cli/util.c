@@ -2,16 +2,11 @@
 ** util.c: file reading, argument helpers and output helpers for the CLI.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#ifndef _WIN32
-#include <unistd.h>
-#endif
 
 #include "cli.h"
 #include "confine.h"
@@ -31,20 +26,21 @@ static void set_err(char *err, size_t n, const char *what, int code) {
 /* Fail early on directories and on regular files above the limit; returns
 ** a capacity hint (0 when the size is unknown, e.g. a pipe). */
 static int precheck(FILE *f, size_t limit, size_t *hint, char *err, size_t n) {
-  struct stat st;
+  uint64_t size;
+  int kind;
   *hint = 0;
-  if (fstat(fileno(f), &st) != 0) return 0; /* let the read report it */
-  if (S_ISDIR(st.st_mode)) {
+  if (psoc_plat_stream_stat(f, &kind, &size) != 0) return 0; /* let the read report it */
+  if (kind == PSOC_PLAT_DIR) {
     snprintf(err, n, "is a directory");
     return -1;
   }
-  if (S_ISREG(st.st_mode) && st.st_size >= 0) {
-    if ((uintmax_t)st.st_size > (uintmax_t)limit) {
-      snprintf(err, n, "file too large (%jd bytes; the limit is %zu MiB)", (intmax_t)st.st_size,
-               limit / (1024 * 1024));
+  if (kind == PSOC_PLAT_FILE) {
+    if (size > (uint64_t)limit) {
+      snprintf(err, n, "file too large (%llu bytes; the limit is %zu MiB)",
+               (unsigned long long)size, limit / (1024 * 1024));
       return -1;
     }
-    *hint = (size_t)st.st_size;
+    *hint = (size_t)size;
   }
   return 0;
 }
@@ -88,24 +84,6 @@ static int read_all(FILE *f, size_t limit, size_t hint, cli_file *out, char *err
 nomem:
   snprintf(err, n, "out of memory");
   return -1;
-}
-
-/* "a FIFO", "a directory", ...: what a non-regular file is, for errors. */
-static const char *file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-#ifdef S_ISFIFO
-  if (S_ISFIFO(mode)) return "a FIFO";
-#endif
-#ifdef S_ISCHR
-  if (S_ISCHR(mode)) return "a character device";
-#endif
-#ifdef S_ISBLK
-  if (S_ISBLK(mode)) return "a block device";
-#endif
-#ifdef S_ISSOCK
-  if (S_ISSOCK(mode)) return "a socket";
-#endif
-  return "not a regular file";
 }
 
 /* Is 'path' a regular file (symlinks followed)? 0, or -1 with the reason
@@ -152,67 +130,57 @@ static int read_named(const char *path, size_t limit, cli_file *out, char *err, 
   return e == 0 ? 0 : -1;
 }
 
-#ifdef _WIN32
-int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
-                        size_t n) {
-  (void)path, (void)inputs, (void)input_count;
-  snprintf(err, n, "an output file is not supported on this platform; redirect stdout");
-  return -1;
-}
-#else
-/* Is the file behind 'st' one of 'inputs' (by device and inode)? */
-static int is_input(const struct stat *st, char *const *inputs, size_t input_count) {
+typedef struct inputs_of_run {
+  char *const *paths;
+  size_t count;
+} inputs_of_run;
+
+/* Is the file 'id' none of the inputs of the run? */
+static int not_an_input(void *ud, const psoc_plat_file_id *id) {
+  const inputs_of_run *in = (const inputs_of_run *)ud;
   size_t i;
-  for (i = 0; i < input_count; i++) {
-    struct stat in;
-    if (strcmp(inputs[i], "-") == 0 || stat(inputs[i], &in) != 0) continue;
-    if (in.st_dev == st->st_dev && in.st_ino == st->st_ino) return 1;
+  for (i = 0; i < in->count; i++) {
+    psoc_plat_file_id other;
+    if (strcmp(in->paths[i], "-") == 0 || psoc_plat_file_id_of(in->paths[i], &other) != 0) continue;
+    if (psoc_plat_same_file(id, &other)) return 0;
   }
-  return 0;
+  return 1;
 }
 
 int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
                         size_t n) {
-  struct stat st;
-  int fd, flags;
-  if (lstat(path, &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
+  inputs_of_run in;
+  psoc_plat_file_id id;
+  int kind, e;
+  in.paths = inputs;
+  in.count = input_count;
+  if (psoc_plat_lstat(path, &kind) == 0 && kind != PSOC_PLAT_MISSING) {
+    if (kind == PSOC_PLAT_LINK) {
       snprintf(err, n, "refusing to write %s: it is a symbolic link (only a regular file is "
                "replaced)", path);
       return -1;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (kind != PSOC_PLAT_FILE) {
       snprintf(err, n, "refusing to write %s: it is %s (only a regular file is replaced)", path,
-               file_kind(st.st_mode));
+               psoc_plat_kind_name(kind));
       return -1;
     }
-    if (is_input(&st, inputs, input_count)) {
+    if (psoc_plat_file_id_of(path, &id) == 0 && !not_an_input(&in, &id)) {
       snprintf(err, n, "refusing to write %s: it is an input of this run", path);
       return -1;
     }
   }
-  /* no truncation yet: the file opened may not be the one checked above */
-  fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0666);
-  if (fd < 0) {
-    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
-    return -1;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || is_input(&st, inputs, input_count)) {
+  e = psoc_plat_redirect_stdout(path, not_an_input, &in);
+  if (e == PSOC_PLAT_ENOTREG || e == PSOC_PLAT_EREFUSED) {
     snprintf(err, n, "refusing to write %s: it is not a regular file of its own", path);
-    close(fd);
     return -1;
   }
-  flags = fcntl(fd, F_GETFL);
-  if ((flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) || ftruncate(fd, 0) != 0 ||
-      fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0) {
-    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
-    close(fd);
+  if (e != 0) {
+    snprintf(err, n, "cannot write %s: %s", path, psoc_plat_strerror(e));
     return -1;
   }
-  close(fd);
   return 0;
 }
-#endif
 
 int cli_check_regular(const char *path, char *err, size_t err_size) {
   psoc_plat_file f;

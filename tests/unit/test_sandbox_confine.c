@@ -215,6 +215,64 @@ START_TEST(test_sorted_listing) {
 }
 END_TEST
 
+static int refuse(void *ud, const psoc_plat_file_id *id) {
+  *(psoc_plat_file_id *)ud = *id;
+  return 0;
+}
+
+/* The writing calls: a temporary file next to the target with the
+** permissions of a new file, renamed over it; mkdir -p's step; identities;
+** standard output pointed only at a regular file the caller accepts. */
+START_TEST(test_platform_writes) {
+  char path[PSOC_CONFINE_PATH_MAX], tmp[PSOC_PLAT_PATH_MAX], dir[PSOC_CONFINE_PATH_MAX];
+  psoc_plat_file_id a, b, seen;
+  struct stat st;
+  FILE *f;
+  int kind;
+  uint64_t size;
+  mode_t mask = umask(022);
+  at(path, sizeof path, "list/report.xml");
+  put("list/report.xml", "old");
+  ck_assert_int_eq(psoc_plat_temp_create(path, tmp, &f), 0);
+  ck_assert_msg(strncmp(tmp, path, strlen(path)) == 0 && strstr(tmp, ".tmp.") != NULL, "%s", tmp);
+  fputs("new", f);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_int_eq(stat(tmp, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0644);
+  ck_assert_int_eq(psoc_plat_rename(tmp, path), 0);
+  ck_assert_int_eq(psoc_plat_stat(tmp, &kind, NULL), 0);
+  ck_assert_int_eq(kind, PSOC_PLAT_MISSING); /* renamed away */
+  ck_assert_int_eq(psoc_plat_stat(path, &kind, &size), 0);
+  ck_assert_uint_eq(size, 3);
+  ck_assert_int_eq(psoc_plat_file_id_of(path, &a), 0);
+  at(dir, sizeof dir, "list/link.lua");
+  ck_assert_int_eq(psoc_plat_file_id_of(dir, &b), 0); /* -> a.lua */
+  ck_assert(!psoc_plat_same_file(&a, &b));
+  at(dir, sizeof dir, "list/a.lua");
+  ck_assert_int_eq(psoc_plat_file_id_of(dir, &a), 0);
+  ck_assert(psoc_plat_same_file(&a, &b));
+  /* the accept callback sees the file opened, and nothing is truncated */
+  ck_assert_int_eq(psoc_plat_redirect_stdout(dir, refuse, &seen), PSOC_PLAT_EREFUSED);
+  ck_assert(psoc_plat_same_file(&seen, &a));
+  ck_assert_int_eq(stat(dir, &st), 0);
+  ck_assert_int_eq(st.st_size, 1);
+  at(dir, sizeof dir, "list/fifo.lua"); /* no reader: refused at once */
+  ck_assert_int_ne(psoc_plat_redirect_stdout(dir, refuse, &seen), 0);
+  at(dir, sizeof dir, "list/link.lua"); /* never through a symlink */
+  ck_assert_int_ne(psoc_plat_redirect_stdout(dir, refuse, &seen), 0);
+  ck_assert_int_eq(psoc_plat_remove(path), 0);
+  ck_assert_int_eq(psoc_plat_remove(path), ENOENT);
+  at(dir, sizeof dir, "list/z");
+  ck_assert_int_eq(psoc_plat_mkdir(dir), 0); /* exists: fine */
+  at(dir, sizeof dir, "list/a.lua");
+  ck_assert_int_eq(psoc_plat_mkdir(dir), ENOTDIR);
+  at(dir, sizeof dir, "list/new");
+  ck_assert_int_eq(psoc_plat_mkdir(dir), 0);
+  ck_assert_int_eq(rmdir(dir), 0);
+  umask(mask);
+}
+END_TEST
+
 void sandbox_confine_cases(Suite *s) {
   TCase *tc = tcase_create("confine");
   tcase_add_checked_fixture(tc, setup, teardown);
@@ -223,5 +281,6 @@ void sandbox_confine_cases(Suite *s) {
   tcase_add_test(tc, test_absolute_lexical);
   tcase_add_test(tc, test_read_regular_only);
   tcase_add_test(tc, test_sorted_listing);
+  tcase_add_test(tc, test_platform_writes);
   suite_add_tcase(s, tc);
 }
