@@ -43,6 +43,9 @@ static const char *const code_names[PSOC_CODE_COUNT_] = {
   [PSOC_CODE_ROOT_SIGNATURE] = "PSOC_ROOT_SIGNATURE",
   [PSOC_CODE_CACHED_PSO] = "PSOC_CACHED_PSO",
   [PSOC_CODE_MISSING_SHADER] = "PSOC_MISSING_SHADER",
+  [PSOC_CODE_SCRIPT] = "PSOC_SCRIPT",
+  [PSOC_CODE_LIMIT] = "PSOC_LIMIT",
+  [PSOC_CODE_FILE] = "PSOC_FILE",
 };
 
 const char *psoc_code_name(psoc_code code) {

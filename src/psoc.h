@@ -347,6 +347,10 @@ typedef enum psoc_code {
   PSOC_CODE_ROOT_SIGNATURE = 33,
   PSOC_CODE_CACHED_PSO = 34,
   PSOC_CODE_MISSING_SHADER = 35,     /* VS not set, HS without DS, AS without MS */
+  /* material-script evaluation (psol.h): not from psoc_check */
+  PSOC_CODE_SCRIPT = 36,             /* a script error (syntax, runtime, bad result) */
+  PSOC_CODE_LIMIT = 37,              /* an instruction, memory or time limit was hit */
+  PSOC_CODE_FILE = 38,               /* a script, module, shader or blob cannot be read */
   PSOC_CODE_COUNT_
 } psoc_code;
 

@@ -44,6 +44,13 @@
 ** roots: every path that leaves them gets "outside the material roots",
 ** whether or not it exists. Only regular files are read, never blocking.
 **
+** Every evaluation reports the files it read (psol_result.files: path,
+** XXH3-64 hash, size; each once) and every diagnostic as data
+** (psol_result.diagnostics: errors and warnings with file, line, pipeline,
+** field, code and message ID), on success and on failure. A read_file hook
+** supplies file contents instead of the file system; paths are resolved
+** and confined to the roots before it is asked. See docs/embedding.md.
+**
 ** The library never prints and never aborts; errors come back as
 ** messages.
 */
@@ -69,6 +76,48 @@ extern "C" {
 #define PSOL_DEFAULT_INSTRUCTION_LIMIT ((uint64_t)50000000u)  /* 50 M */
 #define PSOL_DEFAULT_TIME_LIMIT_MS 10000u                     /* 10 s */
 #define PSOL_DEFAULT_LOG_LIMIT ((size_t)1 << 20)              /* 1 MiB */
+
+/* One file an evaluation read: the script, every required module, every
+** pso.shader / pso.blob file (also those supplied by the read_file hook).
+** Each file appears once, in the order it was first read. */
+typedef struct psol_file {
+  char *path;        /* the resolved path inside the roots (what was opened
+                        or asked of read_file) */
+  uint64_t hash;     /* psoc_xxh3 of its bytes (XXH3-64, seed 0) */
+  uint64_t size;     /* bytes */
+} psol_file;
+
+/* Every diagnostic of an evaluation, errors and warnings, as data. */
+typedef struct psol_diagnostic {
+  psoc_severity severity;
+  /* psoc_check's code for check diagnostics; PSOC_CODE_SCRIPT (script
+  ** errors and bad results), PSOC_CODE_LIMIT (instruction, memory, time
+  ** limits) or PSOC_CODE_FILE (a file that cannot be read) otherwise. */
+  psoc_code code;
+  const char *message_id;      /* debug-layer ID without the D3D12_MESSAGE_ID_
+                                  prefix (static storage), or NULL */
+  char *file;                  /* NULL when unknown */
+  int line;                    /* 0 when unknown */
+  char *pipeline;              /* pipeline name, or NULL */
+  char *field;                 /* the material's key path ("rasterizer.cull"),
+                                  or NULL */
+  char *message;               /* never NULL */
+} psol_diagnostic;
+
+/* The bytes a read_file hook supplies. The library calls
+** release(ud, data) when it is done with them (release may be NULL). */
+typedef struct psol_bytes {
+  const void *data;
+  size_t size;
+  void (*release)(void *ud, const void *data);
+} psol_bytes;
+/* Supply the bytes of 'path' (already resolved and confined to the roots:
+** the hook is never asked for a path outside them). Return 0 and fill
+** *out, or nonzero for "no such file". */
+typedef int (*psol_read_file_fn)(void *ud, const char *path, psol_bytes *out);
+
+/* psol_options.flags */
+#define PSOL_STRICT_ROOT_SIGNATURES (1u << 0) /* an unresolved root-signature name is an error */
 
 typedef struct psol_options {
   /* Material roots. Files (pso.shader, pso.blob) and required modules must
@@ -113,6 +162,13 @@ typedef struct psol_options {
   ** "(print output truncated: more than N bytes)" and later ones are
   ** dropped. */
   size_t log_limit;
+  /* Supplies file contents (a virtual file system, shaders compiled in
+  ** memory) instead of the file system: scripts, modules, pso.shader and
+  ** pso.blob files. NULL = the file system. Paths are still resolved and
+  ** confined against the roots first. */
+  psol_read_file_fn read_file;
+  void *read_file_ud;
+  uint32_t flags;               /* PSOL_* */
 } psol_options;
 
 typedef struct psol_pipeline {
@@ -130,6 +186,12 @@ typedef struct psol_result {
   char error[1024];             /* "file:line: field: message", or "" */
   psoc_allocator alloc;         /* set by evaluate; used by psol_result_free */
   size_t capacity;              /* entries allocated in 'pipelines' (for freeing) */
+  /* Filled on success and on failure; freed by psol_result_free. */
+  psol_file *files;             /* every file the evaluation read */
+  size_t file_count;
+  psol_diagnostic *diagnostics; /* every error and warning */
+  size_t diagnostic_count;
+  size_t file_capacity, diagnostic_capacity; /* entries allocated (for freeing) */
 } psol_result;
 
 /* Evaluate a material script in a fresh sandboxed state. The script
