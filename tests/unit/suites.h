@@ -16,5 +16,6 @@ Suite *suite_validation_shader(void);
 Suite *suite_sandbox(void);
 Suite *suite_language(void);
 Suite *suite_rootsig(void);
+Suite *suite_archive(void);
 
 #endif
