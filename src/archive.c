@@ -8,6 +8,8 @@
 
 #include "archive_internal.h"
 
+const unsigned char arc_magic[8] = { 'P', 'S', 'O', 'C', 'A', 'R', 'C', 'H' };
+const unsigned char arc_end_magic[8] = { 'P', 'S', 'O', 'C', 'E', 'N', 'D', 0 };
 const char arc_table_tags[ARC_TABLES][5] = { "PIPE", "NAME", "REFS", "HIDX", "COMP", "RECS", "DATA" };
 const char *const arc_table_names[ARC_TABLES] = {
   "pipeline table", "name table", "reference table", "hash index", "component table",
@@ -74,6 +76,7 @@ static void print_struct(psoc_xxh3_state *st, const psoc_struct *s, int depth) {
 uint64_t arc_subobject_fingerprint(void) {
   psoc_xxh3_state st;
   uint32_t t;
+  memset(&st, 0, sizeof st); /* reset sets it up; zeroed so no tool sees it read unset */
   psoc_xxh3_reset(&st);
   print_word(&st, PSOC_PTR_SIZE);
   for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {

@@ -11,8 +11,6 @@
 #include "psoc_archive.h"
 #include "xxh.h"
 
-#define ARC_MAGIC "PSOCARCH"
-#define ARC_END_MAGIC "PSOCEND"    /* 8 bytes with its NUL */
 #define ARC_HEADER_SIZE 96u
 #define ARC_TOC_ENTRY 32u
 #define ARC_PIPE_ENTRY 64u
@@ -43,6 +41,8 @@ enum {
 
 /* The tables, in file order (the table of contents lists them so). */
 enum { ARC_T_PIPE, ARC_T_NAME, ARC_T_REFS, ARC_T_HIDX, ARC_T_COMP, ARC_T_RECS, ARC_T_DATA, ARC_TABLES };
+/* The 8 bytes opening the header and the end marker. */
+extern const unsigned char arc_magic[8], arc_end_magic[8];
 extern const char arc_table_tags[ARC_TABLES][5];   /* "PIPE", ... */
 extern const char *const arc_table_names[ARC_TABLES]; /* "pipeline table", ... */
 

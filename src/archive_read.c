@@ -64,7 +64,7 @@ static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
   uint32_t v, ps, hv;
   uint64_t fsize;
   size_t i;
-  if (a->size < 8 || memcmp(h + ARC_H_MAGIC, ARC_MAGIC, 8) != 0) {
+  if (a->size < 8 || memcmp(h + ARC_H_MAGIC, arc_magic, 8) != 0) {
     arc_errf(err, errlen, "not a psoc archive (no PSOCARCH magic)");
     return PSOC_ERR_INVALID;
   }
@@ -114,7 +114,7 @@ static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
   }
   {
     const unsigned char *e = h + a->size - ARC_END_SIZE;
-    if (memcmp(e, ARC_END_MAGIC, 8) != 0 || memcmp(e + 8, h + ARC_H_CHECKSUM, 8) != 0) {
+    if (memcmp(e, arc_end_magic, 8) != 0 || memcmp(e + 8, h + ARC_H_CHECKSUM, 8) != 0) {
       arc_errf(err, errlen, "damaged archive: no end marker matching the header");
       return PSOC_ERR_INVALID;
     }
@@ -823,7 +823,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   size = arc_get32(e + ARC_P_REC_SIZE);
   need = load_size(a, index);
   if (needed) *needed = need;
-  if (scratch_size < need) {
+  if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
              scratch_size);
     return PSOC_ERR_SIZE;

@@ -802,7 +802,7 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
     arc_put64(q + 16, len[i]);
     arc_put64(q + 24, i == ARC_T_RECS || i == ARC_T_DATA ? 0 : psoc_xxh3(out + off[i], (size_t)len[i]));
   }
-  memcpy(out + ARC_H_MAGIC, ARC_MAGIC, 8);
+  memcpy(out + ARC_H_MAGIC, arc_magic, sizeof arc_magic);
   arc_put32(out + ARC_H_VERSION, PSOC_ARCHIVE_FORMAT_VERSION);
   arc_put32(out + ARC_H_HEADER_SIZE, ARC_HEADER_SIZE);
   arc_put32(out + ARC_H_POINTER_SIZE, PSOC_PTR_SIZE);
@@ -820,7 +820,7 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
   }
   arc_put64(out + ARC_H_CHECKSUM, psoc_xxh3(out, ARC_H_CHECKSUM));
   q = out + file - ARC_END_SIZE;
-  memcpy(q, ARC_END_MAGIC, 8);
+  memcpy(q, arc_end_magic, sizeof arc_end_magic);
   memcpy(q + 8, out + ARC_H_CHECKSUM, 8);
   w->out = out;
   w->out_size = (size_t)file;
