@@ -872,6 +872,98 @@ START_TEST(test_write_file_atomic) {
 }
 END_TEST
 
+/* Every component kind: input layout, SO entries and strides, view-instance
+** locations, cached blob, serialized root signature (and NULL-vs-empty
+** arrays, which hash differently) come back equal in content and hash. */
+START_TEST(test_every_component_kind) {
+  static const unsigned char gs_code[24] = "DXBC geometry shader...";
+  static const unsigned char blob[10] = "cachedPSO";
+  static const unsigned char rsblob[16] = "DXBC rootsig...";
+  static _Alignas(16) unsigned char scratch[4096];
+  D3D12_SHADER_BYTECODE vs = { vs_code, sizeof vs_code }, gs = { gs_code, sizeof gs_code },
+                        cs = { cs_code, sizeof cs_code };
+  D3D12_INPUT_ELEMENT_DESC el[3] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "COLOR", 1, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 12, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "COLOR", 2, DXGI_FORMAT_R8G8B8A8_UNORM, 0, 16, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+  };
+  D3D12_INPUT_LAYOUT_DESC il = { el, 3 }, il_empty = { el, 0 };
+  D3D12_SO_DECLARATION_ENTRY so_el[2] = { { 0, "POSITION", 0, 0, 4, 0 }, { 0, NULL, 0, 0, 4, 0 } };
+  UINT strides[2] = { 32, 16 };
+  D3D12_STREAM_OUTPUT_DESC so = { so_el, 2, strides, 2, 0 };
+  D3D12_VIEW_INSTANCE_LOCATION loc[2] = { { 0, 0 }, { 1, 0 } };
+  D3D12_VIEW_INSTANCING_DESC vi = { 2, loc, D3D12_VIEW_INSTANCING_FLAG_NONE };
+  D3D12_CACHED_PIPELINE_STATE cached = { blob, sizeof blob };
+  psoc_serialized_root_signature_desc srs = { rsblob, sizeof rsblob };
+  psoc_stream *s[3];
+  psoc_builder *b;
+  psoc_archive_writer *w;
+  psoc_archive *a;
+  const void *d;
+  size_t size, i;
+  unsigned char *copy;
+  char err[256];
+  unsigned kinds = 0;
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_GS, &gs, sizeof gs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_STREAM_OUTPUT, &so, sizeof so), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VIEW_INSTANCING, &vi, sizeof vi), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s[0]), PSOC_OK);
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_CS, &cs, sizeof cs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_CACHED_PSO, &cached, sizeof cached), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_SERIALIZED_ROOT_SIGNATURE, &srs, sizeof srs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s[1]), PSOC_OK);
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il_empty, sizeof il_empty), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s[2]), PSOC_OK);
+  psoc_builder_free(b);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  for (i = 0; i < 3; i++) {
+    char name[8];
+    snprintf(name, sizeof name, "p%zu", i);
+    ck_assert_msg(psoc_archive_writer_add(w, name, NULL, psoc_stream_data(s[i]), psoc_stream_size(s[i]), err,
+                                          sizeof err) == PSOC_OK, "%s", err);
+  }
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  copy = aligned_copy(d, size);
+  ck_assert_int_eq(psoc_archive_open_memory(copy, size, PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED,
+                                            NULL, &a, err, sizeof err), PSOC_OK);
+  for (i = 0; i < psoc_archive_component_count(a); i++) {
+    psoc_archive_component c;
+    ck_assert_int_eq(psoc_archive_component_get(a, i, &c), PSOC_OK);
+    kinds |= 1u << c.kind;
+  }
+  ck_assert_uint_eq(kinds, 0xfeu); /* all seven kinds */
+  for (i = 0; i < 3; i++) {
+    char name[8];
+    D3D12_PIPELINE_STATE_STREAM_DESC desc;
+    psoc_hash128 h0, h1;
+    char *d0, *d1;
+    snprintf(name, sizeof name, "p%zu", i);
+    ck_assert_int_eq(psoc_archive_load(a, psoc_archive_find(a, name), NULL, scratch, sizeof scratch, &desc, NULL,
+                                       err, sizeof err), PSOC_OK);
+    ck_assert_int_eq(psoc_hash(psoc_stream_data(s[i]), psoc_stream_size(s[i]), PSOC_FOLLOW_POINTERS, NULL, &h0),
+                     PSOC_OK);
+    ck_assert_int_eq(psoc_hash(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, PSOC_FOLLOW_POINTERS, NULL,
+                               &h1), PSOC_OK);
+    ck_assert(heq(h0, h1));
+    d0 = dump_of(psoc_stream_data(s[i]), psoc_stream_size(s[i]));
+    d1 = dump_of(desc.pPipelineStateSubobjectStream, desc.SizeInBytes);
+    ck_assert_str_eq(d1, d0);
+    free(d0);
+    free(d1);
+  }
+  psoc_archive_close(a);
+  free(copy);
+  psoc_archive_writer_free(w);
+  for (i = 0; i < 3; i++) psoc_stream_free(s[i]);
+}
+END_TEST
+
 /* ---- derived pipelines ---------------------------------------------------------- */
 
 START_TEST(test_derive_matches_cooked_variant) {
@@ -1035,6 +1127,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_merge_units);
   tcase_add_test(t, test_determinism);
   tcase_add_test(t, test_small_roundtrip_and_sharing);
+  tcase_add_test(t, test_every_component_kind);
   tcase_add_test(t, test_every_flip_detected);
   tcase_add_test(t, test_every_truncation_detected);
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
