@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "archive_internal.h"
+#include "platform.h"
 
 const unsigned char arc_magic[8] = { 'P', 'S', 'O', 'C', 'A', 'R', 'C', 'H' };
 const unsigned char arc_end_magic[8] = { 'P', 'S', 'O', 'C', 'E', 'N', 'D', 0 };
@@ -138,23 +139,6 @@ uint32_t arc_component_kind(uint32_t type, const psoc_field *f) {
   return 0;
 }
 
-const psoc_field *arc_kind_field(uint32_t kind) {
-  uint32_t t, i;
-  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
-    const psoc_subobject_info *info = psoc_info(t);
-    if (!info) continue;
-    for (i = 0; i < info->payload->field_count; i++)
-      if (arc_component_kind(t, &info->payload->fields[i]) == kind) return &info->payload->fields[i];
-  }
-  return NULL;
-}
-
-const psoc_struct *arc_kind_string_elements(uint32_t kind) {
-  const psoc_field *f = arc_kind_field(kind);
-  if (!f || f->kind != PSOC_FIELD_ARRAY || element_strings(f->element, 0) != 1) return NULL;
-  return f->element;
-}
-
 /* ---- pointer fields of a stream ------------------------------------ */
 
 size_t arc_slot_count(const unsigned char *data, const arc_slot *slot) {
@@ -197,15 +181,113 @@ static int struct_slots(const unsigned char *data, uint32_t type, const psoc_str
   return 0;
 }
 
+/* The pointer fields of each subobject type, found once by walking the
+** registry (offsets relative to the payload), and the field each
+** component kind comes from. */
+#define ARC_MAX_SLOTS 8
+
+typedef struct type_slots {
+  int unsupported;             /* a pointer field the format cannot store */
+  unsigned n;
+  arc_slot slots[ARC_MAX_SLOTS];
+} type_slots;
+
+static type_slots g_type_slots[PSOC_SO_TYPE_COUNT];
+static const psoc_field *g_kind_field[PSOC_ARCHIVE_COMPONENT_KIND_COUNT_];
+static psoc_plat_once g_slots_once = PSOC_PLAT_ONCE_INIT;
+
+static int collect_slot(void *ud, const arc_slot *slot) {
+  type_slots *ts = ud;
+  if (ts->n == ARC_MAX_SLOTS) return -1;
+  ts->slots[ts->n++] = *slot;
+  if (slot->kind && !g_kind_field[slot->kind]) g_kind_field[slot->kind] = slot->f;
+  return 0;
+}
+
+static void init_slots(void) {
+  uint32_t t;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_info(t);
+    type_slots *ts = &g_type_slots[t];
+    ts->n = 0;
+    ts->unsupported = 0;
+    if (!info) continue;
+    if (struct_slots(NULL, t, info->payload, 0, collect_slot, ts, 0) != 0) ts->unsupported = 1;
+  }
+}
+
+static void slots_ready(void) { (void)psoc_plat_once_run(&g_slots_once, init_slots); }
+
+const psoc_field *arc_kind_field(uint32_t kind) {
+  slots_ready();
+  return kind < PSOC_ARCHIVE_COMPONENT_KIND_COUNT_ ? g_kind_field[kind] : NULL;
+}
+
+const psoc_struct *arc_kind_string_elements(uint32_t kind) {
+  const psoc_field *f;
+  if (!arc_kind_strings(kind)) return NULL;
+  f = arc_kind_field(kind);
+  return f && f->kind == PSOC_FIELD_ARRAY ? f->element : NULL;
+}
+
+static int type_slots_run(uint32_t type, size_t at, arc_slot_fn fn, void *ud) {
+  const type_slots *ts = &g_type_slots[type];
+  unsigned k;
+  int r;
+  if (ts->unsupported) return -1;
+  for (k = 0; k < ts->n; k++) {
+    arc_slot slot = ts->slots[k];
+    slot.base += at;
+    slot.offset += at;
+    if ((r = fn(ud, &slot)) != 0) return r;
+  }
+  return 0;
+}
+
+int arc_slots_parsed(const psoc_parsed *parsed, arc_slot_fn fn, void *ud) {
+  uint32_t t;
+  int r;
+  slots_ready();
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++)
+    if (parsed->has[t] &&
+        (r = type_slots_run(t, parsed->views[t].offset + parsed->views[t].info->payload_offset, fn, ud)))
+      return r;
+  return 0;
+}
+
+int arc_slots_trusted(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud) {
+  size_t off = 0;
+  int r;
+  slots_ready();
+  while (off + 4 <= size) {
+    uint32_t type;
+    const psoc_subobject_info *info;
+    memcpy(&type, data + off, 4);
+    info = psoc_info(type);
+    if (!info || info->stride > size - off) return -1;
+    if (g_type_slots[type].n && (r = type_slots_run(type, off + info->payload_offset, fn, ud))) return r;
+    off += info->stride;
+  }
+  return 0;
+}
+
 int arc_slots(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud) {
   psoc_walker walker;
   psoc_view view;
   int r;
+  slots_ready();
   psoc_walk_init(&walker, data, size);
   while (psoc_walk_next(&walker, &view, NULL)) {
-    r = struct_slots(data, view.type, view.info->payload, view.offset + view.info->payload_offset, fn,
-                     ud, 0);
-    if (r) return r;
+    const type_slots *ts = &g_type_slots[view.type];
+    size_t at = view.offset + view.info->payload_offset;
+    unsigned k;
+    if (ts->unsupported) return -1;
+    for (k = 0; k < ts->n; k++) {
+      arc_slot slot = ts->slots[k];
+      slot.base += at;
+      slot.offset += at;
+      if ((r = fn(ud, &slot)) != 0) return r;
+    }
   }
   return 0;
 }

@@ -110,6 +110,14 @@ typedef int (*arc_slot_fn)(void *ud, const arc_slot *slot);
 ** (a registry entry the format does not know how to store). */
 int arc_slots(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud);
 
+/* The same over a stream psoc_parse accepted (its views, in type order:
+** one walk less). */
+int arc_slots_parsed(const psoc_parsed *parsed, arc_slot_fn fn, void *ud);
+/* The same over a stream already verified (psoc_parse accepted it): a walk
+** by the registry's strides without the parser's checks, still in bounds.
+** -1 on an unknown type or an overrun. */
+int arc_slots_trusted(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud);
+
 /* The element count (ARRAY) or byte size (BLOB) of a slot's field. */
 size_t arc_slot_count(const unsigned char *data, const arc_slot *slot);
 
@@ -119,6 +127,10 @@ uint32_t arc_component_kind(uint32_t type, const psoc_field *f);
 const psoc_field *arc_kind_field(uint32_t kind);
 /* The element struct of an array kind whose elements hold strings, or NULL. */
 const psoc_struct *arc_kind_string_elements(uint32_t kind);
+/* Whether a kind's elements hold strings (input layouts, SO declarations). */
+static inline int arc_kind_strings(uint32_t kind) {
+  return kind == PSOC_ARCHIVE_COMPONENT_INPUT_LAYOUT || kind == PSOC_ARCHIVE_COMPONENT_SO_DECLARATION;
+}
 
 void arc_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -24,6 +24,7 @@ struct psoc_archive {
   size_t npipes, ncomps, nrefs;
   unsigned char *pstate; /* per pipeline: its record */
   unsigned char *cstate; /* per component */
+  size_t *need;          /* per pipeline: scratch bytes, once its record is verified */
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -377,13 +378,14 @@ static int slot_check(void *ud, const arc_slot *slot) {
     }
     r->used[r->nused++] = (uint32_t)(v - 1);
   }
-  if (slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_string_elements(slot->kind))
+  if (slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind))
     r->extra += (size_t)count * slot->f->stride;
   return 0;
 }
 
-/* Check pipeline i's record; on damage write why into msg. */
-static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n) {
+/* Check pipeline i's record; on damage write why into msg, else its
+** scratch size into *need (may be NULL). */
+static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n, size_t *need) {
   const unsigned char *e = pent(a, i), *rec = crec(a, i);
   uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
   rec_ctx r;
@@ -402,10 +404,13 @@ static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n) {
     r.pipe = i;
     r.rec = rec;
     r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
-    if (arc_slots(rec, size, slot_check, &r) < 0) r.why = "a pointer field this build cannot load";
+    if (arc_slots_parsed(&parsed, slot_check, &r) < 0) r.why = "a pointer field this build cannot load";
     if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
   }
-  if (!r.why) return 1;
+  if (!r.why) {
+    if (need) *need = PSOC_ALIGN_UP((size_t)size, 8) + r.extra;
+    return 1;
+  }
   snprintf(msg, n, "record of pipeline '%s': %s", pname(a, i), r.why);
   return 0;
 }
@@ -418,7 +423,8 @@ static int comp_ok(psoc_archive *a, size_t c) {
 
 static int rec_ok(psoc_archive *a, size_t i) {
   char msg[8];
-  if (a->pstate[i] == ST_UNKNOWN) a->pstate[i] = rec_check(a, i, msg, sizeof msg) ? ST_OK : ST_DAMAGED;
+  if (a->pstate[i] == ST_UNKNOWN)
+    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->need[i]) ? ST_OK : ST_DAMAGED;
   return a->pstate[i] == ST_OK;
 }
 
@@ -451,7 +457,7 @@ static void verify_all(psoc_archive *a) {
 static void damage_message(const psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
   char why[256];
   if (bad == (size_t)-1) {
-    if (rec_check(a, i, why, sizeof why)) snprintf(why, sizeof why, "record damaged");
+    if (rec_check(a, i, why, sizeof why, NULL)) snprintf(why, sizeof why, "record damaged");
     snprintf(msg, n, "pipeline '%s' lost: %s", pname(a, i), why);
   } else {
     if (comp_check(a, bad, why, sizeof why)) comp_desc(a, bad, why, sizeof why);
@@ -465,7 +471,8 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   if (st != PSOC_OK) return st;
   a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
   a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
-  if (!a->pstate || !a->cstate) {
+  a->need = psoc_mem(&a->alloc, NULL, 0, (a->npipes + 1) * sizeof *a->need);
+  if (!a->pstate || !a->cstate || !a->need) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
@@ -580,6 +587,7 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->mapped) psoc_plat_unmap(&a->map);
   if (a->pstate) psoc_mem(&a->alloc, a->pstate, a->npipes + 1, 0);
   if (a->cstate) psoc_mem(&a->alloc, a->cstate, a->ncomps + 1, 0);
+  if (a->need) psoc_mem(&a->alloc, a->need, (a->npipes + 1) * sizeof *a->need, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
 }
@@ -616,7 +624,7 @@ typedef struct need_ctx {
 
 static int slot_need(void *ud, const arc_slot *slot) {
   need_ctx *c = ud;
-  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_string_elements(slot->kind) &&
+  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) &&
       arc_get_slot(c->rec + slot->offset))
     c->extra += arc_slot_count(c->rec, slot) * slot->f->stride;
   return 0;
@@ -630,7 +638,7 @@ static size_t load_size(const psoc_archive *a, size_t i) {
   c.rec = rec;
   c.a = a;
   c.extra = 0;
-  if (psoc_parse(rec, size, &parsed, NULL) == PSOC_OK) (void)arc_slots(rec, size, slot_need, &c);
+  if (psoc_parse(rec, size, &parsed, NULL) == PSOC_OK) (void)arc_slots_parsed(&parsed, slot_need, &c);
   return PSOC_ALIGN_UP((size_t)size, 8) + c.extra;
 }
 
@@ -648,7 +656,7 @@ psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_arc
   out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
   out->kind = (psoc_kind)arc_get32(e + ARC_P_KIND);
   out->stream_size = arc_get32(e + ARC_P_REC_SIZE);
-  out->load_size = load_size(a, index);
+  out->load_size = a->pstate[index] == ST_OK ? a->need[index] : load_size(a, index);
   first = arc_get32(e + ARC_P_REF_FIRST);
   count = arc_get32(e + ARC_P_REF_COUNT);
   out->component_count = count;
@@ -784,7 +792,7 @@ static int slot_load(void *ud, const arc_slot *slot) {
     return 0;
   }
   comp = cdata(c->a, (size_t)(v - 1));
-  strings = slot->f->kind == PSOC_FIELD_ARRAY ? arc_kind_string_elements(slot->kind) : NULL;
+  strings = slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) ? slot->f->element : NULL;
   if (strings) {
     size_t count = arc_slot_count(c->out, slot), i, stride = slot->f->stride;
     if (count) {
@@ -821,7 +829,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   e = pent(a, index);
   size = arc_get32(e + ARC_P_REC_SIZE);
-  need = load_size(a, index);
+  need = a->need[index]; /* pipe_ok verified the record and measured it */
   if (needed) *needed = need;
   if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
@@ -836,7 +844,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
   c.opts = opts;
   c.failed = 0;
-  (void)arc_slots(scratch, size, slot_load, &c);
+  (void)arc_slots_trusted(scratch, size, slot_load, &c); /* verified by pipe_ok */
   if (c.failed) {
     arc_errf(err, errlen,
              c.failed == 1 ? "pipeline '%s': root signature '%s' did not resolve"
@@ -876,7 +884,7 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
     }
   }
   for (i = 0; i < a->npipes; i++) {
-    if (rec_check(a, i, msg, sizeof msg)) {
+    if (rec_check(a, i, msg, sizeof msg, &a->need[i])) {
       a->pstate[i] = ST_OK;
       continue;
     }

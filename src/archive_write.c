@@ -706,7 +706,7 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
     rm.map = NULL;
     rm.rec = p->record;
     rm.nrefs = 0;
-    (void)arc_slots(p->record, p->record_size, slot_remap, &rm);
+    (void)arc_slots_trusted(p->record, p->record_size, slot_remap, &rm);
     total_refs += rm.nrefs;
   }
   len[ARC_T_PIPE] = (uint64_t)n * ARC_PIPE_ENTRY;
@@ -760,7 +760,7 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
       rm.map = cmap;
       rm.rec = rec;
       rm.nrefs = 0;
-      (void)arc_slots(rec, p->record_size, slot_remap, &rm);
+      (void)arc_slots_trusted(rec, p->record_size, slot_remap, &rm);
       qsort(rm.refs, rm.nrefs, sizeof rm.refs[0], cmp_u32);
       arc_put32(e + ARC_P_REF_FIRST, (uint32_t)ref_pos);
       arc_put32(e + ARC_P_REF_COUNT, (uint32_t)rm.nrefs);

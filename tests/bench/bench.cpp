@@ -38,6 +38,7 @@
 ** multiple of the structural walk (information). */
 extern "C" int bench_validation_main(int quick);
 extern "C" int bench_lua_main(int quick);
+extern "C" int bench_archive_main(int quick); /* bench_archive.c: cooked archives */
 
 namespace {
 
@@ -664,6 +665,7 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
   if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
   if (bench_lua_main(quick ? 1 : 0) != 0) std::printf("  (bench_lua failed)\n");
+  if (bench_archive_main(quick ? 1 : 0) != 0) std::printf("  (bench_archive failed)\n");
   std::fflush(stdout);
   std::printf("\n");
 
