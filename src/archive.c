@@ -141,8 +141,31 @@ uint32_t arc_component_kind(uint32_t type, const psoc_field *f) {
 
 /* ---- pointer fields of a stream ------------------------------------ */
 
-size_t arc_slot_count(const unsigned char *data, const arc_slot *slot) {
-  return psoc_field_count(slot->s, slot->f, data + slot->base);
+/* The string fields of an element struct, flattened into slot->strings;
+** 0 when they do not fit. */
+static int flatten_strings(arc_slot *slot, const psoc_struct *s, size_t base, int depth) {
+  uint32_t i, k;
+  if (depth > 8) return 0;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      if (slot->nstrings == ARC_SLOT_STRINGS || base + f->offset > 0xffff) return 0;
+      slot->strings[slot->nstrings++] = (uint16_t)(base + f->offset);
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      if (!flatten_strings(slot, f->element, base + f->offset, depth + 1)) return 0;
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++)
+        if (!flatten_strings(slot, f->element, base + f->offset + (size_t)k * f->stride, depth + 1)) return 0;
+    }
+  }
+  return 1;
+}
+
+static uint32_t count_size(const psoc_struct *s, const psoc_field *f) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++)
+    if (s->fields[i].kind == PSOC_FIELD_COUNT && s->fields[i].offset == f->count_offset) return s->fields[i].size;
+  return f->kind == PSOC_FIELD_BLOB ? (uint32_t)sizeof(SIZE_T) : 4u;
 }
 
 static int struct_slots(const unsigned char *data, uint32_t type, const psoc_struct *s, size_t base,
@@ -169,6 +192,11 @@ static int struct_slots(const unsigned char *data, uint32_t type, const psoc_str
     slot.f = f;
     slot.base = base;
     slot.offset = base + f->offset;
+    slot.count_size = count_size(s, f);
+    slot.nstrings = 0;
+    memset(slot.strings, 0, sizeof slot.strings);
+    if (f->kind == PSOC_FIELD_ARRAY && f->element && !flatten_strings(&slot, f->element, 0, 0))
+      slot.nstrings = ARC_STRINGS_DEEP;
     if (f->kind == PSOC_FIELD_OBJECT) {
       if (type != PSOC_SO_ROOT_SIGNATURE) return -1;
       slot.kind = 0;

@@ -92,6 +92,9 @@ uint32_t arc_psoc_version(void);
 uint32_t arc_subobject_mask(void);
 uint64_t arc_subobject_fingerprint(void);
 
+#define ARC_SLOT_STRINGS 4
+#define ARC_STRINGS_DEEP 0xff
+
 /* One pointer field of a stream (or record), found by arc_slots. */
 typedef struct arc_slot {
   uint32_t type;               /* the subobject's type */
@@ -100,6 +103,11 @@ typedef struct arc_slot {
   size_t base;                 /* offset of that struct in the stream */
   size_t offset;               /* offset of the pointer in the stream */
   uint32_t kind;               /* component kind; 0 for the root-signature object */
+  uint32_t count_size;         /* bytes of the field's COUNT field */
+  /* String fields of one element (arrays of structs), as offsets in the
+  ** element; nstrings ARC_STRINGS_DEEP when there are more than fit. */
+  uint8_t nstrings;
+  uint16_t strings[ARC_SLOT_STRINGS];
 } arc_slot;
 
 /* Return non-zero to stop the walk (arc_slots returns it). */
@@ -119,7 +127,9 @@ int arc_slots_parsed(const psoc_parsed *parsed, arc_slot_fn fn, void *ud);
 int arc_slots_trusted(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud);
 
 /* The element count (ARRAY) or byte size (BLOB) of a slot's field. */
-size_t arc_slot_count(const unsigned char *data, const arc_slot *slot);
+static inline size_t arc_slot_count(const unsigned char *data, const arc_slot *slot) {
+  return (size_t)psoc_read_scalar(data + slot->base + slot->f->count_offset, slot->count_size);
+}
 
 /* The component kind a pointer field of subobject 'type' is stored as, or
 ** 0; and back: the field a kind comes from (NULL when unknown). */

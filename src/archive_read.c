@@ -797,7 +797,18 @@ static int slot_load(void *ud, const arc_slot *slot) {
     size_t count = arc_slot_count(c->out, slot), i, stride = slot->f->stride;
     if (count) {
       memcpy(c->tail, comp, count * stride);
-      for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, strings, comp, 0);
+      if (slot->nstrings == ARC_STRINGS_DEEP) {
+        for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, strings, comp, 0);
+      } else {
+        for (i = 0; i < count; i++) {
+          unsigned char *el = c->tail + i * stride;
+          unsigned k;
+          for (k = 0; k < slot->nstrings; k++) {
+            uint64_t v = arc_get_slot(el + slot->strings[k]);
+            put_ptr(el + slot->strings[k], v ? comp + v - 1 : NULL);
+          }
+        }
+      }
       put_ptr(c->out + slot->offset, c->tail);
       c->tail += count * stride;
       return 0;
