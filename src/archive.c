@@ -305,18 +305,8 @@ int arc_slots(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud) 
   int r;
   slots_ready();
   psoc_walk_init(&walker, data, size);
-  while (psoc_walk_next(&walker, &view, NULL)) {
-    const type_slots *ts = &g_type_slots[view.type];
-    size_t at = view.offset + view.info->payload_offset;
-    unsigned k;
-    if (ts->unsupported) return -1;
-    for (k = 0; k < ts->n; k++) {
-      arc_slot slot = ts->slots[k];
-      slot.base += at;
-      slot.offset += at;
-      if ((r = fn(ud, &slot)) != 0) return r;
-    }
-  }
+  while (psoc_walk_next(&walker, &view, NULL))
+    if ((r = type_slots_run(view.type, view.offset + view.info->payload_offset, fn, ud)) != 0) return r;
   return 0;
 }
 
