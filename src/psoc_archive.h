@@ -88,6 +88,8 @@ void psoc_archive_writer_free(psoc_archive_writer *w);
 **                       twice is harmless)
 **   PSOC_ERR_SIZE       the archive would pass 4 GiB of records or 2^32
 **                       pipelines or components
+**   PSOC_ERR_TYPE       a pointer field the format has no component kind
+**                       for (a registry entry newer than the format)
 **   PSOC_ERR_NOMEM
 ** On failure the writer is unchanged. */
 psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
