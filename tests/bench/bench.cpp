@@ -41,6 +41,7 @@ extern "C" int bench_lua_main(int quick);
 /* bench_checksum.c: the container checksum against nettle's MD5. */
 extern "C" int bench_checksum_main(int quick);
 extern "C" void bench_checksum_loop(int which, size_t kb, long n);
+extern "C" int bench_archive_main(int quick); /* bench_archive.c: cooked archives */
 
 namespace {
 
@@ -789,6 +790,7 @@ int main(int argc, char** argv) {
   if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
   if (bench_checksum_main(quick ? 1 : 0) != 0) std::printf("  (bench_checksum failed)\n");
   if (bench_lua_main(quick ? 1 : 0) != 0) std::printf("  (bench_lua failed)\n");
+  if (bench_archive_main(quick ? 1 : 0) != 0) std::printf("  (bench_archive failed)\n");
   std::fflush(stdout);
   std::printf("\n");
 

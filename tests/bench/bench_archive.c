@@ -1,0 +1,302 @@
+/*
+** bench_archive.c: loading a cooked archive against merely reading its
+** bytes, and what sharing saves (issue 11, Deliver 7, library side).
+**
+** The library is generated in C, deterministically: 10,000 graphics
+** pipelines over 300 shaders (150 vertex shaders of 1-4 KB with 20 input
+** layouts between them, 150 pixel shaders of 2-6 KB), each pipeline a
+** choice of VS, PS, rasterizer (cull, fill, depth bias), blend (opaque,
+** alpha, additive), depth state, render-target formats and sample count;
+** names "mat_00000".., root signatures "rs_0".."rs_7" by name. It is cooked
+** with psoc_archive_writer into a temporary file (the cook's time is shown,
+** for information).
+**
+** Rows, each the median of 7 runs (3 with --quick), measured alternately in
+** one process with the file in the page cache:
+**   read        open the file, read all its bytes into a fresh buffer,
+**               close: the floor any loader pays;
+**   verify_all  psoc_archive_open_file(VERIFY_ALL) (maps, checks every
+**               checksum and structure), then psoc_archive_load of every
+**               pipeline into one reused scratch buffer, then close;
+**   lazy        the same with VERIFY_LAZY: each pipeline verified at its
+**               first load, each component once.
+** The ratios verify_all/read and lazy/read are the figure (goal <= 2x).
+** For instruction counts, run under callgrind with
+**   --collect-atstart=no --toggle-collect=bench_archive_read_once
+**   (or bench_archive_load_once)
+** which collect exactly one iteration of each workload.
+**
+** Size: the file against the sum of the unique components' bytes plus the
+** tables' bytes without alignment padding (header, table of contents,
+** pipeline, name, reference, hash-index and component tables, records, end
+** marker): the format's overhead (goal <= 1.05x); and against the bytes
+** the components would take without sharing.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "platform.h"
+#include "psoc.h"
+#include "psoc_archive.h"
+
+int bench_archive_main(int quick);
+int bench_archive_read_once(const char *path, size_t *bytes);
+int bench_archive_load_once(const char *path, uint32_t flags, unsigned char *scratch, size_t cap);
+
+#define NPIPES 10000
+#define NVS 150
+#define NPS 150
+#define NLAYOUTS 20
+
+static uint32_t rng_state = 0x9e3779b9u;
+static uint32_t rng(void) { /* xorshift32: deterministic */
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 17;
+  rng_state ^= rng_state << 5;
+  return rng_state;
+}
+
+typedef struct library {
+  unsigned char *vs[NVS], *ps[NPS];
+  size_t vs_size[NVS], ps_size[NPS];
+  D3D12_INPUT_ELEMENT_DESC layouts[NLAYOUTS][6];
+  UINT layout_count[NLAYOUTS];
+} library;
+
+static const char *const semantics[6] = { "POSITION", "NORMAL", "TANGENT", "TEXCOORD", "COLOR", "BLENDINDICES" };
+
+static void make_library(library *lib) {
+  size_t i, k;
+  for (i = 0; i < NVS; i++) {
+    lib->vs_size[i] = 1024 + (rng() % 3072);
+    lib->vs[i] = malloc(lib->vs_size[i]);
+    for (k = 0; k < lib->vs_size[i]; k++) lib->vs[i][k] = (unsigned char)rng();
+    memcpy(lib->vs[i], "DXBC", 4);
+  }
+  for (i = 0; i < NPS; i++) {
+    lib->ps_size[i] = 2048 + (rng() % 4096);
+    lib->ps[i] = malloc(lib->ps_size[i]);
+    for (k = 0; k < lib->ps_size[i]; k++) lib->ps[i][k] = (unsigned char)rng();
+    memcpy(lib->ps[i], "DXBC", 4);
+  }
+  for (i = 0; i < NLAYOUTS; i++) {
+    UINT n = 2 + (UINT)(i % 5), off = 0;
+    lib->layout_count[i] = n;
+    for (k = 0; k < n; k++) {
+      D3D12_INPUT_ELEMENT_DESC *e = &lib->layouts[i][k];
+      memset(e, 0, sizeof *e);
+      e->SemanticName = semantics[k];
+      e->SemanticIndex = (UINT)(i / 5);
+      e->Format = k == 0 ? DXGI_FORMAT_R32G32B32_FLOAT : DXGI_FORMAT_R32G32B32A32_FLOAT;
+      e->AlignedByteOffset = off;
+      e->InputSlotClass = D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA;
+      off += k == 0 ? 12 : 16;
+    }
+  }
+}
+
+static void free_library(library *lib) {
+  size_t i;
+  for (i = 0; i < NVS; i++) free(lib->vs[i]);
+  for (i = 0; i < NPS; i++) free(lib->ps[i]);
+}
+
+#define CHECK(x)                                                          \
+  do {                                                                    \
+    if ((x) != PSOC_OK) {                                                 \
+      fprintf(stderr, "bench_archive: %s failed (line %d)\n", #x, __LINE__); \
+      return 1;                                                           \
+    }                                                                     \
+  } while (0)
+
+/* Pipeline i of the library into the builder. */
+static int add_pipeline(psoc_builder *b, const library *lib, size_t i) {
+  size_t v = i % NVS, p = (i / 7 + i * 13) % NPS, l = v % NLAYOUTS;
+  D3D12_SHADER_BYTECODE vs = { lib->vs[v], lib->vs_size[v] }, ps = { lib->ps[p], lib->ps_size[p] };
+  D3D12_INPUT_LAYOUT_DESC il = { lib->layouts[l], lib->layout_count[l] };
+  D3D12_RASTERIZER_DESC r;
+  D3D12_BLEND_DESC bl;
+  D3D12_DEPTH_STENCIL_DESC ds;
+  D3D12_RT_FORMAT_ARRAY rt;
+  DXGI_SAMPLE_DESC sd = { 1u << (i % 3), 0 };
+  DXGI_FORMAT dsf = DXGI_FORMAT_D32_FLOAT;
+  D3D12_PRIMITIVE_TOPOLOGY_TYPE topo = D3D12_PRIMITIVE_TOPOLOGY_TYPE_TRIANGLE;
+  void *rs = NULL;
+  memset(&r, 0, sizeof r);
+  r.FillMode = i % 11 == 0 ? D3D12_FILL_MODE_WIREFRAME : D3D12_FILL_MODE_SOLID;
+  r.CullMode = (D3D12_CULL_MODE)(1 + i % 3);
+  r.DepthBias = (INT)(i % 4);
+  r.DepthClipEnable = TRUE;
+  memset(&bl, 0, sizeof bl);
+  bl.RenderTarget[0].RenderTargetWriteMask = D3D12_COLOR_WRITE_ENABLE_ALL;
+  if (i % 3) {
+    bl.RenderTarget[0].BlendEnable = TRUE;
+    bl.RenderTarget[0].SrcBlend = i % 3 == 1 ? D3D12_BLEND_SRC_ALPHA : D3D12_BLEND_ONE;
+    bl.RenderTarget[0].DestBlend = i % 3 == 1 ? D3D12_BLEND_INV_SRC_ALPHA : D3D12_BLEND_ONE;
+    bl.RenderTarget[0].BlendOp = D3D12_BLEND_OP_ADD;
+    bl.RenderTarget[0].SrcBlendAlpha = D3D12_BLEND_ONE;
+    bl.RenderTarget[0].DestBlendAlpha = D3D12_BLEND_ZERO;
+    bl.RenderTarget[0].BlendOpAlpha = D3D12_BLEND_OP_ADD;
+  }
+  memset(&ds, 0, sizeof ds);
+  ds.DepthEnable = TRUE;
+  ds.DepthWriteMask = i % 3 ? D3D12_DEPTH_WRITE_MASK_ZERO : D3D12_DEPTH_WRITE_MASK_ALL;
+  ds.DepthFunc = D3D12_COMPARISON_FUNC_GREATER_EQUAL;
+  memset(&rt, 0, sizeof rt);
+  rt.NumRenderTargets = 1 + (UINT)(i % 2);
+  rt.RTFormats[0] = DXGI_FORMAT_R11G11B10_FLOAT;
+  rt.RTFormats[1] = DXGI_FORMAT_R8G8B8A8_UNORM;
+  psoc_builder_reset(b);
+  CHECK(psoc_builder_add(b, PSOC_SO_ROOT_SIGNATURE, &rs, sizeof rs));
+  CHECK(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs));
+  CHECK(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps));
+  CHECK(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il));
+  CHECK(psoc_builder_add(b, PSOC_SO_PRIMITIVE_TOPOLOGY, &topo, sizeof topo));
+  CHECK(psoc_builder_add(b, PSOC_SO_RASTERIZER, &r, sizeof r));
+  CHECK(psoc_builder_add(b, PSOC_SO_BLEND, &bl, sizeof bl));
+  CHECK(psoc_builder_add(b, PSOC_SO_DEPTH_STENCIL, &ds, sizeof ds));
+  CHECK(psoc_builder_add(b, PSOC_SO_RENDER_TARGET_FORMATS, &rt, sizeof rt));
+  CHECK(psoc_builder_add(b, PSOC_SO_DEPTH_STENCIL_FORMAT, &dsf, sizeof dsf));
+  CHECK(psoc_builder_add(b, PSOC_SO_SAMPLE_DESC, &sd, sizeof sd));
+  return 0;
+}
+
+static char rs_names[8][8];
+
+static void *resolve(void *ud, const char *name) {
+  (void)name;
+  return ud;
+}
+
+int bench_archive_read_once(const char *path, size_t *bytes) {
+  psoc_plat_file f;
+  unsigned char *buf;
+  size_t got = 0;
+  if (psoc_plat_open_regular(path, &f) != 0) return 1;
+  buf = malloc((size_t)f.size);
+  if (!buf || psoc_plat_read(&f, buf, (size_t)f.size, &got) != 0 || got != f.size) {
+    free(buf);
+    psoc_plat_close(&f);
+    return 1;
+  }
+  psoc_plat_close(&f);
+  *bytes = got + buf[got / 2]; /* touch it, so the read is not dead */
+  free(buf);
+  return 0;
+}
+
+int bench_archive_load_once(const char *path, uint32_t flags, unsigned char *scratch, size_t cap) {
+  psoc_archive *a;
+  psoc_archive_load_options lo;
+  size_t i, n;
+  char err[256];
+  memset(&lo, 0, sizeof lo);
+  lo.resolve_root_signature = resolve;
+  lo.ud = rs_names;
+  if (psoc_archive_open_file(path, flags, NULL, &a, err, sizeof err) != PSOC_OK) {
+    fprintf(stderr, "bench_archive: %s\n", err);
+    return 1;
+  }
+  n = psoc_archive_count(a);
+  for (i = 0; i < n; i++) {
+    D3D12_PIPELINE_STATE_STREAM_DESC desc;
+    if (psoc_archive_load(a, i, &lo, scratch, cap, &desc, NULL, err, sizeof err) != PSOC_OK) {
+      fprintf(stderr, "bench_archive: %s\n", err);
+      psoc_archive_close(a);
+      return 1;
+    }
+  }
+  psoc_archive_close(a);
+  return 0;
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+int bench_archive_main(int quick) {
+  static library lib;
+  static _Alignas(16) unsigned char scratch[1 << 16];
+  psoc_builder *b;
+  psoc_archive_writer *w;
+  psoc_archive_writer_stats stats;
+  psoc_archive *a;
+  psoc_archive_info info;
+  char path[512], err[512];
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  int runs = quick ? 3 : 7, r, k;
+  uint64_t t[3][7], t0, cook_ns, tables = 0;
+  size_t i, bytes = 0;
+  for (i = 0; i < 8; i++) snprintf(rs_names[i], sizeof rs_names[i], "rs_%zu", i);
+  make_library(&lib);
+  CHECK(psoc_builder_new(NULL, &b));
+  CHECK(psoc_archive_writer_create(NULL, &w));
+  t0 = psoc_plat_now_ns();
+  for (i = 0; i < NPIPES; i++) {
+    psoc_stream *s;
+    char name[16];
+    if (add_pipeline(b, &lib, i)) return 1;
+    CHECK(psoc_builder_finish(b, &s));
+    snprintf(name, sizeof name, "mat_%05zu", i);
+    CHECK(psoc_archive_writer_add(w, name, rs_names[i % 8], psoc_stream_data(s), psoc_stream_size(s), err,
+                                  sizeof err));
+    psoc_stream_free(s);
+  }
+  snprintf(path, sizeof path, "%s/psoc_bench_archive.%ld.psoa", tmp, (long)psoc_plat_now_ns());
+  CHECK(psoc_archive_write_file(w, path, err, sizeof err));
+  cook_ns = psoc_plat_now_ns() - t0;
+  psoc_archive_writer_stats_get(w, &stats);
+  psoc_archive_writer_free(w);
+  psoc_builder_free(b);
+  free_library(&lib);
+
+  CHECK(psoc_archive_open_file(path, PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL, &a, err,
+                               sizeof err));
+  psoc_archive_info_get(a, &info);
+  /* the tables without padding: fixed parts, names, references, records */
+  tables = 96 + 7 * 32 + 16 + (uint64_t)info.pipelines * (64 + 4) + (uint64_t)info.components * 48;
+  for (i = 0; i < info.pipelines; i++) {
+    psoc_archive_entry e;
+    CHECK(psoc_archive_entry_get(a, i, &e));
+    tables += strlen(e.name) + 1 + (e.root_signature ? strlen(e.root_signature) + 1 : 0) +
+              4 * e.component_count + e.stream_size;
+    if (e.load_size > sizeof scratch) {
+      fprintf(stderr, "bench_archive: scratch too small\n");
+      return 1;
+    }
+  }
+  psoc_archive_close(a);
+
+  for (r = 0; r < runs; r++) {
+    t0 = psoc_plat_now_ns();
+    if (bench_archive_read_once(path, &bytes)) return 1;
+    t[0][r] = psoc_plat_now_ns() - t0;
+    t0 = psoc_plat_now_ns();
+    if (bench_archive_load_once(path, PSOC_ARCHIVE_VERIFY_ALL, scratch, sizeof scratch)) return 1;
+    t[1][r] = psoc_plat_now_ns() - t0;
+    t0 = psoc_plat_now_ns();
+    if (bench_archive_load_once(path, PSOC_ARCHIVE_VERIFY_LAZY, scratch, sizeof scratch)) return 1;
+    t[2][r] = psoc_plat_now_ns() - t0;
+  }
+  for (k = 0; k < 3; k++) qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_u64);
+  printf("archive (bench_archive.c): %zu pipelines over %d shaders, %zu unique components, file %.2f MB;"
+         " cooked in %.0f ms; median of %d runs\n",
+         info.pipelines, NVS + NPS, info.components, (double)info.file_size / 1e6, (double)cook_ns / 1e6, runs);
+  printf("  %-48s %9.2f ms\n", "read the file's bytes", (double)t[0][runs / 2] / 1e6);
+  printf("  %-48s %9.2f ms   %.2fx read (goal <= 2x)\n", "open VERIFY_ALL + load every pipeline",
+         (double)t[1][runs / 2] / 1e6, (double)t[1][runs / 2] / (double)t[0][runs / 2]);
+  printf("  %-48s %9.2f ms   %.2fx read\n", "open VERIFY_LAZY + load every pipeline",
+         (double)t[2][runs / 2] / 1e6, (double)t[2][runs / 2] / (double)t[0][runs / 2]);
+  printf("  %-48s %9.3f       (%llu bytes / %llu components + %llu tables; goal <= 1.05x)\n",
+         "size / (unique components + tables)",
+         (double)info.file_size / (double)(stats.component_bytes + tables),
+         (unsigned long long)info.file_size, (unsigned long long)stats.component_bytes,
+         (unsigned long long)tables);
+  printf("  %-48s %9.3f       (%llu bytes of components without sharing)\n", "size / (no sharing)",
+         (double)info.file_size / (double)(stats.referenced_bytes + tables),
+         (unsigned long long)stats.referenced_bytes);
+  remove(path);
+  return 0;
+}
