@@ -180,3 +180,49 @@ const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
   return strerror(e);
 }
+
+/* ---- cooking: terminals, folders, processors (owner h6) ------------------ */
+
+#include <stdio.h> /* snprintf, rename */
+
+int psoc_plat_isatty(int stream) {
+  if (stream != 1 && stream != 2) return 0;
+  return isatty(stream) == 1;
+}
+
+int psoc_plat_mkdir(const char *path) {
+  if (mkdir(path, 0777) == 0) return 0;
+  if (errno == EEXIST) return psoc_plat_is_dir(path) == 0 ? 0 : EEXIST;
+  return errno ? errno : EIO;
+}
+
+unsigned psoc_plat_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
+}
+
+int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
+  static psoc_plat_flag counter;
+  char tmp[PSOC_PLAT_PATH_MAX];
+  const char *p = data;
+  int fd, e = 0, n;
+  n = snprintf(tmp, sizeof tmp, "%s.tmp%ld-%d", path, (long)getpid(),
+               atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed));
+  if (n < 0 || (size_t)n >= sizeof tmp) return ENAMETOOLONG;
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) return errno ? errno : EIO;
+  while (size > 0 && e == 0) {
+    ssize_t w = write(fd, p, size);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) e = w < 0 && errno ? errno : EIO;
+    else {
+      p += w;
+      size -= (size_t)w;
+    }
+  }
+  if (e == 0 && fsync(fd) != 0) e = errno ? errno : EIO;
+  if (close(fd) != 0 && e == 0) e = errno ? errno : EIO;
+  if (e == 0 && rename(tmp, path) != 0) e = errno ? errno : EIO;
+  if (e != 0) unlink(tmp);
+  return e;
+}

@@ -113,6 +113,23 @@ void psoc_plat_close(psoc_plat_file *f);
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
 
+/* ---- cooking: terminals, folders, processors (owner h6) ------------------ */
+
+/* 1 when standard output (stream 1) or standard error (stream 2) is a
+** terminal, else 0. */
+int psoc_plat_isatty(int stream);
+/* Create the folder 'path' (one level). 0 when it exists afterwards as a
+** folder (created now or before), else an errno value. */
+int psoc_plat_mkdir(const char *path);
+/* Processors available to this process (at least 1). */
+unsigned psoc_plat_cpu_count(void);
+/* Replace the file 'path' by 'size' bytes at 'data' atomically: a new
+** temporary file in the same folder ("PATH.tmpPID-N", created exclusively),
+** written, flushed to disk and renamed over 'path'. On failure the
+** temporary file is removed and a previous 'path' is untouched. 0 or an
+** errno value. */
+int psoc_plat_replace_file(const char *path, const void *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif
