@@ -144,11 +144,13 @@ int psoc_plat_isatty(int stream);
 int psoc_plat_mkdir(const char *path);
 /* Processors available to this process (at least 1). */
 unsigned psoc_plat_cpu_count(void);
-/* Replace the file 'path' by 'size' bytes at 'data' atomically: a new
-** temporary file in the same folder ("PATH.tmpPID-N", created exclusively),
-** written, flushed to disk and renamed over 'path'. On failure the
-** temporary file is removed and a previous 'path' is untouched. 0 or an
-** errno value. */
+/* psoc_plat_write_atomic without the flushes: a new temporary file in the
+** same folder ("PATH.tmpPID-N", created exclusively), written and renamed
+** over 'path'; on failure it is removed and 'path' is untouched. A killed
+** process leaves the old file or the new one; a crash of the machine may
+** leave a short file, so this is for files whose content is verified when
+** read (the cook cache), where an fsync per file would cost more than the
+** work it saves. 0 or an errno value. */
 int psoc_plat_replace_file(const char *path, const void *data, size_t size);
 
 #ifdef __cplusplus
