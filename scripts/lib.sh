@@ -32,7 +32,8 @@ export PSOC_ROOT
 # package does not pull it in.
 # The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
 # lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
-# psoc preview writes PNG through libpng.
+# psoc preview writes PNG through libpng. tests/cook runs the generated cook
+# build files (scripts/materials/build.ninja) with ninja.
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -48,6 +49,7 @@ PSOC_DEPS=(
     libvkd3d-dev libvkd3d-headers libvkd3d-utils1 libvulkan-dev mesa-vulkan-drivers
     vkd3d-compiler libpng-dev
     libxxhash-dev
+    ninja-build
 )
 
 # make parallelism (the CI machine has 2 cores)
