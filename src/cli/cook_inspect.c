@@ -63,6 +63,8 @@ static const char diff_help[] =
     "exit status: 0 same, 1 different, 2 usage or I/O error, or a script failed.\n";
 
 static int report_open_error(const char *path, psoc_status s, const char *err) {
+  size_t n = strlen(path);
+  if (strncmp(err, path, n) == 0 && strncmp(err + n, ": ", 2) == 0) err += n + 2; /* no twice */
   cli_text(stderr, path);
   fputs(s == PSOC_ERR_INVALID ? ": error: " : ": cannot open: ", stderr);
   cli_text(stderr, err);
@@ -143,7 +145,7 @@ int cli_ls_main(int argc, char **argv) {
   printf("  %zu pipelines, %zu components (%llu bytes), tables %llu bytes, file %llu bytes\n",
          info.pipelines, info.components, (unsigned long long)info.component_bytes,
          (unsigned long long)info.table_bytes, (unsigned long long)info.file_size);
-  printf("\n%-32s %-8s %7s %5s %9s  %-16s %s\n", "pipeline", "kind", "stream", "comp",
+  printf("\n%-32s %-8s %7s %5s %10s  %-16s %s\n", "pipeline", "kind", "stream", "comp",
          "comp-bytes", "root-signature", "hash");
   for (k = 0; k < psoc_archive_count(a); k++) {
     psoc_archive_entry e;
@@ -151,7 +153,7 @@ int cli_ls_main(int argc, char **argv) {
     if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
     cli_text(stdout, e.name);
     len = strlen(e.name);
-    printf("%*s %-8s %7zu %5zu %9llu  ", len < 32 ? (int)(32 - len) : 0, "", kind_name(e.kind),
+    printf("%*s %-8s %7zu %5zu %10llu  ", len < 32 ? (int)(32 - len) : 0, "", kind_name(e.kind),
            e.stream_size, e.component_count, (unsigned long long)e.component_bytes);
     cli_text(stdout, e.root_signature ? e.root_signature : "-");
     len = e.root_signature ? strlen(e.root_signature) : 1;
@@ -163,9 +165,9 @@ int cli_ls_main(int argc, char **argv) {
     if (psoc_archive_component_get(a, k, &c) != PSOC_OK) continue;
     if (!all && c.users < 2) continue;
     if (shared++ == 0)
-      printf("\n%-5s %-16s %9s %6s  %s\n", all ? "comp" : "shared", "kind", "bytes", "users",
+      printf("\n%-6s %-16s %9s %6s  %s\n", all ? "comp" : "shared", "kind", "bytes", "users",
              "hash");
-    printf("%-5zu %-16s %9llu %6u  %016llx\n", k, psoc_archive_component_kind_name(c.kind),
+    printf("%-6zu %-16s %9llu %6u  %016llx\n", k, psoc_archive_component_kind_name(c.kind),
            (unsigned long long)c.size, c.users, (unsigned long long)c.hash);
   }
   if (shared == 0 && !all) printf("\nno component is shared by two pipelines\n");
@@ -184,7 +186,8 @@ static int on_damage(void *ud, const psoc_archive_damage *d) {
   verify_run *v = ud;
   if (d->what != PSOC_ARCHIVE_LOST_PIPELINE) v->damaged++;
   cli_text(stdout, v->path);
-  fputs(d->what == PSOC_ARCHIVE_LOST_PIPELINE ? ": lost: " : ": damaged: ", stdout);
+  /* a lost pipeline's message names it: "pipeline 'lit' lost: uses ..." */
+  fputs(d->what == PSOC_ARCHIVE_LOST_PIPELINE ? ": " : ": damaged: ", stdout);
   cli_text(stdout, d->message);
   fputs("\n", stdout);
   return 0;

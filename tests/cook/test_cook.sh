@@ -291,7 +291,14 @@ test_inspect() {
     printf '\xff' | dd of="$TMP/dmg.psoa" bs=1 seek=$((size / 2)) conv=notrunc status=none
     expect 1 verify "$TMP/dmg.psoa"
     has "$OUT" "damaged: "
-    has "$OUT" "DAMAGED"
+    has "$OUT" "DAMAGED: 1 damaged part\(s\), [0-9]+ of 15 pipelines lost"
+    # the last bytes are in a component: only its users are lost
+    cp "$TMP/a.psoa" "$TMP/dmg.psoa"
+    printf '\xff' | dd of="$TMP/dmg.psoa" bs=1 seek=$((size - 40)) conv=notrunc status=none
+    expect 1 verify "$TMP/dmg.psoa"
+    has "$OUT" "damaged: component [0-9]+ \(" "a damaged component"
+    has "$OUT" "^[^ ]*: pipeline '[a-z_]+' lost: uses damaged component"
+    lacks "$OUT" " 15 of 15 pipelines lost"
     head -c 100 "$TMP/a.psoa" >"$TMP/cut.psoa"
     expect 1 verify "$TMP/cut.psoa"
     expect 1 verify "$MAT/lit.lua"
