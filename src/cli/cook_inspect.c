@@ -240,7 +240,7 @@ static int load_pipeline(psoc_archive *a, size_t index, void **scratch,
   psoc_archive_load_options lo;
   psoc_status s;
   *scratch = NULL;
-  if ((s = psoc_archive_entry_get(a, index, &e)) != PSOC_OK) {
+  if (psoc_archive_entry_get(a, index, &e) != PSOC_OK) {
     snprintf(err, n, "no pipeline %zu", index);
     return -1;
   }
@@ -664,8 +664,8 @@ int cli_archive_diff_main(int argc, char **argv) {
   if ((rc = open_archive(args[0], &a)) != CLI_EXIT_OK) goto out;
   if (count == 2 && is_archive_file(args[1])) {
     if ((rc = open_archive(args[1], &b)) != CLI_EXIT_OK) goto out;
-  } else if ((rc = cook_in_memory(&o, args + 1, count - 1, &bytes, &b)) != CLI_EXIT_OK) {
-    rc = CLI_EXIT_USAGE;
+  } else if (cook_in_memory(&o, args + 1, count - 1, &bytes, &b) != CLI_EXIT_OK) {
+    rc = CLI_EXIT_USAGE; /* a script failed: its diagnostics are printed */
     goto out;
   }
   rc = diff_archives(a, b);
