@@ -93,8 +93,10 @@ seconds() {
     t0=$(now)
     "$@" >/dev/null
     t1=$(now)
-    echo "$t1 - $t0" | bc -l
+    calc "$t1 - $t0"
 }
+# calc EXPR: floating-point arithmetic (awk: no bc needed)
+calc() { awk "BEGIN { print $1 }"; }
 
 lib=$TMP/lib
 gen "$lib" "$scripts" "$per"
@@ -113,7 +115,7 @@ done
 tf=$(printf '%s\n' "${full[@]}" | median)
 ti=$(printf '%s\n' "${incr[@]}" | median)
 printf 'incremental: full cook %.3f s, re-cook after editing 1 of %d scripts %.3f s: %.2f%% (goal <= 5%%)\n' \
-    "$tf" "$scripts" "$ti" "$(echo "100 * $ti / $tf" | bc -l)"
+    "$tf" "$scripts" "$ti" "$(calc "100 * $ti / $tf")"
 if ((callgrind)) && command -v valgrind >/dev/null; then
     ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
@@ -122,7 +124,7 @@ if ((callgrind)) && command -v valgrind >/dev/null; then
     printf -- '-- edit cg\n' >>"$lib/m7.lua"
     iri=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "$lib"/m*.lua -o "$TMP/out/a.psoa")
     printf 'incremental (callgrind, --jobs 1): full %d Ir, re-cook %d Ir: %.2f%%\n' "$irf" "$iri" \
-        "$(echo "100 * $iri / $irf" | bc -l)"
+        "$(calc "100 * $iri / $irf")"
 fi
 size=$(stat -c %s "$TMP/out/a.psoa")
 
@@ -136,7 +138,7 @@ t1=$(printf '%s\n' "${j1[@]}" | median)
 t2=$(printf '%s\n' "${j2[@]}" | median)
 cmp -s "$TMP/out/j1.psoa" "$TMP/out/j2.psoa" || { echo "bench_cook.sh: --jobs 1 and 2 differ" >&2; exit 1; }
 printf 'jobs: --jobs 1 %.3f s, --jobs 2 %.3f s: %.2fx (goal >= 1.7x); archive %d bytes\n' \
-    "$t1" "$t2" "$(echo "$t1 / $t2" | bc -l)" "$size"
+    "$t1" "$t2" "$(calc "$t1 / $t2")" "$size"
 
 # ---- peak memory of 100,000 pipelines (--big) ------------------------------------
 if ((big)); then
@@ -147,5 +149,5 @@ if ((big)); then
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$TMP/out/time.txt")
     bsize=$(stat -c %s "$TMP/out/big.psoa")
     printf 'memory: 100,000 pipelines: peak RSS %d KiB, archive %d KiB: %.2fx of archive + 32 MiB (goal <= 2x)\n' \
-        "$rss" $((bsize / 1024)) "$(echo "$rss / ($bsize / 1024 + 32768)" | bc -l)"
+        "$rss" $((bsize / 1024)) "$(calc "$rss / ($bsize / 1024 + 32768)")"
 fi
