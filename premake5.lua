@@ -354,7 +354,8 @@ end
 -- (psoc_bench_c, kept in BUILD/obj/): premake4 passes a C++ project's build
 -- options to its C files too, and gcc rejects -std=c++17 on C with -Werror.
 if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
-    local bench_links = { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
+    -- nettle (nettle-dev): the MD5 the container checksum is measured against
+    local bench_links = { "psolua", "psoc_static", LUA.lib, "nettle", "m", "dl", "pthread" }
 
     if not have_sources("tests/bench/*.cpp") then
         -- C-only benchmark: a plain C program.
@@ -400,6 +401,16 @@ if wanted("psoc_dxbc_asm", "src/tools/dxbc_asm.c") then
         files { "src/tools/dxbc_asm_main.c" }
         includedirs { "src/tools" }
         links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+end
+
+-- Material library generator for benchmarks (tests/bench/gen, documented in
+-- tests/bench/README.md): BUILD/bin/psoc_gen_library DIR --pipelines N ...
+-- Its shaders come from the DXBC assembler.
+if wanted("psoc_gen_library", "tests/bench/gen/gen_library.c") then
+    c_project("psoc_gen_library", "ConsoleApp", "bin")
+        files { "tests/bench/gen/gen_library.c" }
+        includedirs { "src/tools" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m", "pthread" }
 end
 
 if wanted("psoc_dxbc_asm_tests", "tests/dxbc_asm/*.c") then

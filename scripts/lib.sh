@@ -32,8 +32,9 @@ export PSOC_ROOT
 # package does not pull it in.
 # The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
 # lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
-# psoc preview writes PNG through libpng. tests/cook runs the generated cook
-# build files (scripts/materials/build.ninja) with ninja.
+# psoc preview writes PNG through libpng; the benchmark measures the DXBC
+# checksum against nettle's MD5 (nettle-dev). tests/cook runs the generated
+# cook build files (scripts/materials/build.ninja) with ninja.
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -50,6 +51,7 @@ PSOC_DEPS=(
     vkd3d-compiler libpng-dev
     libxxhash-dev
     ninja-build
+    nettle-dev
 )
 
 # make parallelism (the CI machine has 2 cores)

@@ -18,6 +18,8 @@
 #   lint              scripts/lint.sh: luacheck, cppcheck, clang-tidy
 #   dxbc_asm          the DXBC assembler's known answers (release, sanitize) and
 #                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler)
+#   gen_library       tests/bench/gen/test_gen_library.sh: generated material
+#                     libraries pass psoc check --deep --werror, deterministically
 #   device            tests/device: material scripts -> psoc -> vkd3d 1.2 on
 #                     lavapipe -> pixels (release, and sanitize without leak
 #                     checking: the Vulkan driver leaks); psoc preview's
@@ -190,6 +192,8 @@ main() {
     suite "dxbc_asm (sanitize)" sanitize psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     step "dxbc_asm vkd3d-compiler" bash tests/dxbc_asm/test_vkd3d_compiler.sh \
         "$(psoc_outdir release)/bin/psoc_dxbc_asm"
+    # The benchmark library generator: what it writes passes psoc check --deep.
+    step "gen_library" bash tests/bench/gen/test_gen_library.sh "$(psoc_outdir release)/bin"
     suite "device (release)" release psoc_device_tests tests/device '*.c'
     if [[ -d tests/device ]]; then
         step "device (sanitize)" run_device_sanitize

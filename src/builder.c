@@ -23,6 +23,9 @@
 ** Allocators must return memory aligned like malloc (the lua_Alloc rule).
 */
 #include <stdint.h>
+#if defined(__SSE2__) || defined(_M_X64)
+#include <emmintrin.h>
+#endif
 
 #include "internal.h"
 
@@ -196,8 +199,15 @@ static size_t read_count(const unsigned char *p, unsigned size) {
 ** (every other byte becomes zero). */
 static inline void masked_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
   const uint64_t *mask = pl->mask;
-  uint32_t i, full = pl->size / 8, rest = pl->size % 8;
-  for (i = 0; i + 2 <= full; i += 2) {
+  uint32_t i = 0, full = pl->size / 8, rest = pl->size % 8;
+#if defined(__SSE2__) || defined(_M_X64)
+  for (; i + 2 <= full; i += 2) { /* 16 bytes at a time */
+    __m128i w = _mm_loadu_si128((const __m128i *)(const void *)(src + 8 * (size_t)i));
+    __m128i m = _mm_loadu_si128((const __m128i *)(const void *)(mask + i));
+    _mm_storeu_si128((__m128i *)(void *)(dst + 8 * (size_t)i), _mm_and_si128(w, m));
+  }
+#endif
+  for (; i + 2 <= full; i += 2) {
     uint64_t w0, w1;
     memcpy(&w0, src + 8 * (size_t)i, 8);
     memcpy(&w1, src + 8 * (size_t)i + 8, 8);
@@ -244,8 +254,11 @@ typedef struct entry {
   const psoc_subobject_info *info;
   const plan *plan;
   size_t image_at;    /* offset of the subobject in the image */
-  size_t pieces_at;   /* arena offset of its pieces */
-  size_t pieces_size; /* bytes of its pieces */
+  size_t pieces_at;   /* arena offset of its pieces (PSOC_BUILDER_COPY) */
+  size_t arena_size;  /* bytes of its pieces in the arena (PSOC_BUILDER_COPY) */
+  size_t pieces_size; /* bytes of its pieces in the finished stream */
+  int mode;           /* psoc_builder_mode it was added in; in the other modes
+                         the image holds the caller's pointers */
 } entry;
 
 struct psoc_builder {
@@ -263,7 +276,10 @@ struct psoc_builder {
   /* The pieces: each entry's in one run, runs in insertion order unless a
   ** set replaced an entry; replaced runs are garbage until compacted. */
   unsigned char *arena;
-  size_t arena_cap, arena_top, arena_garbage, pieces_size;
+  size_t arena_cap, arena_top, arena_garbage, arena_live;
+  size_t pieces_size;  /* bytes of every entry's pieces in a finished stream */
+  size_t deferred;     /* entries whose pieces finish copies from the caller */
+  int mode;            /* psoc_builder_mode of the next add or set */
   size_t arena_limit; /* offsets beyond it would overflow a finished stream's size */
   int pieces_shuffled; /* a set replaced an entry with pieces: runs may be out of order */
 };
@@ -312,7 +328,8 @@ void psoc_builder_reset(psoc_builder *b) {
   b->count = 0;
   memset(b->slot, -1, sizeof b->slot);
   b->image_size = 0;
-  b->arena_top = b->arena_garbage = b->pieces_size = 0; /* the arena and plans stay */
+  b->arena_top = b->arena_garbage = b->arena_live = b->pieces_size = 0; /* the arena and plans stay */
+  b->deferred = 0;
   b->pieces_shuffled = 0;
 }
 
@@ -377,22 +394,22 @@ static void arena_compact(psoc_builder *b) {
   size_t i, j, n = 0, top = 0;
   for (i = 0; i < b->count; i++) { /* insertion sort by offset: at most 30 */
     entry *e = &b->entries[i];
-    if (!e->pieces_size) continue;
+    if (!e->arena_size) continue;
     for (j = n++; j > 0 && order[j - 1]->pieces_at > e->pieces_at; j--) order[j] = order[j - 1];
     order[j] = e;
   }
   for (i = 0; i < n; i++) {
     if (order[i]->pieces_at != top)
-      memmove(b->arena + top, b->arena + order[i]->pieces_at, order[i]->pieces_size);
+      memmove(b->arena + top, b->arena + order[i]->pieces_at, order[i]->arena_size);
     order[i]->pieces_at = top;
-    top += order[i]->pieces_size;
+    top += order[i]->arena_size;
   }
   b->arena_top = top;
   b->arena_garbage = 0;
   for (i = 0, top = 0; i < b->count; i++) { /* back in insertion order? */
     entry *e = &b->entries[i];
-    if (e->pieces_size && e->pieces_at != top) return;
-    top += e->pieces_size;
+    if (e->arena_size && e->pieces_at != top) return;
+    top += e->arena_size;
   }
   b->pieces_shuffled = 0;
 }
@@ -446,8 +463,114 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
   return PSOC_OK;
 }
 
+/* The bytes of one pointer field's piece; 0 with *st set when the field is
+** invalid (a NULL pointer with a count) or too large. */
+static size_t piece_bytes(const plan_ptr *f, const unsigned char *s, const unsigned char *p,
+                          size_t *count, psoc_status *st) {
+  size_t bytes;
+  *count = 0;
+  *st = PSOC_OK;
+  if (f->kind != PSOC_FIELD_STRING) *count = read_count(s + f->count_at, f->count_size);
+  if (p == NULL) {
+    if (*count != 0) *st = PSOC_ERR_ARG;
+    return 0;
+  }
+  switch (f->kind) {
+  case PSOC_FIELD_ARRAY:
+    if (f->stride == 0 || *count > SIZE_MAX / f->stride) {
+      *st = PSOC_ERR_SIZE;
+      return 0;
+    }
+    bytes = *count * f->stride;
+    break;
+  case PSOC_FIELD_BLOB: bytes = *count; break;
+  default: bytes = strlen((const char *)p) + 1; break;
+  }
+  return bytes;
+}
+
+/* PSOC_BUILDER_COPY_AT_FINISH and _BORROW: check the pointer fields of the
+** struct 's' as copy_pointers would and add the bytes their pieces take to
+** *total (the pieces are copied by finish, or never). */
+static psoc_status measure_pointers(const plan *pl, const unsigned char *s, size_t limit,
+                                    size_t *total) {
+  uint32_t i;
+  for (i = 0; i < pl->nptrs; i++) {
+    const plan_ptr *f = &pl->ptrs[i];
+    const unsigned char *p = get_ptr(s + f->at);
+    size_t count, bytes, piece, k;
+    psoc_status st;
+    bytes = piece_bytes(f, s, p, &count, &st);
+    if (st != PSOC_OK) return st;
+    if (!p) continue;
+    st = piece_size(bytes, &piece);
+    if (st != PSOC_OK) return st;
+    if (piece > limit - *total) return PSOC_ERR_SIZE; /* no stream could hold it */
+    *total += piece;
+    if (f->element && f->element->nptrs)
+      for (k = 0; k < count; k++) {
+        st = measure_pointers(f->element, p + k * f->stride, limit, total);
+        if (st != PSOC_OK) return st;
+      }
+  }
+  return PSOC_OK;
+}
+
+/* PSOC_BUILDER_BORROW: the pointer fields of 's' as copy_pointers judges
+** them (a NULL pointer with a count is invalid); nothing is read behind
+** them. */
+static psoc_status borrow_check(const plan *pl, const unsigned char *s) {
+  uint32_t i;
+  for (i = 0; i < pl->nptrs; i++) {
+    const plan_ptr *f = &pl->ptrs[i];
+    if (f->kind != PSOC_FIELD_STRING && !get_ptr(s + f->at) &&
+        read_count(s + f->count_at, f->count_size) != 0)
+      return PSOC_ERR_ARG;
+  }
+  return PSOC_OK;
+}
+
+/* PSOC_BUILDER_COPY_AT_FINISH, in finish: the struct 's' in the stream holds
+** the caller's pointers; copy what they point to into the pieces at
+** base[*next..] (in copy_pointers' order, so the stream is the same bytes
+** as PSOC_BUILDER_COPY's) and point 's' there. 'end' bounds the pieces:
+** data that grew since add fails with PSOC_ERR_ARG, nothing is written
+** past it. */
+static psoc_status deep_copy(const plan *pl, unsigned char *s, unsigned char *base, size_t *next,
+                             size_t end) {
+  uint32_t i;
+  for (i = 0; i < pl->nptrs; i++) {
+    const plan_ptr *f = &pl->ptrs[i];
+    const unsigned char *p = get_ptr(s + f->at);
+    size_t count, bytes, piece, k;
+    unsigned char *q;
+    psoc_status st;
+    bytes = piece_bytes(f, s, p, &count, &st);
+    if (st != PSOC_OK) return st;
+    if (!p) continue;
+    st = piece_size(bytes, &piece);
+    if (st != PSOC_OK || piece > end - *next) return PSOC_ERR_ARG;
+    q = base + *next;
+    *next += piece;
+    memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
+    if (f->element) {
+      for (k = 0; k < count; k++) masked_copy(q + k * f->stride, p + k * f->stride, f->element);
+      if (f->element->nptrs)
+        for (k = 0; k < count; k++) {
+          st = deep_copy(f->element, q + k * f->stride, base, next, end);
+          if (st != PSOC_OK) return st;
+        }
+    } else if (bytes) {
+      memcpy(q, p, bytes);
+    }
+    put_ptr(s + f->at, q);
+  }
+  return PSOC_OK;
+}
+
 /* Write subobject 'pl' with 'payload' at image offset 'at', its pieces at
-** the arena top (nothing is committed). */
+** the arena top (PSOC_BUILDER_COPY) or measured for finish (nothing is
+** committed). */
 static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                   size_t at, entry *e) {
   unsigned char *d = b->image + at;
@@ -456,15 +579,25 @@ static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl, const 
   memcpy(d, &pl->type, sizeof pl->type);
   memset(d + sizeof pl->type, 0, 4); /* the gap before 8-aligned payloads */
   masked_copy(d + pl->payload_offset, payload, pl);
+  e->pieces_size = 0;
   if (pl->nptrs) {
-    psoc_status st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
+    psoc_status st;
+    if (b->mode == PSOC_BUILDER_COPY) {
+      st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
+      e->pieces_size = next - b->arena_top;
+    } else if (b->mode == PSOC_BUILDER_BORROW) {
+      st = borrow_check(pl, payload);
+    } else {
+      st = measure_pointers(pl, payload, b->arena_limit - b->pieces_size, &e->pieces_size);
+    }
     if (st != PSOC_OK) return st;
   }
   e->info = pl->info;
   e->plan = pl;
   e->image_at = at;
+  e->mode = b->mode;
   e->pieces_at = b->arena_top;
-  e->pieces_size = next - b->arena_top;
+  e->arena_size = next - b->arena_top;
   return PSOC_OK;
 }
 
@@ -489,7 +622,7 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
                             size_t payload_size, int replace);
 
 /* The common case, a known type appended; put_slow does everything else. */
-static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
+static inline psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
                        int replace) {
   const plan *pl;
   entry *e;
@@ -504,8 +637,10 @@ static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size
   if (st != PSOC_OK) return st;
   b->slot[pl->dup_class] = (int8_t)b->count++;
   b->image_size += pl->stride;
-  b->arena_top += e->pieces_size;
+  b->arena_top += e->arena_size;
+  b->arena_live += e->arena_size;
   b->pieces_size += e->pieces_size;
+  if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred++;
   return PSOC_OK;
 }
 
@@ -532,14 +667,17 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
   st = subobject_copy(b, pl, payload, b->image_size, &fresh);
   if (st != PSOC_OK) return st;
   e = &b->entries[slot];
-  if (e->pieces_size || fresh.pieces_size) b->pieces_shuffled = 1;
-  b->arena_top += fresh.pieces_size;
-  b->arena_garbage += e->pieces_size;
+  if (e->arena_size || fresh.arena_size) b->pieces_shuffled = 1;
+  b->arena_top += fresh.arena_size;
+  b->arena_garbage += e->arena_size;
+  b->arena_live = b->arena_live - e->arena_size + fresh.arena_size;
   b->pieces_size = b->pieces_size - e->pieces_size + fresh.pieces_size;
+  if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred--;
+  if (fresh.mode == PSOC_BUILDER_COPY_AT_FINISH && fresh.pieces_size) b->deferred++;
   image_replace(b, (size_t)slot, info->stride);
   fresh.image_at = e->image_at;
   *e = fresh;
-  if (b->arena_garbage > b->pieces_size) arena_compact(b);
+  if (b->arena_garbage > b->arena_live) arena_compact(b);
   return PSOC_OK;
 }
 
@@ -571,35 +709,94 @@ static void relocate(const plan *pl, unsigned char *s, unsigned char *pieces) {
   }
 }
 
-psoc_status psoc_builder_finish(psoc_builder *b, psoc_stream **out) {
-  size_t i, total, off;
-  psoc_stream *s;
+size_t psoc_builder_finish_size(const psoc_builder *b) {
+  if (!b || b->pieces_size > SIZE_MAX - STREAM_HEADER - b->image_size) return 0;
+  return STREAM_HEADER + b->image_size + b->pieces_size;
+}
+
+/* Write the finished stream into the block 's' of 'total' bytes. */
+static psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
+                                const psoc_allocator *owner) {
+  size_t i, off;
   unsigned char *bytes, *pieces;
-  int in_order;
-  if (out) *out = NULL;
-  if (!b || !out) return PSOC_ERR_ARG;
-  if (b->pieces_size > SIZE_MAX - STREAM_HEADER - b->image_size) return PSOC_ERR_SIZE;
-  total = STREAM_HEADER + b->image_size + b->pieces_size;
-  s = psoc_mem(&b->alloc, NULL, 0, total);
-  if (!s) return PSOC_ERR_NOMEM;
   memset(s, 0, STREAM_HEADER);
-  s->alloc = b->alloc;
+  if (owner) s->alloc = *owner;
   s->block_size = total;
   s->size = b->image_size;
   bytes = stream_bytes(s);
   pieces = bytes + b->image_size;
   memcpy(bytes, b->image, b->image_size);
-  /* Unless a set replaced a run, the runs are the arena's first bytes, in
-  ** insertion order. */
-  in_order = !b->pieces_shuffled;
-  if (in_order && b->pieces_size) memcpy(pieces, b->arena, b->pieces_size);
+  /* Unless a set replaced a run or finish copies some pieces itself, the
+  ** runs are the arena's first bytes, in insertion order. */
+  if (!b->pieces_shuffled && !b->deferred) {
+    if (b->arena_live) memcpy(pieces, b->arena, b->arena_live);
+    for (i = 0, off = 0; i < b->count; i++) {
+      const entry *e = &b->entries[i];
+      if (e->mode == PSOC_BUILDER_COPY && e->plan->nptrs)
+        relocate(e->plan, bytes + e->image_at + e->info->payload_offset, pieces + off);
+      off += e->pieces_size;
+    }
+    return PSOC_OK;
+  }
   for (i = 0, off = 0; i < b->count; i++) {
     const entry *e = &b->entries[i];
-    if (!in_order && e->pieces_size) memcpy(pieces + off, b->arena + e->pieces_at, e->pieces_size);
-    if (e->plan->nptrs) relocate(e->plan, bytes + e->image_at + e->info->payload_offset, pieces + off);
-    off += e->pieces_size;
+    unsigned char *payload = bytes + e->image_at + e->info->payload_offset;
+    if (e->mode == PSOC_BUILDER_COPY) {
+      if (e->arena_size) memcpy(pieces + off, b->arena + e->pieces_at, e->arena_size);
+      if (e->plan->nptrs) relocate(e->plan, payload, pieces + off);
+      off += e->pieces_size;
+    } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
+      size_t next = off;
+      psoc_status st = deep_copy(e->plan, payload, pieces, &next, off + e->pieces_size);
+      if (st != PSOC_OK) return st;
+      if (next != off + e->pieces_size) return PSOC_ERR_ARG; /* the data shrank since add */
+      off = next;
+    }
+  }
+  return PSOC_OK;
+}
+
+psoc_status psoc_builder_finish(psoc_builder *b, psoc_stream **out) {
+  size_t total;
+  psoc_stream *s;
+  psoc_status st;
+  if (out) *out = NULL;
+  if (!b || !out) return PSOC_ERR_ARG;
+  total = psoc_builder_finish_size(b);
+  if (!total) return PSOC_ERR_SIZE;
+  s = psoc_mem(&b->alloc, NULL, 0, total);
+  if (!s) return PSOC_ERR_NOMEM;
+  st = finish_block(b, s, total, &b->alloc);
+  if (st != PSOC_OK) {
+    psoc_mem(&b->alloc, s, total, 0);
+    return st;
   }
   *out = s;
+  return PSOC_OK;
+}
+
+psoc_status psoc_builder_finish_into(psoc_builder *b, void *mem, size_t capacity, size_t *needed,
+                                     psoc_stream **out) {
+  size_t total;
+  psoc_status st;
+  if (out) *out = NULL;
+  if (!b || !out) return PSOC_ERR_ARG;
+  total = psoc_builder_finish_size(b);
+  if (needed) *needed = total;
+  if (!total) return PSOC_ERR_SIZE;
+  if (!mem || capacity < total) return PSOC_ERR_SIZE;
+  if ((uintptr_t)mem % sizeof(void *) != 0) return PSOC_ERR_ARG;
+  st = finish_block(b, mem, total, NULL); /* alloc.fn NULL: psoc_stream_free releases nothing */
+  if (st != PSOC_OK) return st;
+  *out = mem;
+  return PSOC_OK;
+}
+
+psoc_status psoc_builder_set_mode(psoc_builder *b, psoc_builder_mode mode) {
+  if (!b || (mode != PSOC_BUILDER_COPY && mode != PSOC_BUILDER_COPY_AT_FINISH &&
+             mode != PSOC_BUILDER_BORROW))
+    return PSOC_ERR_ARG;
+  b->mode = mode;
   return PSOC_OK;
 }
 
@@ -688,7 +885,7 @@ psoc_status psoc_stream_copy(const psoc_stream *s, const psoc_allocator *alloc,
 
 void psoc_stream_free(psoc_stream *s) {
   psoc_allocator a;
-  if (!s) return;
+  if (!s || !s->alloc.fn) return; /* NULL, or in caller memory (finish_into) */
   a = s->alloc;
   psoc_mem(&a, s, s->block_size, 0);
 }

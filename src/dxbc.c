@@ -17,43 +17,104 @@ static uint32_t rd32(const unsigned char *p) {
 
 #define ROTL(x, n) (((x) << (n)) | ((x) >> (32 - (n))))
 
-static void md5_block(uint32_t st[4], const unsigned char block[64]) {
-  static const uint32_t k[64] = {
-    0xd76aa478, 0xe8c7b756, 0x242070db, 0xc1bdceee, 0xf57c0faf, 0x4787c62a, 0xa8304613, 0xfd469501,
-    0x698098d8, 0x8b44f7af, 0xffff5bb1, 0x895cd7be, 0x6b901122, 0xfd987193, 0xa679438e, 0x49b40821,
-    0xf61e2562, 0xc040b340, 0x265e5a51, 0xe9b6c7aa, 0xd62f105d, 0x02441453, 0xd8a1e681, 0xe7d3fbc8,
-    0x21e1cde6, 0xc33707d6, 0xf4d50d87, 0x455a14ed, 0xa9e3e905, 0xfcefa3f8, 0x676f02d9, 0x8d2a4c8a,
-    0xfffa3942, 0x8771f681, 0x6d9d6122, 0xfde5380c, 0xa4beea44, 0x4bdecfa9, 0xf6bb4b60, 0xbebfbc70,
-    0x289b7ec6, 0xeaa127fa, 0xd4ef3085, 0x04881d05, 0xd9d4d039, 0xe6db99e5, 0x1fa27cf8, 0xc4ac5665,
-    0xf4292244, 0x432aff97, 0xab9423a7, 0xfc93a039, 0x655b59c3, 0x8f0ccc92, 0xffeff47d, 0x85845dd1,
-    0x6fa87e4f, 0xfe2ce6e0, 0xa3014314, 0x4e0811a1, 0xf7537e82, 0xbd3af235, 0x2ad7d2bb, 0xeb86d391,
-  };
-  static const uint8_t r[64] = {
-    7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-    5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-    4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-    6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-  };
-  uint32_t m[16], a = st[0], b = st[1], c = st[2], d = st[3];
-  unsigned i;
-  for (i = 0; i < 16; i++) m[i] = rd32(block + 4 * i);
-  for (i = 0; i < 64; i++) {
-    uint32_t f, g, t;
-    if (i < 16) { f = (b & c) | (~b & d); g = i; }
-    else if (i < 32) { f = (d & b) | (~d & c); g = (5 * i + 1) & 15; }
-    else if (i < 48) { f = b ^ c ^ d; g = (3 * i + 5) & 15; }
-    else { f = c ^ (b | ~d); g = (7 * i) & 15; }
-    t = d;
-    d = c;
-    c = b;
-    b = b + ROTL(a + f + k[i] + m[g], r[i]);
-    a = t;
+/* The four round functions (F1 and F2 in their one-AND-fewer forms) and
+** one step; every step written out, the message words loaded once. */
+#define F1(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
+#define F2(x, y, z) ((y) ^ ((z) & ((x) ^ (y))))
+#define F3(x, y, z) ((x) ^ (y) ^ (z))
+#define F4(x, y, z) ((y) ^ ((x) | ~(z)))
+#define STEP(f, a, b, c, d, w, k, s) \
+  ((a) += f((b), (c), (d)) + (w) + (uint32_t)(k), (a) = ROTL((a), (s)) + (b))
+
+/* MD5's compression function over 'blocks' consecutive 64-byte blocks. */
+static void md5_blocks(uint32_t st[4], const unsigned char *p, size_t blocks) {
+  uint32_t a = st[0], b = st[1], c = st[2], d = st[3];
+  for (; blocks; blocks--, p += 64) {
+    uint32_t m[16], a0 = a, b0 = b, c0 = c, d0 = d;
+    unsigned i;
+    for (i = 0; i < 16; i++) m[i] = rd32(p + 4 * i);
+  STEP(F1, a, b, c, d, m[ 0], 0xd76aa478,  7);
+  STEP(F1, d, a, b, c, m[ 1], 0xe8c7b756, 12);
+  STEP(F1, c, d, a, b, m[ 2], 0x242070db, 17);
+  STEP(F1, b, c, d, a, m[ 3], 0xc1bdceee, 22);
+  STEP(F1, a, b, c, d, m[ 4], 0xf57c0faf,  7);
+  STEP(F1, d, a, b, c, m[ 5], 0x4787c62a, 12);
+  STEP(F1, c, d, a, b, m[ 6], 0xa8304613, 17);
+  STEP(F1, b, c, d, a, m[ 7], 0xfd469501, 22);
+  STEP(F1, a, b, c, d, m[ 8], 0x698098d8,  7);
+  STEP(F1, d, a, b, c, m[ 9], 0x8b44f7af, 12);
+  STEP(F1, c, d, a, b, m[10], 0xffff5bb1, 17);
+  STEP(F1, b, c, d, a, m[11], 0x895cd7be, 22);
+  STEP(F1, a, b, c, d, m[12], 0x6b901122,  7);
+  STEP(F1, d, a, b, c, m[13], 0xfd987193, 12);
+  STEP(F1, c, d, a, b, m[14], 0xa679438e, 17);
+  STEP(F1, b, c, d, a, m[15], 0x49b40821, 22);
+  STEP(F2, a, b, c, d, m[ 1], 0xf61e2562,  5);
+  STEP(F2, d, a, b, c, m[ 6], 0xc040b340,  9);
+  STEP(F2, c, d, a, b, m[11], 0x265e5a51, 14);
+  STEP(F2, b, c, d, a, m[ 0], 0xe9b6c7aa, 20);
+  STEP(F2, a, b, c, d, m[ 5], 0xd62f105d,  5);
+  STEP(F2, d, a, b, c, m[10], 0x02441453,  9);
+  STEP(F2, c, d, a, b, m[15], 0xd8a1e681, 14);
+  STEP(F2, b, c, d, a, m[ 4], 0xe7d3fbc8, 20);
+  STEP(F2, a, b, c, d, m[ 9], 0x21e1cde6,  5);
+  STEP(F2, d, a, b, c, m[14], 0xc33707d6,  9);
+  STEP(F2, c, d, a, b, m[ 3], 0xf4d50d87, 14);
+  STEP(F2, b, c, d, a, m[ 8], 0x455a14ed, 20);
+  STEP(F2, a, b, c, d, m[13], 0xa9e3e905,  5);
+  STEP(F2, d, a, b, c, m[ 2], 0xfcefa3f8,  9);
+  STEP(F2, c, d, a, b, m[ 7], 0x676f02d9, 14);
+  STEP(F2, b, c, d, a, m[12], 0x8d2a4c8a, 20);
+  STEP(F3, a, b, c, d, m[ 5], 0xfffa3942,  4);
+  STEP(F3, d, a, b, c, m[ 8], 0x8771f681, 11);
+  STEP(F3, c, d, a, b, m[11], 0x6d9d6122, 16);
+  STEP(F3, b, c, d, a, m[14], 0xfde5380c, 23);
+  STEP(F3, a, b, c, d, m[ 1], 0xa4beea44,  4);
+  STEP(F3, d, a, b, c, m[ 4], 0x4bdecfa9, 11);
+  STEP(F3, c, d, a, b, m[ 7], 0xf6bb4b60, 16);
+  STEP(F3, b, c, d, a, m[10], 0xbebfbc70, 23);
+  STEP(F3, a, b, c, d, m[13], 0x289b7ec6,  4);
+  STEP(F3, d, a, b, c, m[ 0], 0xeaa127fa, 11);
+  STEP(F3, c, d, a, b, m[ 3], 0xd4ef3085, 16);
+  STEP(F3, b, c, d, a, m[ 6], 0x04881d05, 23);
+  STEP(F3, a, b, c, d, m[ 9], 0xd9d4d039,  4);
+  STEP(F3, d, a, b, c, m[12], 0xe6db99e5, 11);
+  STEP(F3, c, d, a, b, m[15], 0x1fa27cf8, 16);
+  STEP(F3, b, c, d, a, m[ 2], 0xc4ac5665, 23);
+  STEP(F4, a, b, c, d, m[ 0], 0xf4292244,  6);
+  STEP(F4, d, a, b, c, m[ 7], 0x432aff97, 10);
+  STEP(F4, c, d, a, b, m[14], 0xab9423a7, 15);
+  STEP(F4, b, c, d, a, m[ 5], 0xfc93a039, 21);
+  STEP(F4, a, b, c, d, m[12], 0x655b59c3,  6);
+  STEP(F4, d, a, b, c, m[ 3], 0x8f0ccc92, 10);
+  STEP(F4, c, d, a, b, m[10], 0xffeff47d, 15);
+  STEP(F4, b, c, d, a, m[ 1], 0x85845dd1, 21);
+  STEP(F4, a, b, c, d, m[ 8], 0x6fa87e4f,  6);
+  STEP(F4, d, a, b, c, m[15], 0xfe2ce6e0, 10);
+  STEP(F4, c, d, a, b, m[ 6], 0xa3014314, 15);
+  STEP(F4, b, c, d, a, m[13], 0x4e0811a1, 21);
+  STEP(F4, a, b, c, d, m[ 4], 0xf7537e82,  6);
+  STEP(F4, d, a, b, c, m[11], 0xbd3af235, 10);
+  STEP(F4, c, d, a, b, m[ 2], 0x2ad7d2bb, 15);
+  STEP(F4, b, c, d, a, m[ 9], 0xeb86d391, 21);
+    a += a0;
+    b += b0;
+    c += c0;
+    d += d0;
   }
-  st[0] += a;
-  st[1] += b;
-  st[2] += c;
-  st[3] += d;
+  st[0] = a;
+  st[1] = b;
+  st[2] = c;
+  st[3] = d;
 }
+
+#undef STEP
+#undef F1
+#undef F2
+#undef F3
+#undef F4
+
+static void md5_block(uint32_t st[4], const unsigned char block[64]) { md5_blocks(st, block, 1); }
 
 static void wr32(unsigned char *p, uint32_t v) {
   p[0] = (unsigned char)v;
@@ -71,7 +132,7 @@ void psoc_dxbc_checksum(const void *data, size_t size, uint8_t out[16]) {
   size_t n = size - 20, full = n & ~(size_t)63, left = n - full, i;
   uint32_t bits = (uint32_t)(n * 8);
   unsigned char block[64];
-  for (i = 0; i < full; i += 64) md5_block(st, p + i);
+  md5_blocks(st, p, full / 64);
   memset(block, 0, sizeof block);
   if (left >= 56) {
     memcpy(block, p + full, left);
@@ -199,6 +260,22 @@ static psoc_dxbc_error parse_program(psoc_dxbc *out, uint32_t fourcc, const unsi
 }
 
 psoc_dxbc_error psoc_dxbc_parse(const void *data, size_t size, psoc_dxbc *out) {
+  return psoc_dxbc_parse_known(data, size, NULL, out);
+}
+
+int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]) {
+  const unsigned char *p = blob;
+  uint32_t total;
+  if (!p || !out || size < PSOC_DXBC_HEADER_SIZE || rd32(p) != PSOC_FOURCC('D', 'X', 'B', 'C'))
+    return -1;
+  total = rd32(p + 24);
+  if (total > size || total < PSOC_DXBC_HEADER_SIZE) return -1;
+  psoc_dxbc_checksum(p, total, out);
+  return 0;
+}
+
+psoc_dxbc_error psoc_dxbc_parse_known(const void *data, size_t size, const uint8_t *known,
+                                      psoc_dxbc *out) {
   const unsigned char *p = data;
   uint32_t total, count, i, table_end;
   if (!out) return PSOC_DXBC_TOO_SMALL;
@@ -226,7 +303,8 @@ psoc_dxbc_error psoc_dxbc_parse(const void *data, size_t size, psoc_dxbc *out) {
   out->chunk_count = count;
   {
     static const uint8_t zero[16];
-    psoc_dxbc_checksum(p, total, out->computed);
+    if (known) memcpy(out->computed, known, 16); /* the caller computed it (once per blob) */
+    else psoc_dxbc_checksum(p, total, out->computed);
     out->digest_zero = memcmp(out->digest, zero, 16) == 0;
     out->digest_ok = memcmp(out->digest, out->computed, 16) == 0;
   }

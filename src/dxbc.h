@@ -88,6 +88,11 @@ typedef struct psoc_dxbc {
 /* Parse a container. On error, 'out->error' says what and the fields read
 ** so far stay valid. Never reads outside [data, data + size). */
 psoc_dxbc_error psoc_dxbc_parse(const void *data, size_t size, psoc_dxbc *out);
+/* The same, with the checksum of the container's bytes given ('known', 16
+** bytes: psoc_shader_checksum of this blob) instead of computed; NULL
+** computes it. */
+psoc_dxbc_error psoc_dxbc_parse_known(const void *data, size_t size, const uint8_t *known,
+                                      psoc_dxbc *out);
 /* Find a chunk by fourcc. Returns 1 and sets *chunk / *chunk_size. */
 int psoc_dxbc_find_chunk(const psoc_dxbc *c, uint32_t fourcc, const unsigned char **chunk,
                          uint32_t *chunk_size);

@@ -20,7 +20,7 @@ enum {
 #define RTB (RT | BL)             /* blendable render target */
 #define RTU (RT | LO)             /* integer render target: logic ops, no blend */
 
-static const psoc_format_info formats[192] = {
+const psoc_format_info psoc_formats[PSOC_FORMAT_TABLE_SIZE] = {
   F(1, 4, 16, 4, T0, TL),          /* R32G32B32A32_TYPELESS */
   F(2, 4, 16, 4, TF, RTB | VX),    /* R32G32B32A32_FLOAT */
   F(3, 4, 16, 4, TU, RTU | VX),    /* R32G32B32A32_UINT */
@@ -117,12 +117,6 @@ static const psoc_format_info formats[192] = {
   F(189, 1, 0, 0, T0, VID), F(190, 1, 0, 0, T0, VID),
   F(191, 4, 2, 2, TF, RTB),        /* A4B4G4R4_UNORM (newer SDKs) */
 };
-
-const psoc_format_info *psoc_format_get(uint32_t format) {
-  if (format == 0 || format >= sizeof formats / sizeof formats[0] || !formats[format].known)
-    return NULL;
-  return &formats[format];
-}
 
 const char *psoc_format_name(uint32_t format) {
   const psoc_enum_value *v = psoc_enum_value_by_value(&psoc_enum_dxgi_format, format);

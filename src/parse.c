@@ -185,9 +185,11 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
       remaining = size - offset;
       if (remaining >= sizeof(uint32_t)) {
         type = psoc_rd32(bytes + offset);
-        info = psoc_info(type);
+        if (type < PSOC_SO_TYPE_COUNT) info = &psoc_registry_rows[type];
       }
-      if (!info || remaining < info->stride) {
+      /* one test for "no such type" (stride 0) and "truncated" */
+      if (!info || (size_t)info->stride - 1u >= remaining) {
+        if (info && !info->stride) info = NULL;
         psoc_walker walker;
         psoc_walk_init(&walker, data, size);
         walker.offset = offset;

@@ -181,6 +181,15 @@ const char *psoc_plat_strerror(int e) {
   return strerror(e);
 }
 
+/* ---- directories for generated files (owner h2) ----------------------------- */
+
+int psoc_plat_mkdir(const char *path) {
+  int e;
+  if (mkdir(path, 0777) == 0) return 0;
+  e = errno ? errno : EIO;
+  if (e == EEXIST && psoc_plat_is_dir(path) == 0) return 0;
+  return e;
+}
 /* ---- archive files (owner h5) ------------------------------------------- */
 
 #ifndef _WIN32
@@ -282,7 +291,7 @@ int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
 }
 #endif
 
-/* ---- cooking: terminals, folders, processors (owner h6) ------------------ */
+/* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
 
 #ifndef _WIN32
 #include <stdio.h> /* snprintf, rename */
@@ -290,12 +299,6 @@ int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
 int psoc_plat_isatty(int stream) {
   if (stream != 1 && stream != 2) return 0;
   return isatty(stream) == 1;
-}
-
-int psoc_plat_mkdir(const char *path) {
-  if (mkdir(path, 0777) == 0) return 0;
-  if (errno == EEXIST) return psoc_plat_is_dir(path) == 0 ? 0 : EEXIST;
-  return errno ? errno : EIO;
 }
 
 unsigned psoc_plat_cpu_count(void) {

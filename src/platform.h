@@ -113,6 +113,12 @@ void psoc_plat_close(psoc_plat_file *f);
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
 
+/* ---- directories for generated files (owner h2) ----------------------------- */
+
+/* Create the directory 'path' (mode 0777 less the umask). 0 when it was
+** created or already is a directory; an errno value otherwise. */
+int psoc_plat_mkdir(const char *path);
+
 /* ---- archive files (owner h5) ------------------------------------------- */
 
 /* A whole regular file mapped read-only. */
@@ -134,14 +140,12 @@ void psoc_plat_unmap(psoc_plat_map *m);
 ** temporary file is removed and 'path' is untouched. The new file's mode
 ** follows the umask (0666 &~ umask). 0 or an errno value. */
 int psoc_plat_write_atomic(const char *path, const void *data, size_t size);
-/* ---- cooking: terminals, folders, processors (owner h6) ------------------ */
+
+/* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
 
 /* 1 when standard output (stream 1) or standard error (stream 2) is a
 ** terminal, else 0. */
 int psoc_plat_isatty(int stream);
-/* Create the folder 'path' (one level). 0 when it exists afterwards as a
-** folder (created now or before), else an errno value. */
-int psoc_plat_mkdir(const char *path);
 /* Processors available to this process (at least 1). */
 unsigned psoc_plat_cpu_count(void);
 /* psoc_plat_write_atomic without the flushes: a new temporary file in the

@@ -360,7 +360,8 @@ void psoc_builder_reset(psoc_builder *builder);
 
 /* Append a subobject. 'payload' points to the payload struct of that type
 ** (e.g. D3D12_RASTERIZER_DESC) and 'payload_size' must be its size. Every
-** out-of-line array, string and blob it points to is deep-copied.
+** out-of-line array, string and blob it points to is deep-copied (in the
+** default mode, PSOC_BUILDER_COPY: see psoc_builder_set_mode).
 ** PSOC_ERR_DUPLICATE when a subobject of the same class is present. */
 psoc_status psoc_builder_add(psoc_builder *builder, uint32_t type, const void *payload,
                              size_t payload_size);
@@ -369,9 +370,46 @@ psoc_status psoc_builder_set(psoc_builder *builder, uint32_t type, const void *p
                              size_t payload_size);
 size_t psoc_builder_count(const psoc_builder *builder);
 
+/* How adds treat the arrays, strings and blobs a payload points to (input
+** elements and their semantic names, SO declarations and strides,
+** view-instance locations, shader bytecode, cached and serialized blobs):
+**   PSOC_BUILDER_COPY (the default): copied during add, so the caller may
+**     free them as soon as add returns; finish copies them again into the
+**     stream's block.
+**   PSOC_BUILDER_COPY_AT_FINISH: add only measures them; finish copies each
+**     byte once, straight into the stream's block. The stream is as
+**     self-contained as with COPY (the same bytes, pointers relocated);
+**     the caller keeps them alive and unchanged until finish returns
+**     (finish fails with PSOC_ERR_ARG, writing nothing out of bounds, when
+**     one grew or shrank).
+**   PSOC_BUILDER_BORROW: nothing is copied; the finished stream points at
+**     the caller's memory, which must outlive every use of the stream (and
+**     of psoc_stream_copy's copies, which keep those pointers).
+** The mode applies to the adds and sets that follow and survives reset;
+** one stream may mix entries of several modes. */
+typedef enum psoc_builder_mode {
+  PSOC_BUILDER_COPY = 0,
+  PSOC_BUILDER_COPY_AT_FINISH = 1,
+  PSOC_BUILDER_BORROW = 2
+} psoc_builder_mode;
+psoc_status psoc_builder_set_mode(psoc_builder *builder, psoc_builder_mode mode);
+
 /* One allocation holding the stream bytes followed by every out-of-line
-** array it points to. The builder stays usable. */
+** array it points to (none for borrowed entries). The builder stays
+** usable. */
 psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **out);
+/* Bytes the finished stream's block takes (what finish would allocate and
+** finish_into needs); 0 when it would overflow. */
+size_t psoc_builder_finish_size(const psoc_builder *builder);
+/* Finish into caller memory: the same block finish allocates, written into
+** [mem, mem + capacity) instead; nothing is allocated. 'mem' must be
+** aligned for a pointer (malloc's alignment will do). *needed (may be NULL)
+** receives the bytes required; when capacity is smaller (or mem is NULL)
+** PSOC_ERR_SIZE is returned and nothing written. *out is the stream living
+** in 'mem': every psoc_stream_* function works on it, psoc_stream_free
+** releases nothing, and the caller frees 'mem' after its last use. */
+psoc_status psoc_builder_finish_into(psoc_builder *builder, void *mem, size_t capacity,
+                                     size_t *needed, psoc_stream **out);
 
 D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
 const void *psoc_stream_data(const psoc_stream *stream);
@@ -492,6 +530,13 @@ enum {
   PSOC_CHECK_FOLLOW_LAYOUT = 1u << 3
 };
 
+/* A shader blob whose container checksum the caller already computed. */
+typedef struct psoc_known_checksum {
+  const void *blob;              /* pShaderBytecode, as it appears in the stream */
+  size_t size;                   /* BytecodeLength */
+  uint8_t checksum[16];          /* psoc_shader_checksum(blob, size, ...) */
+} psoc_known_checksum;
+
 typedef struct psoc_check_options {
   uint32_t flags;                /* PSOC_CHECK_* */
   const psoc_profile *profile;   /* NULL: the runtime's rules alone, no
@@ -499,6 +544,12 @@ typedef struct psoc_check_options {
                                     16x forced sample count, conservative
                                     rasterization ... pass) */
 } psoc_check_options;
+
+/* The DXBC container checksum of a shader blob, the 16 bytes its header's
+** digest must hold (MD5 with DXBC's final block, over the container's
+** bytes from offset 20 to its size field). 0, or -1 when the blob has no
+** DXBC header with a size within 'size'. */
+int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]);
 
 /* Parse, then run the rules: kind deduction, irrelevant subobjects, field
 ** and cross-field rules, capability checks against the profile (when one
@@ -508,6 +559,16 @@ typedef struct psoc_check_options {
 ** PSOC_CHECK_WERROR, no warning) was reported, PSOC_ERR_INVALID otherwise. */
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags);
+/* psoc_check for a caller that checks many pipelines sharing shader blobs:
+** with PSOC_CHECK_FOLLOW_POINTERS, a blob listed in known[0..known_count)
+** (matched by pointer and size) has its container checksum taken from the
+** list instead of computed, so each blob's checksum is computed once
+** (psoc_shader_checksum, e.g. when the blob is loaded). A wrong checksum
+** in the list is reported as the container's own. Within one stream a blob
+** in several slots is read once either way. */
+psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
+                             const psoc_known_checksum *known, size_t known_count,
+                             psoc_diags *diags);
 
 /* ------------------------------------------------------------------ */
 /* Resolve: the effective pipeline with the runtime's defaults         */

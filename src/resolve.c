@@ -357,3 +357,19 @@ psoc_status psoc_builder_add_compute_desc(psoc_builder *b,
   ADD(b, PSOC_SO_CACHED_PSO, d->CachedPSO);
   return PSOC_OK;
 }
+
+/* ---- one versioned class at a time, for psoc_check (owner h2) -------- */
+
+/* psoc_check reads payloads in place and widens only the two versioned
+** classes, with the same conversions as psoc_resolve. */
+void psoc_resolve_rasterizer_view(const psoc_view *view, psoc_rasterizer_state *out) {
+  psoc_resolved r;
+  resolve_rasterizer(view, &r);
+  *out = r.rasterizer;
+}
+
+void psoc_resolve_depth_stencil_view(const psoc_view *view, D3D12_DEPTH_STENCIL_DESC2 *out) {
+  psoc_resolved r;
+  resolve_depth_stencil(view, &r);
+  *out = r.depth_stencil;
+}

@@ -4,6 +4,7 @@
 ** says when a rule can have nothing to say (the pipeline kinds it judges,
 ** the subobject classes it reads), so psoc_check skips it with a mask test.
 */
+#include <stdalign.h>
 #include <stdarg.h>
 
 #include "rules_internal.h"
@@ -88,28 +89,53 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 
 /* Each rule's kinds and classes restate the early returns and presence
 ** tests of its function (a superset of where it can emit): a rule reading
-** an absent class sees the runtime default, which those rules accept. */
+** an absent class sees the runtime default, which those rules accept.
+** X(k, h, name, kinds, needs, classes, function); k and h pass through to
+** RUNS below. */
 #define WALK NEEDS_COMPLETE_WALK
+#define RULE_LIST(X, k, h)                                                                      \
+  X(k, h, kind, ANY_KIND, WALK, ANY_CLASS, rule_kind)                                           \
+  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant)                         \
+  X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
+  X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
+    psoc_rules_topology)                                                                        \
+  X(k, h, stream_output, K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output)         \
+  X(k, h, blend, DRAW, WALK, B(BLEND), psoc_rules_blend)                                        \
+  X(k, h, render_targets, DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),       \
+    psoc_rules_render_targets)                                                                  \
+  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer)                         \
+  X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil)                \
+  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample)                \
+  X(k, h, misc, ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),   \
+    psoc_rules_misc)                                                                            \
+  X(k, h, input_layout, K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout)            \
+  X(k, h, shaders, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders)          \
+  X(k, h, root_bindings, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings)
 
-static const rule rules[] = {
-  { "kind", ANY_KIND, WALK, ANY_CLASS, rule_kind },
-  { "irrelevant", PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant },
-  { "stages", K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages },
-  { "topology", K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),
-    psoc_rules_topology },
-  { "stream_output", K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output },
-  { "blend", DRAW, WALK, B(BLEND), psoc_rules_blend },
-  { "render_targets", DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),
-    psoc_rules_render_targets },
-  { "rasterizer", DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer },
-  { "depth_stencil", DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil },
-  { "sample", DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample },
-  { "misc", ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),
-    psoc_rules_misc },
-  { "input_layout", K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout },
-  { "shaders", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders },
-  { "root_bindings", PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings },
+#define RULE_ID(k, h, name, kinds, needs, classes, fn) RULE_##name,
+enum { RULE_LIST(RULE_ID, 0, 0) RULE_COUNT };
+#undef RULE_ID
+
+#define RULE_ROW(k, h, name, kinds, needs, classes, fn) { #name, kinds, needs, classes, fn },
+static const rule rules[RULE_COUNT] = { RULE_LIST(RULE_ROW, 0, 0) };
+#undef RULE_ROW
+
+/* The rules that can run for kind bit 'k' when the check has 'h' (NEEDS_*),
+** as a bit per rule: a compile-time table, so psoc_check looks only at
+** those and tests each one's classes. */
+#define RUNS(k, h, name, kinds, needs, classes, fn) \
+  | ((((kinds) & (k)) && !((needs) & ~(h))) ? 1u << RULE_##name : 0u)
+#define RUNNABLE(k, h) (0u RULE_LIST(RUNS, k, h))
+#define RUNNABLE_KIND(k) { RUNNABLE(k, 0), RUNNABLE(k, 1), RUNNABLE(k, 2), RUNNABLE(k, 3) }
+static const uint32_t runnable[4][4] = {
+  RUNNABLE_KIND(K(NONE)), RUNNABLE_KIND(K(GRAPHICS)), RUNNABLE_KIND(K(COMPUTE)),
+  RUNNABLE_KIND(K(MESH)),
 };
+#undef RUNNABLE_KIND
+#undef RUNNABLE
+#undef RUNS
+_Static_assert(RULE_COUNT <= 32, "one bit per rule in runnable[]");
+_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 columns");
 
 #undef WALK
 
@@ -161,17 +187,110 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
   return PSOC_OK;
 }
 
+/* ---- the effective pipeline, read in place -------------------------- */
+
+/* The payload of class 'cls': the kept view's when present, else the
+** registry's default payload; in place when aligned for its type, else
+** copied to 'storage'. */
+static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *storage, size_t size,
+                                 size_t align) {
+  int t = p->class_type[cls];
+  const void *src = t >= 0 ? (const void *)p->views[t].payload : psoc_info(cls)->default_payload;
+  if (((uintptr_t)src & (align - 1)) == 0) return src;
+  memcpy(storage, src, size);
+  return storage;
+}
+
+static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
+  int t = p->class_type[cls];
+  return psoc_rd32(t >= 0 ? p->views[t].payload
+                          : (const unsigned char *)psoc_info(cls)->default_payload);
+}
+
+/* The versioned class 'cls' as the view that supplied it, or a view of the
+** registry's default payload of the base type. */
+static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
+  int t = p->class_type[cls];
+  psoc_view v;
+  if (t >= 0) return p->views[t];
+  v.type = cls;
+  v.index = 0;
+  v.offset = 0;
+  v.info = psoc_info(cls);
+  v.payload = v.info->default_payload;
+  return v;
+}
+
+#define PAYLOAD(cls, member, T)                                                          \
+  (s->member = (const T *)class_payload(p, cls, &s->copy.member, sizeof s->copy.member, \
+                                        alignof(T)))
+
+_Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
+               "psoc_rule_depth starts like every DEPTH_STENCIL version");
+
+static void load_state(rule_ctx *ctx) {
+  const psoc_parsed *p = ctx->parsed;
+  psoc_rule_state *s = &ctx->state;
+  int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
+  uint64_t rs = t >= 0 ? psoc_rdptr(p->views[t].payload) : 0;
+  s->root_signature = (const void *)(uintptr_t)rs;
+  PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
+          psoc_serialized_root_signature_desc);
+  PAYLOAD(PSOC_SO_CACHED_PSO, cached_pso, D3D12_CACHED_PIPELINE_STATE);
+  s->node_mask = class_u32(p, PSOC_SO_NODE_MASK);
+  s->flags = class_u32(p, PSOC_SO_FLAGS);
+  PAYLOAD(PSOC_SO_VIEW_INSTANCING, view_instancing, D3D12_VIEW_INSTANCING_DESC);
+  if (p->kind == PSOC_KIND_COMPUTE) return; /* the rest is for drawing */
+  PAYLOAD(PSOC_SO_BLEND, blend, D3D12_BLEND_DESC);
+  PAYLOAD(PSOC_SO_RENDER_TARGET_FORMATS, render_targets, D3D12_RT_FORMAT_ARRAY);
+  PAYLOAD(PSOC_SO_INPUT_LAYOUT, input_layout, D3D12_INPUT_LAYOUT_DESC);
+  PAYLOAD(PSOC_SO_STREAM_OUTPUT, stream_output, D3D12_STREAM_OUTPUT_DESC);
+  PAYLOAD(PSOC_SO_SAMPLE_DESC, sample_desc, DXGI_SAMPLE_DESC);
+  s->sample_mask = class_u32(p, PSOC_SO_SAMPLE_MASK);
+  s->ib_strip_cut_value = class_u32(p, PSOC_SO_IB_STRIP_CUT_VALUE);
+  s->primitive_topology = class_u32(p, PSOC_SO_PRIMITIVE_TOPOLOGY);
+  s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
+  if (p->kind == PSOC_KIND_NONE) return;
+  {
+    psoc_view v = class_view(p, PSOC_SO_RASTERIZER);
+    s->rasterizer_type = v.type;
+    psoc_resolve_rasterizer_view(&v, &s->rasterizer);
+    v = class_view(p, PSOC_SO_DEPTH_STENCIL);
+    s->depth_stencil_type = v.type;
+    /* DepthEnable .. StencilEnable lead every version of the class */
+    memcpy(&s->depth_stencil, v.payload, 4 * sizeof(uint32_t));
+    s->depth_stencil.DepthBoundsTestEnable =
+        v.type == PSOC_SO_DEPTH_STENCIL1
+            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
+        : v.type == PSOC_SO_DEPTH_STENCIL2
+            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
+            : FALSE;
+    /* Hidden default: without a depth-stencil subobject, depth testing is
+    ** off unless a DSV format other than UNKNOWN is given. */
+    if (p->class_type[PSOC_SO_DEPTH_STENCIL] < 0 && s->depth_stencil_format == DXGI_FORMAT_UNKNOWN)
+      s->depth_stencil.DepthEnable = FALSE;
+  }
+}
+
+#undef PAYLOAD
+
 psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags) {
+  return psoc_check_known(data, size, options, NULL, 0, diags);
+}
+
+psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
+                             const psoc_known_checksum *known, size_t known_count,
+                             psoc_diags *diags) {
   psoc_parsed parsed;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
-  size_t i, errors_before, warnings_before;
+  size_t errors_before, warnings_before;
   psoc_status status;
-  uint32_t flags = options ? options->flags : 0, kind_bit, classes, have;
+  uint32_t flags = options ? options->flags : 0, classes, have, run;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
-    status = psoc_check(data, size, options, &local);
+    status = psoc_check_known(data, size, options, known, known_count, &local);
     psoc_diags_free(&local);
     return status;
   }
@@ -180,7 +299,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   status = psoc_parse(data, size, &parsed, diags);
   if (status == PSOC_ERR_ARG) return status;
   if (size == 0 || !data) return PSOC_ERR_INVALID;
-  ctx = &ctx_storage; /* a few KB: the resolved pipeline and 8 containers */
+  ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->parsed = &parsed;
   ctx->options = options;
   ctx->has_profile = options && options->profile;
@@ -188,21 +307,24 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
   ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
   ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
   ctx->diags = diags;
+  ctx->known = known;
+  ctx->known_count = known ? known_count : 0;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
     if (parsed.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  psoc_resolve(&parsed, &ctx->resolved);
+  classes = classes_of(parsed.type_mask);
+  ctx->explicit_classes = classes & ~psoc_ignored_types(parsed.kind);
+  load_state(ctx);
   /* Which stages have bytecode is in the stream; the containers are read
   ** only when pointers are valid (FOLLOW_POINTERS). */
-  memset(ctx->shaders, 0, sizeof ctx->shaders);
+  ctx->shaders_present = ctx->shaders_parsed = 0;
   if (parsed.complete) psoc_rules_load_shaders(ctx);
-  kind_bit = (unsigned)parsed.kind < 4 ? PSOC_KIND_BIT(parsed.kind) : 0;
-  classes = classes_of(parsed.type_mask) | ANY_CLASS;
+  classes |= ANY_CLASS;
   have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  for (i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-    const rule *r = &rules[i];
-    if ((r->kinds & kind_bit) && (r->classes & classes) && !(r->needs & ~have)) r->fn(ctx);
+  for (run = runnable[(unsigned)parsed.kind & 3u][have]; run; run &= run - 1) {
+    const rule *r = &rules[psoc_lowest_bit(run)];
+    if (r->classes & classes) r->fn(ctx);
   }
   return verdict(diags, errors_before, warnings_before, flags);
 }

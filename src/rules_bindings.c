@@ -146,7 +146,7 @@ static void check_stage(const rule_ctx *ctx, int s, const D3D12_VERSIONED_ROOT_S
   const unsigned char *c;
   uint32_t n, count, off, stride, i, major, minor;
   char field[PSOC_DIAG_FIELD_MAX];
-  if (!sh->parsed || sh->dxbc.error != PSOC_DXBC_OK || sh->dxbc.is_dxil) return;
+  if (!psoc_rule_shader_parsed(ctx, s) || sh->dxbc.error != PSOC_DXBC_OK || sh->dxbc.is_dxil) return;
   if (!psoc_dxbc_find_chunk(&sh->dxbc, PSOC_FOURCC('R', 'D', 'E', 'F'), &c, &n) || n < 28) return;
   count = rd32(c + 8);
   off = rd32(c + 12);
@@ -199,7 +199,7 @@ static int report_invalid(const rule_ctx *ctx, const psoc_diags *rd) {
 }
 
 void psoc_rules_root_bindings(const rule_ctx *ctx) {
-  const psoc_resolved *r = &ctx->resolved;
+  const psoc_rule_state *r = &ctx->state;
   const void *blob = NULL;
   size_t size = 0;
   int s, serialized = 0;
@@ -207,14 +207,14 @@ void psoc_rules_root_bindings(const rule_ctx *ctx) {
   psoc_rootsig *rs = NULL;
   psoc_diags rd;
   if (!ctx->follow || ctx->parsed->kind == PSOC_KIND_NONE) return;
-  if (r->serialized_root_signature.pSerializedBlob) {
-    blob = r->serialized_root_signature.pSerializedBlob;
-    size = r->serialized_root_signature.SerializedBlobSizeInBytes;
+  if (r->serialized_root_signature->pSerializedBlob) {
+    blob = r->serialized_root_signature->pSerializedBlob;
+    size = r->serialized_root_signature->SerializedBlobSizeInBytes;
     serialized = 1;
   } else if (!r->root_signature) {
     for (s = 0; s < PSOC_STAGE_COUNT && !blob; s++) {
       const psoc_shader *sh = &ctx->shaders[s];
-      if (sh->parsed && sh->dxbc.error == PSOC_DXBC_OK && sh->dxbc.digest_ok &&
+      if (psoc_rule_shader_parsed(ctx, s) && sh->dxbc.error == PSOC_DXBC_OK && sh->dxbc.digest_ok &&
           sh->dxbc.has_root_signature)
         blob = sh->dxbc.data, size = sh->dxbc.size;
     }
@@ -231,7 +231,7 @@ void psoc_rules_root_bindings(const rule_ctx *ctx) {
                                                                               : d->Desc_1_0.Flags);
     if (serialized) report_invalid(ctx, &rd); /* warnings only */
     for (s = 0; s < PSOC_STAGE_COUNT; s++) {
-      if (!ctx->shaders[s].present) continue;
+      if (!psoc_rule_shader_present(ctx, s)) continue;
       if ((ctx->parsed->kind == PSOC_KIND_COMPUTE) != (s == PSOC_STAGE_CS)) continue;
       check_stage(ctx, s, d, flags);
     }

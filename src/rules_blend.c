@@ -95,7 +95,7 @@ static void check_op(const rule_ctx *ctx, unsigned i, uint32_t op, uint32_t src,
 ** output signature is unknown, nothing when it does not write the target. */
 static void format_cannot(const rule_ctx *ctx, unsigned i, const char *id, const char *what,
                           const char *member, const char *fix) {
-  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
   char field[PSOC_DIAG_FIELD_MAX];
   int writes = psoc_rule_ps_writes_target(ctx, i);
   if (writes == 0) return;
@@ -217,8 +217,8 @@ static void check_target(const rule_ctx *ctx, unsigned i, const D3D12_RENDER_TAR
 }
 
 void psoc_rules_blend(const rule_ctx *ctx) {
-  const D3D12_BLEND_DESC *b = &ctx->resolved.blend;
-  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
+  const D3D12_BLEND_DESC *b = ctx->state.blend;
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
   unsigned i, n, targets;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_BLEND)) {
@@ -260,8 +260,8 @@ void psoc_rules_blend(const rule_ctx *ctx) {
 }
 
 void psoc_rules_render_targets(const rule_ctx *ctx) {
-  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
-  uint32_t dsv = ctx->resolved.depth_stencil_format;
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
+  uint32_t dsv = ctx->state.depth_stencil_format;
   unsigned i, n, unknown = 0;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_RENDER_TARGET_FORMATS)) {

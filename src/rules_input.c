@@ -20,7 +20,7 @@ static void element_diag(const rule_ctx *ctx, psoc_severity sev, const char *id,
 }
 
 void psoc_rules_input_layout(const rule_ctx *ctx) {
-  const D3D12_INPUT_LAYOUT_DESC *il = &ctx->resolved.input_layout;
+  const D3D12_INPUT_LAYOUT_DESC *il = ctx->state.input_layout;
   const D3D12_INPUT_ELEMENT_DESC *e = il->pInputElementDescs;
   uint32_t n = il->NumElements, i, j;
   uint32_t slot_first[32], slot_end[32];

@@ -36,8 +36,16 @@ typedef struct psoc_format_info {
   uint8_t known;
 } psoc_format_info;
 
-/* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. */
-const psoc_format_info *psoc_format_get(uint32_t format);
+/* The table (formats.c), by DXGI_FORMAT value; 'known' is 0 for gaps. */
+#define PSOC_FORMAT_TABLE_SIZE 192
+extern const psoc_format_info psoc_formats[PSOC_FORMAT_TABLE_SIZE];
+
+/* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. Inline:
+** the rules look formats up on every check. */
+static inline const psoc_format_info *psoc_format_get(uint32_t format) {
+  if (format == 0 || format >= PSOC_FORMAT_TABLE_SIZE || !psoc_formats[format].known) return NULL;
+  return &psoc_formats[format];
+}
 const char *psoc_format_name(uint32_t format);
 const char *psoc_comp_type_name(uint32_t type);
 
@@ -48,16 +56,61 @@ const psoc_profile *psoc_profile_unlimited(void);
 /* ---- rule context --------------------------------------------------- */
 
 typedef struct psoc_shader {
-  int present;          /* the stream has non-null bytecode for the stage
-                           (known with or without FOLLOW_POINTERS) */
-  int parsed;           /* the container was read (FOLLOW_POINTERS) */
-  uint32_t slot;        /* PSOC_SO_VS, ... */
-  psoc_dxbc dxbc;       /* valid when parsed; dxbc.error says if it is whole */
+  uint32_t slot;        /* PSOC_SO_VS, ...: set where the stage is present */
+  psoc_dxbc dxbc;       /* valid only where the stage is parsed (see
+                           psoc_rule_shader_parsed); dxbc.error says if it is
+                           whole. Nothing here is cleared per check. */
 } psoc_shader;
 
 /* Stages in pipeline order. */
 enum { PSOC_STAGE_AS, PSOC_STAGE_MS, PSOC_STAGE_VS, PSOC_STAGE_HS, PSOC_STAGE_DS,
        PSOC_STAGE_GS, PSOC_STAGE_PS, PSOC_STAGE_CS, PSOC_STAGE_COUNT };
+
+/* What every version of the depth-stencil class holds outside its stencil
+** faces (the faces are widened only where StencilEnable is set:
+** psoc_rule_stencil_faces). */
+typedef struct psoc_rule_depth {
+  BOOL DepthEnable;
+  D3D12_DEPTH_WRITE_MASK DepthWriteMask;
+  D3D12_COMPARISON_FUNC DepthFunc;
+  BOOL StencilEnable;
+  BOOL DepthBoundsTestEnable;
+} psoc_rule_depth;
+
+/* The effective pipeline the rules judge, read in place: each pointer is
+** the payload in the stream when its class is present (whatever the kind,
+** as the runtime would read it), else the registry's default payload (a
+** copy in 'copy' only where either is not aligned for its type). The two
+** versioned classes are widened to their newest form. Hidden defaults
+** apply: without a depth-stencil subobject, depth is enabled only with a
+** DSV format. Filled by psoc_check (rules.c) for the classes of the kind. */
+typedef struct psoc_rule_state {
+  const D3D12_BLEND_DESC *blend;
+  const D3D12_RT_FORMAT_ARRAY *render_targets;
+  const D3D12_INPUT_LAYOUT_DESC *input_layout;
+  const D3D12_STREAM_OUTPUT_DESC *stream_output;
+  const D3D12_VIEW_INSTANCING_DESC *view_instancing;
+  const D3D12_CACHED_PIPELINE_STATE *cached_pso;
+  const psoc_serialized_root_signature_desc *serialized_root_signature;
+  const DXGI_SAMPLE_DESC *sample_desc;
+  const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed) */
+  uint32_t sample_mask, ib_strip_cut_value, primitive_topology, depth_stencil_format;
+  uint32_t node_mask, flags;
+  uint32_t rasterizer_type;            /* the type that supplied the class */
+  uint32_t depth_stencil_type;
+  psoc_rasterizer_state rasterizer;    /* widened (draw kinds) */
+  psoc_rule_depth depth_stencil;       /* hidden default applied (draw kinds) */
+  struct {                             /* storage for misaligned payloads */
+    D3D12_BLEND_DESC blend;
+    D3D12_RT_FORMAT_ARRAY render_targets;
+    D3D12_INPUT_LAYOUT_DESC input_layout;
+    D3D12_STREAM_OUTPUT_DESC stream_output;
+    D3D12_VIEW_INSTANCING_DESC view_instancing;
+    D3D12_CACHED_PIPELINE_STATE cached_pso;
+    psoc_serialized_root_signature_desc serialized_root_signature;
+    DXGI_SAMPLE_DESC sample_desc;
+  } copy;
+} psoc_rule_state;
 
 typedef struct rule_ctx {
   const psoc_parsed *parsed;
@@ -70,7 +123,15 @@ typedef struct rule_ctx {
   int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
                                    elements, SO declarations, view locations */
   psoc_diags *diags;
-  psoc_resolved resolved;       /* the effective pipeline */
+  const psoc_known_checksum *known; /* psoc_check_known's list (may be NULL) */
+  size_t known_count;
+  uint32_t explicit_classes;    /* PSOC_TYPE_BIT()s of the classes present
+                                   that the kind uses (psoc_rule_has) */
+  uint32_t shaders_present;     /* bit per stage: non-null bytecode in a slot
+                                   the kind uses (known without following) */
+  uint32_t shaders_parsed;      /* bit per stage: the container was read
+                                   (FOLLOW_POINTERS); shaders[s].dxbc valid */
+  psoc_rule_state state;        /* the effective pipeline */
   psoc_shader shaders[PSOC_STAGE_COUNT];
 } rule_ctx;
 
@@ -95,9 +156,18 @@ const char *psoc_rule_field(char *buf, const char *fmt, ...)
 #endif
     ;
 
-/* Is the class explicitly present in the stream? */
+/* Is the class explicitly present in the stream (and used by the kind)? */
 static inline int psoc_rule_has(const rule_ctx *ctx, uint32_t cls) {
-  return ctx->resolved.origin[cls] == PSOC_ORIGIN_EXPLICIT;
+  return (ctx->explicit_classes >> cls) & 1u;
+}
+/* Does the stage have non-null bytecode (in a slot the kind uses)? */
+static inline int psoc_rule_shader_present(const rule_ctx *ctx, int stage) {
+  return (ctx->shaders_present >> stage) & 1u;
+}
+/* Was the stage's container read (FOLLOW_POINTERS)? Only then is
+** ctx->shaders[stage].dxbc valid. */
+static inline int psoc_rule_shader_parsed(const rule_ctx *ctx, int stage) {
+  return (ctx->shaders_parsed >> stage) & 1u;
 }
 /* Name of a value in an enum table, or "an invalid value". */
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
@@ -180,6 +250,11 @@ static inline uint32_t psoc_ignored_types(psoc_kind kind) {
 static inline int psoc_rule_valid(uint32_t valid, uint32_t value) {
   return value < 32 && ((valid >> value) & 1u);
 }
+
+/* resolve.c: one versioned class (RASTERIZER*, DEPTH_STENCIL*) of 'view'
+** widened as psoc_resolve widens it. */
+void psoc_resolve_rasterizer_view(const psoc_view *view, psoc_rasterizer_state *out);
+void psoc_resolve_depth_stencil_view(const psoc_view *view, D3D12_DEPTH_STENCIL_DESC2 *out);
 
 /* Rule modules. */
 void psoc_rules_blend(const rule_ctx *ctx);           /* rules_blend.c */

@@ -44,8 +44,8 @@ void psoc_rules_stages(const rule_ctx *ctx) {
 }
 
 void psoc_rules_topology(const rule_ctx *ctx) {
-  uint32_t topo = ctx->resolved.primitive_topology;
-  uint32_t cut = ctx->resolved.ib_strip_cut_value;
+  uint32_t topo = ctx->state.primitive_topology;
+  uint32_t cut = ctx->state.ib_strip_cut_value;
   int hs = code_of(ctx, PSOC_SO_HS);
   if (ctx->parsed->kind != PSOC_KIND_GRAPHICS) return;
   if (!psoc_rule_valid(PSOC_VALID_TOPOLOGY, topo)) {
@@ -86,7 +86,7 @@ void psoc_rules_topology(const rule_ctx *ctx) {
 }
 
 void psoc_rules_stream_output(const rule_ctx *ctx) {
-  const D3D12_STREAM_OUTPUT_DESC *so = &ctx->resolved.stream_output;
+  const D3D12_STREAM_OUTPUT_DESC *so = ctx->state.stream_output;
   int gs = code_of(ctx, PSOC_SO_GS);
   uint32_t rs = so->RasterizedStream, i, slot_stream[4] = { ~0u, ~0u, ~0u, ~0u }, gaps = 0;
   if (ctx->parsed->kind != PSOC_KIND_GRAPHICS || !psoc_rule_has(ctx, PSOC_SO_STREAM_OUTPUT)) return;
@@ -202,7 +202,7 @@ static unsigned popcount32(uint32_t v) {
 }
 
 void psoc_rules_misc(const rule_ctx *ctx) {
-  const psoc_resolved *r = &ctx->resolved;
+  const psoc_rule_state *r = &ctx->state;
   const psoc_profile *pr = ctx->profile;
   if (psoc_rule_has(ctx, PSOC_SO_FLAGS)) {
     uint32_t f = r->flags, known = D3D12_PIPELINE_STATE_FLAG_TOOL_DEBUG |
@@ -238,7 +238,7 @@ void psoc_rules_misc(const rule_ctx *ctx) {
                      pr->node_count == 1 ? "" : "s", pr->node_count);
   }
   if (psoc_rule_has(ctx, PSOC_SO_VIEW_INSTANCING) && psoc_rule_is_draw(ctx)) {
-    const D3D12_VIEW_INSTANCING_DESC *v = &r->view_instancing;
+    const D3D12_VIEW_INSTANCING_DESC *v = r->view_instancing;
     uint32_t i;
     if (v->Flags & ~1u)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_FLAGS, NULL,
@@ -271,7 +271,7 @@ void psoc_rules_misc(const rule_ctx *ctx) {
       }
   }
   if (psoc_rule_has(ctx, PSOC_SO_CACHED_PSO)) {
-    const D3D12_CACHED_PIPELINE_STATE *c = &r->cached_pso;
+    const D3D12_CACHED_PIPELINE_STATE *c = r->cached_pso;
     if (!c->pCachedBlob && c->CachedBlobSizeInBytes)
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_CACHED_PSO, PS_ "INVALIDCACHEDBLOB",
                      PSOC_SO_CACHED_PSO, "CACHED_PSO.pCachedBlob",

@@ -14,7 +14,7 @@
 #define CENTER_PATTERN 0xfffffffeu
 
 static const char *rast_name(const rule_ctx *ctx) {
-  return psoc_subobject_info_get(ctx->resolved.source_type[PSOC_SO_RASTERIZER])->name;
+  return psoc_subobject_info_get(ctx->state.rasterizer_type)->name;
 }
 
 /* "<RASTERIZER type>.<member>", built only to emit. */
@@ -30,7 +30,7 @@ static void float_rule(const rule_ctx *ctx, float v, const char *member, const c
 }
 
 void psoc_rules_rasterizer(const rule_ctx *ctx) {
-  const psoc_rasterizer_state *r = &ctx->resolved.rasterizer;
+  const psoc_rasterizer_state *r = &ctx->state.rasterizer;
   char field[PSOC_DIAG_FIELD_MAX];
   uint32_t fsc;
   if (!psoc_rule_is_draw(ctx) || !psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return;
@@ -73,7 +73,7 @@ void psoc_rules_rasterizer(const rule_ctx *ctx) {
                    "%s.ConservativeRaster is ON but profile '%s' has no conservative "
                    "rasterization (tier 0); set it OFF or choose a feature level 12_1 profile",
                    rast_name(ctx), ctx->profile->name);
-  if (ctx->resolved.source_type[PSOC_SO_RASTERIZER] == PSOC_SO_RASTERIZER2) {
+  if (ctx->state.rasterizer_type == PSOC_SO_RASTERIZER2) {
     if (!psoc_rule_valid(PSOC_VALID_LINE_RASTER, r->LineRasterizationMode))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, NULL, PSOC_SO_RASTERIZER,
                      RAST_FIELD("LineRasterizationMode"),
@@ -120,8 +120,8 @@ static void stencil_face(const rule_ctx *ctx, const char *ds, const D3D12_DEPTH_
 }
 
 void psoc_rules_depth_stencil(const rule_ctx *ctx) {
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->resolved.depth_stencil;
-  uint32_t type = ctx->resolved.source_type[PSOC_SO_DEPTH_STENCIL];
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
+  uint32_t type = ctx->state.depth_stencil_type;
   char field[PSOC_DIAG_FIELD_MAX];
   /* "<DEPTH_STENCIL type>.<member>", built only to emit */
 #define DS_FIELD(member) psoc_rule_field(field, "%s." member, psoc_subobject_info_get(type)->name)
@@ -137,21 +137,23 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
                      PSOC_SO_DEPTH_STENCIL, DS_FIELD("DepthFunc"),
                      "DepthFunc is %u%s; use NEVER..ALWAYS (1-8), e.g. LESS or GREATER_EQUAL",
                      (unsigned)d->DepthFunc, d->DepthEnable ? " with DepthEnable TRUE" : "");
-    if (d->StencilEnable) {
+    if (d->StencilEnable) { /* the faces, widened to DEPTH_STENCILOP_DESC1 */
       const char *ds = psoc_subobject_info_get(type)->name;
-      stencil_face(ctx, ds, &d->FrontFace, 0);
-      stencil_face(ctx, ds, &d->BackFace, 1);
+      D3D12_DEPTH_STENCIL_DESC2 full;
+      psoc_resolve_depth_stencil_view(psoc_parsed_class(ctx->parsed, PSOC_SO_DEPTH_STENCIL), &full);
+      stencil_face(ctx, ds, &full.FrontFace, 0);
+      stencil_face(ctx, ds, &full.BackFace, 1);
       if (type == PSOC_SO_DEPTH_STENCIL2 && !ctx->profile->independent_stencil_masks &&
-          (d->FrontFace.StencilReadMask != d->BackFace.StencilReadMask ||
-           d->FrontFace.StencilWriteMask != d->BackFace.StencilWriteMask))
+          (full.FrontFace.StencilReadMask != full.BackFace.StencilReadMask ||
+           full.FrontFace.StencilWriteMask != full.BackFace.StencilWriteMask))
         psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_UNSUPPORTED,
                        DSS "INDEPENDENT_MASKS_UNSUPPORTED", PSOC_SO_DEPTH_STENCIL,
                        DS_FIELD("BackFace"),
                        "front and back faces use different stencil masks (read 0x%02x/0x%02x, "
                        "write 0x%02x/0x%02x) but profile '%s' lacks "
                        "IndependentFrontAndBackStencilRefMaskSupported; use the same masks",
-                       d->FrontFace.StencilReadMask, d->BackFace.StencilReadMask,
-                       d->FrontFace.StencilWriteMask, d->BackFace.StencilWriteMask,
+                       full.FrontFace.StencilReadMask, full.BackFace.StencilReadMask,
+                       full.FrontFace.StencilWriteMask, full.BackFace.StencilWriteMask,
                        ctx->profile->name);
     }
     if (d->DepthBoundsTestEnable && !ctx->profile->depth_bounds_test)
@@ -164,7 +166,7 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
   }
 #undef DS_FIELD
   if ((d->DepthEnable || d->StencilEnable) &&
-      ctx->resolved.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
+      ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
     psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,
                    GPS "DEPTHSTENCILVIEW_NOT_SET", PSOC_SO_DEPTH_STENCIL, "DEPTH_STENCIL_FORMAT",
                    "%s testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; "
@@ -176,9 +178,9 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
 /* ---- sample desc and forced sample count ------------------------------ */
 
 void psoc_rules_sample(const rule_ctx *ctx) {
-  const DXGI_SAMPLE_DESC *s = &ctx->resolved.sample_desc;
-  const psoc_rasterizer_state *r = &ctx->resolved.rasterizer;
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->resolved.depth_stencil;
+  const DXGI_SAMPLE_DESC *s = ctx->state.sample_desc;
+  const psoc_rasterizer_state *r = &ctx->state.rasterizer;
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) {
     uint32_t c = s->Count;

@@ -36,36 +36,73 @@ static const stage_info stages[PSOC_STAGE_COUNT] = {
                       "CREATECOMPUTEPIPELINESTATE_INVALID_SHADER" },
 };
 
-static int stage_used(psoc_kind kind, int stage) {
+/* The stages each kind uses, as bits per PSOC_STAGE_*. */
+static uint32_t stages_used(psoc_kind kind) {
   switch (kind) {
-  case PSOC_KIND_GRAPHICS: return stage >= PSOC_STAGE_VS && stage <= PSOC_STAGE_PS;
-  case PSOC_KIND_MESH: return stage == PSOC_STAGE_AS || stage == PSOC_STAGE_MS || stage == PSOC_STAGE_PS;
-  case PSOC_KIND_COMPUTE: return stage == PSOC_STAGE_CS;
+  case PSOC_KIND_GRAPHICS:
+    return (1u << PSOC_STAGE_VS) | (1u << PSOC_STAGE_HS) | (1u << PSOC_STAGE_DS) |
+           (1u << PSOC_STAGE_GS) | (1u << PSOC_STAGE_PS);
+  case PSOC_KIND_MESH: return (1u << PSOC_STAGE_AS) | (1u << PSOC_STAGE_MS) | (1u << PSOC_STAGE_PS);
+  case PSOC_KIND_COMPUTE: return 1u << PSOC_STAGE_CS;
   default: return 0;
   }
 }
 
+/* The stage of a shader subobject type. */
+static int stage_of(uint32_t type) {
+  switch (type) {
+  case PSOC_SO_AS: return PSOC_STAGE_AS;
+  case PSOC_SO_MS: return PSOC_STAGE_MS;
+  case PSOC_SO_VS: return PSOC_STAGE_VS;
+  case PSOC_SO_HS: return PSOC_STAGE_HS;
+  case PSOC_SO_DS: return PSOC_STAGE_DS;
+  case PSOC_SO_GS: return PSOC_STAGE_GS;
+  case PSOC_SO_PS: return PSOC_STAGE_PS;
+  default: return PSOC_STAGE_CS;
+  }
+}
+
+/* Read the container of stage 's': a blob an earlier stage of this stream
+** shares is read once; a checksum the caller knows is not computed again. */
+static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc) {
+  const uint8_t *known = NULL;
+  uint32_t done;
+  size_t i;
+  for (done = ctx->shaders_parsed; done; done &= done - 1) {
+    const psoc_dxbc *d = &ctx->shaders[psoc_lowest_bit(done)].dxbc;
+    if (d->data == bc->pShaderBytecode && d->blob_size == bc->BytecodeLength) {
+      ctx->shaders[s].dxbc = *d;
+      return;
+    }
+  }
+  for (i = 0; i < ctx->known_count && !known; i++)
+    if (ctx->known[i].blob == bc->pShaderBytecode && ctx->known[i].size == bc->BytecodeLength)
+      known = ctx->known[i].checksum;
+  psoc_dxbc_parse_known(bc->pShaderBytecode, bc->BytecodeLength, known, &ctx->shaders[s].dxbc);
+}
+
 void psoc_rules_load_shaders(rule_ctx *ctx) {
-  int s;
-  for (s = 0; s < PSOC_STAGE_COUNT; s++) {
-    psoc_shader *sh = &ctx->shaders[s];
-    const psoc_parsed *p = ctx->parsed;
+  const psoc_parsed *p = ctx->parsed;
+  uint32_t used = stages_used(p->kind), types = p->type_mask & PSOC_SHADER_TYPES;
+  for (; types; types &= types - 1) { /* the shader subobjects present */
+    uint32_t slot = psoc_lowest_bit(types);
+    int s = stage_of(slot);
     D3D12_SHADER_BYTECODE bc;
-    sh->slot = stages[s].slot;
-    if (!p->has[sh->slot] || !stage_used(p->kind, s)) continue;
-    memcpy(&bc, p->views[sh->slot].payload, sizeof bc);
+    if (!((used >> s) & 1u)) continue;
+    memcpy(&bc, p->views[slot].payload, sizeof bc);
     if (!bc.pShaderBytecode) continue;
-    sh->present = 1;
+    ctx->shaders[s].slot = slot;
+    ctx->shaders_present |= 1u << s;
     if (!ctx->follow) continue;
-    psoc_dxbc_parse(bc.pShaderBytecode, bc.BytecodeLength, &sh->dxbc);
-    sh->parsed = 1;
+    load_container(ctx, s, &bc);
+    ctx->shaders_parsed |= 1u << s;
   }
 }
 
 /* A usable container: parsed without error, with a program chunk. */
 static const psoc_dxbc *good(const rule_ctx *ctx, int stage) {
   const psoc_shader *sh = &ctx->shaders[stage];
-  if (!sh->parsed || sh->dxbc.error != PSOC_DXBC_OK || !sh->dxbc.has_program ||
+  if (!psoc_rule_shader_parsed(ctx, stage) || sh->dxbc.error != PSOC_DXBC_OK || !sh->dxbc.has_program ||
       sh->dxbc.program_type != stages[stage].program)
     return NULL;
   return &sh->dxbc;
@@ -94,11 +131,10 @@ static int is_depth(const psoc_dxbc_element *e) {
 }
 
 int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target) {
-  const psoc_shader *sh = &ctx->shaders[PSOC_STAGE_PS];
   const psoc_dxbc *ps;
   psoc_dxbc_element e;
   uint32_t i;
-  if (!sh->present) return 0; /* no pixel shader: nothing is written */
+  if (!psoc_rule_shader_present(ctx, PSOC_STAGE_PS)) return 0; /* no pixel shader: nothing is written */
   ps = good(ctx, PSOC_STAGE_PS);
   if (!ps || !ps->output.present) return -1;
   for (i = 0; psoc_dxbc_element_get(&ps->output, i, &e); i++)
@@ -163,24 +199,24 @@ static void check_container(const rule_ctx *ctx, int s) {
 /* ---- root signature --------------------------------------------------- */
 
 static void check_root_signature(const rule_ctx *ctx) {
-  const psoc_resolved *r = &ctx->resolved;
+  const psoc_rule_state *r = &ctx->state;
   int s, all_good = 1, flags_known = 0;
   uint32_t flags = 0;
   const char *missing = ctx->parsed->kind == PSOC_KIND_COMPUTE
                             ? "CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE"
                             : GPS "MISSING_ROOT_SIGNATURE";
-  if (r->serialized_root_signature.pSerializedBlob) {
+  if (r->serialized_root_signature->pSerializedBlob) {
     psoc_dxbc rs;
-    if (psoc_dxbc_parse(r->serialized_root_signature.pSerializedBlob,
-                        r->serialized_root_signature.SerializedBlobSizeInBytes, &rs) == PSOC_DXBC_OK &&
+    if (psoc_dxbc_parse(r->serialized_root_signature->pSerializedBlob,
+                        r->serialized_root_signature->SerializedBlobSizeInBytes, &rs) == PSOC_DXBC_OK &&
         rs.has_root_signature)
       flags_known = 1, flags = rs.root_signature_flags;
   } else if (!r->root_signature) {
     int found = 0;
     for (s = 0; s < PSOC_STAGE_COUNT; s++) {
       const psoc_shader *sh = &ctx->shaders[s];
-      if (!sh->present) continue;
-      if (!sh->parsed || sh->dxbc.error != PSOC_DXBC_OK) { all_good = 0; continue; }
+      if (!psoc_rule_shader_present(ctx, s)) continue;
+      if (!psoc_rule_shader_parsed(ctx, s) || sh->dxbc.error != PSOC_DXBC_OK) { all_good = 0; continue; }
       if (sh->dxbc.has_root_signature && !found)
         found = 1, flags_known = 1, flags = sh->dxbc.root_signature_flags;
     }
@@ -193,29 +229,29 @@ static void check_root_signature(const rule_ctx *ctx) {
                      ? "NULL" : "absent");
   }
   if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
-      r->input_layout.NumElements > 0 && !(flags & 0x1u))
+      r->input_layout->NumElements > 0 && !(flags & 0x1u))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
                    GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_INPUT_LAYOUT, "ROOT_SIGNATURE.Flags",
                    "the input layout has %u elements but the root signature lacks "
                    "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_INPUT_ASSEMBLER_INPUT_LAYOUT (flags 0x%x); add "
-                   "the flag or drop the input layout", r->input_layout.NumElements, flags);
+                   "the flag or drop the input layout", r->input_layout->NumElements, flags);
   /* Stream output needs D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT
   ** (0x40): vkd3d-proton's test_create_graphics_pipeline_state records
   ** E_INVALIDARG from the native runtime without it. */
   if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
-      r->stream_output.NumEntries > 0 && !(flags & 0x40u))
+      r->stream_output->NumEntries > 0 && !(flags & 0x40u))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
                    GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_STREAM_OUTPUT, "ROOT_SIGNATURE.Flags",
                    "the pipeline streams out %u entries but the root signature lacks "
                    "D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT (flags 0x%x); add the flag or "
-                   "drop the stream output", r->stream_output.NumEntries, flags);
+                   "drop the stream output", r->stream_output->NumEntries, flags);
 }
 
 /* ---- input layout against the VS input signature ----------------------- */
 
 static void check_vs_inputs(const rule_ctx *ctx) {
   const psoc_dxbc *vs = good(ctx, PSOC_STAGE_VS);
-  const D3D12_INPUT_LAYOUT_DESC *il = &ctx->resolved.input_layout;
+  const D3D12_INPUT_LAYOUT_DESC *il = ctx->state.input_layout;
   uint32_t i, j, n;
   psoc_dxbc_element e;
   if (!vs || !vs->input.present) return;
@@ -263,15 +299,15 @@ static void check_vs_inputs(const rule_ctx *ctx) {
 
 static void check_ps_outputs(const rule_ctx *ctx) {
   const psoc_dxbc *ps = good(ctx, PSOC_STAGE_PS);
-  const D3D12_RT_FORMAT_ARRAY *rts = &ctx->resolved.render_targets;
-  const D3D12_BLEND_DESC *b = &ctx->resolved.blend;
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
+  const D3D12_BLEND_DESC *b = ctx->state.blend;
   uint32_t i, written = 0, n = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
   psoc_dxbc_element e;
   if (!ps || !ps->output.present) return;
   for (i = 0; psoc_dxbc_element_get(&ps->output, i, &e); i++) {
     uint32_t t = e.semantic_index;
     const psoc_format_info *f;
-    if (is_depth(&e) && ctx->resolved.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
+    if (is_depth(&e) && ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
       psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_PS_OUTPUT, GPS "DEPTHSTENCILVIEW_NOT_SET",
                      PSOC_SO_DEPTH_STENCIL_FORMAT, "DEPTH_STENCIL_FORMAT",
                      "the pixel shader writes %.*s but DSVFormat is UNKNOWN; set the depth "
@@ -349,8 +385,8 @@ static void check_link(const rule_ctx *ctx, int from, int to, const link_ids *id
   psoc_dxbc_element in, out;
   char what[160];
   if (!p || !c || !p->output.present || !c->input.present) return;
-  if (from == PSOC_STAGE_GS && ctx->resolved.stream_output.RasterizedStream < 4)
-    stream = ctx->resolved.stream_output.RasterizedStream;
+  if (from == PSOC_STAGE_GS && ctx->state.stream_output->RasterizedStream < 4)
+    stream = ctx->state.stream_output->RasterizedStream;
   for (i = 0; psoc_dxbc_element_get(&c->input, i, &in); i++) {
     int found = 0;
     for (j = 0; psoc_dxbc_element_get(&p->output, j, &out); j++) {
@@ -409,13 +445,13 @@ static void check_link(const rule_ctx *ctx, int from, int to, const link_ids *id
 
 static void check_position(const rule_ctx *ctx, int last) {
   const psoc_dxbc *c = good(ctx, last);
-  const D3D12_DEPTH_STENCIL_DESC2 *d = &ctx->resolved.depth_stencil;
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
   psoc_dxbc_element e;
   uint32_t i;
   if (!c || !c->output.present) return;
-  if (!ctx->shaders[PSOC_STAGE_PS].present && !d->DepthEnable && !d->StencilEnable) return;
-  if (ctx->resolved.stream_output.RasterizedStream == D3D12_SO_NO_RASTERIZED_STREAM &&
-      ctx->resolved.stream_output.NumEntries > 0)
+  if (!psoc_rule_shader_present(ctx, PSOC_STAGE_PS) && !d->DepthEnable && !d->StencilEnable) return;
+  if (ctx->state.stream_output->RasterizedStream == D3D12_SO_NO_RASTERIZED_STREAM &&
+      ctx->state.stream_output->NumEntries > 0)
     return;
   for (i = 0; psoc_dxbc_element_get(&c->output, i, &e); i++)
     if (is_position(&e)) return;
@@ -429,7 +465,7 @@ void psoc_rules_shaders(const rule_ctx *ctx) {
   int s, dxil = 0, dxbc = 0;
   if (!ctx->follow || ctx->parsed->kind == PSOC_KIND_NONE) return;
   for (s = 0; s < PSOC_STAGE_COUNT; s++) {
-    if (!ctx->shaders[s].parsed) continue;
+    if (!psoc_rule_shader_parsed(ctx, s)) continue;
     check_container(ctx, s);
     if (good(ctx, s)) {
       if (ctx->shaders[s].dxbc.is_dxil) dxil++;
@@ -445,16 +481,16 @@ void psoc_rules_shaders(const rule_ctx *ctx) {
     int prev = PSOC_STAGE_VS, next;
     check_vs_inputs(ctx);
     for (next = PSOC_STAGE_HS; next <= PSOC_STAGE_PS; next++) {
-      if (!ctx->shaders[next].present) continue;
+      if (!psoc_rule_shader_present(ctx, next)) continue;
       if (next == PSOC_STAGE_PS) check_position(ctx, prev);
       check_link(ctx, prev, next, prev == PSOC_STAGE_HS && next == PSOC_STAGE_DS ? &hs_ds_ids
                                                                               : &generic_ids);
       prev = next;
     }
-    if (!ctx->shaders[PSOC_STAGE_PS].present) check_position(ctx, prev);
+    if (!psoc_rule_shader_present(ctx, PSOC_STAGE_PS)) check_position(ctx, prev);
   } else if (ctx->parsed->kind == PSOC_KIND_MESH) {
     check_position(ctx, PSOC_STAGE_MS);
-    if (ctx->shaders[PSOC_STAGE_PS].present) check_link(ctx, PSOC_STAGE_MS, PSOC_STAGE_PS, &ms_ps_ids);
+    if (psoc_rule_shader_present(ctx, PSOC_STAGE_PS)) check_link(ctx, PSOC_STAGE_MS, PSOC_STAGE_PS, &ms_ps_ids);
   }
   if (psoc_rule_is_draw(ctx)) check_ps_outputs(ctx);
 }

@@ -38,6 +38,9 @@
 ** multiple of the structural walk (information). */
 extern "C" int bench_validation_main(int quick);
 extern "C" int bench_lua_main(int quick);
+/* bench_checksum.c: the container checksum against nettle's MD5. */
+extern "C" int bench_checksum_main(int quick);
+extern "C" void bench_checksum_loop(int which, size_t kb, long n);
 
 namespace {
 
@@ -286,6 +289,20 @@ struct Duplicates { /* DEPTH_STENCIL1 then DEPTH_STENCIL: invalid */
   CD3DX12_PIPELINE_STATE_STREAM_RENDER_TARGET_FORMATS RTV;
 };
 
+void fill_typical(TypicalGraphics& s, const State& st) {
+  s.RootSignature = kRootSignature;
+  s.VS = st.vs;
+  s.PS = st.ps;
+  s.InputLayout = st.input_layout;
+  s.Blend = st.blend;
+  s.Rasterizer = st.rasterizer;
+  s.DepthStencil = st.depth_stencil;
+  s.RTV = st.rtv;
+  s.DSV = st.dsv;
+  s.SampleDesc = st.sample_desc;
+  s.Topology = st.topology;
+}
+
 template <class S>
 void fill_stream2_like(S& s, const State& st) {
   s.pRootSignature = kRootSignature;
@@ -310,17 +327,7 @@ std::vector<Stream> make_streams(const State& st) {
   }
   {
     TypicalGraphics s;
-    s.RootSignature = kRootSignature;
-    s.VS = st.vs;
-    s.PS = st.ps;
-    s.InputLayout = st.input_layout;
-    s.Blend = st.blend;
-    s.Rasterizer = st.rasterizer;
-    s.DepthStencil = st.depth_stencil;
-    s.RTV = st.rtv;
-    s.DSV = st.dsv;
-    s.SampleDesc = st.sample_desc;
-    s.Topology = st.topology;
+    fill_typical(s, st);
     out.push_back(keep("graphics, typical", s, 11));
   }
   {
@@ -458,6 +465,63 @@ __attribute__((noinline)) void psoc_build(psoc_builder* b, const State& st) {
   psoc_stream_free(s);
 }
 
+/* The owning baseline: the same 11-subobject stream (d3dx12's structs, the
+** layout psoc writes) constructed from the state, then deep-copied by hand
+** the cheapest way: one malloc for the stream and everything it points to,
+** each byte copied once (the stream, the two blobs, the input elements and
+** their names), pointers patched, free. */
+__attribute__((noinline)) void hand_deep_copy(const State& st) {
+  TypicalGraphics s;
+  fill_typical(s, st);
+  const D3D12_INPUT_LAYOUT_DESC& il = st.input_layout;
+  size_t name_len[16], names = 0;
+  for (UINT i = 0; i < il.NumElements; i++) names += (name_len[i] = std::strlen(il.pInputElementDescs[i].SemanticName) + 1);
+  auto up8 = [](size_t n) { return (n + 7) & ~size_t(7); };
+  size_t total = up8(sizeof s) + up8(st.vs.BytecodeLength) + up8(st.ps.BytecodeLength) +
+                 il.NumElements * sizeof(D3D12_INPUT_ELEMENT_DESC) + names;
+  unsigned char* m = static_cast<unsigned char*>(std::malloc(total));
+  if (!m) std::abort();
+  std::memcpy(m, &s, sizeof s);
+  TypicalGraphics* d = reinterpret_cast<TypicalGraphics*>(m);
+  size_t off = up8(sizeof s);
+  std::memcpy(m + off, st.vs.pShaderBytecode, st.vs.BytecodeLength);
+  D3D12_SHADER_BYTECODE vs = st.vs, ps = st.ps;
+  vs.pShaderBytecode = m + off;
+  d->VS = vs;
+  off += up8(st.vs.BytecodeLength);
+  std::memcpy(m + off, st.ps.pShaderBytecode, st.ps.BytecodeLength);
+  ps.pShaderBytecode = m + off;
+  d->PS = ps;
+  off += up8(st.ps.BytecodeLength);
+  D3D12_INPUT_ELEMENT_DESC* e = reinterpret_cast<D3D12_INPUT_ELEMENT_DESC*>(m + off);
+  std::memcpy(e, il.pInputElementDescs, il.NumElements * sizeof *e);
+  off += il.NumElements * sizeof *e;
+  for (UINT i = 0; i < il.NumElements; i++) {
+    std::memcpy(m + off, il.pInputElementDescs[i].SemanticName, name_len[i]);
+    e[i].SemanticName = reinterpret_cast<const char*>(m + off);
+    off += name_len[i];
+  }
+  D3D12_INPUT_LAYOUT_DESC dl = { e, il.NumElements };
+  d->InputLayout = dl;
+  escape(m);
+  g_sink = g_sink + m[total - 1];
+  std::free(m);
+}
+
+/* Shaders of the build-mode rows: 4 KB and 20 KB each for VS and PS. */
+unsigned char g_vs_4k[4096], g_ps_4k[4096], g_vs_20k[20480], g_ps_20k[20480];
+
+State state_with_shaders(size_t kb) {
+  State s = make_state(false);
+  unsigned char* vs = kb >= 20 ? g_vs_20k : g_vs_4k;
+  unsigned char* ps = kb >= 20 ? g_ps_20k : g_ps_4k;
+  size_t n = kb >= 20 ? sizeof g_vs_20k : sizeof g_vs_4k;
+  for (size_t i = 0; i < n; i++) vs[i] = (unsigned char)(i * 13 + 5), ps[i] = (unsigned char)(i * 17 + 3);
+  s.vs = code(vs, n);
+  s.ps = code(ps, n);
+  return s;
+}
+
 /* ---- output --------------------------------------------------------------- */
 
 void usage(const char* argv0) {
@@ -468,7 +532,11 @@ void usage(const char* argv0) {
               "  --loop=WHAT     no timing: run one workload N times, for a profiler\n"
               "                  (perf record, valgrind --tool=callgrind). WHAT is one of\n"
               "                  check, check_structure, walk (d3dx12), build, build_d3dx12,\n"
-              "                  hash\n"
+              "                  build_borrow, build_copy_at_finish, build_copy, build_hand,\n"
+              "                  build_d3dx12_sized, checksum, checksum_nettle (these two\n"
+              "                  hash a container of --shader-kb KB)\n"
+              "                  (these four with --shader-kb), hash\n"
+              "  --shader-kb=N   4 or 20: VS and PS size of the build_* loops (default 4)\n"
               "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
               argv0);
 }
@@ -480,6 +548,7 @@ int main(int argc, char** argv) {
   bool quick = false;
   std::string loop;
   long iterations = 100000;
+  long shader_kb = 4;
   for (int i = 1; i < argc; i++) {
     std::string a = argv[i];
     if (a == "--quick") {
@@ -494,6 +563,8 @@ int main(int argc, char** argv) {
       loop = a.substr(7);
     } else if (a.rfind("--iterations=", 0) == 0) {
       iterations = std::max(1L, std::atol(a.c_str() + 13));
+    } else if (a.rfind("--shader-kb=", 0) == 0) {
+      shader_kb = std::max(1L, std::atol(a.c_str() + 12));
     } else {
       usage(argv[0]);
       return a == "--help" || a == "-h" ? 0 : 2;
@@ -509,35 +580,57 @@ int main(int argc, char** argv) {
   structure_only.flags = PSOC_CHECK_STRUCTURE_ONLY;
   structure_only.profile = nullptr;
 
+  if (loop == "checksum" || loop == "checksum_nettle") { /* --shader-kb sizes the container */
+    bench_checksum_loop(loop == "checksum" ? 0 : 1, (size_t)shader_kb, iterations);
+    std::printf("loop %s: %ld iterations done\n", loop.c_str(), iterations);
+    return 0;
+  }
   if (!loop.empty()) { /* profiling mode: one workload, no clock */
     psoc_builder* b = nullptr;
     if (psoc_builder_new(nullptr, &b) != PSOC_OK) return 1;
+    const State sized = state_with_shaders(shader_kb >= 20 ? 20 : 4);
+    if (loop == "build_borrow") psoc_builder_set_mode(b, PSOC_BUILDER_BORROW);
+    if (loop == "build_copy_at_finish") psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH);
+    /* the workload is chosen once, so the loop does nothing but run it */
+    static const char* const loops[] = { "check", "check_structure", "walk", "build", "build_d3dx12",
+                                         "build_borrow", "build_copy_at_finish", "build_copy",
+                                         "build_hand", "build_d3dx12_sized", "hash" };
+    int w = -1;
+    for (int k = 0; k < int(sizeof loops / sizeof loops[0]); k++)
+      if (loop == loops[k]) w = k;
+    if (w < 0) {
+      usage(argv[0]);
+      return 2;
+    }
     for (long i = 0; i < iterations; i++) {
-      if (loop == "check") {
+      switch (w) {
+      case 0:
         for (const Stream& s : streams) {
           psoc_diags_clear(&diags);
           g_sink = g_sink + psoc_check(s.data, s.size, nullptr, &diags);
         }
-      } else if (loop == "check_structure") {
+        break;
+      case 1:
         for (const Stream& s : streams) {
           psoc_diags_clear(&diags);
           g_sink = g_sink + psoc_check(s.data, s.size, &structure_only, &diags);
         }
-      } else if (loop == "walk") {
+        break;
+      case 2:
         for (const Stream& s : streams) g_sink = g_sink + (uint32_t)d3dx12_walk(s, &noop);
-      } else if (loop == "build") {
-        psoc_build(b, state);
-      } else if (loop == "build_d3dx12") {
-        d3dx12_build(state);
-      } else if (loop == "hash") {
+        break;
+      case 3: psoc_build(b, state); break;
+      case 4: d3dx12_build(state); break;
+      case 5: case 6: case 7: psoc_build(b, sized); break;
+      case 8: hand_deep_copy(sized); break;
+      case 9: d3dx12_build(sized); break;
+      default:
         for (const Stream& s : streams) {
           psoc_hash128 h;
           psoc_hash(s.data, s.size, PSOC_FOLLOW_POINTERS, nullptr, &h);
           g_sink = g_sink + h.lo;
         }
-      } else {
-        usage(argv[0]);
-        return 2;
+        break;
       }
       clobber();
     }
@@ -658,11 +751,43 @@ int main(int argc, char** argv) {
   result("RESULT build_small_psoc_ns %.1f", build_small.a_ns);
   result("RESULT build_small_d3dx12_ns %.1f", build_small.b_ns);
   std::printf("\n");
+
+  /* ---- build modes ---- */
+  std::printf("build modes (psoc_builder_set_mode), typical pipeline with VS and PS of 4 KB and 20 KB:\n"
+              "  borrow         PSOC_BUILDER_BORROW vs the STREAM2 construct+copy above (pointers only)\n"
+              "  copy at finish PSOC_BUILDER_COPY_AT_FINISH vs a hand-written deep copy (one malloc,\n"
+              "                 each byte copied once): both self-contained\n"
+              "  copy           PSOC_BUILDER_COPY (the default) vs the same hand-written deep copy\n\n");
+  std::printf("  %-26s %10s %10s %7s\n", "case", "psoc ns", "base ns", "ratio");
+  double mode_ratio[2][3];
+  for (int k = 0; k < 2; k++) {
+    size_t kb = k ? 20 : 4;
+    const State sized = state_with_shaders(kb);
+    static const psoc_builder_mode modes[3] = { PSOC_BUILDER_BORROW, PSOC_BUILDER_COPY_AT_FINISH,
+                                                PSOC_BUILDER_COPY };
+    static const char* const names[3] = { "borrow", "copy at finish", "copy" };
+    for (int m = 0; m < 3; m++) {
+      psoc_builder_set_mode(builder, modes[m]);
+      auto ours = [&] { psoc_build(builder, sized); };
+      auto base_d3dx12 = [&] { d3dx12_build(sized); };
+      auto base_hand = [&] { hand_deep_copy(sized); };
+      Pair r = m == 0 ? measure_pair(ours, base_d3dx12, opt) : measure_pair(ours, base_hand, opt);
+      mode_ratio[k][m] = r.a_ns / r.b_ns;
+      char label[64];
+      std::snprintf(label, sizeof label, "%s, 2 x %zu KB", names[m], kb);
+      std::printf("  %-26s %10.1f %10.1f %7.2f\n", label, r.a_ns, r.b_ns, mode_ratio[k][m]);
+      result("RESULT build_%s_%zuk_psoc_ns %.1f", m == 0 ? "borrow" : m == 1 ? "copy_at_finish" : "copy", kb, r.a_ns);
+      result("RESULT build_%s_%zuk_base_ns %.1f", m == 0 ? "borrow" : m == 1 ? "copy_at_finish" : "copy", kb, r.b_ns);
+    }
+  }
+  psoc_builder_set_mode(builder, PSOC_BUILDER_COPY);
+  std::printf("\n");
   psoc_builder_free(builder);
 
   std::printf("validation depth (bench_validation.c; information, not compared with d3dx12):\n");
   std::fflush(stdout);
   if (bench_validation_main(quick ? 1 : 0) != 0) std::printf("  (bench_validation failed)\n");
+  if (bench_checksum_main(quick ? 1 : 0) != 0) std::printf("  (bench_checksum failed)\n");
   if (bench_lua_main(quick ? 1 : 0) != 0) std::printf("  (bench_lua failed)\n");
   std::fflush(stdout);
   std::printf("\n");
@@ -675,6 +800,18 @@ int main(int argc, char** argv) {
   std::printf("RATIO check_structure %.2f\n", structure_ns / mixed.b_ns);
   std::printf("TARGET check <= 2.00: %s\n", check_ratio <= 2.0 ? "met" : "not met");
   std::printf("TARGET build <= 2.00: %s\n", build_ratio <= 2.0 ? "met" : "not met");
+  for (int k = 0; k < 2; k++) {
+    int kb = k ? 20 : 4;
+    std::printf("RATIO build_borrow_%dk %.2f\n", kb, mode_ratio[k][0]);
+    std::printf("RATIO build_copy_at_finish_%dk %.2f\n", kb, mode_ratio[k][1]);
+    std::printf("RATIO build_copy_%dk %.2f\n", kb, mode_ratio[k][2]);
+  }
+  for (int k = 0; k < 2; k++) {
+    int kb = k ? 20 : 4;
+    std::printf("TARGET build_borrow_%dk <= 2.00: %s\n", kb, mode_ratio[k][0] <= 2.0 ? "met" : "not met");
+    std::printf("TARGET build_copy_at_finish_%dk <= 1.30: %s\n", kb,
+                mode_ratio[k][1] <= 1.3 ? "met" : "not met");
+  }
 
   psoc_diags_free(&diags);
   for (Stream& s : streams) std::free(s.data);

@@ -1250,6 +1250,234 @@ START_TEST(test_allocation_failures) {
 }
 END_TEST
 
+/* ---- modes and finishing into caller memory ------------------------ */
+
+/* Every class once (ascending types, the base type of each class) in
+** 'mode'; returns the finished block (ta->last) and its size. */
+static psoc_stream *build_all(psoc_builder *b, psoc_builder_mode mode) {
+  psoc_stream *s;
+  payload p;
+  uint32_t type;
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_set_mode(b, mode), PSOC_OK);
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++)
+    if (is_type(type) && psoc_subobject_info_get(type)->dup_class == type)
+      ck_assert_int_eq(psoc_builder_add(b, type, &p, sample_payload(type, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  return s;
+}
+
+/* COPY_AT_FINISH copies each byte once at finish and gives the very block
+** COPY gives (pointers relocated into it), padding zero. */
+START_TEST(test_copy_at_finish_matches_copy) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s1, *s2;
+  unsigned char *b1, *b2;
+  size_t n1, n2;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  s1 = build_all(b, PSOC_BUILDER_COPY);
+  b1 = ta.last;
+  n1 = ta.last_size;
+  s2 = build_all(b, PSOC_BUILDER_COPY_AT_FINISH);
+  b2 = ta.last;
+  n2 = ta.last_size;
+  ck_assert_uint_eq(n1, n2);
+  ck_assert_uint_eq(psoc_stream_footprint(s2), n2);
+  ck_assert_uint_gt(n1, psoc_stream_size(s1) + 64); /* the out-of-line data is in the block */
+  check_same_layout(b1, b2, 0, n1);
+  check_padding_zero(b2, n2, psoc_stream_data(s2), psoc_stream_size(s2));
+  psoc_stream_free(s1);
+  psoc_stream_free(s2);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+  ck_assert_uint_eq(ta.bad_osize, 0);
+}
+END_TEST
+
+/* COPY_AT_FINISH reads the caller's data at finish: data that changed
+** size since add fails cleanly instead of overrunning the block. */
+START_TEST(test_copy_at_finish_detects_changed_data) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s = NULL;
+  char name[32] = "POS";
+  D3D12_INPUT_ELEMENT_DESC e = sample_elements[0];
+  D3D12_INPUT_LAYOUT_DESC il;
+  e.SemanticName = name;
+  il.pInputElementDescs = &e;
+  il.NumElements = 1;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  strcpy(name, "POSITION_AND_MORE"); /* a longer piece than measured */
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+  ck_assert_ptr_null(s);
+  strcpy(name, "P"); /* a shorter one: the stream's size would be wrong */
+  name[1] = '\0';
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK); /* same 8-byte piece as "POS" */
+  psoc_stream_free(s);
+  strcpy(name, "POSITION"); /* 9 bytes: two pieces of 8 */
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+  strcpy(name, "POS");
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  {
+    const unsigned char *d = psoc_stream_data(s);
+    D3D12_INPUT_LAYOUT_DESC got;
+    memcpy(&got, d + 8, sizeof got);
+    ck_assert_ptr_ne(got.pInputElementDescs, &e);
+    ck_assert_str_eq(got.pInputElementDescs[0].SemanticName, "POS");
+    ck_assert_ptr_ne(got.pInputElementDescs[0].SemanticName, name);
+  }
+  psoc_stream_free(s);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* BORROW copies nothing: the stream points at the caller's arrays and its
+** block is only the stream; NULL arrays with a count are still refused. */
+START_TEST(test_borrow_keeps_pointers) {
+  psoc_builder *b;
+  psoc_stream *s;
+  psoc_parsed parsed;
+  D3D12_SHADER_BYTECODE vs = { code_a, sizeof code_a }, bad = { NULL, 4 };
+  D3D12_INPUT_LAYOUT_DESC il = { sample_elements, 3 };
+  D3D12_SHADER_BYTECODE got;
+  D3D12_INPUT_LAYOUT_DESC got_il;
+  size_t borrowed;
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_BORROW), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &bad, sizeof bad), PSOC_ERR_ARG);
+  ck_assert_uint_eq(psoc_builder_count(b), 2);
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  borrowed = psoc_stream_footprint(s);
+  ck_assert_uint_eq(borrowed, psoc_builder_finish_size(b));
+  ck_assert_uint_le(borrowed, psoc_stream_size(s) + 64); /* the header only */
+  ck_assert_int_eq(psoc_parse(psoc_stream_data(s), psoc_stream_size(s), &parsed, NULL), PSOC_OK);
+  memcpy(&got, parsed.views[PSOC_SO_VS].payload, sizeof got);
+  memcpy(&got_il, parsed.views[PSOC_SO_INPUT_LAYOUT].payload, sizeof got_il);
+  ck_assert_ptr_eq(got.pShaderBytecode, code_a);
+  ck_assert_ptr_eq(got_il.pInputElementDescs, sample_elements);
+  psoc_stream_free(s);
+  /* the same adds in the default mode copy: a bigger block, other pointers */
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  ck_assert_uint_gt(psoc_stream_footprint(s), borrowed);
+  memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8, sizeof got);
+  ck_assert_ptr_ne(got.pShaderBytecode, code_a);
+  psoc_stream_free(s);
+  ck_assert_int_eq(psoc_builder_set_mode(b, (psoc_builder_mode)7), PSOC_ERR_ARG);
+  ck_assert_int_eq(psoc_builder_set_mode(NULL, PSOC_BUILDER_COPY), PSOC_ERR_ARG);
+  psoc_builder_free(b);
+}
+END_TEST
+
+/* Entries of every mode in one stream, with a set replacing a copied
+** entry by a deferred one. */
+START_TEST(test_mixed_modes) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s, *ref;
+  D3D12_SHADER_BYTECODE vs = { code_a, sizeof code_a }, ps = { code_b, sizeof code_b };
+  D3D12_INPUT_LAYOUT_DESC il = { sample_elements, 3 };
+  D3D12_SHADER_BYTECODE got;
+  unsigned char *b1, *b2;
+  size_t n1, n2;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &ps, sizeof ps), PSOC_OK); /* replaced below */
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_BORROW), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+  b1 = ta.last;
+  n1 = ta.last_size;
+  memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8 + 24, sizeof got); /* PS */
+  ck_assert_ptr_eq(got.pShaderBytecode, code_b);
+  /* against all copied, with the borrowed PS as the one pointer outside */
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_BORROW), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_finish(b, &ref), PSOC_OK);
+  b2 = ta.last;
+  n2 = ta.last_size;
+  ck_assert_uint_eq(n1, n2);
+  check_same_layout(b1, b2, 0, n1);
+  psoc_stream_free(s);
+  psoc_stream_free(ref);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* finish_into writes finish's block into caller memory: the size on
+** request, nothing written when too small, psoc_stream_free a no-op. */
+START_TEST(test_finish_into) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s, *in, *copy;
+  unsigned char *block, *mem;
+  size_t n, needed = 0, i, blocks, header;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  s = build_all(b, PSOC_BUILDER_COPY);
+  block = ta.last;
+  n = ta.last_size;
+  ck_assert_uint_eq(psoc_builder_finish_size(b), n);
+  ck_assert_int_eq(psoc_builder_finish_into(b, NULL, 0, &needed, &in), PSOC_ERR_SIZE);
+  ck_assert_uint_eq(needed, n);
+  ck_assert_ptr_null(in);
+  mem = aligned_alloc(16, n + 16);
+  ck_assert_ptr_nonnull(mem);
+  memset(mem, 0x5a, n + 16);
+  needed = 0;
+  ck_assert_int_eq(psoc_builder_finish_into(b, mem, n - 8, &needed, &in), PSOC_ERR_SIZE);
+  ck_assert_uint_eq(needed, n);
+  for (i = 0; i < n + 16; i++) ck_assert_uint_eq(mem[i], 0x5a);
+  ck_assert_int_eq(psoc_builder_finish_into(b, mem + 4, n, NULL, &in), PSOC_ERR_ARG);
+  blocks = ta.blocks;
+  ck_assert_int_eq(psoc_builder_finish_into(b, mem, n, NULL, &in), PSOC_OK);
+  ck_assert_ptr_eq(in, mem);
+  ck_assert_uint_eq(ta.blocks, blocks); /* nothing allocated */
+  ck_assert_uint_eq(psoc_stream_size(in), psoc_stream_size(s));
+  ck_assert_uint_eq(psoc_stream_footprint(in), n);
+  /* the same bytes from the stream on (the headers name other allocators) */
+  header = (size_t)((const unsigned char *)psoc_stream_data(s) - block);
+  ck_assert_ptr_eq(psoc_stream_data(in), mem + header);
+  check_same_layout(block, mem, header, n);
+  for (i = n; i < n + 16; i++) ck_assert_uint_eq(mem[i], 0x5a); /* nothing past the block */
+  ck_assert_int_eq(psoc_stream_copy(in, &a, &copy), PSOC_OK);
+  check_same_layout(mem, ta.last, header, n);
+  psoc_stream_free(copy);
+  psoc_stream_free(in); /* releases nothing */
+  ck_assert_uint_eq(ta.blocks, blocks);
+  /* the same for a deferred stream */
+  psoc_stream_free(s);
+  s = build_all(b, PSOC_BUILDER_COPY_AT_FINISH);
+  block = ta.last;
+  ck_assert_int_eq(psoc_builder_finish_into(b, mem, n, NULL, &in), PSOC_OK);
+  check_same_layout(block, mem, header, n);
+  psoc_stream_free(s);
+  free(mem);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
 Suite *suite_builder(void) {
   Suite *s = suite_create("builder");
   TCase *tc = tcase_create("builder");
@@ -1268,6 +1496,11 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_set_matches_fresh_build);
   tcase_add_test(tc, test_set_memory_is_bounded);
   tcase_add_test(tc, test_allocation_failures);
+  tcase_add_test(tc, test_copy_at_finish_matches_copy);
+  tcase_add_test(tc, test_copy_at_finish_detects_changed_data);
+  tcase_add_test(tc, test_borrow_keeps_pointers);
+  tcase_add_test(tc, test_mixed_modes);
+  tcase_add_test(tc, test_finish_into);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -583,6 +583,60 @@ START_TEST(dxbc_checksum_blocks) {
 }
 END_TEST
 
+/* psoc_check_known takes a listed blob's checksum instead of computing it:
+** the right one changes nothing, a wrong one is reported as the container's
+** (so the list is what is used); psoc_shader_checksum gives the right one. */
+START_TEST(shader_known_checksums) {
+  pipe p = pipe_default();
+  vt_stream s;
+  psoc_known_checksum known[2];
+  psoc_check_options o = { PSOC_CHECK_FOLLOW_POINTERS, NULL };
+  psoc_diags d;
+  uint8_t digest[16];
+  size_t i;
+  pipe_stream(&p, &s);
+  ck_assert_int_eq(psoc_shader_checksum(p.vs.data, p.vs.size, known[0].checksum), 0);
+  ck_assert_int_eq(memcmp(known[0].checksum, p.vs.data + 4, 16), 0); /* what it was signed with */
+  ck_assert_int_eq(psoc_shader_checksum(p.ps.data, p.ps.size, known[1].checksum), 0);
+  known[0].blob = p.vs.data, known[0].size = p.vs.size;
+  known[1].blob = p.ps.data, known[1].size = p.ps.size;
+  psoc_diags_init(&d, NULL);
+  ck_assert_int_eq(psoc_check_known(s.data, s.size, &o, known, 2, &d), PSOC_OK);
+  ck_assert_uint_eq(d.count, 0);
+  known[1].checksum[3] ^= 1; /* the list is believed: the PS now fails its checksum */
+  psoc_diags_clear(&d);
+  ck_assert_int_eq(psoc_check_known(s.data, s.size, &o, known, 2, &d), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(d.errors, 1);
+  ck_assert_str_eq(d.items[0].message_id, "CREATEPIXELSHADER_INVALIDSHADERBYTECODE");
+  /* matched by pointer and size: another size is not the listed blob */
+  known[1].size = p.ps.size - 1;
+  psoc_diags_clear(&d);
+  ck_assert_int_eq(psoc_check_known(s.data, s.size, &o, known, 2, &d), PSOC_OK);
+  ck_assert_int_eq(psoc_check_known(s.data, s.size, &o, NULL, 5, &d), PSOC_OK); /* NULL list */
+  psoc_diags_free(&d);
+  /* not a container */
+  ck_assert_int_eq(psoc_shader_checksum(p.vs.data, 16, digest), -1);
+  for (i = 0; i < 4; i++) p.vs.data[i] = 'x';
+  ck_assert_int_eq(psoc_shader_checksum(p.vs.data, p.vs.size, digest), -1);
+  pipe_free(&p, &s);
+}
+END_TEST
+
+/* One blob in two slots of a stream is read once and judged in each: a VS
+** container in the PS slot still fails there as the wrong stage. */
+START_TEST(shader_shared_blob) {
+  pipe p = pipe_default();
+  vt_stream s;
+  dw_free(&p.ps);
+  p.ps = p.vs;
+  p.ps.data = p.vs.data;
+  pipe_stream(&p, &s);
+  VT_ERROR(&s, FOLLOW, NULL, "CREATEPIXELSHADER_INVALIDSHADERTYPE");
+  p.ps.data = NULL;
+  pipe_free(&p, &s);
+}
+END_TEST
+
 Suite *suite_validation_shader(void) {
   Suite *s = suite_create("validation_shader");
   TCase *tc = tcase_create("containers");
@@ -603,6 +657,8 @@ Suite *suite_validation_shader(void) {
   tcase_add_test(tc, shader_linkage_ms_ps);
   tcase_add_test(tc, dxbc_reader);
   tcase_add_test(tc, dxbc_checksum_blocks);
+  tcase_add_test(tc, shader_known_checksums);
+  tcase_add_test(tc, shader_shared_blob);
   suite_add_tcase(s, tc);
   return s;
 }
