@@ -14,9 +14,11 @@
 #
 # Each figure is the median of R runs (default 3) of wall time; --callgrind
 # adds callgrind instruction counts (Ir, all threads) for the incremental
-# pair, which do not depend on the machine's load. The library: N scripts of
-# K pipelines each (default 10: 10,000 pipelines), mixing graphics and
-# compute pipelines over the example shaders with per-pipeline state.
+# pair, which do not depend on the machine's load. The library: N*K
+# pipelines in N scripts (default 1,000 x 10 = 10,000) over 300 shaders, made
+# by h2's psoc_gen_library (tests/bench/gen, next to the psoc binary: shared
+# modules, derive chains, signed DXBC shaders); without it, a simpler
+# generator here (graphics and compute pipelines over the example shaders).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -99,8 +101,18 @@ seconds() {
 calc() { awk "BEGIN { print $1 }"; }
 
 lib=$TMP/lib
-gen "$lib" "$scripts" "$per"
-# lib.lua is not a material: cook the m*.lua
+genlib=$(dirname "$psoc")/psoc_gen_library
+if [[ -x $genlib ]]; then
+    "$genlib" "$lib" --pipelines $((scripts * per)) --files "$scripts" --shaders 300 --seed 1 >/dev/null
+    inputs=("$lib")
+    edit=$(find "$lib/materials" -name '*.lua' | LC_ALL=C sort | head -1)
+    echo "generator: $genlib"
+else
+    gen "$lib" "$scripts" "$per"
+    inputs=("$lib"/m*.lua) # lib.lua is a module, not a material
+    edit=$lib/m7.lua
+    echo "generator: this script's own (no $genlib)"
+fi
 mkdir -p "$TMP/out"
 echo "library: $scripts scripts x $per pipelines ($((scripts * per)) pipelines); $runs runs per figure; $(nproc) processors"
 
@@ -108,9 +120,9 @@ echo "library: $scripts scripts x $per pipelines ($((scripts * per)) pipelines);
 full=() incr=()
 for ((r = 0; r < runs; r++)); do
     rm -rf "$TMP/out/cache"
-    full+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "$lib"/m*.lua -o "$TMP/out/a.psoa")")
-    printf -- '-- edit %d\n' "$r" >>"$lib/m7.lua"
-    incr+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "$lib"/m*.lua -o "$TMP/out/a.psoa")")
+    full+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
+    printf -- '-- edit %d\n' "$r" >>"$edit"
+    incr+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
 done
 tf=$(printf '%s\n' "${full[@]}" | median)
 ti=$(printf '%s\n' "${incr[@]}" | median)
@@ -120,9 +132,9 @@ if ((callgrind)) && command -v valgrind >/dev/null; then
     ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
     rm -rf "$TMP/out/cache"
-    irf=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "$lib"/m*.lua -o "$TMP/out/a.psoa")
-    printf -- '-- edit cg\n' >>"$lib/m7.lua"
-    iri=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "$lib"/m*.lua -o "$TMP/out/a.psoa")
+    irf=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
+    printf -- '-- edit cg\n' >>"$edit"
+    iri=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
     printf 'incremental (callgrind, --jobs 1): full %d Ir, re-cook %d Ir: %.2f%%\n' "$irf" "$iri" \
         "$(calc "100 * $iri / $irf")"
 fi
@@ -131,8 +143,8 @@ size=$(stat -c %s "$TMP/out/a.psoa")
 # ---- --jobs 2 vs --jobs 1 (no cache) ----------------------------------------
 j1=() j2=()
 for ((r = 0; r < runs; r++)); do
-    j1+=("$(seconds "$psoc" cook -q --no-cache --jobs 1 "$lib"/m*.lua -o "$TMP/out/j1.psoa")")
-    j2+=("$(seconds "$psoc" cook -q --no-cache --jobs 2 "$lib"/m*.lua -o "$TMP/out/j2.psoa")")
+    j1+=("$(seconds "$psoc" cook -q --no-cache --jobs 1 "${inputs[@]}" -o "$TMP/out/j1.psoa")")
+    j2+=("$(seconds "$psoc" cook -q --no-cache --jobs 2 "${inputs[@]}" -o "$TMP/out/j2.psoa")")
 done
 t1=$(printf '%s\n' "${j1[@]}" | median)
 t2=$(printf '%s\n' "${j2[@]}" | median)
@@ -143,8 +155,14 @@ printf 'jobs: --jobs 1 %.3f s, --jobs 2 %.3f s: %.2fx (goal >= 1.7x); archive %d
 # ---- peak memory of 100,000 pipelines (--big) ------------------------------------
 if ((big)); then
     biglib=$TMP/big
-    gen "$biglib" 2000 50
-    /usr/bin/time -v "$psoc" cook -q --no-cache "$biglib"/m*.lua -o "$TMP/out/big.psoa" \
+    if [[ -x $genlib ]]; then
+        "$genlib" "$biglib" --pipelines 100000 --files 2000 --shaders 300 --seed 2 >/dev/null
+        biginputs=("$biglib")
+    else
+        gen "$biglib" 2000 50
+        biginputs=("$biglib"/m*.lua)
+    fi
+    /usr/bin/time -v "$psoc" cook -q --no-cache "${biginputs[@]}" -o "$TMP/out/big.psoa" \
         2>"$TMP/out/time.txt" >/dev/null
     rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$TMP/out/time.txt")
     bsize=$(stat -c %s "$TMP/out/big.psoa")
