@@ -304,7 +304,36 @@ test_inspect() {
     expect 1 verify "$MAT/lit.lua"
 }
 
+# The README's C snippets (loading an archive, deriving a variant) compile
+# against psoc_archive.h as they are: the API they show is the real one.
+test_readme_c() {
+    local src=$TMP/readme.c
+    if ! command -v cc >/dev/null; then
+        fail "no C compiler for the README snippets"
+        return
+    fi
+    {
+        printf '#include <stdio.h>\n#include <stdlib.h>\n#include <psoc_archive.h>\n'
+        printf 'static void die(const char *m) { fputs(m, stderr); exit(1); }\n'
+        printf 'static void *resolve_root_signature(void *ud, const char *n) { (void)n; return ud; }\n'
+        printf 'void run(ID3D12Device2 *device, void *engine);\n'
+        awk '/^## Cooking: pipeline archives/ { on = 1 } /^## Building/ { on = 0 }
+             on && /^```c$/ { code = 1; next }
+             on && /^```$/ { code = 0; next }
+             code && !/^#include/ { body = body $0 "\n" }
+             END { print "void run(ID3D12Device2 *device, void *engine) {";
+                   print "ID3D12PipelineState *pso, *wire_pso;"; printf "%s", body; print "}" }' README.md
+    } >"$src"
+    if cc -std=c11 -Wall -Wextra -Werror -Wno-unused-variable -fsyntax-only -D_POSIX_C_SOURCE=200809L \
+        -Isrc -I/usr/include/wsl/stubs "$src" 2>"$ERR"; then
+        pass
+    else
+        fail "the README's C snippets do not compile: $(head -3 "$ERR")"
+    fi
+}
+
 test_usage
+test_readme_c
 test_cook
 test_failure
 test_kill
