@@ -21,8 +21,13 @@ static int cmd_help(int argc, char **argv);
 #ifdef PSOC_CLI_HAVE_SCRIPTS
 static int cmd_explain(int argc, char **argv) { return cli_script_main("explain", argc, argv); }
 static int cmd_diff(int argc, char **argv) {
+  int rc;
   if (cli_archive_arg(argc, argv)) return cli_archive_diff_main(argc, argv); /* cook.h */
-  return cli_script_main("diff", argc, argv);
+  rc = cli_script_main("diff", argc, argv);
+  if (cli_has_arg(argc, argv, "--help") || cli_has_arg(argc, argv, "-h"))
+    fputs("\nArchives: 'psoc diff ARCHIVE ARCHIVE|DIR|SCRIPT...' ('psoc diff ARCHIVE --help').\n",
+          stdout);
+  return rc;
 }
 static int cmd_test(int argc, char **argv) { return cli_test_main(argc, argv); }
 #endif
@@ -101,7 +106,13 @@ static int stream_command(const char *name, int argc, char **argv) {
 }
 
 static int cmd_check(int argc, char **argv) { return stream_command("check", argc, argv); }
-static int cmd_dump(int argc, char **argv) { return stream_command("dump", argc, argv); }
+static int cmd_dump(int argc, char **argv) {
+  int rc = stream_command("dump", argc, argv);
+  if (!cli_archive_arg(argc, argv) &&
+      (cli_has_arg(argc, argv, "--help") || cli_has_arg(argc, argv, "-h")))
+    fputs("\nArchives: 'psoc dump ARCHIVE [NAME...]' ('psoc dump ARCHIVE --help').\n", stdout);
+  return rc;
+}
 
 /* 'psoc help [COMMAND]' runs 'psoc COMMAND --help'. */
 static int cmd_help(int argc, char **argv) {

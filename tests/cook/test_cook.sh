@@ -43,6 +43,9 @@ test_usage() {
         has "$OUT" "^usage: psoc $c"
     done
     expect 0 dump --help
+    has "$OUT" "Archives: 'psoc dump ARCHIVE \[NAME...\]'" "dump --help (the archive form)"
+    expect 0 diff --help
+    has "$OUT" "Archives: 'psoc diff ARCHIVE" "diff --help (the archive form)"
     expect 2 cook "$MAT"
     has "$ERR" "no output file given"
     expect 2 cook -o "$TMP/x.psoa"
@@ -269,6 +272,8 @@ test_inspect() {
     has "$OUT" "^meshlet.* mesh "
     has "$OUT" "^shared +kind"
     has "$OUT" "shader .* [2-9] +[0-9a-f]{16}$" "a shared shader"
+    expect 0 dump "$TMP/a.psoa" --help
+    has "$OUT" "^usage: psoc dump ARCHIVE"
     expect 0 dump "$TMP/a.psoa" lit_two_sided
     has "$OUT" "^==> .*: lit_two_sided \(graphics"
     has "$OUT" "CullMode = D3D12_CULL_MODE_NONE"
