@@ -33,7 +33,8 @@ export PSOC_ROOT
 # The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
 # lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
 # psoc preview writes PNG through libpng; the benchmark measures the DXBC
-# checksum against nettle's MD5 (nettle-dev).
+# checksum against nettle's MD5 (nettle-dev). tests/cook runs the generated
+# cook build files (scripts/materials/build.ninja) with ninja.
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -49,6 +50,7 @@ PSOC_DEPS=(
     libvkd3d-dev libvkd3d-headers libvkd3d-utils1 libvulkan-dev mesa-vulkan-drivers
     vkd3d-compiler libpng-dev
     libxxhash-dev
+    ninja-build
     nettle-dev
 )
 

@@ -125,12 +125,33 @@ stage_preview() {
     "$PSOC_BIN" preview "$material" --pipeline "$pipeline" -o "$out"
 }
 
+# Cook the example materials into one archive (docs/cooking.md) and list it:
+# the pipelines, their kinds and sizes, and the components they share. A
+# second cook takes every material from the cache.
+PSOC_ARCHIVE=build/materials.psoa
+stage_cook() {
+    [[ -d scripts/materials ]] || return 0
+    psoc_log "psoc cook --profile $PSOC_MATERIAL_PROFILE scripts/materials -o $PSOC_ARCHIVE"
+    local rc=0
+    "$PSOC_BIN" cook --profile "$PSOC_MATERIAL_PROFILE" scripts/materials -o "$PSOC_ARCHIVE" || rc=$?
+    if ((rc != 0)); then
+        psoc_err "the bundled materials do not cook (exit status $rc)"
+        PSOC_MATERIALS_FAILED=1
+        return 0
+    fi
+    psoc_log "psoc ls $PSOC_ARCHIVE"
+    "$PSOC_BIN" ls "$PSOC_ARCHIVE"
+    psoc_log "psoc verify $PSOC_ARCHIVE"
+    "$PSOC_BIN" verify "$PSOC_ARCHIVE" || PSOC_MATERIALS_FAILED=1
+}
+
 main() {
     stage_deps
     stage_build
     stage_check_data
     stage_materials
     stage_explain
+    stage_cook
     stage_preview
     if ((PSOC_MATERIALS_FAILED)); then
         psoc_err "some bundled materials failed their check (see above)"

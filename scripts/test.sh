@@ -8,6 +8,8 @@
 #   build release     all projects, release      (build/bin, build/lib)
 #   build sanitize    all projects, ASan+UBSan   (build/sanitize/...)
 #   unit, conformance Check suites, release and sanitize builds
+#   cook              tests/cook/test_cook.sh: cook, merge, ls, verify, the
+#                     cache, ninja and make -j2 (release and sanitize)
 #   fuzz              scripts/fuzz.sh --seconds $PSOC_FUZZ_SECONDS (if tests/fuzz)
 #   lua               scripts/test_lua.sh (if it exists)
 #   annotations       scripts/types/pso.lua is what the registry generates
@@ -183,6 +185,8 @@ main() {
     step "cli scripts (release)" bash tests/cli/test_scripts.sh "$(psoc_outdir release)/bin/psoc"
     step "cli (sanitize)" bash tests/cli/test_cli.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cli scripts (sanitize)" bash tests/cli/test_scripts.sh "$(psoc_outdir sanitize)/bin/psoc"
+    step "cook (release)" bash tests/cook/test_cook.sh "$(psoc_outdir release)/bin/psoc"
+    step "cook (sanitize)" bash tests/cook/test_cook.sh "$(psoc_outdir sanitize)/bin/psoc"
     # The DXBC assembler, checked against vkd3d-compiler, and the device suite.
     suite "dxbc_asm (release)" release psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     suite "dxbc_asm (sanitize)" sanitize psoc_dxbc_asm_tests tests/dxbc_asm '*.c'

@@ -442,3 +442,35 @@ int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
   return 0;
 }
 #endif
+
+/* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
+
+#ifndef _WIN32
+#include <stdio.h> /* snprintf, rename */
+
+int psoc_plat_isatty(int stream) {
+  if (stream != 1 && stream != 2) return 0;
+  return isatty(stream) == 1;
+}
+
+unsigned psoc_plat_cpu_count(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
+}
+
+int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
+  static psoc_plat_flag counter;
+  char tmp[PSOC_PLAT_PATH_MAX];
+  int fd, e, n;
+  n = snprintf(tmp, sizeof tmp, "%s.tmp%ld-%d", path, (long)getpid(),
+               atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed));
+  if (n < 0 || (size_t)n >= sizeof tmp) return ENAMETOOLONG;
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) return errno ? errno : EIO;
+  e = write_all(fd, data, size); /* h5's, above */
+  if (close(fd) != 0 && e == 0) e = errno ? errno : EIO;
+  if (e == 0 && rename(tmp, path) != 0) e = errno ? errno : EIO;
+  if (e != 0) unlink(tmp);
+  return e;
+}
+#endif

@@ -191,6 +191,22 @@ void psoc_plat_unmap(psoc_plat_map *m);
 ** follows the umask (0666 &~ umask). 0 or an errno value. */
 int psoc_plat_write_atomic(const char *path, const void *data, size_t size);
 
+/* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
+
+/* 1 when standard output (stream 1) or standard error (stream 2) is a
+** terminal, else 0. */
+int psoc_plat_isatty(int stream);
+/* Processors available to this process (at least 1). */
+unsigned psoc_plat_cpu_count(void);
+/* psoc_plat_write_atomic without the flushes: a new temporary file in the
+** same folder ("PATH.tmpPID-N", created exclusively), written and renamed
+** over 'path'; on failure it is removed and 'path' is untouched. A killed
+** process leaves the old file or the new one; a crash of the machine may
+** leave a short file, so this is for files whose content is verified when
+** read (the cook cache), where an fsync per file would cost more than the
+** work it saves. 0 or an errno value. */
+int psoc_plat_replace_file(const char *path, const void *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

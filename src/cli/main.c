@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cook.h"
 #include "psoc.h"
 
 static int cmd_check(int argc, char **argv);
@@ -19,7 +20,15 @@ static int cmd_dump(int argc, char **argv);
 static int cmd_help(int argc, char **argv);
 #ifdef PSOC_CLI_HAVE_SCRIPTS
 static int cmd_explain(int argc, char **argv) { return cli_script_main("explain", argc, argv); }
-static int cmd_diff(int argc, char **argv) { return cli_script_main("diff", argc, argv); }
+static int cmd_diff(int argc, char **argv) {
+  int rc;
+  if (cli_archive_arg(argc, argv)) return cli_archive_diff_main(argc, argv); /* cook.h */
+  rc = cli_script_main("diff", argc, argv);
+  if (cli_has_arg(argc, argv, "--help") || cli_has_arg(argc, argv, "-h"))
+    fputs("\nArchives: 'psoc diff ARCHIVE ARCHIVE|DIR|SCRIPT...' ('psoc diff ARCHIVE --help').\n",
+          stdout);
+  return rc;
+}
 static int cmd_test(int argc, char **argv) { return cli_test_main(argc, argv); }
 #endif
 #ifdef PSOC_CLI_HAVE_PREVIEW
@@ -38,6 +47,10 @@ static const cli_command commands[] = {
 #ifdef PSOC_CLI_HAVE_PREVIEW
   { "preview", "draw a material pipeline's fixed-function state into a PNG", cmd_preview },
 #endif
+  { "cook", "cook material scripts into a pipeline archive", cli_cook_main },
+  { "merge", "join cook units into a pipeline archive", cli_merge_main },
+  { "ls", "list the pipelines and shared components of an archive", cli_ls_main },
+  { "verify", "check every checksum of an archive, naming what is damaged", cli_verify_main },
   { "help", "show the help of psoc or of a command", cmd_help },
 };
 
@@ -76,6 +89,8 @@ static void print_usage(FILE *out) {
 ** the material-script implementation when there is one. */
 static int stream_command(const char *name, int argc, char **argv) {
   if (cli_has_arg(argc, argv, "--raw")) return cli_raw_main(name, argc, argv);
+  if (strcmp(name, "dump") == 0 && cli_archive_arg(argc, argv)) /* cook.h: dump ARCHIVE */
+    return cli_archive_dump_main(argc, argv);
 #ifdef PSOC_CLI_HAVE_SCRIPTS
   return cli_script_main(name, argc, argv);
 #else
@@ -91,7 +106,13 @@ static int stream_command(const char *name, int argc, char **argv) {
 }
 
 static int cmd_check(int argc, char **argv) { return stream_command("check", argc, argv); }
-static int cmd_dump(int argc, char **argv) { return stream_command("dump", argc, argv); }
+static int cmd_dump(int argc, char **argv) {
+  int rc = stream_command("dump", argc, argv);
+  if (!cli_archive_arg(argc, argv) &&
+      (cli_has_arg(argc, argv, "--help") || cli_has_arg(argc, argv, "-h")))
+    fputs("\nArchives: 'psoc dump ARCHIVE [NAME...]' ('psoc dump ARCHIVE --help').\n", stdout);
+  return rc;
+}
 
 /* 'psoc help [COMMAND]' runs 'psoc COMMAND --help'. */
 static int cmd_help(int argc, char **argv) {
