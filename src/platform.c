@@ -180,3 +180,398 @@ const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
   return strerror(e);
 }
+
+/* ---- file watching, directory listing, signals (owner h7) ---- */
+/* POSIX; a Win32 version (FindFirstFile, ReadDirectoryChangesW,
+** SetConsoleCtrlHandler) goes in the Windows section. */
+#if !defined(_WIN32)
+#include <dirent.h>
+#include <stdio.h>
+#include <poll.h>
+#ifdef __linux__
+#include <sys/inotify.h>
+#define PSOC_PLAT_HAVE_INOTIFY 1
+#endif
+
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  size_t dl = strlen(dir);
+  int rc = 0;
+  if (!d) return errno ? errno : ENOENT;
+  while (rc == 0) {
+    char full[PSOC_PLAT_PATH_MAX];
+    int kind = PSOC_PLAT_OTHER;
+    errno = 0;
+    if (!(e = readdir(d))) {
+      rc = errno; /* 0 at the end */
+      break;
+    }
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (dl + 1 + strlen(e->d_name) >= sizeof full) continue; /* cannot be named */
+    memcpy(full, dir, dl);
+    full[dl] = '/';
+    strcpy(full + dl + 1, e->d_name);
+    if (psoc_plat_lstat(full, &kind) != 0 || kind == PSOC_PLAT_MISSING) continue; /* gone */
+    rc = fn(ud, e->d_name, kind);
+  }
+  closedir(d);
+  return rc;
+}
+
+int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
+  struct stat st;
+  memset(sig, 0, sizeof *sig);
+  *exists = 0;
+  if (stat(path, &st) != 0) {
+    int e = errno;
+    return e == ENOENT || e == ENOTDIR ? 0 : e;
+  }
+  *exists = 1;
+  sig->size = (uint64_t)st.st_size;
+  sig->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+  sig->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+  sig->ino = (uint64_t)st.st_ino;
+  sig->kind = S_ISDIR(st.st_mode) ? PSOC_PLAT_DIR : S_ISREG(st.st_mode) ? PSOC_PLAT_FILE
+                                                                        : PSOC_PLAT_OTHER;
+  return 0;
+}
+
+/* One entry of a polled directory, as last seen. */
+typedef struct watch_entry {
+  char *name;
+  psoc_plat_stat_sig sig;
+  int seen; /* in the current scan */
+} watch_entry;
+
+typedef struct watch_dir {
+  char *path;
+  int wd;               /* inotify watch, or -1 */
+  watch_entry *entries; /* poll backend */
+  uint64_t last_scan;   /* wall-clock ns of the previous scan */
+  size_t count, cap;
+} watch_dir;
+
+struct psoc_plat_watch {
+  int backend;
+  uint32_t poll_ms;
+  int ifd;         /* inotify descriptor, or -1 */
+  int wake[2];     /* a pipe: psoc_plat_watch_wake writes a byte */
+  watch_dir *dirs;
+  size_t count, cap;
+};
+
+int psoc_plat_watch_open(psoc_plat_watch **out, int backend, uint32_t poll_ms) {
+  psoc_plat_watch *w;
+  *out = NULL;
+#ifndef PSOC_PLAT_HAVE_INOTIFY
+  if (backend == PSOC_PLAT_WATCH_NATIVE) return ENOSYS;
+  backend = PSOC_PLAT_WATCH_POLL;
+#endif
+  if (!(w = (psoc_plat_watch *)calloc(1, sizeof *w))) return ENOMEM;
+  w->backend = backend == PSOC_PLAT_WATCH_POLL ? PSOC_PLAT_WATCH_POLL : PSOC_PLAT_WATCH_NATIVE;
+  w->poll_ms = poll_ms ? poll_ms : 50;
+  w->ifd = -1;
+  if (pipe(w->wake) != 0) {
+    int e = errno;
+    free(w);
+    return e;
+  }
+  fcntl(w->wake[0], F_SETFL, O_NONBLOCK);
+  fcntl(w->wake[1], F_SETFL, O_NONBLOCK);
+  fcntl(w->wake[0], F_SETFD, FD_CLOEXEC);
+  fcntl(w->wake[1], F_SETFD, FD_CLOEXEC);
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (w->ifd < 0) {
+      int e = errno;
+      close(w->wake[0]);
+      close(w->wake[1]);
+      free(w);
+      return e;
+    }
+  }
+#endif
+  *out = w;
+  return 0;
+}
+
+int psoc_plat_watch_backend(const psoc_plat_watch *w) { return w->backend; }
+
+typedef struct scan_ctx {
+  psoc_plat_watch *w;
+  watch_dir *d;
+  void (*fn)(void *ud, const char *path, int flags);
+  void *ud;
+  int reported;
+  int initial;        /* the first scan: records, reports nothing */
+  uint64_t recent_ns; /* wall-clock ns: mtimes after this count as recent */
+
+} scan_ctx;
+
+static void watch_report(scan_ctx *c, const char *name) {
+  char full[PSOC_PLAT_PATH_MAX];
+  if ((size_t)snprintf(full, sizeof full, "%s/%s", c->d->path, name) >= sizeof full) return;
+  if (c->fn) c->fn(c->ud, full, 0);
+  c->reported++;
+}
+
+/* Poll backend: compare one entry with the last scan. */
+static int scan_entry(void *ud, const char *name, int kind) {
+  scan_ctx *c = (scan_ctx *)ud;
+  watch_dir *d = c->d;
+  char full[PSOC_PLAT_PATH_MAX];
+  psoc_plat_stat_sig sig;
+  int exists;
+  size_t i;
+  (void)kind;
+  if ((size_t)snprintf(full, sizeof full, "%s/%s", d->path, name) >= sizeof full) return 0;
+  if (psoc_plat_stat_sig_get(full, &sig, &exists) != 0 || !exists) return 0;
+  for (i = 0; i < d->count; i++)
+    if (strcmp(d->entries[i].name, name) == 0) break;
+  if (i == d->count) { /* new */
+    watch_entry *e;
+    size_t len = strlen(name) + 1;
+    if (d->count == d->cap) {
+      size_t cap = d->cap ? d->cap * 2 : 16;
+      e = (watch_entry *)realloc(d->entries, cap * sizeof *e);
+      if (!e) return ENOMEM;
+      d->entries = e;
+      d->cap = cap;
+    }
+    e = &d->entries[d->count];
+    if (!(e->name = (char *)malloc(len))) return ENOMEM;
+    memcpy(e->name, name, len);
+    e->sig = sig;
+    e->seen = 1;
+    d->count++;
+    if (!c->initial) watch_report(c, name);
+    return 0;
+  }
+  d->entries[i].seen = 1;
+  if (memcmp(&d->entries[i].sig, &sig, sizeof sig) != 0 ||
+      (sig.kind == PSOC_PLAT_FILE && sig.mtime_ns >= c->recent_ns)) {
+    d->entries[i].sig = sig;
+    if (!c->initial) watch_report(c, name);
+  }
+  return 0;
+}
+
+static uint64_t wall_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* How close to the previous scan a modification time must be to be
+** reported again: above the timestamp granularity of common file systems
+** (ext4 and tmpfs stamp with a clock that ticks every 1-10 ms). */
+#define RECENT_NS 10000000u
+
+static int scan_dir(psoc_plat_watch *w, watch_dir *d, int initial,
+                    void (*fn)(void *, const char *, int), void *ud) {
+  scan_ctx c;
+  size_t i, j;
+  uint64_t now = wall_ns();
+  c.w = w;
+  c.d = d;
+  c.fn = fn;
+  c.ud = ud;
+  c.reported = 0;
+  c.initial = initial;
+  c.recent_ns = d->last_scan > RECENT_NS ? d->last_scan - RECENT_NS : 0;
+  d->last_scan = now;
+  for (i = 0; i < d->count; i++) d->entries[i].seen = 0;
+  if (psoc_plat_list_dir(d->path, scan_entry, &c) == ENOMEM) return -ENOMEM;
+  for (i = j = 0; i < d->count; i++) { /* what is gone */
+    if (!d->entries[i].seen) {
+      if (!c.initial) watch_report(&c, d->entries[i].name);
+      free(d->entries[i].name);
+      continue;
+    }
+    d->entries[j++] = d->entries[i];
+  }
+  d->count = j;
+  return c.reported;
+}
+
+int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
+  watch_dir *d;
+  size_t i, len = strlen(dir);
+  int e = psoc_plat_is_dir(dir);
+  if (e) return e;
+  while (len > 1 && dir[len - 1] == '/') len--;
+  for (i = 0; i < w->count; i++)
+    if (strlen(w->dirs[i].path) == len && memcmp(w->dirs[i].path, dir, len) == 0) return 0;
+  if (w->count == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 8;
+    d = (watch_dir *)realloc(w->dirs, cap * sizeof *d);
+    if (!d) return ENOMEM;
+    w->dirs = d;
+    w->cap = cap;
+  }
+  d = &w->dirs[w->count];
+  memset(d, 0, sizeof *d);
+  d->wd = -1;
+  if (!(d->path = (char *)malloc(len + 1))) return ENOMEM;
+  memcpy(d->path, dir, len);
+  d->path[len] = '\0';
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    d->wd = inotify_add_watch(w->ifd, d->path,
+                              IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM |
+                                  IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR);
+    if (d->wd < 0) {
+      e = errno;
+      free(d->path);
+      return e;
+    }
+  }
+#endif
+  if (w->backend == PSOC_PLAT_WATCH_POLL && scan_dir(w, d, 1, NULL, NULL) < 0) {
+    for (i = 0; i < d->count; i++) free(d->entries[i].name);
+    free(d->entries);
+    free(d->path);
+    return ENOMEM;
+  }
+  w->count++;
+  return 0;
+}
+
+static void drain_wake(psoc_plat_watch *w) {
+  char buf[64];
+  while (read(w->wake[0], buf, sizeof buf) > 0) {
+  }
+}
+
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+static int read_inotify(psoc_plat_watch *w, void (*fn)(void *, const char *, int), void *ud) {
+  /* aligned as struct inotify_event */
+  union {
+    struct inotify_event ev;
+    char bytes[16384];
+  } buf;
+  int reported = 0;
+  for (;;) {
+    ssize_t n = read(w->ifd, buf.bytes, sizeof buf.bytes);
+    size_t off = 0;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    while (off + sizeof(struct inotify_event) <= (size_t)n) {
+      const struct inotify_event *ev = (const struct inotify_event *)(buf.bytes + off);
+      size_t i;
+      off += sizeof *ev + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) { /* events were lost: report every directory */
+        for (i = 0; i < w->count; i++) {
+          if (fn) fn(ud, w->dirs[i].path, 0);
+          reported++;
+        }
+        continue;
+      }
+      if (ev->len == 0 || ev->name[0] == '\0') continue;
+      for (i = 0; i < w->count; i++) {
+        if (w->dirs[i].wd == ev->wd) {
+          char full[PSOC_PLAT_PATH_MAX];
+          if ((size_t)snprintf(full, sizeof full, "%s/%s", w->dirs[i].path, ev->name) <
+              sizeof full) {
+            if (fn)
+              fn(ud, full,
+                 (ev->mask & (IN_MODIFY | IN_CREATE)) && !(ev->mask & IN_ISDIR)
+                     ? PSOC_PLAT_WATCH_WRITING
+                     : 0);
+            reported++;
+          }
+          break;
+        }
+      }
+    }
+  }
+  return reported;
+}
+#endif
+
+int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
+                         void (*fn)(void *ud, const char *path, int flags), void *ud) {
+  struct pollfd fds[2];
+  int nfds = 1, r;
+  fds[0].fd = w->wake[0];
+  fds[0].events = POLLIN;
+  fds[0].revents = 0;
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    fds[1].fd = w->ifd;
+    fds[1].events = POLLIN;
+    fds[1].revents = 0;
+    nfds = 2;
+    r = poll(fds, (nfds_t)nfds, (int)(timeout_ms > 0x7fffffffu ? 0x7fffffffu : timeout_ms));
+    if (r < 0) return errno == EINTR ? 0 : -errno;
+    if (fds[0].revents) {
+      drain_wake(w);
+      return 0;
+    }
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+    if (fds[1].revents) return read_inotify(w, fn, ud);
+#endif
+    return 0;
+  } else {
+    /* poll backend: sleep one interval (or less), then scan */
+    uint32_t t = timeout_ms < w->poll_ms ? timeout_ms : w->poll_ms;
+    size_t i;
+    int total = 0;
+    r = poll(fds, 1, (int)t);
+    if (r < 0 && errno != EINTR) return -errno;
+    if (r > 0 && fds[0].revents) {
+      drain_wake(w);
+      return 0;
+    }
+    for (i = 0; i < w->count; i++) {
+      int n = scan_dir(w, &w->dirs[i], 0, fn, ud);
+      if (n < 0) return n;
+      total += n;
+    }
+    return total;
+  }
+}
+
+void psoc_plat_watch_wake(psoc_plat_watch *w) {
+  char c = 1;
+  ssize_t n = write(w->wake[1], &c, 1); /* a full pipe is already awake */
+  (void)n;
+}
+
+void psoc_plat_watch_close(psoc_plat_watch *w) {
+  size_t i, j;
+  if (!w) return;
+  for (i = 0; i < w->count; i++) {
+    for (j = 0; j < w->dirs[i].count; j++) free(w->dirs[i].entries[j].name);
+    free(w->dirs[i].entries);
+    free(w->dirs[i].path);
+  }
+  free(w->dirs);
+  if (w->ifd >= 0) close(w->ifd);
+  close(w->wake[0]);
+  close(w->wake[1]);
+  free(w);
+}
+
+int psoc_plat_mkdir(const char *path) { return mkdir(path, 0777) == 0 ? 0 : errno; }
+
+static psoc_plat_flag *interrupt_flag;
+
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
+}
+
+int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  interrupt_flag = flag;
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
+  if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0) return errno;
+  return 0;
+}
+#endif /* !_WIN32: file watching */
