@@ -395,6 +395,17 @@ if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
     end
 end
 
+-- Hot-reload benchmark (owner h7): write -> poll() latency and what one
+-- change re-evaluates in a library of 1,000 materials. Its own program
+-- (tests/bench/bench_reload.c with a main); always -O2.
+if wanted("psoc_bench_reload", "tests/bench/bench_reload.c") then
+    c_project("psoc_bench_reload", "ConsoleApp", "bin")
+        files { "tests/bench/bench_reload.c" }
+        defines { "PSOC_BENCH_RELOAD_MAIN" }
+        buildoptions { "-O2" }
+        links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
+end
+
 -- Tools ------------------------------------------------------------------
 
 -- LuaLS annotations of the material language, printed from the registry:
