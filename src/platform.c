@@ -212,7 +212,7 @@ int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, in
     if (dl + 1 + strlen(e->d_name) >= sizeof full) continue; /* cannot be named */
     memcpy(full, dir, dl);
     full[dl] = '/';
-    strcpy(full + dl + 1, e->d_name);
+    memcpy(full + dl + 1, e->d_name, strlen(e->d_name) + 1);
     if (psoc_plat_lstat(full, &kind) != 0 || kind == PSOC_PLAT_MISSING) continue; /* gone */
     rc = fn(ud, e->d_name, kind);
   }
@@ -318,6 +318,11 @@ static void watch_report(scan_ctx *c, const char *name) {
   c->reported++;
 }
 
+static int sig_equal(const psoc_plat_stat_sig *a, const psoc_plat_stat_sig *b) {
+  return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+         a->ino == b->ino && a->kind == b->kind;
+}
+
 /* Poll backend: compare one entry with the last scan. */
 static int scan_entry(void *ud, const char *name, int kind) {
   scan_ctx *c = (scan_ctx *)ud;
@@ -351,7 +356,7 @@ static int scan_entry(void *ud, const char *name, int kind) {
     return 0;
   }
   d->entries[i].seen = 1;
-  if (memcmp(&d->entries[i].sig, &sig, sizeof sig) != 0 ||
+  if (!sig_equal(&d->entries[i].sig, &sig) ||
       (sig.kind == PSOC_PLAT_FILE && sig.mtime_ns >= c->recent_ns)) {
     d->entries[i].sig = sig;
     if (!c->initial) watch_report(c, name);

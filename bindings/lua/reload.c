@@ -169,10 +169,11 @@ static void dir_of(const char *path, char *out) {
   const char *slash = strrchr(path, '/');
   size_t n = slash ? (size_t)(slash - path) : 0;
   if (!slash) {
-    strcpy(out, ".");
+    memcpy(out, ".", 2);
     return;
   }
   if (n == 0) n = 1; /* "/x" */
+  if (n >= PSOC_PLAT_PATH_MAX) n = PSOC_PLAT_PATH_MAX - 1;
   memcpy(out, path, n);
   out[n] = '\0';
 }
@@ -963,11 +964,11 @@ void psol_reload_notify(psol_reload *r, const char *path) {
   } else {
     const char *slash = strrchr(path, '/');
     dir_of(path, dir);
-    if (psoc_plat_realpath(dir, canon) == 0 &&
-        strlen(canon) + strlen(slash ? slash : path) + 2 < sizeof canon) {
-      strcat(canon, "/");
-      strcat(canon, slash ? slash + 1 : path);
-      p = canon;
+    if (psoc_plat_realpath(dir, canon) == 0) {
+      size_t n = strlen(canon);
+      if ((size_t)snprintf(canon + n, sizeof canon - n, "/%s", slash ? slash + 1 : path) <
+          sizeof canon - n)
+        p = canon;
     }
   }
   psoc_plat_mutex_lock(&r->mu);
