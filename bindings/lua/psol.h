@@ -44,6 +44,13 @@
 ** roots: every path that leaves them gets "outside the material roots",
 ** whether or not it exists. Only regular files are read, never blocking.
 **
+** Every evaluation reports the files it read (psol_result.files: path,
+** XXH3-64 hash, size; each once) and every diagnostic as data
+** (psol_result.diagnostics: errors and warnings with file, line, pipeline,
+** field, code and message ID), on success and on failure. A read_file hook
+** supplies file contents instead of the file system; paths are resolved
+** and confined to the roots before it is asked. See docs/embedding.md.
+**
 ** The library never prints and never aborts; errors come back as
 ** messages.
 */

@@ -18,6 +18,7 @@
 #include "platform.h"
 #include "pso_module.h"
 #include "psol.h"
+#include "xxh.h"
 
 #define PSOL_HOOK_STEP 100           /* instructions between count hooks */
 #define PSOL_ALLOC_SHIFT 6           /* allocating 64 bytes costs one instruction */
@@ -65,6 +66,13 @@ struct psol_state {
   void (*log)(void *ud, const char *text, size_t len);
   void *ud;
   size_t log_limit, log_used; /* bytes of print output passed on, per state */
+  psol_read_file_fn read_file; /* NULL: the file system */
+  void *read_file_ud;
+  uint32_t flags;      /* PSOL_* */
+  /* what the last top-level call ended with, for its diagnostic */
+  int file_failed;     /* a file could not be read, and no pcall caught it since */
+  int last_exceeded;   /* LIMIT_* of the last top-level call */
+  int last_file_failed;
 };
 
 static psol_state *state_of(lua_State *L) {
@@ -310,13 +318,67 @@ static void path_free(psol_path *p) {
   p->shown = p->real = NULL;
 }
 
-/* 'dir' as given plus its realpath; 0 or an errno value. */
-static int path_init_dir(psol_path *p, const char *dir) {
+/* The next component of the path at *p ("" at the end), its length in
+** *len; *p moves past it. */
+static const char *next_component(const char **p, size_t *len) {
+  const char *c = *p, *end;
+  while (*c == '/') c++;
+  end = strchr(c, '/');
+  if (!end) end = c + strlen(c);
+  *len = (size_t)(end - c);
+  *p = end;
+  return c;
+}
+
+/* Drop the last component of out[0..*rl) (lexical ".."). */
+static void drop_component(char *out, size_t *rl) {
+  while (*rl > 0 && out[*rl - 1] != '/') (*rl)--;
+  if (*rl > 0) (*rl)--;
+  out[*rl] = '\0';
+}
+
+/* 'path' made absolute (against the current directory) with "." and ".."
+** taken lexically, into out[PSOL_PATH_MAX]. 0 or an errno value. */
+static int absolute_lexical(const char *path, char *out) {
+  char cwd[PSOL_PATH_MAX], joined[2 * PSOL_PATH_MAX];
+  const char *p = joined;
+  size_t rl = 0;
+  int e;
+  if (path[0] == '/') {
+    snprintf(joined, sizeof joined, "%s", path);
+  } else {
+    if ((e = psoc_plat_realpath(".", cwd)) != 0) return e;
+    snprintf(joined, sizeof joined, "%s/%s", cwd, path);
+  }
+  for (;;) {
+    size_t cl;
+    const char *c = next_component(&p, &cl);
+    if (cl == 0) break;
+    if (cl == 2 && c[0] == '.' && c[1] == '.') {
+      drop_component(out, &rl);
+    } else if (!(cl == 1 && c[0] == '.')) {
+      if (rl + 1 + cl >= PSOL_PATH_MAX) return ENAMETOOLONG;
+      out[rl++] = '/';
+      memcpy(out + rl, c, cl);
+      rl += cl;
+    }
+  }
+  if (rl == 0) out[rl++] = '/';
+  out[rl] = '\0';
+  return 0;
+}
+
+/* 'dir' as given plus its realpath; 0 or an errno value. With 'virtual'
+** (a read_file hook supplies the files) a directory that does not exist
+** is taken lexically. */
+static int path_init_dir(psol_path *p, const char *dir, int virtual) {
   char buf[PSOL_PATH_MAX];
   int e;
   p->shown = p->real = NULL;
-  if ((e = psoc_plat_realpath(dir, buf)) != 0) return e;
-  if ((e = psoc_plat_is_dir(buf)) != 0) return e;
+  e = psoc_plat_realpath(dir, buf);
+  if ((e == ENOENT || e == ENOTDIR) && virtual) e = absolute_lexical(dir, buf);
+  else if (e == 0) e = psoc_plat_is_dir(buf);
+  if (e != 0) return e;
   p->shown = dup_str(dir);
   p->real = dup_str(buf);
   if (!p->shown || !p->real) {
@@ -327,16 +389,16 @@ static int path_init_dir(psol_path *p, const char *dir) {
 }
 
 /* The directory part of 'path' ("." when there is none). */
-static int path_init_dirname(psol_path *p, const char *path) {
+static int path_init_dirname(psol_path *p, const char *path, int virtual) {
   const char *slash = strrchr(path, '/');
   char dir[PSOL_PATH_MAX];
   size_t n;
-  if (!slash) return path_init_dir(p, ".");
+  if (!slash) return path_init_dir(p, ".", virtual);
   n = slash == path ? 1 : (size_t)(slash - path);
   if (n >= sizeof dir) return ENAMETOOLONG;
   memcpy(dir, path, n);
   dir[n] = '\0';
-  return path_init_dir(p, dir);
+  return path_init_dir(p, dir, virtual);
 }
 
 static int is_inside(const char *real, const char *root) {
@@ -388,30 +450,19 @@ static int resolve_confined(const psol_state *S, const char *path, char *out) {
   p = pending;
   out[0] = '\0';
   for (;;) {
-    const char *end;
     size_t cl;
-    while (*p == '/') p++;
-    if (!*p) break;
-    end = strchr(p, '/');
-    if (!end) end = p + strlen(p);
-    cl = (size_t)(end - p);
-    if (cl == 1 && p[0] == '.') {
-      p = end;
-      continue;
-    }
-    if (cl == 2 && p[0] == '.' && p[1] == '.') { /* out holds no symlinks: lexical is real */
-      while (rl > 0 && out[rl - 1] != '/') rl--;
-      if (rl > 0) rl--;
-      out[rl] = '\0';
-      p = end;
+    const char *c = next_component(&p, &cl);
+    if (cl == 0) break;
+    if (cl == 1 && c[0] == '.') continue;
+    if (cl == 2 && c[0] == '.' && c[1] == '.') { /* out holds no symlinks: lexical is real */
+      drop_component(out, &rl);
       continue;
     }
     if (rl + 1 + cl >= PSOL_PATH_MAX) return ENAMETOOLONG;
     out[rl++] = '/';
-    memcpy(out + rl, p, cl);
+    memcpy(out + rl, c, cl);
     rl += cl;
     out[rl] = '\0';
-    p = end;
     if (missing) continue;
     switch (place_of(S, out)) {
     case PLACE_OUTSIDE: return RESOLVE_OUTSIDE;
@@ -447,10 +498,64 @@ static int resolve_confined(const psol_state *S, const char *path, char *out) {
   return missing ? RESOLVE_MISSING : RESOLVE_FOUND;
 }
 
+/* The bytes a read_file hook handed over, in a userdata whose __gc gives
+** them back: a memory error between the hook and the copy into Lua
+** cannot leak them. */
+typedef struct psol_guard {
+  psol_bytes bytes;
+  void *ud;
+  int live; /* bytes held, release not yet called */
+} psol_guard;
+
+static const char guard_mt_key = 'g';
+
+static void guard_release(psol_guard *g) {
+  if (g->live && g->bytes.release) g->bytes.release(g->ud, g->bytes.data);
+  g->live = 0;
+}
+
+static int guard_gc(lua_State *L) {
+  guard_release((psol_guard *)lua_touserdata(L, 1));
+  return 0;
+}
+
+/* Push a new, empty guard. */
+static psol_guard *guard_new(lua_State *L, psol_state *S) {
+  psol_guard *g = (psol_guard *)lua_newuserdata(L, sizeof *g);
+  memset(g, 0, sizeof *g);
+  g->ud = S->read_file_ud;
+  lua_pushlightuserdata(L, (void *)&guard_mt_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_setmetatable(L, -2);
+  return g;
+}
+
+/* Ask the read_file hook for the confined path 'real'; 1 when it
+** supplied the bytes (now held by 'g'). */
+static int guard_ask(psol_state *S, psol_guard *g, const char *real) {
+  memset(&g->bytes, 0, sizeof g->bytes);
+  if (S->read_file(S->read_file_ud, real, &g->bytes) != 0) return 0;
+  if (!g->bytes.data && g->bytes.size) { /* a broken answer: nothing to read */
+    guard_release(g);
+    return 0;
+  }
+  g->live = 1;
+  return 1;
+}
+
 typedef struct psol_found {
   char real[PSOL_PATH_MAX];
   char shown[PSOL_PATH_MAX];
+  psol_guard *guard; /* with a read_file hook: the bytes it supplied */
 } psol_found;
+
+/* Is the candidate 'r' (a resolve_confined answer for f->real) the file?
+** From the file system: when it exists. With a read_file hook: when the
+** hook supplies it (it need not exist on disk). */
+static int candidate_found(psol_state *S, psol_found *f, int r) {
+  if (!f->guard) return r == RESOLVE_FOUND;
+  return (r == RESOLVE_FOUND || r == RESOLVE_MISSING) && guard_ask(S, f->guard, f->real);
+}
 
 /* Resolve 'name' inside the roots: relative names against the running
 ** script's directory, then each root. Returns 1, or 0 with the reason
@@ -475,12 +580,13 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
   }
   if (name[0] == '/') {
     r = resolve_confined(S, name, f->real);
-    if (r == RESOLVE_FOUND) {
+    if (candidate_found(S, f, r)) {
       snprintf(f->shown, sizeof f->shown, "%s", name);
       return 1;
     }
     if (r == RESOLVE_OUTSIDE) lua_pushliteral(L, "outside the material roots");
-    else if (r == RESOLVE_MISSING) lua_pushfstring(L, "not found (tried %s)", name);
+    else if (r == RESOLVE_MISSING || r == RESOLVE_FOUND)
+      lua_pushfstring(L, "not found (tried %s)", name);
     else lua_pushstring(L, psoc_plat_strerror(r));
     return 0;
   }
@@ -501,7 +607,7 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
       escaped = 1;
       continue;
     }
-    if (r != RESOLVE_FOUND) {
+    if (!candidate_found(S, f, r)) {
       join(path, sizeof path, bases[i]->shown, name);
       if (tried_any++) luaL_addstring(&tried, ", ");
       luaL_addstring(&tried, path);
@@ -550,6 +656,66 @@ static int push_file(lua_State *L, psol_state *S, const char *real) {
   }
   lua_pushstring(L, psoc_plat_strerror(e));
   return 0;
+}
+
+/* ---- the files an evaluation read ----------------------------------------- */
+
+/* Registry key of { [i] = path, [path] = { hash, size } as a userdata }:
+** every file read in the state, once, in the order first read. */
+static const char files_key = 'f';
+
+/* Note that 'real' was read: its bytes are the string at the top. */
+static void record_file(lua_State *L, const char *real) {
+  size_t size;
+  const char *data = lua_tolstring(L, -1, &size);
+  uint64_t *rec;
+  lua_pushlightuserdata(L, (void *)&files_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  lua_pushstring(L, real);
+  lua_pushvalue(L, -1);
+  lua_rawget(L, -3);
+  if (lua_isnil(L, -1)) {
+    lua_pop(L, 1);
+    rec = (uint64_t *)lua_newuserdata(L, 2 * sizeof *rec);
+    rec[0] = psoc_xxh3(data, size);
+    rec[1] = (uint64_t)size;
+    lua_pushvalue(L, -2);
+    lua_rawseti(L, -4, (int)lua_rawlen(L, -4) + 1);
+    lua_rawset(L, -3);
+  } else {
+    lua_pop(L, 2);
+  }
+  lua_pop(L, 1);
+}
+
+/* Push the contents of the file resolve_file found (from the hook or the
+** file system) and record it. 1, or 0 with the reason pushed. */
+static int read_found(lua_State *L, psol_state *S, psol_found *f) {
+  psol_guard *g = f->guard;
+  if (!g) {
+    if (!push_file(L, S, f->real)) return 0;
+  } else if (g->bytes.size > S->limit) {
+    guard_release(g);
+    lua_pushliteral(L, "larger than the memory limit");
+    return 0;
+  } else {
+    lua_pushlstring(L, (const char *)g->bytes.data, g->bytes.size); /* may raise: g frees */
+    guard_release(g);
+  }
+  record_file(L, f->real);
+  return 1;
+}
+
+/* Resolve 'name' inside the roots and push its contents. 1, or 0 with
+** the reason pushed; a failure is noted for the evaluation's diagnostic. */
+static int load_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
+  int ok;
+  f->guard = S->read_file ? guard_new(L, S) : NULL;
+  if (!f->guard) lua_pushnil(L); /* keep the stack's shape */
+  ok = resolve_file(L, S, name, f) && read_found(L, S, f);
+  lua_remove(L, -2);
+  if (!ok) S->file_failed = 1;
+  return ok;
 }
 
 /* ---- text-only loading -------------------------------------------------- */
@@ -758,6 +924,7 @@ static int sb_pcall(lua_State *L) {
   luaL_checkany(L, 1);
   status = lua_pcall(L, lua_gettop(L) - 1, LUA_MULTRET, 0);
   limit_check(L, S, status);
+  if (status != LUA_OK) S->file_failed = 0; /* caught: not what the evaluation ends with */
   lua_pushboolean(L, status == LUA_OK);
   lua_insert(L, 1);
   return lua_gettop(L);
@@ -790,6 +957,7 @@ static int sb_xpcall(lua_State *L) {
   lua_replace(L, 2); /* guarded handler, f, args... */
   status = lua_pcall(L, n - 2, LUA_MULTRET, 1);
   limit_check(L, S, status);
+  if (status != LUA_OK) S->file_failed = 0;
   lua_pushboolean(L, status == LUA_OK);
   lua_replace(L, 1); /* over the handler */
   return lua_gettop(L);
@@ -1246,7 +1414,7 @@ static int sb_require(lua_State *L) {
     for (i = 0; i < n; i++) rel[i] = name[i] == '.' ? '/' : name[i];
     memcpy(rel + n, ".lua", 5);
     found = (psol_found *)lua_newuserdata(L, sizeof *found); /* index 2 */
-    if (!resolve_file(L, S, rel, found) || !push_file(L, S, found->real))
+    if (!load_file(L, S, rel, found))
       return luaL_error(L, "require: cannot load module '%s' (%s): %s", name, rel,
                         lua_tostring(L, -1));
     /* the source is at index 3 */
@@ -1279,7 +1447,7 @@ static int sb_require(lua_State *L) {
 static int hook_read_file(void *ud, lua_State *L, const char *path) {
   psol_state *S = (psol_state *)ud;
   psol_found *found = (psol_found *)lua_newuserdata(L, sizeof *found);
-  int ok = resolve_file(L, S, path, found) && push_file(L, S, found->real);
+  int ok = load_file(L, S, path, found);
   lua_remove(L, -2);
   return ok;
 }
@@ -1306,6 +1474,14 @@ static int setup(lua_State *L) {
   hooks.resolve_root_signature = hook_resolve_root_signature;
   hooks.ud = S;
   pso_set_hooks(L, &hooks);
+  lua_pushlightuserdata(L, (void *)&files_key);
+  lua_newtable(L);
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, (void *)&guard_mt_key);
+  lua_createtable(L, 0, 1);
+  lua_pushcfunction(L, guard_gc);
+  lua_setfield(L, -2, "__gc");
+  lua_rawset(L, LUA_REGISTRYINDEX);
   psol_compat_openlib(L, "_G", luaopen_base);
   psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
   psol_compat_openlib(L, LUA_TABLIBNAME, luaopen_table);
@@ -1412,6 +1588,9 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     S->resolve = opts->resolve_root_signature;
     S->log = opts->log;
     S->ud = opts->ud;
+    S->read_file = opts->read_file;
+    S->read_file_ud = opts->read_file_ud;
+    S->flags = opts->flags;
   }
   if (opts && opts->root_count) {
     if (!opts->roots) {
@@ -1428,7 +1607,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     }
     for (i = 0; i < opts->root_count; i++) {
       const char *root = opts->roots[i] ? opts->roots[i] : "(null)";
-      if ((e = path_init_dir(&S->roots[S->root_count], root)) != 0) {
+      if ((e = path_init_dir(&S->roots[S->root_count], root, S->read_file != NULL)) != 0) {
         if (err) snprintf(err, errlen, "material root '%s': %s", root, psoc_plat_strerror(e));
         *why = e == ENOMEM ? PSOC_ERR_NOMEM : PSOC_ERR_ARG;
         state_free(S);
@@ -1513,7 +1692,10 @@ static void fix_error(lua_State *L, psol_state *S, int status) {
 int psol_pcall(lua_State *L, int nargs, int nresults) {
   psol_state *S = state_of(L);
   int base = lua_gettop(L) - nargs, status, outer = S->depth == 0, enforce = S->enforce;
-  if (outer) budget_reset(L, S);
+  if (outer) {
+    budget_reset(L, S);
+    S->file_failed = 0;
+  }
   lua_pushcfunction(L, msgh);
   lua_insert(L, base);
   S->depth++;
@@ -1525,6 +1707,8 @@ int psol_pcall(lua_State *L, int nargs, int nresults) {
   if (status != LUA_OK && S->mem_refused && !S->exceeded) S->exceeded = LIMIT_MEMORY;
   if (status != LUA_OK) fix_error(L, S, status);
   if (outer) {
+    S->last_exceeded = status != LUA_OK ? S->exceeded : LIMIT_NONE;
+    S->last_file_failed = status != LUA_OK && S->file_failed;
     wd_unwatch(S); /* before the hook goes: the watchdog sets it */
     S->exceeded = LIMIT_NONE;
     S->mem_refused = 0;
@@ -1540,6 +1724,52 @@ typedef struct psol_chunk {
   const char *chunkname;
 } psol_chunk;
 
+/* Push the contents of the script 'path' and record it; 0 with the
+** message pushed. From the file system wherever it is; with a read_file
+** hook, only inside the roots (the hook is never asked for a path outside
+** them). */
+static int load_script(lua_State *L, psol_state *S, const char *path) {
+  char real[PSOL_PATH_MAX];
+  psol_found *f;
+  int e, r;
+  if (!S->read_file) {
+    e = psoc_plat_realpath(path, real);
+    if (e != 0) {
+      lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(e));
+      return 0;
+    }
+    if (!push_file(L, S, real)) {
+      lua_pushfstring(L, "cannot read '%s': %s", path, lua_tostring(L, -1));
+      return 0;
+    }
+    record_file(L, real);
+    return 1;
+  }
+  f = (psol_found *)lua_newuserdata(L, sizeof *f);
+  f->guard = guard_new(L, S);
+  if ((e = absolute_lexical(path, real)) != 0) {
+    lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(e));
+    return 0;
+  }
+  r = resolve_confined(S, real, f->real);
+  if (r == RESOLVE_OUTSIDE) {
+    lua_pushfstring(L, "cannot open '%s': outside the material roots", path);
+    return 0;
+  }
+  if (!candidate_found(S, f, r)) {
+    if (r > 0) lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(r));
+    else lua_pushfstring(L, "cannot open '%s': not found (read_file)", path);
+    return 0;
+  }
+  if (!read_found(L, S, f)) {
+    lua_pushfstring(L, "cannot read '%s': %s", path, lua_tostring(L, -1));
+    return 0;
+  }
+  lua_replace(L, -3); /* over f; the guard goes */
+  lua_pop(L, 1);
+  return 1;
+}
+
 /* Protected: read and load the chunk, then run it; returns its results. */
 static int run_chunk(lua_State *L) {
   psol_state *S = state_of(L);
@@ -1548,11 +1778,10 @@ static int run_chunk(lua_State *L) {
   size_t len = c->len;
   lua_settop(L, 0);
   if (c->path) {
-    char real[PSOL_PATH_MAX];
-    int e = psoc_plat_realpath(c->path, real);
-    if (e != 0) return luaL_error(L, "cannot open '%s': %s", c->path, psoc_plat_strerror(e));
-    if (!push_file(L, S, real))
-      return luaL_error(L, "cannot read '%s': %s", c->path, lua_tostring(L, -1));
+    if (!load_script(L, S, c->path)) {
+      S->file_failed = 1;
+      return lua_error(L);
+    }
     src = lua_tolstring(L, 1, &len);
     lua_pushfstring(L, "@%s", c->path);
     chunkname = lua_tostring(L, 2);
@@ -1573,7 +1802,8 @@ static int run(lua_State *L, const psol_chunk *c, const char *display, int nresu
   S->script.shown = S->script.real = NULL;
   S->implicit.shown = S->implicit.real = NULL;
   if (c->path) {
-    path_init_dirname(&S->script, c->path); /* failures surface when loading */
+    /* failures surface when loading */
+    path_init_dirname(&S->script, c->path, S->read_file != NULL);
     if (S->root_count == 0 && S->script.real) {
       S->implicit.shown = dup_str(S->script.shown);
       S->implicit.real = dup_str(S->script.real);
@@ -1689,32 +1919,107 @@ static void result_init(psol_result *out, const psol_options *opts) {
   if (opts && opts->alloc) out->alloc = *opts->alloc;
 }
 
-static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, ...)
+static char *res_strdup_opt(const psoc_allocator *a, const char *s) {
+  return s && s[0] ? res_strdup(a, s) : NULL;
+}
+
+/* Append one diagnostic (strings copied; a NULL or empty file, pipeline
+** or field stays NULL). PSOC_ERR_NOMEM when it cannot be stored whole. */
+static psoc_status add_diag(psol_result *out, psoc_severity severity, psoc_code code,
+                            const char *message_id, const char *file, int line,
+                            const char *pipeline, const char *field, const char *message) {
+  psol_diagnostic *d;
+  if (out->diagnostic_count == out->diagnostic_capacity) {
+    size_t cap = out->diagnostic_capacity ? 2 * out->diagnostic_capacity : 4;
+    psol_diagnostic *grown = (psol_diagnostic *)res_alloc(&out->alloc, cap * sizeof *grown);
+    if (!grown) return PSOC_ERR_NOMEM;
+    if (out->diagnostic_count)
+      memcpy(grown, out->diagnostics, out->diagnostic_count * sizeof *grown);
+    res_free(&out->alloc, out->diagnostics, out->diagnostic_capacity * sizeof *grown);
+    out->diagnostics = grown;
+    out->diagnostic_capacity = cap;
+  }
+  d = &out->diagnostics[out->diagnostic_count++]; /* owned by the result from here on */
+  memset(d, 0, sizeof *d);
+  d->severity = severity;
+  d->code = code;
+  d->message_id = message_id;
+  d->line = line > 0 ? line : 0;
+  d->message = res_strdup(&out->alloc, message ? message : "");
+  d->file = res_strdup_opt(&out->alloc, file);
+  d->pipeline = res_strdup_opt(&out->alloc, pipeline);
+  d->field = res_strdup_opt(&out->alloc, field);
+  if (!d->message || (file && file[0] && !d->file) || (pipeline && pipeline[0] && !d->pipeline) ||
+      (field && field[0] && !d->field))
+    return PSOC_ERR_NOMEM;
+  return PSOC_OK;
+}
+
+/* The first error, as text (result.error keeps the first one). */
+static void set_error(psol_result *out, const char *file, const char *msg) {
+  size_t n = 0;
+  if (out->error[0]) return;
+  if (file) {
+    n = (size_t)snprintf(out->error, sizeof out->error - 2, "%s", file);
+    if (n > sizeof out->error - 3) n = sizeof out->error - 3;
+    out->error[n++] = ':';
+    out->error[n++] = ' ';
+  }
+  while (*msg && n < sizeof out->error - 1) out->error[n++] = *msg++;
+  out->error[n] = '\0';
+}
+
+/* Fail the evaluation: no pipelines, the error as text (when it is the
+** first) and as a diagnostic of 'code' at 'file' (may be NULL). */
+static psoc_status fail(psol_result *out, psoc_status status, psoc_code code, const char *file,
+                        const char *pipeline, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(printf, 6, 7)))
 #endif
     ;
 
-static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, ...) {
+static psoc_status fail(psol_result *out, psoc_status status, psoc_code code, const char *file,
+                        const char *pipeline, const char *fmt, ...) {
+  char msg[sizeof out->error];
   va_list ap;
-  psol_result_free(out);
+  free_pipelines(out);
   va_start(ap, fmt);
-  vsnprintf(out->error, sizeof out->error, fmt, ap);
+  vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
+  set_error(out, file, msg);
+  (void)add_diag(out, PSOC_SEVERITY_ERROR, code, NULL, file, 0, pipeline, NULL, msg);
   return status;
 }
 
+/* Is the stream's root-signature pointer NULL (a name nobody resolved)? */
+static int root_signature_unresolved(const psoc_stream *stream) {
+  psoc_parsed parsed;
+  void *rs = NULL;
+  if (psoc_parse(psoc_stream_data(stream), psoc_stream_size(stream), &parsed, NULL) != PSOC_OK ||
+      !parsed.has[PSOC_SO_ROOT_SIGNATURE])
+    return 1;
+  memcpy(&rs, parsed.views[PSOC_SO_ROOT_SIGNATURE].payload, sizeof rs);
+  return rs == NULL;
+}
+
 /* Copy one pipeline (at the top of the stack) out of the state and check
-** it. */
+** it; every check diagnostic goes into out->diagnostics at the pipeline's
+** declaration. A pipeline that fails its check (or strict root-signature
+** resolution) sets *failed and returns PSOC_OK, so that the others are
+** checked too; any other failure fails the evaluation at once. */
 static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
-                        const char *display, const psol_options *opts, size_t *budget) {
+                        const char *display, const psol_options *opts, size_t *budget,
+                        int *failed) {
   psol_pipeline *dst = &out->pipelines[out->count];
   const char *name = pso_pipeline_name(p), *rs = pso_pipeline_root_signature(p);
+  const char *shown = name ? name : "", *file = display;
   const psoc_stream *stream = pso_pipeline_stream(p);
   psoc_diags diags;
   psoc_check_options check;
   psoc_status status;
+  char where[512], at[600];
   size_t i;
+  int line;
   memset(dst, 0, sizeof *dst);
   memset(&check, 0, sizeof check);
   if (opts) {
@@ -1722,8 +2027,15 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     check.flags = opts->check_flags;
   }
   check.flags |= PSO_PIPELINE_CHECK_FLAGS; /* streams the module built */
-  if (!stream) return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s' has no stream", display,
-                           name ? name : "");
+  /* where the pipeline was declared: the position of its diagnostics */
+  line = psol_pipeline_where(L, -1, where, sizeof where);
+  if (line > 0 && where[0]) file = where;
+  else line = 0;
+  if (line > 0) snprintf(at, sizeof at, "%s:%d", where, line);
+  else snprintf(at, sizeof at, "%s", display);
+  if (!stream)
+    return fail(out, PSOC_ERR_INVALID, PSOC_CODE_SCRIPT, display, name,
+                "pipeline '%s' has no stream", shown);
   {
     /* What is copied out of the state counts against the memory limit too:
     ** a list of a million references to one pipeline must not make a
@@ -1731,27 +2043,52 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     size_t cost = psoc_stream_footprint(stream) + (name ? strlen(name) : 0) + (rs ? strlen(rs) : 0) +
                   sizeof *dst;
     if (cost > *budget)
-      return fail(out, PSOC_ERR_INVALID,
-                  "%s: memory limit exceeded (%llu bytes): the pipelines the script returns "
-                  "take more than that to copy out (result[%zu])", display,
+      return fail(out, PSOC_ERR_INVALID, PSOC_CODE_LIMIT, display, name,
+                  "memory limit exceeded (%llu bytes): the pipelines the script returns "
+                  "take more than that to copy out (result[%zu])",
                   (unsigned long long)(opts && opts->memory_limit ? opts->memory_limit
                                                                   : PSOL_DEFAULT_MEMORY_LIMIT),
                   out->count + 1);
     *budget -= cost;
   }
-  dst->name = res_strdup(&out->alloc, name ? name : "");
+  dst->name = res_strdup(&out->alloc, shown);
   dst->root_signature = rs ? res_strdup(&out->alloc, rs) : NULL;
   dst->kind = pso_pipeline_kind(p);
   status = psoc_stream_copy(stream, out->alloc.fn ? &out->alloc : NULL, &dst->stream);
   out->count++; /* owned from here on */
+  /* 'name' belongs to the pipeline in the state: valid after fail() frees the copy */
   if (!dst->name || (rs && !dst->root_signature) || status == PSOC_ERR_NOMEM)
-    return fail(out, PSOC_ERR_NOMEM, "out of memory copying pipeline '%s'", name ? name : "");
+    return fail(out, PSOC_ERR_NOMEM, PSOC_CODE_LIMIT, NULL, name,
+                "out of memory copying pipeline '%s'", shown);
   if (status != PSOC_OK)
-    return fail(out, status, "%s: pipeline '%s': cannot copy the stream: %s", display,
-                name ? name : "", psoc_status_name(status));
+    return fail(out, status, PSOC_CODE_SCRIPT, display, name,
+                "pipeline '%s': cannot copy the stream: %s", shown, psoc_status_name(status));
   dst->hash = pso_pipeline_hash(p); /* content hash: the same for the copy */
+  if (opts && (opts->flags & PSOL_STRICT_ROOT_SIGNATURES) && rs &&
+      root_signature_unresolved(dst->stream)) {
+    char msg[PSOC_DIAG_MESSAGE_MAX + 64];
+    snprintf(msg, sizeof msg, "root signature '%.80s' is not known (resolve_root_signature "
+             "gave NULL; PSOL_STRICT_ROOT_SIGNATURES)", rs);
+    if (add_diag(out, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE, NULL, file, line, name,
+                 "root_signature", msg) != PSOC_OK)
+      return fail(out, PSOC_ERR_NOMEM, PSOC_CODE_LIMIT, NULL, name, "out of memory");
+    if (!out->error[0])
+      snprintf(out->error, sizeof out->error, "%s: pipeline '%s': root_signature: %s", at, shown,
+               msg);
+    *failed = 1;
+  }
   psoc_diags_init(&diags, out->alloc.fn ? &out->alloc : NULL);
   status = psoc_check(psoc_stream_data(dst->stream), psoc_stream_size(dst->stream), &check, &diags);
+  for (i = 0; i < diags.count; i++) {
+    const psoc_diag *d = &diags.items[i];
+    char key[PSOC_DIAG_FIELD_MAX + 16];
+    pso_field_path(d->field, key, sizeof key); /* the material's keys */
+    if (add_diag(out, d->severity, d->code, d->message_id, file, line, name, key, d->message) !=
+        PSOC_OK) {
+      psoc_diags_free(&diags);
+      return fail(out, PSOC_ERR_NOMEM, PSOC_CODE_LIMIT, NULL, name, "out of memory");
+    }
+  }
   if (status != PSOC_OK) {
     for (i = 0; i < diags.count; i++)
       if (diags.items[i].severity == PSOC_SEVERITY_ERROR) break;
@@ -1760,23 +2097,21 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
         if (diags.items[i].severity == PSOC_SEVERITY_WARNING) break;
     if (i < diags.count) {
       psoc_diag d = diags.items[i];
-      char where[512], key[PSOC_DIAG_FIELD_MAX + 16];
-      int line = psol_pipeline_where(L, -1, where, sizeof where);
-      if (line > 0) snprintf(where + strlen(where), sizeof where - strlen(where), ":%d", line);
-      else snprintf(where, sizeof where, "%s", display);
+      char key[PSOC_DIAG_FIELD_MAX + 16];
       psoc_diags_free(&diags);
-      pso_field_path(d.field, key, sizeof key); /* the material's keys */
-      /* 'name' belongs to the pipeline in the state: still valid */
-      return fail(out, PSOC_ERR_INVALID, "%s: pipeline '%s': %s%s%s [%s]%s", where,
-                  name ? name : "", key, key[0] ? ": " : "", d.message,
-                  d.message_id ? d.message_id : psoc_code_name(d.code),
-                  d.severity == PSOC_SEVERITY_ERROR ? "" : " (a warning; an error under "
-                                                           "PSOC_CHECK_WERROR)");
+      pso_field_path(d.field, key, sizeof key);
+      if (!out->error[0])
+        snprintf(out->error, sizeof out->error, "%s: pipeline '%s': %s%s%s [%s]%s", at, shown, key,
+                 key[0] ? ": " : "", d.message,
+                 d.message_id ? d.message_id : psoc_code_name(d.code),
+                 d.severity == PSOC_SEVERITY_ERROR ? "" : " (a warning; an error under "
+                                                          "PSOC_CHECK_WERROR)");
+      *failed = 1;
+      return PSOC_OK;
     }
     psoc_diags_free(&diags);
-    /* not dst->name: fail() frees the result (and with it the copy) first */
-    return fail(out, status, "%s: pipeline '%s': check failed: %s", display, name ? name : "",
-                psoc_status_name(status));
+    return fail(out, status, PSOC_CODE_SCRIPT, display, name, "pipeline '%s': check failed: %s",
+                shown, psoc_status_name(status));
   }
   psoc_diags_free(&diags);
   return PSOC_OK;
@@ -1788,17 +2123,20 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
   pso_pipeline *p = pso_topipeline(L, -1);
   size_t n, i, budget = opts && opts->memory_limit ? opts->memory_limit : PSOL_DEFAULT_MEMORY_LIMIT;
   psoc_status status;
+  int failed = 0;
   if (!pso_check_result(L, -1)) /* the shape, and no two pipelines named alike */
-    return fail(out, PSOC_ERR_INVALID, "%s: %s", display, lua_tostring(L, -1));
+    return fail(out, PSOC_ERR_INVALID, PSOC_CODE_SCRIPT, display, NULL, "%s",
+                lua_tostring(L, -1));
   if (p) n = 1;
   else n = (size_t)lua_rawlen(L, -1);
   if (n == 0) return PSOC_OK;
   if (n > budget / sizeof *out->pipelines) /* the table itself is copied out too */
-    return fail(out, PSOC_ERR_INVALID,
-                "%s: memory limit exceeded (%llu bytes): the script returns %zu pipelines, more "
-                "than fit in that once copied out", display, (unsigned long long)budget, n);
+    return fail(out, PSOC_ERR_INVALID, PSOC_CODE_LIMIT, display, NULL,
+                "memory limit exceeded (%llu bytes): the script returns %zu pipelines, more "
+                "than fit in that once copied out", (unsigned long long)budget, n);
   out->pipelines = (psol_pipeline *)res_alloc(&out->alloc, n * sizeof *out->pipelines);
-  if (!out->pipelines) return fail(out, PSOC_ERR_NOMEM, "out of memory");
+  if (!out->pipelines) return fail(out, PSOC_ERR_NOMEM, PSOC_CODE_LIMIT, NULL, NULL,
+                                   "out of memory");
   out->capacity = n;
   for (i = 0; i < n; i++) {
     pso_pipeline *q = p;
@@ -1807,27 +2145,112 @@ static psoc_status collect(lua_State *L, psol_result *out, const char *display,
     if (!q && (q = pso_topipeline(L, -1)) == NULL) {
       const char *type = luaL_typename(L, -1);
       lua_pop(L, 1);
-      return fail(out, PSOC_ERR_INVALID,
-                  "%s: result[%zu] is a %s, not a pipeline (a material script returns a "
-                  "pipeline or a list of pipelines)", display, i + 1, type);
+      return fail(out, PSOC_ERR_INVALID, PSOC_CODE_SCRIPT, display, NULL,
+                  "result[%zu] is a %s, not a pipeline (a material script returns a "
+                  "pipeline or a list of pipelines)", i + 1, type);
     }
-    status = take(L, out, q, display, opts, &budget);
+    status = take(L, out, q, display, opts, &budget, &failed);
     lua_pop(L, 1);
     if (status != PSOC_OK) return status;
   }
+  if (failed) { /* every pipeline was checked; the diagnostics say why */
+    free_pipelines(out);
+    return PSOC_ERR_INVALID;
+  }
+  return PSOC_OK;
+}
+
+/* The diagnostic of a failed top-level call: its message is the error. */
+static void script_diag(lua_State *L, psol_result *out, const char *display) {
+  psol_state *S = state_of(L);
+  psoc_code code = S->last_exceeded ? PSOC_CODE_LIMIT
+                                    : S->last_file_failed ? PSOC_CODE_FILE : PSOC_CODE_SCRIPT;
+  const char *msg = out->error, *p;
+  char file[PSOL_PATH_MAX];
+  int line = 0;
+  size_t n = strlen(display);
+  snprintf(file, sizeof file, "%s", display);
+  /* Lua's own position, "chunk:line: " (luaL_where), on the first line */
+  for (p = msg; *p && *p != '\n'; p++) {
+    if (p[0] == ':' && p[1] >= '0' && p[1] <= '9') {
+      const char *q = p + 1;
+      long v = 0;
+      while (*q >= '0' && *q <= '9' && v < 100000000L) v = v * 10 + (*q++ - '0');
+      if (q[0] == ':' && q[1] == ' ' && (size_t)(p - msg) < sizeof file) {
+        memcpy(file, msg, (size_t)(p - msg));
+        file[p - msg] = '\0';
+        line = (int)v;
+        msg = q + 2;
+        break;
+      }
+    }
+  }
+  if (line == 0 && strncmp(msg, display, n) == 0 && msg[n] == ':' && msg[n + 1] == ' ')
+    msg += n + 2; /* "chunk: memory limit exceeded ..." */
+  (void)add_diag(out, PSOC_SEVERITY_ERROR, code, NULL, file, line, NULL, NULL, msg);
+}
+
+/* The files the state read into out->files. */
+static psoc_status take_files(lua_State *L, psol_result *out) {
+  size_t n, i;
+  lua_pushlightuserdata(L, (void *)&files_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return PSOC_OK;
+  }
+  n = (size_t)lua_rawlen(L, -1);
+  if (n) {
+    out->files = (psol_file *)res_alloc(&out->alloc, n * sizeof *out->files);
+    if (!out->files) {
+      lua_pop(L, 1);
+      return PSOC_ERR_NOMEM;
+    }
+    out->file_capacity = n;
+  }
+  for (i = 0; i < n; i++) {
+    psol_file *f = &out->files[i];
+    const uint64_t *rec;
+    lua_rawgeti(L, -1, (int)(i + 1));
+    lua_pushvalue(L, -1);
+    lua_rawget(L, -3);
+    rec = (const uint64_t *)lua_touserdata(L, -1);
+    f->path = lua_tostring(L, -2) ? res_strdup(&out->alloc, lua_tostring(L, -2)) : NULL;
+    lua_pop(L, 2);
+    if (!f->path || !rec) {
+      lua_pop(L, 1);
+      return PSOC_ERR_NOMEM;
+    }
+    f->hash = rec[0];
+    f->size = rec[1];
+    out->file_count++;
+  }
+  lua_pop(L, 1);
   return PSOC_OK;
 }
 
 static psoc_status evaluate(const psol_options *opts, const psol_chunk *c, const char *display,
                             psol_result *out) {
-  psoc_status status;
+  psoc_status status, files;
   lua_State *L = newstate(opts, out->error, sizeof out->error, &status);
-  if (!L) return status;
+  if (!L) {
+    (void)add_diag(out, PSOC_SEVERITY_ERROR, status == PSOC_ERR_NOMEM ? PSOC_CODE_LIMIT
+                                                                      : PSOC_CODE_FILE,
+                   NULL, NULL, 0, NULL, NULL, out->error);
+    return status;
+  }
   if (c->path) status = psol_dofile(L, c->path, 1) == LUA_OK ? PSOC_OK : PSOC_ERR_INVALID;
   else status = psol_dostring(L, c->chunkname, c->src, c->len, 1) == LUA_OK ? PSOC_OK
                                                                             : PSOC_ERR_INVALID;
-  if (status != PSOC_OK) psol_error_message(L, -1, out->error, sizeof out->error);
-  else status = collect(L, out, display, opts);
+  if (status != PSOC_OK) {
+    psol_error_message(L, -1, out->error, sizeof out->error);
+    script_diag(L, out, display);
+  } else {
+    status = collect(L, out, display, opts);
+  }
+  files = take_files(L, out); /* on failure too: what to watch for a fix */
+  if (files != PSOC_OK && status == PSOC_OK)
+    status = fail(out, files, PSOC_CODE_LIMIT, NULL, NULL, "out of memory");
   psol_close(L);
   return status;
 }
@@ -1836,7 +2259,7 @@ psoc_status psol_evaluate_file(const psol_options *opts, const char *path, psol_
   psol_chunk c;
   if (!out) return PSOC_ERR_ARG;
   result_init(out, opts);
-  if (!path) return fail(out, PSOC_ERR_ARG, "no script path");
+  if (!path) return fail(out, PSOC_ERR_ARG, PSOC_CODE_FILE, NULL, NULL, "no script path");
   c.path = path;
   c.src = NULL;
   c.len = 0;
@@ -1850,7 +2273,7 @@ psoc_status psol_evaluate_string(const psol_options *opts, const char *chunkname
   const char *display;
   if (!out) return PSOC_ERR_ARG;
   result_init(out, opts);
-  if (!src && len) return fail(out, PSOC_ERR_ARG, "NULL source");
+  if (!src && len) return fail(out, PSOC_ERR_ARG, PSOC_CODE_SCRIPT, NULL, NULL, "NULL source");
   c.path = NULL;
   c.src = src ? src : "";
   c.len = len;

@@ -31,8 +31,8 @@
 #include "test_sandbox.h"
 
 static char tmp_dir[256];
-static char root_dir[300];
-static char outside_dir[300];
+char root_dir[300];
+char outside_dir[300];
 static const char *roots[1];
 
 static const unsigned char cs_bytes[] = "DXBC fake compute shader bytecode";
@@ -51,7 +51,7 @@ static void write_text(const char *dir, const char *name, const char *text) {
   write_file(dir, name, text, strlen(text));
 }
 
-static void make_tree(void) {
+void sandbox_make_tree(void) {
   char path[512];
   snprintf(tmp_dir, sizeof tmp_dir, "%s/psol_test.XXXXXX",
            getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -85,7 +85,7 @@ static void make_tree(void) {
   roots[0] = root_dir;
 }
 
-static void remove_tree(void) {
+void sandbox_remove_tree(void) {
   static const char *const files[] = {
     "root/cs.cso", "root/vs.cso", "root/ps.cso", "root/lib/common.lua", "root/lib/evil.lua",
     "root/lib/native.so", "root/mat.lua", "root/bin.lua", "root/escape", "root/lib",
@@ -102,7 +102,7 @@ static void remove_tree(void) {
   tmp_dir[0] = '\0';
 }
 
-static psol_options options(void) {
+psol_options sandbox_options(void) {
   psol_options o;
   memset(&o, 0, sizeof o);
   o.roots = roots;
@@ -138,7 +138,7 @@ static void assert_stream_ok(const psol_pipeline *p) {
 
 /* A fresh evaluation works and gives the compute pipeline back. */
 static void assert_fresh_evaluation_works(void) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   D3D12_SHADER_BYTECODE bc;
   ck_assert_int_eq(psol_evaluate_string(&o, "=fresh", compute_src, strlen(compute_src), &r),
@@ -157,7 +157,7 @@ static void assert_fresh_evaluation_works(void) {
 /* ---- streams come back ------------------------------------------------ */
 
 START_TEST(test_evaluate_string) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   psoc_hash128 h;
   const psol_pipeline *p;
@@ -197,7 +197,7 @@ static void capture_log(void *ud, const char *text, size_t len) {
 }
 
 START_TEST(test_evaluate_file_with_require_and_print) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   log_capture log;
   char path[512];
@@ -260,7 +260,7 @@ static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 START_TEST(test_result_allocator_is_honoured) {
   counting c;
   psoc_allocator a;
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   char path[512];
   memset(&c, 0, sizeof c);
@@ -294,7 +294,7 @@ START_TEST(test_root_signature_resolver) {
   static const char src[] =
     "local pso = require \"pso\"\n"
     "return pso.compute { name = \"c\", root_signature = \"forward\", cs = pso.shader \"cs.cso\" }\n";
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   psoc_parsed parsed;
   void *rs = NULL;
@@ -322,7 +322,7 @@ START_TEST(test_check_profile) {
     "local p = pso.graphics { name = 'stereo', vs = pso.shader 'vs.cso',\n"
     "  view_instancing = { locations = { { render_target = 0 }, { render_target = 1 } } } }\n"
     "return p\n"; /* not a tail call: LuaJIT would drop the line */
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   /* a NULL profile holds nothing to a capability tier (psoc_check_options) */
   ck_assert_msg(psol_evaluate_string(&o, "=stereo", src, strlen(src), &r) == PSOC_OK, "%s",
@@ -352,7 +352,7 @@ START_TEST(test_werror_result) {
     "local p = pso.graphics { name = 'warned', vs = pso.shader { bytes = 'vs' },\n"
     "  depth_stencil = { depth = true } }\n"
     "return p\n";
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   ck_assert_msg(psol_evaluate_string(&o, "=warned", src, strlen(src), &r) == PSOC_OK, "%s",
                 r.error);
@@ -381,7 +381,7 @@ START_TEST(test_result_copy_budget) {
     "local pso = require 'pso'\n"
     "local p = pso.compute { name = 'big', cs = pso.shader { bytes = string.rep('x', 65536) } }\n"
     "return { p }\n";
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   o.memory_limit = (size_t)8 << 20; /* 2000 copies of 64 KiB would be 128 MiB */
   ck_assert_int_eq(psol_evaluate_string(&o, "=many", src, strlen(src), &r), PSOC_ERR_INVALID);
@@ -397,12 +397,7 @@ END_TEST
 /* An allocator that trusts the sizes it is given: every block comes back
 ** with the size it was allocated with, also when copying the result fails
 ** part-way (fuzz_script's alloc_free_size_mismatch). */
-typedef struct sized_alloc {
-  size_t live, bytes, fail_at, calls;
-  int mismatch;
-} sized_alloc;
-
-static void *sized_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
+void *sized_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
   sized_alloc *a = (sized_alloc *)ud;
   size_t *h;
   if (ptr) {
@@ -431,17 +426,16 @@ static void *sized_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
   return h + 2;
 }
 
-START_TEST(test_result_alloc_sizes) {
-  static const char src[] =
-    "local pso = require 'pso'\n"
-    "local t = {}\n"
-    "for i = 1, 6 do t[i] = pso.compute { name = 'c' .. i, cs = pso.shader { bytes = 'cs' } } end\n"
-    "return t\n";
-  size_t k;
-  for (k = 0; k < 12; k++) { /* 0: nothing fails; then each request in turn */
+/* Every allocation of evaluating 'src' fails in turn (up to 'max'): the
+** result is whole or PSOC_ERR_NOMEM, and every block (pipelines, names,
+** streams, files, diagnostics) comes back with its size. Returns the
+** allocations the evaluation makes when none fails. */
+size_t alloc_failure_sweep(const char *src, size_t max, size_t pipelines) {
+  size_t k, full = 0;
+  for (k = 0; k < max; k++) { /* 0: nothing fails; then each request in turn */
     sized_alloc a;
     psoc_allocator al;
-    psol_options o = options();
+    psol_options o = sandbox_options();
     psol_result r;
     psoc_status st;
     memset(&a, 0, sizeof a);
@@ -449,20 +443,31 @@ START_TEST(test_result_alloc_sizes) {
     al.fn = sized_fn;
     al.ud = &a;
     o.alloc = &al;
-    st = psol_evaluate_string(&o, "=six", src, strlen(src), &r);
+    st = psol_evaluate_string(&o, "=sweep", src, strlen(src), &r);
     ck_assert_msg(k == 0 ? st == PSOC_OK : (st == PSOC_OK || st == PSOC_ERR_NOMEM), "%zu: %s", k,
                   r.error);
-    if (st == PSOC_OK) ck_assert_uint_eq(r.count, 6);
+    if (st == PSOC_OK) ck_assert_uint_eq(r.count, pipelines);
+    if (k == 0) full = a.calls;
     psol_result_free(&r);
     ck_assert_msg(!a.mismatch, "request %zu failing: a block came back with another size", k);
     ck_assert_msg(a.live == 0 && a.bytes == 0, "request %zu failing: %zu blocks not freed", k,
                   a.live);
   }
+  return full;
+}
+
+START_TEST(test_result_alloc_sizes) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "local t = {}\n"
+    "for i = 1, 6 do t[i] = pso.compute { name = 'c' .. i, cs = pso.shader { bytes = 'cs' } } end\n"
+    "return t\n";
+  alloc_failure_sweep(src, 12, 6);
 }
 END_TEST
 
 START_TEST(test_bad_results) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   ck_assert_int_eq(psol_evaluate_string(&o, "=nothing", "local x = 1", 11, &r), PSOC_ERR_INVALID);
   ck_assert_msg(strstr(r.error, "must return a pipeline") != NULL, "%s", r.error);
@@ -483,7 +488,7 @@ START_TEST(test_bad_results) {
 END_TEST
 
 START_TEST(test_bad_arguments) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   const char *bad[1] = { "/nonexistent/psol/root" };
   ck_assert_int_eq(psol_evaluate_file(&o, NULL, &r), PSOC_ERR_ARG);
@@ -529,7 +534,7 @@ START_TEST(test_library_surface) {
     "local pso = require 'pso'\n"
     "assert(pso == require 'pso')\n"
     "return pso.compute { name = 'ok', cs = pso.shader 'cs.cso' }\n";
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   ck_assert_msg(psol_evaluate_string(&o, "=surface", src, strlen(src), &r) == PSOC_OK, "%s",
                 r.error);
@@ -640,7 +645,7 @@ static const escape escapes[] = {
 
 START_TEST(test_escape) {
   const escape *e = &escapes[_i];
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   o.instruction_limit = 5000000;
   o.memory_limit = (size_t)16 << 20;
@@ -663,7 +668,7 @@ START_TEST(test_time_limit) {
   static const char src[] =
     "local a, b = string.rep('x', 8e6), string.rep('x', 8e6)\n"
     "while true do local same = (a == b) end\n";
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   o.time_limit_ms = 200;
   o.instruction_limit = (uint64_t)1 << 40;
@@ -689,7 +694,7 @@ START_TEST(test_binary_script_file) {
 END_TEST
 
 START_TEST(test_default_instruction_limit) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   ck_assert_int_eq(psol_evaluate_string(&o, "=loop", "while true do end", 17, &r),
                    PSOC_ERR_INVALID);
@@ -701,7 +706,7 @@ START_TEST(test_default_instruction_limit) {
 END_TEST
 
 START_TEST(test_default_memory_limit) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   psol_result r;
   static const char src[] = "local t = {} for i = 1, 1e9 do t[i] = i .. '' end";
   ck_assert_int_eq(psol_evaluate_string(&o, "=mem", src, strlen(src), &r), PSOC_ERR_INVALID);
@@ -714,7 +719,7 @@ END_TEST
 /* ---- the lower-level API ----------------------------------------------- */
 
 START_TEST(test_state_api) {
-  psol_options o = options();
+  psol_options o = sandbox_options();
   char err[256], msg[1024], path[512];
   lua_State *L;
   static const char loop[] = "local n = 0 for i = 1, 200000 do n = n + i end return n";
@@ -761,7 +766,7 @@ END_TEST
 
 START_TEST(test_newstate_bad_root) {
   const char *bad[2];
-  psol_options o = options();
+  psol_options o = sandbox_options();
   char err[256];
   bad[0] = root_dir;
   bad[1] = "/nonexistent/psol/root";
@@ -783,7 +788,7 @@ END_TEST
 Suite *suite_sandbox(void) {
   Suite *s = suite_create("sandbox");
   TCase *tc = tcase_create("evaluate");
-  tcase_add_checked_fixture(tc, make_tree, remove_tree);
+  tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_evaluate_string);
   tcase_add_test(tc, test_evaluate_file_with_require_and_print);
@@ -797,7 +802,7 @@ Suite *suite_sandbox(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("escapes");
-  tcase_add_checked_fixture(tc, make_tree, remove_tree);
+  tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
   tcase_set_timeout(tc, 300);
   tcase_add_loop_test(tc, test_escape, 0, ESCAPE_COUNT);
   tcase_add_test(tc, test_time_limit);
@@ -807,7 +812,7 @@ Suite *suite_sandbox(void) {
   suite_add_tcase(s, tc);
 
   tc = tcase_create("state");
-  tcase_add_checked_fixture(tc, make_tree, remove_tree);
+  tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_state_api);
   tcase_add_test(tc, test_newstate_bad_root);
