@@ -51,8 +51,9 @@
 **   - psol_reload_poll and psol_reload_wait: one thread at a time (the
 **     render thread); poll never blocks on an evaluation (it swaps a queue
 **     under a lock held for a few pointer moves).
-**   - psol_reload_notify, psol_reload_rescan, psol_reload_stats and
-**     psol_reload_wait_batches: any thread, at any time.
+**   - psol_reload_notify, psol_reload_rescan, psol_reload_stats_get,
+**     psol_reload_wait_batches and psol_reload_sync: any thread, at any
+**     time.
 **   - psol_reload_update: manual mode only (PSOL_RELOAD_WATCH_NONE),
 **     the thread that polls.
 **   - psol_reload_events_free: any thread, once per poll result.
@@ -165,6 +166,13 @@ int psol_reload_wait(psol_reload *r, uint32_t timeout_ms);
 /* Block until stats.batches >= 'batches' or 'timeout_ms' passed; 1 when
 ** reached. */
 int psol_reload_wait_batches(psol_reload *r, uint64_t batches, uint32_t timeout_ms);
+
+/* Block until every change made before the call (reported by the watcher
+** by then, notified or asked for by rescan) has been handled and its
+** events queued; 1 when done within 'timeout_ms'. A barrier for tools and
+** tests: it does not wait for the coalescing window. Manual mode: the same
+** as psol_reload_update. */
+int psol_reload_sync(psol_reload *r, uint32_t timeout_ms);
 
 /* Tell the library that 'path' may have changed (an engine's own watcher
 ** or virtual file system). Handled like a watcher's report. */

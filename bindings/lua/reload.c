@@ -89,6 +89,7 @@ struct psol_reload {
   strlist notified;
   int rescan;
   int stop;
+  uint64_t sync_req, sync_done; /* psol_reload_sync: requested, answered */
   psol_reload_stats stats;
 };
 
@@ -739,15 +740,32 @@ static void first_load(psol_reload *r) {
   psoc_plat_mutex_unlock(&r->mu);
 }
 
+/* The sync request the worker has to answer (0: none). */
+static uint64_t sync_wanted(psol_reload *r) {
+  uint64_t want;
+  psoc_plat_mutex_lock(&r->mu);
+  want = r->sync_req > r->sync_done ? r->sync_req : 0;
+  psoc_plat_mutex_unlock(&r->mu);
+  return want;
+}
+
 static void worker(void *arg) {
   psol_reload *r = (psol_reload *)arg;
   first_load(r);
   while (!stopping(r)) {
-    int rescan = take_requests(r), n;
-    if (rescan || r->changed.n) {
-      run_batch(r, rescan);
-      continue;
+    uint64_t sync = sync_wanted(r);
+    int rescan, n;
+    /* a sync takes what the watcher has already seen, without coalescing */
+    if (sync) psoc_plat_watch_wait(r->watch, 0, collect, r);
+    rescan = take_requests(r);
+    if (rescan || r->changed.n) run_batch(r, rescan);
+    if (sync) {
+      psoc_plat_mutex_lock(&r->mu);
+      r->sync_done = sync;
+      psoc_plat_cond_signal(&r->cv);
+      psoc_plat_mutex_unlock(&r->mu);
     }
+    if (sync || rescan) continue;
     n = psoc_plat_watch_wait(r->watch, IDLE_WAIT_MS, collect, r);
     if (n > 0) {
       /* coalesce: wait until a window passes without changes and no file
@@ -952,6 +970,23 @@ int psol_reload_wait_batches(psol_reload *r, uint64_t batches, uint32_t timeout_
   reached = r->stats.batches >= batches;
   psoc_plat_mutex_unlock(&r->mu);
   return reached;
+}
+
+int psol_reload_sync(psol_reload *r, uint32_t timeout_ms) {
+  uint64_t deadline = psoc_plat_now_ns() + (uint64_t)timeout_ms * 1000000u, want;
+  int done;
+  if (!r) return 0;
+  if (r->mode == PSOL_RELOAD_WATCH_NONE) return psol_reload_update(r) == PSOC_OK;
+  psoc_plat_mutex_lock(&r->mu);
+  want = ++r->sync_req;
+  psoc_plat_mutex_unlock(&r->mu);
+  psoc_plat_watch_wake(r->watch);
+  psoc_plat_mutex_lock(&r->mu);
+  while (r->sync_done < want && psoc_plat_now_ns() < deadline)
+    psoc_plat_cond_wait_until(&r->cv, &r->mu, deadline);
+  done = r->sync_done >= want;
+  psoc_plat_mutex_unlock(&r->mu);
+  return done;
 }
 
 void psol_reload_notify(psol_reload *r, const char *path) {

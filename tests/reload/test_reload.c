@@ -257,40 +257,8 @@ static const rec *wait_event(tctx *t, psol_reload_kind kind, const char *name) {
 
 static void stats(tctx *t, psol_reload_stats *s) { psol_reload_stats_get(t->r, s); }
 
-/* Wait until the worker has handled a batch after the current one. */
-static void wait_next_batch(tctx *t) {
-  psol_reload_stats s;
-  stats(t, &s);
-  ck_assert_msg(psol_reload_wait_batches(t->r, s.batches + 1, WAIT_MS), "no batch");
-}
-
-/* Whether this sandbox reports the files an evaluation read (psol_result.
-** files, issue 12 Deliver 1): without it only the script itself is a
-** dependency, and the module and shader tests cannot run. */
-static int sandbox_reports_files(void) {
-  static const char src[] = "return {}";
-  psol_result r;
-  int yes;
-  tdir d;
-  char p[1024];
-  tdir_make(&d);
-  put(&d, "probe.lua", src);
-  pathf(p, sizeof p, &d, "probe.lua");
-  psol_evaluate_file(NULL, p, &r);
-  yes = r.file_count > 0;
-  psol_result_free(&r);
-  rm_rf(d.path);
-  return yes;
-}
-
-#define NEED_FILES()                                                                 \
-  do {                                                                               \
-    if (!sandbox_reports_files()) {                                                  \
-      fprintf(stderr, "%s: SKIP (psol_result.files is not filled by this sandbox)\n", \
-              __func__);                                                             \
-      return;                                                                        \
-    }                                                                                \
-  } while (0)
+/* Wait until every change made so far has been handled. */
+static void sync(tctx *t) { ck_assert_msg(psol_reload_sync(t->r, WAIT_MS), "no sync"); }
 
 static const psol_reload_watch BACKENDS[] = { PSOL_RELOAD_WATCH_NATIVE, PSOL_RELOAD_WATCH_POLL };
 
@@ -363,6 +331,7 @@ START_TEST(test_edit_save_touch) {
   }
   e = wait_event(&t, PSOL_RELOAD_CHANGED, "a");
   ck_assert_uint_eq(e->version, 3);
+  sync(&t);
   stats(&t, &s1);
   ck_assert_uint_eq(s1.evaluations - s0.evaluations, 1);
 
@@ -370,7 +339,7 @@ START_TEST(test_edit_save_touch) {
   mark(&t);
   stats(&t, &s0);
   material(&t.dir, "b.lua", "b", "s.vs", 1); /* a pure touch */
-  wait_next_batch(&t);
+  sync(&t);
   stats(&t, &s1);
   drain(&t);
   ck_assert_uint_eq(s1.evaluations, s0.evaluations);
@@ -395,10 +364,11 @@ START_TEST(test_last_good_wins) {
   put(&t.dir, "a.lua", "local pso = require \"pso\"\nreturn pso.graphics { name = = 1 }\n");
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") != NULL, "%s", e->error);
-  if (e->diagnostic_count) {
-    ck_assert_int_eq(e->diag_line, 2);
-    ck_assert_str_eq(e->diag_file, "a.lua");
-  }
+  /* every diagnostic as data: the error's file and line */
+  ck_assert_uint_gt(e->diagnostic_count, 0);
+  ck_assert_int_eq(e->diag_line, 2);
+  ck_assert_str_eq(e->diag_file, "a.lua");
+  ck_assert_int_eq(e->diag_code, PSOC_CODE_SCRIPT);
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_CHANGED, "a"));
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_REMOVED, "a"));
   /* fixed: back, with the same stream as before (no CHANGED) */
@@ -412,6 +382,9 @@ START_TEST(test_last_good_wins) {
   material(&t.dir, "a.lua", "a", "s.vs", 3);
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") && strstr(e->error, "sample_desc"), "%s", e->error);
+  ck_assert_uint_gt(e->diagnostic_count, 0);
+  ck_assert_int_eq(e->diag_line, 2);
+  ck_assert_int_eq(e->diag_code, PSOC_CODE_SAMPLE_DESC);
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_CHANGED, "a"));
   mark(&t);
   material(&t.dir, "a.lua", "a", "s.vs", 4);
@@ -423,21 +396,18 @@ START_TEST(test_last_good_wins) {
   put(&t.dir, "a.lua", "local pso = require \"pso\"\nwhile true do end\n");
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") != NULL, "%s", e->error);
-  if (e->diagnostic_count) ck_assert_int_eq(e->diag_code, PSOC_CODE_LIMIT);
+  ck_assert_uint_gt(e->diagnostic_count, 0);
+  ck_assert_int_eq(e->diag_code, PSOC_CODE_LIMIT);
   mark(&t);
   material(&t.dir, "a.lua", "a", "s.vs", 4);
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
 
   /* the shader deleted, then recreated with other bytes */
-  if (!sandbox_reports_files()) {
-    fprintf(stderr, "test_last_good_wins: shader part SKIPPED (psol_result.files not filled)\n");
-    finish(&t);
-    return;
-  }
   mark(&t);
   del(&t.dir, "s.vs");
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "s.vs") != NULL, "%s", e->error);
+  ck_assert_int_eq(e->diag_code, PSOC_CODE_FILE);
   mark(&t);
   put(&t.dir, "s.vs", "vs-2");
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
@@ -509,7 +479,6 @@ START_TEST(test_shared_module_and_shader) {
   psol_reload_stats s0, s1;
   int i;
   char name[32], file[32];
-  NEED_FILES();
   setup_dir(&t);
   mkdir_in(&t.dir, "lib");
   put(&t.dir, "lib/util.lua", "return { count = 1 }\n");
@@ -542,6 +511,7 @@ START_TEST(test_shared_module_and_shader) {
     snprintf(name, sizeof name, "m%d", i);
     ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, name)->version, 2);
   }
+  sync(&t);
   stats(&t, &s1);
   ck_assert_uint_eq(s1.evaluations - s0.evaluations, 4);
   drain(&t);
@@ -554,6 +524,7 @@ START_TEST(test_shared_module_and_shader) {
   put_atomic(&t.dir, "lib/util.lua", "return { count = 4 }\n");
   wait_event(&t, PSOL_RELOAD_CHANGED, "m0");
   wait_event(&t, PSOL_RELOAD_CHANGED, "m5");
+  sync(&t);
   stats(&t, &s1);
   ck_assert_uint_eq(s1.evaluations - s0.evaluations, 3);
   drain(&t);
