@@ -182,11 +182,13 @@ const char *psoc_plat_strerror(int e) {
 }
 
 /* ---- file watching, directory listing, signals (owner h7) ---- */
-/* POSIX; a Win32 version (FindFirstFile, ReadDirectoryChangesW,
-** SetConsoleCtrlHandler) goes in the Windows section. */
+/* The OS-specific part first (POSIX, then Win32: FindFirstFile,
+** GetFileAttributesEx, an event object; the Win32 watcher polls, a
+** ReadDirectoryChangesW backend can go beside inotify), then what both
+** share: the watcher's directory table and the polling backend. */
+#include <stdio.h>
 #if !defined(_WIN32)
 #include <dirent.h>
-#include <stdio.h>
 #include <poll.h>
 #ifdef __linux__
 #include <sys/inotify.h>
@@ -238,6 +240,191 @@ int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exist
   return 0;
 }
 
+static uint64_t wall_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wakes a waiting watcher: a non-blocking pipe. */
+typedef struct wake_t {
+  int fd[2];
+} wake_t;
+
+static int wake_open(wake_t *k) {
+  int i;
+  if (pipe(k->fd) != 0) return errno;
+  for (i = 0; i < 2; i++) {
+    fcntl(k->fd[i], F_SETFL, O_NONBLOCK);
+    fcntl(k->fd[i], F_SETFD, FD_CLOEXEC);
+  }
+  return 0;
+}
+
+static void wake_close(wake_t *k) {
+  close(k->fd[0]);
+  close(k->fd[1]);
+}
+
+static void wake_signal(wake_t *k) {
+  char c = 1;
+  ssize_t n = write(k->fd[1], &c, 1); /* a full pipe is already awake */
+  (void)n;
+}
+
+static void wake_drain(wake_t *k) {
+  char buf[64];
+  while (read(k->fd[0], buf, sizeof buf) > 0) {
+  }
+}
+
+/* Sleep up to 'ms'; 1 when woken (and drained), 0 after the time, -errno. */
+static int wake_sleep(wake_t *k, uint32_t ms) {
+  struct pollfd fd;
+  int r;
+  fd.fd = k->fd[0];
+  fd.events = POLLIN;
+  fd.revents = 0;
+  r = poll(&fd, 1, (int)(ms > 0x7fffffffu ? 0x7fffffffu : ms));
+  if (r < 0) return errno == EINTR ? 0 : -errno;
+  if (r > 0 && fd.revents) {
+    wake_drain(k);
+    return 1;
+  }
+  return 0;
+}
+
+int psoc_plat_mkdir(const char *path) { return mkdir(path, 0777) == 0 ? 0 : errno; }
+
+static psoc_plat_flag *interrupt_flag;
+
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
+}
+
+int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  interrupt_flag = flag;
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
+  if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0) return errno;
+  return 0;
+}
+
+#else /* _WIN32 */
+#include <windows.h>
+
+/* 100 ns ticks since 1601 -> ns since 1970 */
+static uint64_t filetime_ns(FILETIME ft) {
+  uint64_t t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+  const uint64_t epoch = 116444736000000000ull; /* 1970-01-01 in 100 ns ticks */
+  return t > epoch ? (t - epoch) * 100u : 0;
+}
+
+static int win_errno(DWORD e) {
+  switch (e) {
+  case ERROR_FILE_NOT_FOUND:
+  case ERROR_PATH_NOT_FOUND: return ENOENT;
+  case ERROR_ALREADY_EXISTS:
+  case ERROR_FILE_EXISTS: return EEXIST;
+  case ERROR_ACCESS_DENIED: return EACCES;
+  case ERROR_NOT_ENOUGH_MEMORY:
+  case ERROR_OUTOFMEMORY: return ENOMEM;
+  default: return EIO;
+  }
+}
+
+static int attr_kind(DWORD a) {
+  if (a & FILE_ATTRIBUTE_REPARSE_POINT) return PSOC_PLAT_LINK;
+  if (a & FILE_ATTRIBUTE_DIRECTORY) return PSOC_PLAT_DIR;
+  return PSOC_PLAT_FILE;
+}
+
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud) {
+  char pattern[PSOC_PLAT_PATH_MAX];
+  WIN32_FIND_DATAA fd;
+  HANDLE h;
+  int rc = 0;
+  if ((size_t)snprintf(pattern, sizeof pattern, "%s/*", dir) >= sizeof pattern)
+    return ENAMETOOLONG;
+  h = FindFirstFileA(pattern, &fd);
+  if (h == INVALID_HANDLE_VALUE) {
+    DWORD e = GetLastError();
+    return e == ERROR_FILE_NOT_FOUND ? 0 : win_errno(e);
+  }
+  do {
+    if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
+    rc = fn(ud, fd.cFileName, attr_kind(fd.dwFileAttributes));
+  } while (rc == 0 && FindNextFileA(h, &fd));
+  FindClose(h);
+  return rc;
+}
+
+int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
+  WIN32_FILE_ATTRIBUTE_DATA a;
+  memset(sig, 0, sizeof *sig);
+  *exists = 0;
+  if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
+    DWORD e = GetLastError();
+    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : win_errno(e);
+  }
+  *exists = 1;
+  sig->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+  sig->mtime_ns = filetime_ns(a.ftLastWriteTime);
+  sig->ctime_ns = filetime_ns(a.ftCreationTime);
+  sig->kind = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? PSOC_PLAT_DIR : PSOC_PLAT_FILE;
+  return 0;
+}
+
+static uint64_t wall_ns(void) {
+  FILETIME ft;
+  GetSystemTimeAsFileTime(&ft);
+  return filetime_ns(ft);
+}
+
+/* Wakes a waiting watcher: an auto-reset event. */
+typedef struct wake_t {
+  HANDLE ev;
+} wake_t;
+
+static int wake_open(wake_t *k) {
+  k->ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+  return k->ev ? 0 : win_errno(GetLastError());
+}
+
+static void wake_close(wake_t *k) { CloseHandle(k->ev); }
+static void wake_signal(wake_t *k) { SetEvent(k->ev); }
+
+static int wake_sleep(wake_t *k, uint32_t ms) {
+  DWORD r = WaitForSingleObject(k->ev, ms);
+  if (r == WAIT_OBJECT_0) return 1;
+  return r == WAIT_TIMEOUT ? 0 : -EIO;
+}
+
+int psoc_plat_mkdir(const char *path) {
+  return CreateDirectoryA(path, NULL) ? 0 : win_errno(GetLastError());
+}
+
+static psoc_plat_flag *interrupt_flag;
+
+static BOOL WINAPI on_console_event(DWORD type) {
+  if (type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT || type == CTRL_CLOSE_EVENT) {
+    if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
+  interrupt_flag = flag;
+  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : win_errno(GetLastError());
+}
+#endif /* _WIN32 */
+
 /* One entry of a polled directory, as last seen. */
 typedef struct watch_entry {
   char *name;
@@ -257,7 +444,7 @@ struct psoc_plat_watch {
   int backend;
   uint32_t poll_ms;
   int ifd;         /* inotify descriptor, or -1 */
-  int wake[2];     /* a pipe: psoc_plat_watch_wake writes a byte */
+  wake_t wake;     /* psoc_plat_watch_wake */
   watch_dir *dirs;
   size_t count, cap;
 };
@@ -273,22 +460,19 @@ int psoc_plat_watch_open(psoc_plat_watch **out, int backend, uint32_t poll_ms) {
   w->backend = backend == PSOC_PLAT_WATCH_POLL ? PSOC_PLAT_WATCH_POLL : PSOC_PLAT_WATCH_NATIVE;
   w->poll_ms = poll_ms ? poll_ms : 50;
   w->ifd = -1;
-  if (pipe(w->wake) != 0) {
-    int e = errno;
-    free(w);
-    return e;
+  {
+    int e = wake_open(&w->wake);
+    if (e) {
+      free(w);
+      return e;
+    }
   }
-  fcntl(w->wake[0], F_SETFL, O_NONBLOCK);
-  fcntl(w->wake[1], F_SETFL, O_NONBLOCK);
-  fcntl(w->wake[0], F_SETFD, FD_CLOEXEC);
-  fcntl(w->wake[1], F_SETFD, FD_CLOEXEC);
 #ifdef PSOC_PLAT_HAVE_INOTIFY
   if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
     w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
     if (w->ifd < 0) {
       int e = errno;
-      close(w->wake[0]);
-      close(w->wake[1]);
+      wake_close(&w->wake);
       free(w);
       return e;
     }
@@ -364,12 +548,6 @@ static int scan_entry(void *ud, const char *name, int kind) {
   return 0;
 }
 
-static uint64_t wall_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* How close to the previous scan a modification time must be to be
 ** reported again: above the timestamp granularity of common file systems
 ** (ext4 and tmpfs stamp with a clock that ticks every 1-10 ms). */
@@ -405,8 +583,11 @@ static int scan_dir(psoc_plat_watch *w, watch_dir *d, int initial,
 int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
   watch_dir *d;
   size_t i, len = strlen(dir);
-  int e = psoc_plat_is_dir(dir);
+  psoc_plat_stat_sig sig;
+  int exists, e = psoc_plat_stat_sig_get(dir, &sig, &exists);
   if (e) return e;
+  if (!exists) return ENOENT;
+  if (sig.kind != PSOC_PLAT_DIR) return ENOTDIR;
   while (len > 1 && dir[len - 1] == '/') len--;
   for (i = 0; i < w->count; i++)
     if (strlen(w->dirs[i].path) == len && memcmp(w->dirs[i].path, dir, len) == 0) return 0;
@@ -443,12 +624,6 @@ int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
   }
   w->count++;
   return 0;
-}
-
-static void drain_wake(psoc_plat_watch *w) {
-  char buf[64];
-  while (read(w->wake[0], buf, sizeof buf) > 0) {
-  }
 }
 
 #ifdef PSOC_PLAT_HAVE_INOTIFY
@@ -499,51 +674,38 @@ static int read_inotify(psoc_plat_watch *w, void (*fn)(void *, const char *, int
 
 int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
                          void (*fn)(void *ud, const char *path, int flags), void *ud) {
-  struct pollfd fds[2];
-  int nfds = 1, r;
-  fds[0].fd = w->wake[0];
-  fds[0].events = POLLIN;
-  fds[0].revents = 0;
+  uint32_t t;
+  size_t i;
+  int r, total = 0;
+#ifdef PSOC_PLAT_HAVE_INOTIFY
   if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    struct pollfd fds[2];
+    fds[0].fd = w->wake.fd[0];
     fds[1].fd = w->ifd;
-    fds[1].events = POLLIN;
-    fds[1].revents = 0;
-    nfds = 2;
-    r = poll(fds, (nfds_t)nfds, (int)(timeout_ms > 0x7fffffffu ? 0x7fffffffu : timeout_ms));
+    fds[0].events = fds[1].events = POLLIN;
+    fds[0].revents = fds[1].revents = 0;
+    r = poll(fds, 2, (int)(timeout_ms > 0x7fffffffu ? 0x7fffffffu : timeout_ms));
     if (r < 0) return errno == EINTR ? 0 : -errno;
     if (fds[0].revents) {
-      drain_wake(w);
+      wake_drain(&w->wake);
       return 0;
     }
-#ifdef PSOC_PLAT_HAVE_INOTIFY
-    if (fds[1].revents) return read_inotify(w, fn, ud);
-#endif
-    return 0;
-  } else {
-    /* poll backend: sleep one interval (or less), then scan */
-    uint32_t t = timeout_ms < w->poll_ms ? timeout_ms : w->poll_ms;
-    size_t i;
-    int total = 0;
-    r = poll(fds, 1, (int)t);
-    if (r < 0 && errno != EINTR) return -errno;
-    if (r > 0 && fds[0].revents) {
-      drain_wake(w);
-      return 0;
-    }
-    for (i = 0; i < w->count; i++) {
-      int n = scan_dir(w, &w->dirs[i], 0, fn, ud);
-      if (n < 0) return n;
-      total += n;
-    }
-    return total;
+    return fds[1].revents ? read_inotify(w, fn, ud) : 0;
   }
+#endif
+  /* poll backend: sleep one interval (or less), then scan */
+  t = timeout_ms < w->poll_ms ? timeout_ms : w->poll_ms;
+  r = wake_sleep(&w->wake, t);
+  if (r != 0) return r < 0 ? r : 0;
+  for (i = 0; i < w->count; i++) {
+    int n = scan_dir(w, &w->dirs[i], 0, fn, ud);
+    if (n < 0) return n;
+    total += n;
+  }
+  return total;
 }
 
-void psoc_plat_watch_wake(psoc_plat_watch *w) {
-  char c = 1;
-  ssize_t n = write(w->wake[1], &c, 1); /* a full pipe is already awake */
-  (void)n;
-}
+void psoc_plat_watch_wake(psoc_plat_watch *w) { wake_signal(&w->wake); }
 
 void psoc_plat_watch_close(psoc_plat_watch *w) {
   size_t i, j;
@@ -554,29 +716,10 @@ void psoc_plat_watch_close(psoc_plat_watch *w) {
     free(w->dirs[i].path);
   }
   free(w->dirs);
+#ifdef PSOC_PLAT_HAVE_INOTIFY
   if (w->ifd >= 0) close(w->ifd);
-  close(w->wake[0]);
-  close(w->wake[1]);
+#endif
+  wake_close(&w->wake);
   free(w);
 }
 
-int psoc_plat_mkdir(const char *path) { return mkdir(path, 0777) == 0 ? 0 : errno; }
-
-static psoc_plat_flag *interrupt_flag;
-
-static void on_interrupt(int sig) {
-  (void)sig;
-  if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
-}
-
-int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  interrupt_flag = flag;
-  sa.sa_handler = on_interrupt;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
-  if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0) return errno;
-  return 0;
-}
-#endif /* !_WIN32: file watching */

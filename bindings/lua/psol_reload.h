@@ -75,6 +75,10 @@
 
 #include "psol.h"
 
+#ifndef PSOL_API /* the export macro of the public headers, where there is one */
+#define PSOL_API
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -150,41 +154,41 @@ typedef struct psol_reload_stats {
 ** its pipelines arrive as CHANGED version 1 (failures as FAILED). NULL on
 ** failure with 'err' filled (a path that does not exist, no native
 ** watcher where one was asked for, out of memory). */
-psol_reload *psol_reload_create(const psol_reload_options *opts, char *err, size_t errlen);
+PSOL_API psol_reload *psol_reload_create(const psol_reload_options *opts, char *err, size_t errlen);
 /* Stop the worker, free everything. Events already polled stay valid. */
-void psol_reload_destroy(psol_reload *r);
+PSOL_API void psol_reload_destroy(psol_reload *r);
 
 /* Move the pending events into 'out' (count 0 when none). Never blocks on
 ** an evaluation. A pipeline changed several times between two polls is one
 ** event with the latest stream and version. 0, or PSOC_ERR_NOMEM (then
 ** the events stay queued). Always call psol_reload_events_free. */
-psoc_status psol_reload_poll(psol_reload *r, psol_reload_events *out);
-void psol_reload_events_free(psol_reload_events *ev);
+PSOL_API psoc_status psol_reload_poll(psol_reload *r, psol_reload_events *out);
+PSOL_API void psol_reload_events_free(psol_reload_events *ev);
 
 /* Block until events are pending or 'timeout_ms' passed; 1 when pending. */
-int psol_reload_wait(psol_reload *r, uint32_t timeout_ms);
+PSOL_API int psol_reload_wait(psol_reload *r, uint32_t timeout_ms);
 /* Block until stats.batches >= 'batches' or 'timeout_ms' passed; 1 when
 ** reached. */
-int psol_reload_wait_batches(psol_reload *r, uint64_t batches, uint32_t timeout_ms);
+PSOL_API int psol_reload_wait_batches(psol_reload *r, uint64_t batches, uint32_t timeout_ms);
 
 /* Block until every change made before the call (reported by the watcher
 ** by then, notified or asked for by rescan) has been handled and its
 ** events queued; 1 when done within 'timeout_ms'. A barrier for tools and
 ** tests: it does not wait for the coalescing window. Manual mode: the same
 ** as psol_reload_update. */
-int psol_reload_sync(psol_reload *r, uint32_t timeout_ms);
+PSOL_API int psol_reload_sync(psol_reload *r, uint32_t timeout_ms);
 
 /* Tell the library that 'path' may have changed (an engine's own watcher
 ** or virtual file system). Handled like a watcher's report. */
-void psol_reload_notify(psol_reload *r, const char *path);
+PSOL_API void psol_reload_notify(psol_reload *r, const char *path);
 /* Check every dependency of every script by content hash (and walk the
 ** folders again for new scripts), as if all had changed. */
-void psol_reload_rescan(psol_reload *r);
+PSOL_API void psol_reload_rescan(psol_reload *r);
 /* Manual mode: handle what notify and rescan asked for, now, on this
 ** thread. PSOC_ERR_ARG in the other modes (the worker does it). */
-psoc_status psol_reload_update(psol_reload *r);
+PSOL_API psoc_status psol_reload_update(psol_reload *r);
 
-void psol_reload_stats_get(psol_reload *r, psol_reload_stats *out);
+PSOL_API void psol_reload_stats_get(psol_reload *r, psol_reload_stats *out);
 
 #ifdef __cplusplus
 }
