@@ -6,110 +6,93 @@
 ** it (padding never), NaNs as one canonical NaN, and pointers as a
 ** null/non-null marker unless PSOC_FOLLOW_POINTERS asks for the content
 ** (blobs by bytes, strings by value, arrays element by element). Values
-** are fed as little-endian 64-bit words, so the result is the same on
-** every machine and in every process.
+** become a sequence of little-endian 64-bit words, so the result is the
+** same on every machine and in every process; the hash is XXH3-128
+** (seed 0) of that byte sequence (PSOC_HASH_VERSION 2, docs/archive.md
+** spells the sequence out).
 */
 #include <stdint.h>
 #include <stdio.h>
 
 #include "internal.h"
+#include "xxh.h"
 
-/* ---- the hash function ------------------------------------------- */
+/* ---- the word sequence, hashed with XXH3-128 -------------------- */
 
-/* Two 64-bit lanes. Each word is pre-mixed, then folded into both lanes
-** by a step that is a bijection of the state for a fixed word (no state
-** is ever lost); the finalizer avalanches both lanes and cross-links them
-** with the word count. */
-
-#define K_PRE1 0x9fb21c651e98df25ull
-#define K_PRE2 0xc4ceb9fe1a85ec53ull
-#define K_A 0xe7037ed1a0b428dbull
-#define K_B 0x8ebc6af09c88c6e3ull
-#define K_F1 0xbf58476d1ce4e5b9ull
-#define K_F2 0x94d049bb133111ebull
-#define K_F3 0xd6e8feb86659fd93ull
-#define SEED_A 0x243f6a8885a308d3ull /* digits of pi */
-#define SEED_B 0x13198a2e03707344ull
+/* Words are gathered in a buffer; a sequence that fits is hashed in one
+** XXH3_128bits call, a longer one streams through the state (the same
+** value either way). */
+#define HBUF 1024
 
 typedef struct hasher {
-  uint64_t a, b, words;
+  unsigned char buf[HBUF];
+  size_t n;
+  int streaming;
+  psoc_xxh3_state st;
 } hasher;
 
-static uint64_t rotl(uint64_t x, unsigned r) { return (x << r) | (x >> (64 - r)); }
-
 static void h_init(hasher *h) {
-  h->a = SEED_A;
-  h->b = SEED_B;
-  h->words = 0;
+  h->n = 0;
+  h->streaming = 0;
+}
+
+static void h_flush(hasher *h) {
+  if (!h->streaming) {
+    memset(&h->st, 0, sizeof h->st); /* reset sets it up; zeroed so no tool sees it read unset */
+    psoc_xxh3_128_reset(&h->st);
+    h->streaming = 1;
+  }
+  psoc_xxh3_128_update(&h->st, h->buf, h->n);
+  h->n = 0;
 }
 
 static void h_word(hasher *h, uint64_t w) {
-  uint64_t k = w * K_PRE1;
-  k ^= k >> 32;
-  k *= K_PRE2;
-  h->a = rotl(h->a ^ k, 29) * K_A + h->b;
-  h->b = (rotl(h->b + k, 37) * K_B) ^ h->a;
-  h->words++;
-}
-
-/* Eight bytes as a little-endian word: one load where the host is
-** little-endian, byte by byte elsewhere (same value). */
-#if (defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && \
-     __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__) || defined(_WIN32)
-static uint64_t le64(const unsigned char *p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-#else
-static uint64_t le64(const unsigned char *p) {
-  uint64_t w = 0;
+  unsigned char *p;
   unsigned i;
-  for (i = 0; i < 8; i++) w |= (uint64_t)p[i] << (8 * i);
-  return w;
+  if (h->n + 8 > HBUF) h_flush(h);
+  p = h->buf + h->n;
+  for (i = 0; i < 8; i++) p[i] = (unsigned char)(w >> (8 * i));
+  h->n += 8;
 }
-#endif
 
-/* Length, then the bytes as little-endian words (the tail zero-filled). */
+/* Length, then the bytes as they are (read as little-endian words and
+** written back as such, they are unchanged), the tail zero-filled to a
+** whole word. Long runs skip the buffer. */
 static void h_bytes(hasher *h, const unsigned char *p, size_t n) {
+  size_t whole = n & ~(size_t)7;
   h_word(h, (uint64_t)n);
-  for (; n >= 8; p += 8, n -= 8) h_word(h, le64(p));
-  if (n) {
-    unsigned char tail[8] = { 0 };
-    memcpy(tail, p, n);
-    h_word(h, le64(tail));
+  if (whole > HBUF - h->n) {
+    h_flush(h);
+    psoc_xxh3_128_update(&h->st, p, whole);
+  } else if (whole) {
+    memcpy(h->buf + h->n, p, whole);
+    h->n += whole;
+  }
+  if (n > whole) {
+    if (h->n + 8 > HBUF) h_flush(h);
+    memset(h->buf + h->n, 0, 8);
+    memcpy(h->buf + h->n, p + whole, n - whole);
+    h->n += 8;
   }
 }
 
-static uint64_t avalanche(uint64_t x, uint64_t m1, uint64_t m2) {
-  x ^= x >> 31;
-  x *= m1;
-  x ^= x >> 29;
-  x *= m2;
-  x ^= x >> 32;
-  return x;
-}
-
-static psoc_hash128 h_final(const hasher *h) {
+static psoc_hash128 h_final(hasher *h) {
   psoc_hash128 r;
-  uint64_t a = h->a ^ (h->words * K_F3), b = h->b ^ rotl(h->words, 32);
-  a += b;
-  b ^= rotl(a, 23);
-  a = avalanche(a, K_F1, K_F2);
-  b = avalanche(b, K_F2, K_F3);
-  a += b;
-  b += rotl(a, 41);
-  r.lo = a;
-  r.hi = b;
+  if (h->streaming) {
+    h_flush(h);
+    psoc_xxh3_128_digest(&h->st, &r.lo, &r.hi);
+  } else {
+    psoc_xxh3_128(h->buf, h->n, &r.lo, &r.hi);
+  }
   return r;
 }
 
-/* Content hash of a byte range (shared with dump.c for blob hashes). */
+/* Content hash of a byte range (shared with dump.c for blob hashes):
+** XXH3-128 of the bytes. */
 psoc_hash128 psoc_hash_bytes(const void *data, size_t size) {
-  hasher h;
-  h_init(&h);
-  h_bytes(&h, data ? (const unsigned char *)data : (const unsigned char *)"", data ? size : 0);
-  return h_final(&h);
+  psoc_hash128 r;
+  psoc_xxh3_128(data ? data : "", data ? size : 0, &r.lo, &r.hi);
+  return r;
 }
 
 void psoc_hash_hex(psoc_hash128 hash, char out[33]) {

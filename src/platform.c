@@ -723,3 +723,104 @@ void psoc_plat_watch_close(psoc_plat_watch *w) {
   free(w);
 }
 
+
+/* ---- archive files (owner h5) ------------------------------------------- */
+
+#ifndef _WIN32
+#include <stdio.h>
+#include <sys/mman.h>
+
+int psoc_plat_map_file(const char *path, psoc_plat_map *m) {
+  psoc_plat_file f;
+  void *p;
+  int e;
+  m->data = NULL;
+  m->size = 0;
+  m->handle = NULL;
+  e = psoc_plat_open_regular(path, &f);
+  if (e) return e;
+  if (f.size > (uint64_t)SIZE_MAX) {
+    psoc_plat_close(&f);
+    return EFBIG;
+  }
+  if (f.size == 0) {
+    psoc_plat_close(&f);
+    return 0;
+  }
+  p = mmap(NULL, (size_t)f.size, PROT_READ, MAP_PRIVATE, f.fd, 0);
+  e = p == MAP_FAILED ? (errno ? errno : ENOMEM) : 0;
+  psoc_plat_close(&f); /* the mapping keeps the file */
+  if (e) return e;
+  m->data = p;
+  m->size = (size_t)f.size;
+  return 0;
+}
+
+void psoc_plat_unmap(psoc_plat_map *m) {
+  if (m->data) munmap((void *)(uintptr_t)m->data, m->size);
+  m->data = NULL;
+  m->size = 0;
+}
+
+/* The folder part of 'path' ("." when it has none) into out[n]. */
+static int atomic_dir_of(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  size_t len;
+  if (!slash) {
+    if (n < 2) return ENAMETOOLONG;
+    memcpy(out, ".", 2);
+    return 0;
+  }
+  len = slash == path ? 1 : (size_t)(slash - path);
+  if (len + 1 > n) return ENAMETOOLONG;
+  memcpy(out, path, len);
+  out[len] = 0;
+  return 0;
+}
+
+static int write_all(int fd, const void *data, size_t size) {
+  const char *p = data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno ? errno : EIO;
+    if (n == 0) return EIO;
+    p += n;
+    size -= (size_t)n;
+  }
+  return 0;
+}
+
+int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
+  char tmp[PSOC_PLAT_PATH_MAX], dir[PSOC_PLAT_PATH_MAX];
+  int fd = -1, e, attempt, dfd;
+  if (!path || !*path || (!data && size)) return EINVAL;
+  e = atomic_dir_of(path, dir, sizeof dir);
+  if (e) return e;
+  /* O_EXCL on a name made of the pid, the clock and the attempt: never
+  ** someone else's file, and a stale temporary left by a killed writer is
+  ** never reused. */
+  for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
+    int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llx.%d", path, (long)getpid(),
+                       (unsigned long long)psoc_plat_now_ns(), attempt);
+    if (len < 0 || (size_t)len >= sizeof tmp) return ENAMETOOLONG;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) return errno ? errno : EIO;
+  }
+  if (fd < 0) return EEXIST;
+  e = write_all(fd, data, size);
+  if (!e && fsync(fd) != 0) e = errno ? errno : EIO;
+  if (close(fd) != 0 && !e) e = errno ? errno : EIO;
+  if (!e && rename(tmp, path) != 0) e = errno ? errno : EIO;
+  if (e) {
+    unlink(tmp);
+    return e;
+  }
+  dfd = open(dir, O_RDONLY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)fsync(dfd); /* best effort: some file systems refuse it on folders */
+    close(dfd);
+  }
+  return 0;
+}
+#endif

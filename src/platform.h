@@ -113,6 +113,28 @@ void psoc_plat_close(psoc_plat_file *f);
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
 
+/* ---- archive files (owner h5) ------------------------------------------- */
+
+/* A whole regular file mapped read-only. */
+typedef struct psoc_plat_map {
+  const void *data; /* NULL for an empty file */
+  size_t size;
+  void *handle;     /* the platform's mapping handle (unused on POSIX) */
+} psoc_plat_map;
+/* Map the regular file 'path' read-only, privately. 0, PSOC_PLAT_ENOTREG
+** or an errno value (EFBIG when it does not fit the address space). */
+int psoc_plat_map_file(const char *path, psoc_plat_map *m);
+void psoc_plat_unmap(psoc_plat_map *m);
+
+/* Replace 'path' with 'size' bytes at 'data' atomically: a new temporary
+** file beside it (same folder, so the rename cannot cross file systems),
+** written in full, flushed to disk (fsync), renamed over 'path', and the
+** folder flushed so the rename itself is durable. A crash at any point
+** leaves either the old file or the new one, never a mix; on failure the
+** temporary file is removed and 'path' is untouched. The new file's mode
+** follows the umask (0666 &~ umask). 0 or an errno value. */
+int psoc_plat_write_atomic(const char *path, const void *data, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

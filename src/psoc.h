@@ -594,6 +594,11 @@ enum {
                                     arrays, strings and blobs they point to */
 };
 
+/* Version of psoc_hash's definition. 2: XXH3-128 of the canonical word
+** sequence (docs/archive.md). Version 1 (psoc 0.1's own function) gave
+** other values; cooked archives record the version they were hashed with. */
+#define PSOC_HASH_VERSION 2u
+
 /* Canonical content hash: subobjects in type order, each field by value,
 ** blobs by content and strings by value when PSOC_FOLLOW_POINTERS is set
 ** (otherwise pointers hash as null/non-null), padding never. Independent of

@@ -36,3 +36,28 @@ uint64_t psoc_xxh3_digest(const psoc_xxh3_state *st)
 {
     return (uint64_t)XXH3_64bits_digest(xxh_state(st));
 }
+
+void psoc_xxh3_128(const void *data, size_t size, uint64_t *lo, uint64_t *hi)
+{
+    XXH128_hash_t h = XXH3_128bits(data, size);
+    *lo = (uint64_t)h.low64;
+    *hi = (uint64_t)h.high64;
+}
+
+void psoc_xxh3_128_reset(psoc_xxh3_state *st)
+{
+    (void)XXH3_128bits_reset(xxh_state(st));
+}
+
+void psoc_xxh3_128_update(psoc_xxh3_state *st, const void *data, size_t size)
+{
+    if (size)
+        (void)XXH3_128bits_update(xxh_state(st), data, size);
+}
+
+void psoc_xxh3_128_digest(const psoc_xxh3_state *st, uint64_t *lo, uint64_t *hi)
+{
+    XXH128_hash_t h = XXH3_128bits_digest(xxh_state(st));
+    *lo = (uint64_t)h.low64;
+    *hi = (uint64_t)h.high64;
+}

@@ -1,4 +1,4 @@
-/* XXH3-64 content hashing, from Debian's libxxhash-dev.
+/* XXH3 (64- and 128-bit) content hashing, from Debian's libxxhash-dev.
  *
  * src/xxh.c includes <xxhash.h> with XXH_INLINE_ALL, so the hash functions
  * are compiled into libpsoc: nothing is linked, and the Windows cross build
@@ -23,5 +23,13 @@ typedef struct psoc_xxh3_state {
 void psoc_xxh3_reset(psoc_xxh3_state *st);
 void psoc_xxh3_update(psoc_xxh3_state *st, const void *data, size_t size);
 uint64_t psoc_xxh3_digest(const psoc_xxh3_state *st);
+
+/* XXH3-128 (seed 0): one-shot, and streaming over the same state type.
+ * lo/hi are XXH128_hash_t's low64/high64.  One-shot and streaming give
+ * the same value for the same bytes. */
+void psoc_xxh3_128(const void *data, size_t size, uint64_t *lo, uint64_t *hi);
+void psoc_xxh3_128_reset(psoc_xxh3_state *st);
+void psoc_xxh3_128_update(psoc_xxh3_state *st, const void *data, size_t size);
+void psoc_xxh3_128_digest(const psoc_xxh3_state *st, uint64_t *lo, uint64_t *hi);
 
 #endif

@@ -17,5 +17,6 @@ Suite *suite_sandbox(void);
 Suite *suite_language(void);
 Suite *suite_rootsig(void);
 Suite *suite_embed(void);
+Suite *suite_archive(void);
 
 #endif

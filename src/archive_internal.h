@@ -1,0 +1,129 @@
+/*
+** archive_internal.h: what the archive writer (archive_write.c) and reader
+** (archive_read.c) share; the format is docs/archive.md.
+*/
+#ifndef PSOC_ARCHIVE_INTERNAL_H
+#define PSOC_ARCHIVE_INTERNAL_H
+
+#include <stdarg.h>
+
+#include "internal.h"
+#include "psoc_archive.h"
+#include "xxh.h"
+
+#define ARC_HEADER_SIZE 96u
+#define ARC_TOC_ENTRY 32u
+#define ARC_PIPE_ENTRY 64u
+#define ARC_COMP_ENTRY 48u
+#define ARC_END_SIZE 16u
+#define ARC_ALIGN 16u
+#define ARC_NAME_MAX 65535u
+#define ARC_NO_STRING 0xffffffffu
+
+/* Header fields (byte offsets). */
+enum {
+  ARC_H_MAGIC = 0,
+  ARC_H_VERSION = 8,
+  ARC_H_HEADER_SIZE = 12,
+  ARC_H_POINTER_SIZE = 16,
+  ARC_H_HASH_VERSION = 20,
+  ARC_H_PSOC_VERSION = 24,
+  ARC_H_SUBOBJECT_MASK = 28,
+  ARC_H_SUBOBJECT_PRINT = 32,
+  ARC_H_FILE_SIZE = 40,
+  ARC_H_TOC_OFFSET = 48,
+  ARC_H_TOC_COUNT = 52,
+  ARC_H_TOC_CHECKSUM = 56,
+  ARC_H_VERSION_STRING = 64,
+  ARC_H_RESERVED = 80,
+  ARC_H_CHECKSUM = 88
+};
+
+/* The tables, in file order (the table of contents lists them so). */
+enum { ARC_T_PIPE, ARC_T_NAME, ARC_T_REFS, ARC_T_HIDX, ARC_T_COMP, ARC_T_RECS, ARC_T_DATA, ARC_TABLES };
+/* The 8 bytes opening the header and the end marker. */
+extern const unsigned char arc_magic[8], arc_end_magic[8];
+extern const char arc_table_tags[ARC_TABLES][5];   /* "PIPE", ... */
+extern const char *const arc_table_names[ARC_TABLES]; /* "pipeline table", ... */
+
+/* Pipeline-table entry fields. */
+enum {
+  ARC_P_NAME = 0, ARC_P_NAME_LEN = 4, ARC_P_RS = 8, ARC_P_RS_LEN = 12,
+  ARC_P_HASH_LO = 16, ARC_P_HASH_HI = 24, ARC_P_KIND = 32, ARC_P_REC_SIZE = 36,
+  ARC_P_REC_OFFSET = 40, ARC_P_REF_FIRST = 44, ARC_P_REF_COUNT = 48, ARC_P_RESERVED = 52,
+  ARC_P_REC_CHECKSUM = 56
+};
+/* Component-table entry fields. */
+enum {
+  ARC_C_KIND = 0, ARC_C_COUNT = 4, ARC_C_USERS = 8, ARC_C_STRIDE = 12, ARC_C_OFFSET = 16,
+  ARC_C_SIZE = 24, ARC_C_CHECKSUM = 32, ARC_C_RESERVED = 40
+};
+
+static inline void arc_put32(unsigned char *p, uint32_t v) {
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+  p[2] = (unsigned char)(v >> 16);
+  p[3] = (unsigned char)(v >> 24);
+}
+static inline void arc_put64(unsigned char *p, uint64_t v) {
+  arc_put32(p, (uint32_t)v);
+  arc_put32(p + 4, (uint32_t)(v >> 32));
+}
+static inline uint32_t arc_get32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t arc_get64(const unsigned char *p) {
+  return (uint64_t)arc_get32(p) | (uint64_t)arc_get32(p + 4) << 32;
+}
+/* A pointer slot of a record: a little-endian integer of pointer size. */
+static inline void arc_put_slot(unsigned char *p, uint64_t v) {
+  if (PSOC_PTR_SIZE == 8)
+    arc_put64(p, v);
+  else
+    arc_put32(p, (uint32_t)v);
+}
+static inline uint64_t arc_get_slot(const unsigned char *p) {
+  return PSOC_PTR_SIZE == 8 ? arc_get64(p) : arc_get32(p);
+}
+static inline uint64_t arc_align(uint64_t n) { return (n + (ARC_ALIGN - 1)) & ~(uint64_t)(ARC_ALIGN - 1); }
+
+/* What the cook's build knew: version, subobject set and its layout. */
+uint32_t arc_psoc_version(void);
+uint32_t arc_subobject_mask(void);
+uint64_t arc_subobject_fingerprint(void);
+
+/* One pointer field of a stream (or record), found by arc_slots. */
+typedef struct arc_slot {
+  uint32_t type;               /* the subobject's type */
+  const psoc_struct *s;        /* the struct holding the field */
+  const psoc_field *f;
+  size_t base;                 /* offset of that struct in the stream */
+  size_t offset;               /* offset of the pointer in the stream */
+  uint32_t kind;               /* component kind; 0 for the root-signature object */
+} arc_slot;
+
+/* Return non-zero to stop the walk (arc_slots returns it). */
+typedef int (*arc_slot_fn)(void *ud, const arc_slot *slot);
+
+/* Every pointer field of a well-formed stream, in stream order. Returns 0,
+** fn's non-zero result, or -1 when a pointer field has no component kind
+** (a registry entry the format does not know how to store). */
+int arc_slots(const unsigned char *data, size_t size, arc_slot_fn fn, void *ud);
+
+/* The element count (ARRAY) or byte size (BLOB) of a slot's field. */
+size_t arc_slot_count(const unsigned char *data, const arc_slot *slot);
+
+/* The component kind a pointer field of subobject 'type' is stored as, or
+** 0; and back: the field a kind comes from (NULL when unknown). */
+uint32_t arc_component_kind(uint32_t type, const psoc_field *f);
+const psoc_field *arc_kind_field(uint32_t kind);
+/* The element struct of an array kind whose elements hold strings, or NULL. */
+const psoc_struct *arc_kind_string_elements(uint32_t kind);
+
+void arc_errf(char *err, size_t errlen, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,907 @@
+/*
+** archive_read.c: opening, verifying and loading archives (libpsoc only,
+** no Lua). Every offset and length read from the file is checked against
+** the region it must lie in before it is used; open checks the header,
+** the table of contents and the tables (checksums and structure), and the
+** records and components are checked at open (VERIFY_ALL) or when first
+** loaded (VERIFY_LAZY). docs/archive.md describes the format.
+*/
+#include <stdio.h>
+
+#include "archive_internal.h"
+#include "platform.h"
+
+enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2 };
+
+struct psoc_archive {
+  psoc_allocator alloc;
+  psoc_plat_map map;
+  int mapped;
+  const unsigned char *data;
+  size_t size;
+  uint32_t flags;
+  uint64_t off[ARC_TABLES], len[ARC_TABLES];
+  size_t npipes, ncomps, nrefs;
+  unsigned char *pstate; /* per pipeline: its record */
+  unsigned char *cstate; /* per component */
+};
+
+static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
+static const unsigned char *pent(const psoc_archive *a, size_t i) {
+  return tab(a, ARC_T_PIPE) + i * ARC_PIPE_ENTRY;
+}
+static const unsigned char *cent(const psoc_archive *a, size_t i) {
+  return tab(a, ARC_T_COMP) + i * ARC_COMP_ENTRY;
+}
+static const char *pname(const psoc_archive *a, size_t i) {
+  return (const char *)tab(a, ARC_T_NAME) + arc_get32(pent(a, i) + ARC_P_NAME);
+}
+static const unsigned char *crec(const psoc_archive *a, size_t i) {
+  return tab(a, ARC_T_RECS) + arc_get32(pent(a, i) + ARC_P_REC_OFFSET);
+}
+static const unsigned char *cdata(const psoc_archive *a, size_t c) {
+  return tab(a, ARC_T_DATA) + arc_get64(cent(a, c) + ARC_C_OFFSET);
+}
+
+static int all_zero(const unsigned char *p, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (p[i]) return 0;
+  return 1;
+}
+
+/* A NUL-terminated string of exactly 'len' bytes at 'off' in a region of
+** 'size' bytes. */
+static int string_ok(const unsigned char *region, uint64_t size, uint32_t off, uint32_t len) {
+  if ((uint64_t)off + len >= size) return 0;
+  return region[off + len] == 0 && memchr(region + off, 0, len) == NULL;
+}
+
+/* ---- opening --------------------------------------------------------- */
+
+static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
+  const unsigned char *h = a->data;
+  uint32_t v, ps, hv;
+  uint64_t fsize;
+  size_t i;
+  if (a->size < 8 || memcmp(h + ARC_H_MAGIC, arc_magic, 8) != 0) {
+    arc_errf(err, errlen, "not a psoc archive (no PSOCARCH magic)");
+    return PSOC_ERR_INVALID;
+  }
+  if (a->size < ARC_HEADER_SIZE + ARC_END_SIZE) {
+    arc_errf(err, errlen, "truncated archive: %zu bytes, less than a header and an end marker",
+             a->size);
+    return PSOC_ERR_INVALID;
+  }
+  v = arc_get32(h + ARC_H_VERSION);
+  if (v != PSOC_ARCHIVE_FORMAT_VERSION) {
+    arc_errf(err, errlen, "archive format version %u; this psoc (%s) reads version %u", v,
+             PSOC_VERSION_STRING, PSOC_ARCHIVE_FORMAT_VERSION);
+    return PSOC_ERR_INVALID;
+  }
+  if (arc_get32(h + ARC_H_HEADER_SIZE) != ARC_HEADER_SIZE ||
+      arc_get64(h + ARC_H_CHECKSUM) != psoc_xxh3(h, ARC_H_CHECKSUM)) {
+    arc_errf(err, errlen, "damaged archive header (checksum mismatch)");
+    return PSOC_ERR_INVALID;
+  }
+  ps = arc_get32(h + ARC_H_POINTER_SIZE);
+  if (ps != PSOC_PTR_SIZE) {
+    arc_errf(err, errlen, "archive cooked for %u-byte pointers; this build uses %u-byte pointers", ps,
+             PSOC_PTR_SIZE);
+    return PSOC_ERR_INVALID;
+  }
+  hv = arc_get32(h + ARC_H_HASH_VERSION);
+  if (hv != PSOC_HASH_VERSION) {
+    arc_errf(err, errlen, "archive hashes are version %u; this psoc computes version %u", hv,
+             PSOC_HASH_VERSION);
+    return PSOC_ERR_INVALID;
+  }
+  if (arc_get32(h + ARC_H_SUBOBJECT_MASK) != arc_subobject_mask() ||
+      arc_get64(h + ARC_H_SUBOBJECT_PRINT) != arc_subobject_fingerprint()) {
+    char ver[16];
+    memcpy(ver, h + ARC_H_VERSION_STRING, 15);
+    ver[15] = 0;
+    arc_errf(err, errlen,
+             "archive cooked by psoc %s with another subobject set or layout; this psoc is %s",
+             ver, PSOC_VERSION_STRING);
+    return PSOC_ERR_INVALID;
+  }
+  fsize = arc_get64(h + ARC_H_FILE_SIZE);
+  if (fsize != a->size) {
+    arc_errf(err, errlen, "%s archive: the header says %llu bytes, there are %zu",
+             fsize > a->size ? "truncated" : "overlong", (unsigned long long)fsize, a->size);
+    return PSOC_ERR_INVALID;
+  }
+  {
+    const unsigned char *e = h + a->size - ARC_END_SIZE;
+    if (memcmp(e, arc_end_magic, 8) != 0 || memcmp(e + 8, h + ARC_H_CHECKSUM, 8) != 0) {
+      arc_errf(err, errlen, "damaged archive: no end marker matching the header");
+      return PSOC_ERR_INVALID;
+    }
+  }
+  if (arc_get32(h + ARC_H_TOC_OFFSET) != ARC_HEADER_SIZE || arc_get32(h + ARC_H_TOC_COUNT) != ARC_TABLES ||
+      a->size < ARC_HEADER_SIZE + ARC_TABLES * ARC_TOC_ENTRY + ARC_END_SIZE ||
+      arc_get64(h + ARC_H_TOC_CHECKSUM) != psoc_xxh3(h + ARC_HEADER_SIZE, ARC_TABLES * ARC_TOC_ENTRY)) {
+    arc_errf(err, errlen, "damaged table of contents (checksum mismatch)");
+    return PSOC_ERR_INVALID;
+  }
+  {
+    uint64_t pos = ARC_HEADER_SIZE + ARC_TABLES * ARC_TOC_ENTRY;
+    for (i = 0; i < ARC_TABLES; i++) {
+      const unsigned char *t = h + ARC_HEADER_SIZE + i * ARC_TOC_ENTRY;
+      uint64_t off = arc_get64(t + 8), len = arc_get64(t + 16);
+      if (memcmp(t, arc_table_tags[i], 4) != 0 || arc_get32(t + 4) != 0 || off != pos ||
+          len > a->size - ARC_END_SIZE - pos || (len & (ARC_ALIGN - 1))) {
+        arc_errf(err, errlen, "malformed table of contents (entry %zu, %s)", i, arc_table_names[i]);
+        return PSOC_ERR_INVALID;
+      }
+      a->off[i] = off;
+      a->len[i] = len;
+      pos += len;
+      if (i == ARC_T_RECS || i == ARC_T_DATA) {
+        if (arc_get64(t + 24) != 0) {
+          arc_errf(err, errlen, "malformed table of contents (entry %zu, %s)", i, arc_table_names[i]);
+          return PSOC_ERR_INVALID;
+        }
+      } else if (arc_get64(t + 24) != psoc_xxh3(h + off, (size_t)len)) {
+        arc_errf(err, errlen, "damaged %s (checksum mismatch)", arc_table_names[i]);
+        return PSOC_ERR_INVALID;
+      }
+    }
+    if (pos != a->size - ARC_END_SIZE) {
+      arc_errf(err, errlen, "malformed table of contents (the tables do not reach the end marker)");
+      return PSOC_ERR_INVALID;
+    }
+  }
+  return PSOC_OK;
+}
+
+/* The tables' structure: every offset in its region, names sorted, records
+** and components tiling their areas, references and the hash index in
+** range. O(tables). */
+static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
+  size_t i, n, m;
+  uint64_t rec_pos = 0, data_pos = 0;
+  const unsigned char *names = tab(a, ARC_T_NAME);
+  if (a->len[ARC_T_PIPE] % ARC_PIPE_ENTRY || a->len[ARC_T_COMP] % ARC_COMP_ENTRY) goto bad_sizes;
+  n = (size_t)(a->len[ARC_T_PIPE] / ARC_PIPE_ENTRY);
+  m = (size_t)(a->len[ARC_T_COMP] / ARC_COMP_ENTRY);
+  a->npipes = n;
+  a->ncomps = m;
+  a->nrefs = (size_t)(a->len[ARC_T_REFS] / 4);
+  if (a->len[ARC_T_HIDX] != arc_align((uint64_t)n * 4)) goto bad_sizes;
+  for (i = 0; i < m; i++) {
+    const unsigned char *c = cent(a, i);
+    uint32_t kind = arc_get32(c + ARC_C_KIND);
+    uint64_t size = arc_get64(c + ARC_C_SIZE);
+    if (!arc_kind_field(kind) || arc_get64(c + ARC_C_OFFSET) != data_pos ||
+        size > a->len[ARC_T_DATA] - data_pos || arc_get64(c + ARC_C_RESERVED) != 0) {
+      arc_errf(err, errlen, "malformed component table (component %zu)", i);
+      return PSOC_ERR_INVALID;
+    }
+    data_pos += arc_align(size);
+  }
+  if (data_pos != a->len[ARC_T_DATA]) {
+    arc_errf(err, errlen, "malformed component table (the components do not fill the store)");
+    return PSOC_ERR_INVALID;
+  }
+  for (i = 0; i < n; i++) {
+    const unsigned char *e = pent(a, i);
+    uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+    uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+    uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+    uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+    const char *why = NULL;
+    if (!string_ok(names, a->len[ARC_T_NAME], name, nlen))
+      why = "name outside the name table";
+    else if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
+      why = "root-signature name outside the name table";
+    else if (rs == ARC_NO_STRING && rslen != 0)
+      why = "root-signature length without a name";
+    else if (kind < PSOC_KIND_GRAPHICS || kind > PSOC_KIND_MESH)
+      why = "unknown pipeline kind";
+    else if (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos || rsize == 0 ||
+             rsize > a->len[ARC_T_RECS] - rec_pos)
+      why = "record outside the record area";
+    else if (first > a->nrefs || count > a->nrefs - first)
+      why = "references outside the reference table";
+    else if (arc_get32(e + ARC_P_RESERVED) != 0)
+      why = "reserved field set";
+    if (!why && i > 0) {
+      const unsigned char *pe = pent(a, i - 1);
+      uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+      size_t mn = plen < nlen ? plen : nlen;
+      int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, mn);
+      if (c > 0 || (c == 0 && plen >= nlen)) why = "names not in strictly increasing order";
+    }
+    for (k = 0; !why && k < count; k++) {
+      uint32_t r = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
+      if (r >= m || (k > 0 && r <= arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k - 1) * 4)))
+        why = "references out of range or not ascending";
+    }
+    if (why) {
+      arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, why);
+      return PSOC_ERR_INVALID;
+    }
+    rec_pos += arc_align(rsize);
+  }
+  if (rec_pos != a->len[ARC_T_RECS]) {
+    arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
+    return PSOC_ERR_INVALID;
+  }
+  for (i = 0; i < n; i++) {
+    uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
+    const char *why = NULL;
+    if (x >= n)
+      why = "index out of range";
+    else if (i > 0) {
+      uint32_t y = arc_get32(tab(a, ARC_T_HIDX) + (i - 1) * 4);
+      uint64_t xh = arc_get64(pent(a, x) + ARC_P_HASH_HI), xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
+      uint64_t yh = arc_get64(pent(a, y) + ARC_P_HASH_HI), yl = arc_get64(pent(a, y) + ARC_P_HASH_LO);
+      if (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x)))) why = "not sorted by hash";
+    }
+    if (why) {
+      arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
+      return PSOC_ERR_INVALID;
+    }
+  }
+  return PSOC_OK;
+bad_sizes:
+  arc_errf(err, errlen, "malformed table of contents (table sizes do not match their entries)");
+  return PSOC_ERR_INVALID;
+}
+
+/* ---- components and records ------------------------------------------ */
+
+static void comp_desc(const psoc_archive *a, size_t c, char *buf, size_t n) {
+  const unsigned char *e = cent(a, c);
+  snprintf(buf, n, "component %zu (%s, %llu bytes)", c,
+           psoc_archive_component_kind_name(arc_get32(e + ARC_C_KIND)),
+           (unsigned long long)arc_get64(e + ARC_C_SIZE));
+}
+
+/* The strings of one element: every slot 0 or an offset + 1 of a string
+** that ends inside the component. */
+static int element_strings_ok(const unsigned char *el, const psoc_struct *s, const unsigned char *comp,
+                              uint64_t start, uint64_t size, int depth) {
+  uint32_t i, k;
+  if (depth > 8) return 0;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      uint64_t v = arc_get_slot(el + f->offset);
+      if (v && (v - 1 < start || v - 1 >= size || !memchr(comp + v - 1, 0, (size_t)(size - (v - 1)))))
+        return 0;
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      if (!element_strings_ok(el + f->offset, f->element, comp, start, size, depth + 1)) return 0;
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++)
+        if (!element_strings_ok(el + f->offset + (size_t)k * f->stride, f->element, comp, start, size,
+                                depth + 1))
+          return 0;
+    }
+  }
+  return 1;
+}
+
+/* Check component c; on damage write why into msg. */
+static int comp_check(const psoc_archive *a, size_t c, char *msg, size_t n) {
+  const unsigned char *e = cent(a, c), *p = cdata(a, c);
+  uint32_t kind = arc_get32(e + ARC_C_KIND), count = arc_get32(e + ARC_C_COUNT);
+  uint32_t stride = arc_get32(e + ARC_C_STRIDE);
+  uint64_t size = arc_get64(e + ARC_C_SIZE);
+  const psoc_field *f = arc_kind_field(kind);
+  const psoc_struct *strings = arc_kind_string_elements(kind);
+  char d[96];
+  const char *why = NULL;
+  if (psoc_xxh3(p, (size_t)size) != arc_get64(e + ARC_C_CHECKSUM))
+    why = "checksum mismatch";
+  else if (!all_zero(p + size, (size_t)(arc_align(size) - size)))
+    why = "padding not zero";
+  else if (!f)
+    why = "unknown kind";
+  else if (f->kind == PSOC_FIELD_BLOB && (count || stride))
+    why = "a blob with an element count";
+  else if (f->kind == PSOC_FIELD_ARRAY && stride != f->stride)
+    why = "element size does not match this build";
+  else if (f->kind == PSOC_FIELD_ARRAY && (uint64_t)count * stride > size)
+    why = "elements run past its end";
+  else if (f->kind == PSOC_FIELD_ARRAY && !strings && (uint64_t)count * stride != size)
+    why = "bytes beyond its elements";
+  else if (strings) {
+    uint32_t i;
+    for (i = 0; i < count && !why; i++)
+      if (!element_strings_ok(p + (size_t)i * stride, strings, p, (uint64_t)count * stride, size, 0))
+        why = "a string outside the component";
+  }
+  if (!why) return 1;
+  comp_desc(a, c, d, sizeof d);
+  snprintf(msg, n, "%s: %s", d, why);
+  return 0;
+}
+
+static int ref_listed(const psoc_archive *a, size_t pipe, uint64_t comp) {
+  const unsigned char *e = pent(a, pipe);
+  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  for (k = 0; k < count; k++)
+    if (arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4) == comp) return 1;
+  return 0;
+}
+
+typedef struct rec_ctx {
+  const psoc_archive *a;
+  size_t pipe;
+  const unsigned char *rec;
+  int has_rs;
+  const char *why;
+  uint32_t used[64];
+  size_t nused;
+  size_t extra;   /* scratch bytes for relocated element arrays */
+} rec_ctx;
+
+static int slot_check(void *ud, const arc_slot *slot) {
+  rec_ctx *r = ud;
+  uint64_t v = arc_get_slot(r->rec + slot->offset);
+  size_t count;
+  const unsigned char *ce;
+  size_t k;
+  if (slot->kind == 0) {
+    if (v > 1 || (v == 1) != (r->has_rs != 0)) r->why = "root-signature reference does not match the entry";
+    return r->why != NULL;
+  }
+  count = arc_slot_count(r->rec, slot);
+  if (v == 0) {
+    if (count) r->why = "a NULL reference with a non-zero count";
+    return r->why != NULL;
+  }
+  if (v - 1 >= r->a->ncomps) {
+    r->why = "a component reference out of range";
+    return 1;
+  }
+  ce = cent(r->a, (size_t)(v - 1));
+  if (arc_get32(ce + ARC_C_KIND) != slot->kind) {
+    r->why = "a component of the wrong kind";
+  } else if (slot->f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) != count
+                                              : arc_get32(ce + ARC_C_COUNT) != count) {
+    r->why = "a count that does not match its component";
+  } else if (!ref_listed(r->a, r->pipe, v - 1)) {
+    r->why = "a component missing from its references";
+  }
+  if (r->why) return 1;
+  for (k = 0; k < r->nused && r->used[k] != v - 1; k++) {
+  }
+  if (k == r->nused) {
+    if (r->nused == 64) {
+      r->why = "too many components";
+      return 1;
+    }
+    r->used[r->nused++] = (uint32_t)(v - 1);
+  }
+  if (slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_string_elements(slot->kind))
+    r->extra += (size_t)count * slot->f->stride;
+  return 0;
+}
+
+/* Check pipeline i's record; on damage write why into msg. */
+static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n) {
+  const unsigned char *e = pent(a, i), *rec = crec(a, i);
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  rec_ctx r;
+  psoc_parsed parsed;
+  memset(&r, 0, sizeof r);
+  if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
+    r.why = "checksum mismatch";
+  else if (!all_zero(rec + size, (size_t)(arc_align(size) - size)))
+    r.why = "padding not zero";
+  else if (psoc_parse(rec, size, &parsed, NULL) != PSOC_OK)
+    r.why = "the stream does not parse";
+  else if ((uint32_t)parsed.kind != arc_get32(e + ARC_P_KIND))
+    r.why = "the stream's kind differs from the entry's";
+  else {
+    r.a = a;
+    r.pipe = i;
+    r.rec = rec;
+    r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
+    if (arc_slots(rec, size, slot_check, &r) < 0) r.why = "a pointer field this build cannot load";
+    if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
+  }
+  if (!r.why) return 1;
+  snprintf(msg, n, "record of pipeline '%s': %s", pname(a, i), r.why);
+  return 0;
+}
+
+static int comp_ok(psoc_archive *a, size_t c) {
+  char msg[8];
+  if (a->cstate[c] == ST_UNKNOWN) a->cstate[c] = comp_check(a, c, msg, sizeof msg) ? ST_OK : ST_DAMAGED;
+  return a->cstate[c] == ST_OK;
+}
+
+static int rec_ok(psoc_archive *a, size_t i) {
+  char msg[8];
+  if (a->pstate[i] == ST_UNKNOWN) a->pstate[i] = rec_check(a, i, msg, sizeof msg) ? ST_OK : ST_DAMAGED;
+  return a->pstate[i] == ST_OK;
+}
+
+/* 1 when pipeline i loads; else its first damaged part (component index,
+** or (size_t)-1 for the record) in *bad. */
+static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
+  const unsigned char *e = pent(a, i);
+  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  for (k = 0; k < count; k++) {
+    uint32_t c = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
+    if (!comp_ok(a, c)) {
+      *bad = c;
+      return 0;
+    }
+  }
+  if (!rec_ok(a, i)) {
+    *bad = (size_t)-1;
+    return 0;
+  }
+  return 1;
+}
+
+static void verify_all(psoc_archive *a) {
+  size_t i;
+  for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
+  for (i = 0; i < a->npipes; i++) (void)rec_ok(a, i);
+}
+
+/* The message of pipeline i's first damage. */
+static void damage_message(const psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
+  char why[256];
+  if (bad == (size_t)-1) {
+    if (rec_check(a, i, why, sizeof why)) snprintf(why, sizeof why, "record damaged");
+    snprintf(msg, n, "pipeline '%s' lost: %s", pname(a, i), why);
+  } else {
+    if (comp_check(a, bad, why, sizeof why)) comp_desc(a, bad, why, sizeof why);
+    snprintf(msg, n, "pipeline '%s' lost: uses damaged %s", pname(a, i), why);
+  }
+}
+
+static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
+  psoc_status st = check_header(a, err, errlen);
+  if (st == PSOC_OK) st = check_tables(a, err, errlen);
+  if (st != PSOC_OK) return st;
+  a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
+  a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
+  if (!a->pstate || !a->cstate) {
+    arc_errf(err, errlen, "out of memory");
+    return PSOC_ERR_NOMEM;
+  }
+  memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
+  memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
+  if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
+    verify_all(a);
+    if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
+      size_t i, bad;
+      for (i = 0; i < a->npipes; i++)
+        if (!pipe_ok(a, i, &bad)) {
+          damage_message(a, i, bad, err, errlen);
+          return PSOC_ERR_INVALID;
+        }
+      for (i = 0; i < a->ncomps; i++) /* a damaged component nobody uses */
+        if (!comp_ok(a, i)) {
+          (void)comp_check(a, i, err, errlen);
+          return PSOC_ERR_INVALID;
+        }
+    }
+  }
+  return PSOC_OK;
+}
+
+static psoc_status new_archive(uint32_t flags, const psoc_allocator *alloc, psoc_archive **out,
+                               char *err, size_t errlen) {
+  psoc_allocator al;
+  psoc_archive *a;
+  if (err && errlen) err[0] = 0;
+  if (!out) return PSOC_ERR_ARG;
+  *out = NULL;
+  if ((flags & ~(uint32_t)(PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_VERIFY_LAZY |
+                           PSOC_ARCHIVE_REJECT_DAMAGED)) ||
+      ((flags & PSOC_ARCHIVE_VERIFY_ALL) && (flags & PSOC_ARCHIVE_VERIFY_LAZY)) ||
+      ((flags & PSOC_ARCHIVE_REJECT_DAMAGED) && !(flags & PSOC_ARCHIVE_VERIFY_ALL))) {
+    arc_errf(err, errlen, "unknown or conflicting open flags 0x%x", (unsigned)flags);
+    return PSOC_ERR_ARG;
+  }
+  al = psoc_alloc_or_default(alloc);
+  a = psoc_mem(&al, NULL, 0, sizeof *a);
+  if (!a) {
+    arc_errf(err, errlen, "out of memory");
+    return PSOC_ERR_NOMEM;
+  }
+  memset(a, 0, sizeof *a);
+  a->alloc = al;
+  a->flags = flags;
+  *out = a;
+  return PSOC_OK;
+}
+
+psoc_status psoc_archive_open_memory(const void *data, size_t size, uint32_t flags,
+                                     const psoc_allocator *alloc, psoc_archive **out, char *err,
+                                     size_t errlen) {
+  psoc_archive *a;
+  psoc_status st;
+  if (out) *out = NULL;
+  if (!data || ((uintptr_t)data & (ARC_ALIGN - 1))) {
+    arc_errf(err, errlen, data ? "archive buffer not 16-byte aligned" : "NULL archive buffer");
+    return PSOC_ERR_ARG;
+  }
+  st = new_archive(flags, alloc, out, err, errlen);
+  if (st != PSOC_OK) return st;
+  a = *out;
+  a->data = data;
+  a->size = size;
+  st = open_common(a, err, errlen);
+  if (st != PSOC_OK) {
+    psoc_archive_close(a);
+    *out = NULL;
+  }
+  return st;
+}
+
+psoc_status psoc_archive_open_file(const char *path, uint32_t flags, const psoc_allocator *alloc,
+                                   psoc_archive **out, char *err, size_t errlen) {
+  psoc_archive *a;
+  psoc_status st;
+  char why[512];
+  int e;
+  if (out) *out = NULL;
+  if (!path) {
+    arc_errf(err, errlen, "NULL path");
+    return PSOC_ERR_ARG;
+  }
+  st = new_archive(flags, alloc, out, err, errlen);
+  if (st != PSOC_OK) return st;
+  a = *out;
+  e = psoc_plat_map_file(path, &a->map);
+  if (e) {
+    arc_errf(err, errlen, "%s: %s", path, psoc_plat_strerror(e));
+    psoc_archive_close(a);
+    *out = NULL;
+    return PSOC_ERR_IO;
+  }
+  a->mapped = 1;
+  a->data = a->map.data ? a->map.data : (const unsigned char *)"";
+  a->size = a->map.size;
+  why[0] = 0;
+  st = open_common(a, why, sizeof why);
+  if (st != PSOC_OK) {
+    arc_errf(err, errlen, "%s: %s", path, why);
+    psoc_archive_close(a);
+    *out = NULL;
+  }
+  return st;
+}
+
+void psoc_archive_close(psoc_archive *a) {
+  psoc_allocator al;
+  if (!a) return;
+  if (a->mapped) psoc_plat_unmap(&a->map);
+  if (a->pstate) psoc_mem(&a->alloc, a->pstate, a->npipes + 1, 0);
+  if (a->cstate) psoc_mem(&a->alloc, a->cstate, a->ncomps + 1, 0);
+  al = a->alloc;
+  psoc_mem(&al, a, sizeof *a, 0);
+}
+
+/* ---- inspection -------------------------------------------------------- */
+
+void psoc_archive_info_get(const psoc_archive *a, psoc_archive_info *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!a) return;
+  out->format_version = arc_get32(a->data + ARC_H_VERSION);
+  out->pointer_size = arc_get32(a->data + ARC_H_POINTER_SIZE);
+  out->hash_version = arc_get32(a->data + ARC_H_HASH_VERSION);
+  memcpy(out->psoc_version, a->data + ARC_H_VERSION_STRING, 15);
+  out->psoc_version[15] = 0;
+  out->subobject_mask = arc_get32(a->data + ARC_H_SUBOBJECT_MASK);
+  out->pipelines = a->npipes;
+  out->components = a->ncomps;
+  out->file_size = a->size;
+  out->component_bytes = a->len[ARC_T_DATA];
+  out->table_bytes = a->size - a->len[ARC_T_DATA];
+}
+
+size_t psoc_archive_count(const psoc_archive *a) { return a ? a->npipes : 0; }
+size_t psoc_archive_component_count(const psoc_archive *a) { return a ? a->ncomps : 0; }
+
+/* Scratch bytes: the stream (8-aligned) plus relocated element arrays.
+** Computed from the record; a damaged record gives its stream size only. */
+typedef struct need_ctx {
+  const unsigned char *rec;
+  const psoc_archive *a;
+  size_t extra;
+} need_ctx;
+
+static int slot_need(void *ud, const arc_slot *slot) {
+  need_ctx *c = ud;
+  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_string_elements(slot->kind) &&
+      arc_get_slot(c->rec + slot->offset))
+    c->extra += arc_slot_count(c->rec, slot) * slot->f->stride;
+  return 0;
+}
+
+static size_t load_size(const psoc_archive *a, size_t i) {
+  const unsigned char *e = pent(a, i), *rec = crec(a, i);
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  need_ctx c;
+  psoc_parsed parsed;
+  c.rec = rec;
+  c.a = a;
+  c.extra = 0;
+  if (psoc_parse(rec, size, &parsed, NULL) == PSOC_OK) (void)arc_slots(rec, size, slot_need, &c);
+  return PSOC_ALIGN_UP((size_t)size, 8) + c.extra;
+}
+
+psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_archive_entry *out) {
+  const unsigned char *e;
+  uint32_t first, count, k, rs;
+  if (!out) return PSOC_ERR_ARG;
+  memset(out, 0, sizeof *out);
+  if (!a || index >= a->npipes) return PSOC_ERR_ARG;
+  e = pent(a, index);
+  out->name = pname(a, index);
+  rs = arc_get32(e + ARC_P_RS);
+  out->root_signature = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
+  out->hash.lo = arc_get64(e + ARC_P_HASH_LO);
+  out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
+  out->kind = (psoc_kind)arc_get32(e + ARC_P_KIND);
+  out->stream_size = arc_get32(e + ARC_P_REC_SIZE);
+  out->load_size = load_size(a, index);
+  first = arc_get32(e + ARC_P_REF_FIRST);
+  count = arc_get32(e + ARC_P_REF_COUNT);
+  out->component_count = count;
+  for (k = 0; k < count; k++)
+    out->component_bytes += arc_get64(cent(a, arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4)) +
+                                       ARC_C_SIZE);
+  return PSOC_OK;
+}
+
+psoc_status psoc_archive_entry_component(const psoc_archive *a, size_t index, size_t i,
+                                         size_t *component) {
+  const unsigned char *e;
+  if (!component) return PSOC_ERR_ARG;
+  *component = 0;
+  if (!a || index >= a->npipes) return PSOC_ERR_ARG;
+  e = pent(a, index);
+  if (i >= arc_get32(e + ARC_P_REF_COUNT)) return PSOC_ERR_ARG;
+  *component = arc_get32(tab(a, ARC_T_REFS) + ((size_t)arc_get32(e + ARC_P_REF_FIRST) + i) * 4);
+  return PSOC_OK;
+}
+
+size_t psoc_archive_find(const psoc_archive *a, const char *name) {
+  size_t lo = 0, hi, len;
+  if (!a || !name) return PSOC_ARCHIVE_NOT_FOUND;
+  hi = a->npipes;
+  len = strlen(name);
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const unsigned char *e = pent(a, mid);
+    uint32_t nlen = arc_get32(e + ARC_P_NAME_LEN);
+    int c = memcmp(pname(a, mid), name, nlen < len ? nlen : len);
+    if (c == 0) c = nlen < len ? -1 : nlen > len;
+    if (c == 0) return mid;
+    if (c < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return PSOC_ARCHIVE_NOT_FOUND;
+}
+
+size_t psoc_archive_find_hash(const psoc_archive *a, psoc_hash128 hash) {
+  size_t lo = 0, hi;
+  if (!a) return PSOC_ARCHIVE_NOT_FOUND;
+  hi = a->npipes;
+  while (lo < hi) { /* the first index entry not below 'hash' */
+    size_t mid = lo + (hi - lo) / 2;
+    const unsigned char *e = pent(a, arc_get32(tab(a, ARC_T_HIDX) + mid * 4));
+    uint64_t h = arc_get64(e + ARC_P_HASH_HI), l = arc_get64(e + ARC_P_HASH_LO);
+    if (h < hash.hi || (h == hash.hi && l < hash.lo))
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  if (lo < a->npipes) {
+    uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + lo * 4);
+    const unsigned char *e = pent(a, x);
+    if (arc_get64(e + ARC_P_HASH_HI) == hash.hi && arc_get64(e + ARC_P_HASH_LO) == hash.lo) return x;
+  }
+  return PSOC_ARCHIVE_NOT_FOUND;
+}
+
+psoc_status psoc_archive_component_get(const psoc_archive *a, size_t index,
+                                       psoc_archive_component *out) {
+  const unsigned char *e;
+  if (!out) return PSOC_ERR_ARG;
+  memset(out, 0, sizeof *out);
+  if (!a || index >= a->ncomps) return PSOC_ERR_ARG;
+  e = cent(a, index);
+  out->kind = arc_get32(e + ARC_C_KIND);
+  out->count = arc_get32(e + ARC_C_COUNT);
+  out->users = arc_get32(e + ARC_C_USERS);
+  out->size = arc_get64(e + ARC_C_SIZE);
+  out->hash = arc_get64(e + ARC_C_CHECKSUM);
+  out->data = cdata(a, index);
+  return PSOC_OK;
+}
+
+/* ---- loading ------------------------------------------------------------- */
+
+typedef struct load_ctx {
+  const psoc_archive *a;
+  unsigned char *out;          /* the stream in scratch */
+  unsigned char *tail;         /* next free scratch byte for element arrays */
+  const char *rs;
+  const psoc_archive_load_options *opts;
+  int failed;
+} load_ctx;
+
+static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
+
+static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsigned char *comp, int depth) {
+  uint32_t i, k;
+  if (depth > 8) return;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      uint64_t v = arc_get_slot(el + f->offset);
+      put_ptr(el + f->offset, v ? comp + v - 1 : NULL);
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      relocate_strings(el + f->offset, f->element, comp, depth + 1);
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++)
+        relocate_strings(el + f->offset + (size_t)k * f->stride, f->element, comp, depth + 1);
+    }
+  }
+}
+
+static int slot_load(void *ud, const arc_slot *slot) {
+  load_ctx *c = ud;
+  uint64_t v = arc_get_slot(c->out + slot->offset);
+  const psoc_struct *strings;
+  const unsigned char *comp;
+  if (slot->kind == 0) {
+    void *rs = NULL;
+    if (v) {
+      if (c->opts && c->opts->resolve_root_signature) {
+        rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
+        if (!rs) {
+          c->failed = 1;
+          return 1;
+        }
+      } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
+        c->failed = 2;
+        return 1;
+      }
+    }
+    put_ptr(c->out + slot->offset, rs);
+    return 0;
+  }
+  if (!v) {
+    put_ptr(c->out + slot->offset, NULL);
+    return 0;
+  }
+  comp = cdata(c->a, (size_t)(v - 1));
+  strings = slot->f->kind == PSOC_FIELD_ARRAY ? arc_kind_string_elements(slot->kind) : NULL;
+  if (strings) {
+    size_t count = arc_slot_count(c->out, slot), i, stride = slot->f->stride;
+    if (count) {
+      memcpy(c->tail, comp, count * stride);
+      for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, strings, comp, 0);
+      put_ptr(c->out + slot->offset, c->tail);
+      c->tail += count * stride;
+      return 0;
+    }
+  }
+  put_ptr(c->out + slot->offset, comp);
+  return 0;
+}
+
+psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
+                              void *scratch, size_t scratch_size,
+                              D3D12_PIPELINE_STATE_STREAM_DESC *desc, size_t *needed, char *err,
+                              size_t errlen) {
+  const unsigned char *e;
+  uint32_t size, rs;
+  size_t need, bad;
+  load_ctx c;
+  if (err && errlen) err[0] = 0;
+  if (needed) *needed = 0;
+  if (!a || !desc || index >= a->npipes || (!scratch && scratch_size) || ((uintptr_t)scratch & 7u)) {
+    arc_errf(err, errlen, "bad arguments (NULL archive or desc, index past the end, unaligned scratch)");
+    return PSOC_ERR_ARG;
+  }
+  desc->pPipelineStateSubobjectStream = NULL;
+  desc->SizeInBytes = 0;
+  if (!pipe_ok(a, index, &bad)) {
+    damage_message(a, index, bad, err, errlen);
+    return PSOC_ERR_INVALID;
+  }
+  e = pent(a, index);
+  size = arc_get32(e + ARC_P_REC_SIZE);
+  need = load_size(a, index);
+  if (needed) *needed = need;
+  if (scratch_size < need || !scratch) {
+    arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
+             scratch_size);
+    return PSOC_ERR_SIZE;
+  }
+  memcpy(scratch, crec(a, index), size);
+  rs = arc_get32(e + ARC_P_RS);
+  c.a = a;
+  c.out = scratch;
+  c.tail = (unsigned char *)scratch + PSOC_ALIGN_UP((size_t)size, 8);
+  c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
+  c.opts = opts;
+  c.failed = 0;
+  (void)arc_slots(scratch, size, slot_load, &c);
+  if (c.failed) {
+    arc_errf(err, errlen,
+             c.failed == 1 ? "pipeline '%s': root signature '%s' did not resolve"
+                           : "pipeline '%s': root signature '%s' needs a resolve callback",
+             pname(a, index), c.rs);
+    return PSOC_ERR_INVALID;
+  }
+  desc->pPipelineStateSubobjectStream = scratch;
+  desc->SizeInBytes = size;
+  return PSOC_OK;
+}
+
+/* ---- verifying ------------------------------------------------------------- */
+
+psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void *ud, size_t *lost) {
+  size_t i, nlost = 0, damaged = 0, bad;
+  char msg[512];
+  psoc_archive_damage d;
+  int stop = 0;
+  if (lost) *lost = 0;
+  if (!a) return PSOC_ERR_ARG;
+  memset(a->cstate, ST_UNKNOWN, a->ncomps);
+  memset(a->pstate, ST_UNKNOWN, a->npipes);
+  for (i = 0; i < a->ncomps; i++) {
+    if (comp_check(a, i, msg, sizeof msg)) {
+      a->cstate[i] = ST_OK;
+      continue;
+    }
+    a->cstate[i] = ST_DAMAGED;
+    damaged++;
+    if (fn && !stop) {
+      d.what = PSOC_ARCHIVE_DAMAGE_COMPONENT;
+      d.index = i;
+      d.name = NULL;
+      d.message = msg;
+      stop = fn(ud, &d);
+    }
+  }
+  for (i = 0; i < a->npipes; i++) {
+    if (rec_check(a, i, msg, sizeof msg)) {
+      a->pstate[i] = ST_OK;
+      continue;
+    }
+    a->pstate[i] = ST_DAMAGED;
+    damaged++;
+    if (fn && !stop) {
+      d.what = PSOC_ARCHIVE_DAMAGE_RECORD;
+      d.index = i;
+      d.name = pname(a, i);
+      d.message = msg;
+      stop = fn(ud, &d);
+    }
+  }
+  for (i = 0; i < a->npipes; i++) {
+    if (pipe_ok(a, i, &bad)) continue;
+    nlost++;
+    if (fn && !stop) {
+      damage_message(a, i, bad, msg, sizeof msg);
+      d.what = PSOC_ARCHIVE_LOST_PIPELINE;
+      d.index = i;
+      d.name = pname(a, i);
+      d.message = msg;
+      stop = fn(ud, &d);
+    }
+  }
+  if (lost) *lost = nlost;
+  return damaged ? PSOC_ERR_INVALID : PSOC_OK;
+}

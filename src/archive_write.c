@@ -1,0 +1,859 @@
+/*
+** archive_write.c: the archive writer. Pipelines are kept as records (the
+** stream with padding zeroed and every pointer replaced by a component
+** id); components are kept once per content. finish sorts pipelines by
+** name and components by content, so the bytes depend on the set of
+** pipelines only, and lays the file out as docs/archive.md describes.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "archive_internal.h"
+#include "platform.h"
+
+typedef struct wcomp {
+  uint32_t kind, count, stride, users;
+  uint64_t hash;
+  size_t size;
+  unsigned char *data;
+} wcomp;
+
+typedef struct wpipe {
+  char *name, *rs;
+  size_t name_len, rs_len;
+  psoc_hash128 hash;
+  uint32_t kind;
+  unsigned char *record;
+  size_t record_size;
+} wpipe;
+
+struct psoc_archive_writer {
+  psoc_allocator alloc;
+  wpipe *pipes;
+  size_t npipes, cap_pipes;
+  wcomp *comps;
+  size_t ncomps, cap_comps;
+  uint32_t *ctab; /* open addressing: component id + 1, 0 empty */
+  size_t ctab_cap;
+  uint32_t *ntab; /* pipeline index + 1 by name */
+  size_t ntab_cap;
+  uint64_t referenced_bytes;
+  unsigned char *out;
+  size_t out_size;
+};
+
+static void *wmem(psoc_archive_writer *w, void *p, size_t o, size_t n) {
+  return psoc_mem(&w->alloc, p, o, n);
+}
+
+static char *wstrdup(psoc_archive_writer *w, const char *s, size_t n) {
+  char *c = wmem(w, NULL, 0, n + 1);
+  if (c) {
+    memcpy(c, s, n);
+    c[n] = 0;
+  }
+  return c;
+}
+
+psoc_status psoc_archive_writer_create(const psoc_allocator *alloc, psoc_archive_writer **out) {
+  psoc_allocator a;
+  psoc_archive_writer *w;
+  if (!out) return PSOC_ERR_ARG;
+  *out = NULL;
+  a = psoc_alloc_or_default(alloc);
+  w = psoc_mem(&a, NULL, 0, sizeof *w);
+  if (!w) return PSOC_ERR_NOMEM;
+  memset(w, 0, sizeof *w);
+  w->alloc = a;
+  *out = w;
+  return PSOC_OK;
+}
+
+void psoc_archive_writer_free(psoc_archive_writer *w) {
+  size_t i;
+  psoc_allocator a;
+  if (!w) return;
+  for (i = 0; i < w->npipes; i++) {
+    wpipe *p = &w->pipes[i];
+    wmem(w, p->name, p->name_len + 1, 0);
+    if (p->rs) wmem(w, p->rs, p->rs_len + 1, 0);
+    wmem(w, p->record, p->record_size, 0);
+  }
+  for (i = 0; i < w->ncomps; i++)
+    if (w->comps[i].data) wmem(w, w->comps[i].data, w->comps[i].size, 0);
+  wmem(w, w->pipes, w->cap_pipes * sizeof *w->pipes, 0);
+  wmem(w, w->comps, w->cap_comps * sizeof *w->comps, 0);
+  wmem(w, w->ctab, w->ctab_cap * sizeof *w->ctab, 0);
+  wmem(w, w->ntab, w->ntab_cap * sizeof *w->ntab, 0);
+  if (w->out) wmem(w, w->out, w->out_size, 0);
+  a = w->alloc;
+  psoc_mem(&a, w, sizeof *w, 0);
+}
+
+/* ---- hash tables ---------------------------------------------------- */
+
+static uint64_t name_hash(const char *s, size_t n) { return psoc_xxh3(s, n); }
+
+static int grow_table(psoc_archive_writer *w, uint32_t **tab, size_t *cap, size_t used,
+                      uint64_t (*key)(psoc_archive_writer *, uint32_t)) {
+  size_t ncap, i;
+  uint32_t *t;
+  if ((used + 1) * 2 <= *cap) return 1;
+  ncap = *cap ? *cap * 2 : 64;
+  t = wmem(w, NULL, 0, ncap * sizeof *t);
+  if (!t) return 0;
+  memset(t, 0, ncap * sizeof *t);
+  for (i = 0; i < *cap; i++)
+    if ((*tab)[i]) {
+      size_t j = (size_t)key(w, (*tab)[i] - 1) & (ncap - 1);
+      while (t[j]) j = (j + 1) & (ncap - 1);
+      t[j] = (*tab)[i];
+    }
+  wmem(w, *tab, *cap * sizeof **tab, 0);
+  *tab = t;
+  *cap = ncap;
+  return 1;
+}
+
+static uint64_t comp_key(psoc_archive_writer *w, uint32_t id) { return w->comps[id].hash; }
+static uint64_t pipe_key(psoc_archive_writer *w, uint32_t id) {
+  return name_hash(w->pipes[id].name, w->pipes[id].name_len);
+}
+
+static size_t find_pipe(const psoc_archive_writer *w, const char *name, size_t n) {
+  size_t j;
+  if (!w->ntab_cap) return (size_t)-1;
+  for (j = (size_t)name_hash(name, n) & (w->ntab_cap - 1); w->ntab[j]; j = (j + 1) & (w->ntab_cap - 1)) {
+    const wpipe *p = &w->pipes[w->ntab[j] - 1];
+    if (p->name_len == n && memcmp(p->name, name, n) == 0) return w->ntab[j] - 1;
+  }
+  return (size_t)-1;
+}
+
+/* ---- building a record ---------------------------------------------- */
+
+/* A component the pipeline being added references, before it is stored. */
+typedef struct pending {
+  size_t slot;                 /* offset of the pointer in the record */
+  uint32_t kind, count, stride;
+  uint64_t hash;
+  size_t size;
+  const unsigned char *bytes;  /* caller memory (blobs) or 'owned' */
+  unsigned char *owned;
+  size_t owned_size;           /* allocated bytes of 'owned' */
+} pending;
+
+#define MAX_PENDING 64
+
+typedef struct build {
+  psoc_archive_writer *w;
+  const unsigned char *src;
+  unsigned char *rec;
+  const char *rs;
+  pending pend[MAX_PENDING];
+  size_t npend;
+  char *err;
+  size_t errlen;
+  psoc_status status;
+} build;
+
+static const unsigned char *rd_ptr(const unsigned char *p) {
+  const unsigned char *v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* Copy the fields of struct 's' from src to dst (zeroed), so padding
+** stays zero. Strings (elements only) become offsets into 'pool' + 1. */
+typedef struct pool {
+  unsigned char *base;         /* the component: elements, then strings */
+  size_t start, end;           /* where strings go, and the first free byte */
+} pool;
+
+static size_t pool_put(pool *pl, const char *s) {
+  size_t n = strlen(s), at;
+  for (at = pl->start; at < pl->end; at += strlen((const char *)pl->base + at) + 1)
+    if (strcmp((const char *)pl->base + at, s) == 0) return at;
+  at = pl->end;
+  memcpy(pl->base + at, s, n + 1);
+  pl->end += n + 1;
+  return at;
+}
+
+static void copy_fields(unsigned char *dst, const unsigned char *src, const psoc_struct *s, pool *pl);
+
+static void copy_field(unsigned char *dst, const unsigned char *src, const psoc_field *f, pool *pl) {
+  uint32_t k;
+  switch (f->kind) {
+  case PSOC_FIELD_STRUCT:
+    if (f->element) copy_fields(dst + f->offset, src + f->offset, f->element, pl);
+    break;
+  case PSOC_FIELD_FIXED:
+    for (k = 0; k < f->count; k++) {
+      if (f->element)
+        copy_fields(dst + f->offset + (size_t)k * f->stride, src + f->offset + (size_t)k * f->stride,
+                    f->element, pl);
+      else
+        memcpy(dst + f->offset + (size_t)k * f->stride, src + f->offset + (size_t)k * f->stride, f->size);
+    }
+    break;
+  case PSOC_FIELD_STRING: {
+    const unsigned char *p = rd_ptr(src + f->offset);
+    arc_put_slot(dst + f->offset, p && pl ? (uint64_t)pool_put(pl, (const char *)p) + 1 : 0);
+    break;
+  }
+  case PSOC_FIELD_ARRAY: case PSOC_FIELD_BLOB: case PSOC_FIELD_OBJECT:
+    break; /* pointer slots: filled by the caller */
+  default: memcpy(dst + f->offset, src + f->offset, f->size); break;
+  }
+}
+
+static void copy_fields(unsigned char *dst, const unsigned char *src, const psoc_struct *s, pool *pl) {
+  uint32_t i;
+  for (i = 0; i < s->field_count; i++) copy_field(dst, src, &s->fields[i], pl);
+}
+
+/* Bytes the strings of one element take (each NUL included). */
+static size_t element_string_bytes(const unsigned char *e, const psoc_struct *s) {
+  size_t n = 0;
+  uint32_t i, k;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      const unsigned char *p = rd_ptr(e + f->offset);
+      if (p) n += strlen((const char *)p) + 1;
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      n += element_string_bytes(e + f->offset, f->element);
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++) n += element_string_bytes(e + f->offset + (size_t)k * f->stride, f->element);
+    }
+  }
+  return n;
+}
+
+static const char *field_path(const arc_slot *slot, char *buf, size_t n) {
+  const psoc_subobject_info *info = psoc_info(slot->type);
+  snprintf(buf, n, "%s.%s", info ? info->name : "?", slot->f->name);
+  return buf;
+}
+
+static int slot_build(void *ud, const arc_slot *slot) {
+  build *b = ud;
+  const unsigned char *p = rd_ptr(b->src + slot->offset);
+  size_t count;
+  pending *pd;
+  char path[96];
+  if (slot->kind == 0) { /* the root-signature object */
+    if (p && !b->rs) {
+      arc_errf(b->err, b->errlen, "%s: a root signature object cannot be cooked without its name",
+               field_path(slot, path, sizeof path));
+      b->status = PSOC_ERR_INVALID;
+      return 1;
+    }
+    arc_put_slot(b->rec + slot->offset, b->rs ? 1 : 0);
+    return 0;
+  }
+  count = arc_slot_count(b->src, slot);
+  if (!p) {
+    if (count) {
+      arc_errf(b->err, b->errlen, "%s: NULL with a count of %zu", field_path(slot, path, sizeof path),
+               count);
+      b->status = PSOC_ERR_INVALID;
+      return 1;
+    }
+    arc_put_slot(b->rec + slot->offset, 0);
+    return 0;
+  }
+  if (b->npend == MAX_PENDING) {
+    b->status = PSOC_ERR_SIZE;
+    arc_errf(b->err, b->errlen, "more than %d pointer fields", MAX_PENDING);
+    return 1;
+  }
+  pd = &b->pend[b->npend];
+  memset(pd, 0, sizeof *pd);
+  pd->slot = slot->offset;
+  pd->kind = slot->kind;
+  if (slot->f->kind == PSOC_FIELD_BLOB) {
+    pd->size = count;
+    pd->bytes = p;
+  } else {
+    size_t stride = slot->f->stride, i, strings = 0;
+    pool pl;
+    if (count > UINT32_MAX || (stride && count > (SIZE_MAX / 2) / stride)) {
+      b->status = PSOC_ERR_SIZE;
+      arc_errf(b->err, b->errlen, "%s: %zu elements", field_path(slot, path, sizeof path), count);
+      return 1;
+    }
+    if (slot->f->element)
+      for (i = 0; i < count; i++) strings += element_string_bytes(p + i * stride, slot->f->element);
+    pd->count = (uint32_t)count;
+    pd->stride = (uint32_t)stride;
+    pd->size = count * stride + strings;
+    if (pd->size) {
+      pd->owned = wmem(b->w, NULL, 0, pd->size);
+      if (!pd->owned) {
+        b->status = PSOC_ERR_NOMEM;
+        return 1;
+      }
+      pd->owned_size = pd->size;
+      memset(pd->owned, 0, pd->size);
+    }
+    pl.base = pd->owned;
+    pl.start = pl.end = count * stride;
+    for (i = 0; i < count; i++) {
+      if (slot->f->element)
+        copy_fields(pd->owned + i * stride, p + i * stride, slot->f->element, &pl);
+      else
+        memcpy(pd->owned + i * stride, p + i * stride, stride); /* a scalar element */
+    }
+    pd->size = pl.end; /* shared strings are stored once */
+    pd->bytes = pd->owned;
+  }
+  pd->hash = psoc_xxh3(pd->bytes, pd->size);
+  b->npend++;
+  return 0;
+}
+
+static void free_pending(build *b) {
+  size_t i;
+  for (i = 0; i < b->npend; i++)
+    if (b->pend[i].owned) wmem(b->w, b->pend[i].owned, b->pend[i].owned_size, 0);
+  b->npend = 0;
+}
+
+static int comp_equal(const wcomp *c, const pending *p) {
+  return c->kind == p->kind && c->hash == p->hash && c->size == p->size && c->count == p->count &&
+         c->stride == p->stride && (c->size == 0 || memcmp(c->data, p->bytes, c->size) == 0);
+}
+
+/* The component id of 'p', stored now when new (*added counts it). */
+static psoc_status intern(psoc_archive_writer *w, pending *p, uint32_t *id) {
+  size_t j;
+  wcomp *c;
+  if (w->ctab_cap)
+    for (j = (size_t)p->hash & (w->ctab_cap - 1); w->ctab[j]; j = (j + 1) & (w->ctab_cap - 1))
+      if (comp_equal(&w->comps[w->ctab[j] - 1], p)) {
+        *id = w->ctab[j] - 1;
+        return PSOC_OK;
+      }
+  if (w->ncomps >= UINT32_MAX - 1) return PSOC_ERR_SIZE;
+  if (w->ncomps == w->cap_comps) {
+    size_t ncap = w->cap_comps ? w->cap_comps * 2 : 64;
+    wcomp *n = wmem(w, w->comps, w->cap_comps * sizeof *n, ncap * sizeof *n);
+    if (!n) return PSOC_ERR_NOMEM;
+    w->comps = n;
+    w->cap_comps = ncap;
+  }
+  if (!grow_table(w, &w->ctab, &w->ctab_cap, w->ncomps, comp_key)) return PSOC_ERR_NOMEM;
+  c = &w->comps[w->ncomps];
+  memset(c, 0, sizeof *c);
+  c->kind = p->kind;
+  c->count = p->count;
+  c->stride = p->stride;
+  c->hash = p->hash;
+  c->size = p->size;
+  if (p->size) {
+    c->data = wmem(w, NULL, 0, p->size);
+    if (!c->data) return PSOC_ERR_NOMEM;
+    memcpy(c->data, p->bytes, p->size);
+  }
+  for (j = (size_t)p->hash & (w->ctab_cap - 1); w->ctab[j]; j = (j + 1) & (w->ctab_cap - 1)) {
+  }
+  w->ctab[j] = (uint32_t)w->ncomps + 1;
+  *id = (uint32_t)w->ncomps++;
+  return PSOC_OK;
+}
+
+/* Undo the components a failed add stored (they are the last ones). */
+static void rollback(psoc_archive_writer *w, size_t ncomps) {
+  size_t i;
+  if (w->ncomps == ncomps) return;
+  while (w->ncomps > ncomps) {
+    wcomp *c = &w->comps[--w->ncomps];
+    if (c->data) wmem(w, c->data, c->size, 0);
+  }
+  memset(w->ctab, 0, w->ctab_cap * sizeof *w->ctab);
+  for (i = 0; i < w->ncomps; i++) {
+    size_t j = (size_t)w->comps[i].hash & (w->ctab_cap - 1);
+    while (w->ctab[j]) j = (j + 1) & (w->ctab_cap - 1);
+    w->ctab[j] = (uint32_t)i + 1;
+  }
+}
+
+static int name_ok(const char *s, size_t *len) {
+  size_t n = strlen(s);
+  *len = n;
+  return n <= ARC_NAME_MAX;
+}
+
+psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
+                                    const char *root_signature, const void *stream, size_t size,
+                                    char *err, size_t errlen) {
+  build b;
+  psoc_parsed parsed;
+  psoc_hash128 hash;
+  size_t name_len, rs_len = 0, existing, i, ncomps;
+  psoc_status st;
+  wpipe *p;
+  int r;
+  if (err && errlen) err[0] = 0;
+  if (!w || !name || !stream) {
+    arc_errf(err, errlen, "NULL writer, name or stream");
+    return PSOC_ERR_ARG;
+  }
+  if (!name_ok(name, &name_len) || (root_signature && !name_ok(root_signature, &rs_len))) {
+    arc_errf(err, errlen, "pipeline '%.64s...': name or root-signature name longer than %u bytes",
+             name, ARC_NAME_MAX);
+    return PSOC_ERR_ARG;
+  }
+  {
+    psoc_diags diags;
+    psoc_diags_init(&diags, &w->alloc);
+    st = psoc_parse(stream, size, &parsed, &diags);
+    if (st != PSOC_OK) {
+      size_t k;
+      for (k = 0; k < diags.count && diags.items[k].severity != PSOC_SEVERITY_ERROR; k++) {
+      }
+      arc_errf(err, errlen, "pipeline '%s': the stream does not parse: %s", name,
+               k < diags.count ? diags.items[k].message : "invalid");
+      psoc_diags_free(&diags);
+      return PSOC_ERR_INVALID;
+    }
+    psoc_diags_free(&diags);
+  }
+  if (size > UINT32_MAX) {
+    arc_errf(err, errlen, "pipeline '%s': a %zu-byte stream", name, size);
+    return PSOC_ERR_SIZE;
+  }
+  if (psoc_hash(stream, size, PSOC_FOLLOW_POINTERS, root_signature, &hash) != PSOC_OK) {
+    arc_errf(err, errlen, "pipeline '%s': the stream cannot be hashed", name);
+    return PSOC_ERR_INVALID;
+  }
+  existing = find_pipe(w, name, name_len);
+  if (existing != (size_t)-1) {
+    const wpipe *e = &w->pipes[existing];
+    int same_rs = (!e->rs && !root_signature) ||
+                  (e->rs && root_signature && strcmp(e->rs, root_signature) == 0);
+    if (e->hash.lo == hash.lo && e->hash.hi == hash.hi && same_rs) return PSOC_OK;
+    arc_errf(err, errlen, "pipeline '%s' is added twice with different content", name);
+    return PSOC_ERR_DUPLICATE;
+  }
+  if (w->npipes >= UINT32_MAX - 1) return PSOC_ERR_SIZE;
+
+  memset(&b, 0, sizeof b);
+  b.w = w;
+  b.src = stream;
+  b.rs = root_signature;
+  b.err = err;
+  b.errlen = errlen;
+  b.status = PSOC_OK;
+  b.rec = wmem(w, NULL, 0, size);
+  if (!b.rec) return PSOC_ERR_NOMEM;
+  memset(b.rec, 0, size);
+  {
+    psoc_walker walker;
+    psoc_view view;
+    psoc_walk_init(&walker, stream, size);
+    while (psoc_walk_next(&walker, &view, NULL)) {
+      memcpy(b.rec + view.offset, &view.type, 4);
+      copy_fields(b.rec + view.offset + view.info->payload_offset, view.payload, view.info->payload,
+                  NULL);
+    }
+  }
+  r = arc_slots(stream, size, slot_build, &b);
+  if (r) {
+    if (r < 0) {
+      arc_errf(err, errlen, "pipeline '%s': a pointer field this archive format cannot store", name);
+      b.status = PSOC_ERR_TYPE;
+    }
+    st = b.status;
+    goto fail;
+  }
+  /* Commit: components first (undone on failure), then the pipeline. */
+  ncomps = w->ncomps;
+  for (i = 0; i < b.npend; i++) {
+    uint32_t id;
+    st = intern(w, &b.pend[i], &id);
+    if (st != PSOC_OK) {
+      rollback(w, ncomps);
+      goto fail;
+    }
+    arc_put_slot(b.rec + b.pend[i].slot, (uint64_t)id + 1);
+  }
+  st = PSOC_ERR_NOMEM;
+  if (w->npipes == w->cap_pipes) {
+    size_t ncap = w->cap_pipes ? w->cap_pipes * 2 : 64;
+    wpipe *n = wmem(w, w->pipes, w->cap_pipes * sizeof *n, ncap * sizeof *n);
+    if (!n) {
+      rollback(w, ncomps);
+      goto fail;
+    }
+    w->pipes = n;
+    w->cap_pipes = ncap;
+  }
+  if (!grow_table(w, &w->ntab, &w->ntab_cap, w->npipes, pipe_key)) {
+    rollback(w, ncomps);
+    goto fail;
+  }
+  p = &w->pipes[w->npipes];
+  memset(p, 0, sizeof *p);
+  p->name = wstrdup(w, name, name_len);
+  p->rs = root_signature ? wstrdup(w, root_signature, rs_len) : NULL;
+  if (!p->name || (root_signature && !p->rs)) {
+    if (p->name) wmem(w, p->name, name_len + 1, 0);
+    if (p->rs) wmem(w, p->rs, rs_len + 1, 0);
+    rollback(w, ncomps);
+    goto fail;
+  }
+  p->name_len = name_len;
+  p->rs_len = rs_len;
+  p->hash = hash;
+  p->kind = (uint32_t)parsed.kind;
+  p->record = b.rec;
+  p->record_size = size;
+  {
+    size_t j = (size_t)name_hash(name, name_len) & (w->ntab_cap - 1);
+    while (w->ntab[j]) j = (j + 1) & (w->ntab_cap - 1);
+    w->ntab[j] = (uint32_t)w->npipes + 1;
+  }
+  w->npipes++;
+  for (i = 0; i < b.npend; i++) w->referenced_bytes += b.pend[i].size;
+  free_pending(&b);
+  return PSOC_OK;
+fail:
+  free_pending(&b);
+  wmem(w, b.rec, size, 0);
+  if (st == PSOC_ERR_NOMEM && err && errlen && !err[0]) arc_errf(err, errlen, "out of memory");
+  return st;
+}
+
+void psoc_archive_writer_stats_get(const psoc_archive_writer *w, psoc_archive_writer_stats *out) {
+  size_t i;
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  if (!w) return;
+  out->pipelines = w->npipes;
+  out->components = w->ncomps;
+  for (i = 0; i < w->ncomps; i++) out->component_bytes += w->comps[i].size;
+  out->referenced_bytes = w->referenced_bytes;
+}
+
+/* ---- merging archives ------------------------------------------------ */
+
+static void *merge_resolve(void *ud, const char *name) {
+  (void)name;
+  return ud; /* any non-NULL pointer: add stores the name, never the pointer */
+}
+
+psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
+                                            size_t errlen) {
+  static const char marker = 0;
+  psoc_archive_load_options opts;
+  unsigned char *scratch = NULL;
+  size_t cap = 0, i, n;
+  psoc_status st = PSOC_OK;
+  if (err && errlen) err[0] = 0;
+  if (!w || !a) return PSOC_ERR_ARG;
+  memset(&opts, 0, sizeof opts);
+  opts.resolve_root_signature = merge_resolve;
+  opts.ud = (void *)(uintptr_t)&marker;
+  n = psoc_archive_count(a);
+  for (i = 0; i < n && st == PSOC_OK; i++) {
+    psoc_archive_entry e;
+    D3D12_PIPELINE_STATE_STREAM_DESC desc;
+    st = psoc_archive_entry_get(a, i, &e);
+    if (st != PSOC_OK) break;
+    if (e.load_size > cap) {
+      size_t ncap = e.load_size;
+      unsigned char *s = wmem(w, scratch, cap, ncap);
+      if (!s) {
+        st = PSOC_ERR_NOMEM;
+        break;
+      }
+      scratch = s;
+      cap = ncap;
+    }
+    st = psoc_archive_load(a, i, &opts, scratch, cap, &desc, NULL, err, errlen);
+    if (st != PSOC_OK) break;
+    st = psoc_archive_writer_add(w, e.name, e.root_signature, desc.pPipelineStateSubobjectStream,
+                                 desc.SizeInBytes, err, errlen);
+  }
+  if (scratch) wmem(w, scratch, cap, 0);
+  return st;
+}
+
+/* ---- finishing -------------------------------------------------------- */
+
+/* Sort keys carry what their comparison needs (qsort has no context). */
+typedef struct pipe_key_item {
+  const wpipe *p;
+  uint32_t index;
+} pipe_key_item;
+
+typedef struct comp_key_item {
+  const wcomp *c;
+  uint32_t index;
+} comp_key_item;
+
+static int cmp_pipe(const void *x, const void *y) {
+  const wpipe *a = ((const pipe_key_item *)x)->p, *b = ((const pipe_key_item *)y)->p;
+  size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
+  int c = memcmp(a->name, b->name, n);
+  if (c) return c;
+  return a->name_len < b->name_len ? -1 : a->name_len > b->name_len;
+}
+
+static int cmp_comp(const void *x, const void *y) {
+  const wcomp *a = ((const comp_key_item *)x)->c, *b = ((const comp_key_item *)y)->c;
+  if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+  if (a->hash != b->hash) return a->hash < b->hash ? -1 : 1;
+  if (a->size != b->size) return a->size < b->size ? -1 : 1;
+  if (a->count != b->count) return a->count < b->count ? -1 : 1;
+  if (a->stride != b->stride) return a->stride < b->stride ? -1 : 1;
+  return a->size ? memcmp(a->data, b->data, a->size) : 0;
+}
+
+typedef struct hidx_item {
+  uint64_t hi, lo;
+  uint32_t index;
+} hidx_item;
+
+static int cmp_hidx(const void *x, const void *y) {
+  const hidx_item *a = x, *b = y;
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  if (a->lo != b->lo) return a->lo < b->lo ? -1 : 1;
+  return a->index < b->index ? -1 : a->index > b->index;
+}
+
+/* Component ids in a record -> final indices (map NULL: only collect);
+** collects the distinct ones. */
+typedef struct remap {
+  const uint32_t *map;
+  unsigned char *rec;
+  uint32_t refs[MAX_PENDING];
+  size_t nrefs;
+} remap;
+
+static int slot_remap(void *ud, const arc_slot *slot) {
+  remap *m = ud;
+  uint64_t v = arc_get_slot(m->rec + slot->offset);
+  uint32_t idx;
+  size_t i;
+  if (slot->kind == 0 || v == 0) return 0;
+  idx = m->map ? m->map[v - 1] : (uint32_t)(v - 1);
+  if (m->map) arc_put_slot(m->rec + slot->offset, (uint64_t)idx + 1);
+  for (i = 0; i < m->nrefs && m->refs[i] != idx; i++) {
+  }
+  if (i == m->nrefs && m->nrefs < MAX_PENDING) m->refs[m->nrefs++] = idx;
+  return 0;
+}
+
+static int cmp_u32(const void *x, const void *y) {
+  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size) {
+  pipe_key_item *pk = NULL;
+  comp_key_item *ck = NULL;
+  uint32_t *porder = NULL, *corder = NULL, *cmap = NULL;
+  hidx_item *hidx = NULL;
+  size_t n, m, i, total_refs = 0;
+  uint64_t off[ARC_TABLES], len[ARC_TABLES], names = 0, recs = 0, store = 0, file, pos;
+  unsigned char *out = NULL, *q;
+  psoc_status st = PSOC_ERR_NOMEM;
+  if (data) *data = NULL;
+  if (size) *size = 0;
+  if (!w || !data || !size) return PSOC_ERR_ARG;
+  n = w->npipes;
+  m = w->ncomps;
+  porder = wmem(w, NULL, 0, (n + 1) * sizeof *porder);
+  corder = wmem(w, NULL, 0, (m + 1) * sizeof *corder);
+  cmap = wmem(w, NULL, 0, (m + 1) * sizeof *cmap);
+  hidx = wmem(w, NULL, 0, (n + 1) * sizeof *hidx);
+  pk = wmem(w, NULL, 0, (n + 1) * sizeof *pk);
+  ck = wmem(w, NULL, 0, (m + 1) * sizeof *ck);
+  if (!porder || !corder || !cmap || !hidx || !pk || !ck) goto done;
+  for (i = 0; i < n; i++) {
+    pk[i].p = &w->pipes[i];
+    pk[i].index = (uint32_t)i;
+  }
+  for (i = 0; i < m; i++) {
+    ck[i].c = &w->comps[i];
+    ck[i].index = (uint32_t)i;
+  }
+  qsort(pk, n, sizeof *pk, cmp_pipe);
+  qsort(ck, m, sizeof *ck, cmp_comp);
+  for (i = 0; i < n; i++) porder[i] = pk[i].index;
+  for (i = 0; i < m; i++) corder[i] = ck[i].index;
+  for (i = 0; i < m; i++) {
+    cmap[corder[i]] = (uint32_t)i;
+    w->comps[i].users = 0;
+  }
+  /* Sizes. */
+  for (i = 0; i < n; i++) {
+    const wpipe *p = &w->pipes[i];
+    names += p->name_len + 1 + (p->rs ? p->rs_len + 1 : 0);
+    recs += arc_align(p->record_size);
+  }
+  for (i = 0; i < m; i++) store += arc_align(w->comps[i].size);
+  st = PSOC_ERR_SIZE;
+  if (names > UINT32_MAX || recs > UINT32_MAX) goto done;
+  /* References (final indices), per pipeline in name order. */
+  for (i = 0; i < n; i++) {
+    const wpipe *p = &w->pipes[i];
+    remap rm;
+    rm.map = NULL;
+    rm.rec = p->record;
+    rm.nrefs = 0;
+    (void)arc_slots(p->record, p->record_size, slot_remap, &rm);
+    total_refs += rm.nrefs;
+  }
+  len[ARC_T_PIPE] = (uint64_t)n * ARC_PIPE_ENTRY;
+  len[ARC_T_NAME] = arc_align(names);
+  len[ARC_T_REFS] = arc_align((uint64_t)total_refs * 4);
+  len[ARC_T_HIDX] = arc_align((uint64_t)n * 4);
+  len[ARC_T_COMP] = (uint64_t)m * ARC_COMP_ENTRY;
+  len[ARC_T_RECS] = recs;
+  len[ARC_T_DATA] = store;
+  pos = ARC_HEADER_SIZE + ARC_TABLES * ARC_TOC_ENTRY;
+  for (i = 0; i < ARC_TABLES; i++) {
+    off[i] = pos;
+    pos += len[i];
+  }
+  file = pos + ARC_END_SIZE;
+  st = PSOC_ERR_SIZE;
+  if (file > (uint64_t)SIZE_MAX / 2) goto done;
+  st = PSOC_ERR_NOMEM;
+  if (w->out) wmem(w, w->out, w->out_size, 0);
+  w->out = NULL;
+  w->out_size = 0;
+  out = wmem(w, NULL, 0, (size_t)file);
+  if (!out) goto done;
+  memset(out, 0, (size_t)file);
+  {
+    uint64_t name_pos = 0, rec_pos = 0, ref_pos = 0;
+    for (i = 0; i < n; i++) {
+      const wpipe *p = &w->pipes[porder[i]];
+      unsigned char *e = out + off[ARC_T_PIPE] + i * ARC_PIPE_ENTRY;
+      unsigned char *rec = out + off[ARC_T_RECS] + rec_pos;
+      remap rm;
+      size_t k;
+      memcpy(out + off[ARC_T_NAME] + name_pos, p->name, p->name_len);
+      arc_put32(e + ARC_P_NAME, (uint32_t)name_pos);
+      arc_put32(e + ARC_P_NAME_LEN, (uint32_t)p->name_len);
+      name_pos += p->name_len + 1;
+      if (p->rs) {
+        memcpy(out + off[ARC_T_NAME] + name_pos, p->rs, p->rs_len);
+        arc_put32(e + ARC_P_RS, (uint32_t)name_pos);
+        arc_put32(e + ARC_P_RS_LEN, (uint32_t)p->rs_len);
+        name_pos += p->rs_len + 1;
+      } else {
+        arc_put32(e + ARC_P_RS, ARC_NO_STRING);
+      }
+      arc_put64(e + ARC_P_HASH_LO, p->hash.lo);
+      arc_put64(e + ARC_P_HASH_HI, p->hash.hi);
+      arc_put32(e + ARC_P_KIND, p->kind);
+      arc_put32(e + ARC_P_REC_SIZE, (uint32_t)p->record_size);
+      arc_put32(e + ARC_P_REC_OFFSET, (uint32_t)rec_pos);
+      memcpy(rec, p->record, p->record_size);
+      rm.map = cmap;
+      rm.rec = rec;
+      rm.nrefs = 0;
+      (void)arc_slots(rec, p->record_size, slot_remap, &rm);
+      qsort(rm.refs, rm.nrefs, sizeof rm.refs[0], cmp_u32);
+      arc_put32(e + ARC_P_REF_FIRST, (uint32_t)ref_pos);
+      arc_put32(e + ARC_P_REF_COUNT, (uint32_t)rm.nrefs);
+      for (k = 0; k < rm.nrefs; k++) {
+        arc_put32(out + off[ARC_T_REFS] + (ref_pos + k) * 4, rm.refs[k]);
+        w->comps[corder[rm.refs[k]]].users++;
+      }
+      ref_pos += rm.nrefs;
+      arc_put64(e + ARC_P_REC_CHECKSUM, psoc_xxh3(rec, p->record_size));
+      rec_pos += arc_align(p->record_size);
+      hidx[i].hi = p->hash.hi;
+      hidx[i].lo = p->hash.lo;
+      hidx[i].index = (uint32_t)i;
+    }
+  }
+  qsort(hidx, n, sizeof *hidx, cmp_hidx);
+  for (i = 0; i < n; i++) arc_put32(out + off[ARC_T_HIDX] + i * 4, hidx[i].index);
+  {
+    uint64_t data_pos = 0;
+    for (i = 0; i < m; i++) {
+      const wcomp *c = &w->comps[corder[i]];
+      unsigned char *e = out + off[ARC_T_COMP] + i * ARC_COMP_ENTRY;
+      arc_put32(e + ARC_C_KIND, c->kind);
+      arc_put32(e + ARC_C_COUNT, c->count);
+      arc_put32(e + ARC_C_USERS, c->users);
+      arc_put32(e + ARC_C_STRIDE, c->stride);
+      arc_put64(e + ARC_C_OFFSET, data_pos);
+      arc_put64(e + ARC_C_SIZE, c->size);
+      arc_put64(e + ARC_C_CHECKSUM, c->hash);
+      if (c->size) memcpy(out + off[ARC_T_DATA] + data_pos, c->data, c->size);
+      data_pos += arc_align(c->size);
+    }
+  }
+  /* Table of contents, header, end marker. */
+  for (i = 0; i < ARC_TABLES; i++) {
+    q = out + ARC_HEADER_SIZE + i * ARC_TOC_ENTRY;
+    memcpy(q, arc_table_tags[i], 4);
+    arc_put64(q + 8, off[i]);
+    arc_put64(q + 16, len[i]);
+    arc_put64(q + 24, i == ARC_T_RECS || i == ARC_T_DATA ? 0 : psoc_xxh3(out + off[i], (size_t)len[i]));
+  }
+  memcpy(out + ARC_H_MAGIC, arc_magic, sizeof arc_magic);
+  arc_put32(out + ARC_H_VERSION, PSOC_ARCHIVE_FORMAT_VERSION);
+  arc_put32(out + ARC_H_HEADER_SIZE, ARC_HEADER_SIZE);
+  arc_put32(out + ARC_H_POINTER_SIZE, PSOC_PTR_SIZE);
+  arc_put32(out + ARC_H_HASH_VERSION, PSOC_HASH_VERSION);
+  arc_put32(out + ARC_H_PSOC_VERSION, arc_psoc_version());
+  arc_put32(out + ARC_H_SUBOBJECT_MASK, arc_subobject_mask());
+  arc_put64(out + ARC_H_SUBOBJECT_PRINT, arc_subobject_fingerprint());
+  arc_put64(out + ARC_H_FILE_SIZE, file);
+  arc_put32(out + ARC_H_TOC_OFFSET, ARC_HEADER_SIZE);
+  arc_put32(out + ARC_H_TOC_COUNT, ARC_TABLES);
+  arc_put64(out + ARC_H_TOC_CHECKSUM, psoc_xxh3(out + ARC_HEADER_SIZE, ARC_TABLES * ARC_TOC_ENTRY));
+  {
+    size_t vn = strlen(PSOC_VERSION_STRING);
+    memcpy(out + ARC_H_VERSION_STRING, PSOC_VERSION_STRING, vn < 15 ? vn : 15);
+  }
+  arc_put64(out + ARC_H_CHECKSUM, psoc_xxh3(out, ARC_H_CHECKSUM));
+  q = out + file - ARC_END_SIZE;
+  memcpy(q, arc_end_magic, sizeof arc_end_magic);
+  memcpy(q + 8, out + ARC_H_CHECKSUM, 8);
+  w->out = out;
+  w->out_size = (size_t)file;
+  *data = out;
+  *size = (size_t)file;
+  st = PSOC_OK;
+done:
+  if (porder) wmem(w, porder, (n + 1) * sizeof *porder, 0);
+  if (corder) wmem(w, corder, (m + 1) * sizeof *corder, 0);
+  if (cmap) wmem(w, cmap, (m + 1) * sizeof *cmap, 0);
+  if (hidx) wmem(w, hidx, (n + 1) * sizeof *hidx, 0);
+  if (pk) wmem(w, pk, (n + 1) * sizeof *pk, 0);
+  if (ck) wmem(w, ck, (m + 1) * sizeof *ck, 0);
+  return st;
+}
+
+psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, char *err,
+                                    size_t errlen) {
+  const void *data;
+  size_t size;
+  psoc_status st;
+  int e;
+  if (err && errlen) err[0] = 0;
+  if (!w || !path) return PSOC_ERR_ARG;
+  st = psoc_archive_writer_finish(w, &data, &size);
+  if (st != PSOC_OK) {
+    arc_errf(err, errlen, "%s: %s", path, st == PSOC_ERR_NOMEM ? "out of memory" : "archive too large");
+    return st;
+  }
+  e = psoc_plat_write_atomic(path, data, size);
+  if (e) {
+    arc_errf(err, errlen, "%s: %s", path, psoc_plat_strerror(e));
+    return PSOC_ERR_IO;
+  }
+  return PSOC_OK;
+}
