@@ -84,6 +84,47 @@ rc=$?
     fail "--once: a failing script (status $rc): $out"
 rm "$TMP/m/broken.lua"
 
+# --cook: the archive holds the last good pipelines, by name
+mkdir -p "$TMP/c"
+printf 'vs' > "$TMP/c/s.vs"
+material "$TMP/c/x.lua" cooked_pipeline_x 1
+material "$TMP/c/y.lua" cooked_pipeline_y 1
+out=$("$PSOC" watch --once --cook "$TMP/c.arc" "$TMP/c")
+if [[ $? == 0 ]] && grep -q 'cooked .*c\.arc: 2 pipelines' <<< "$out" &&
+    grep -aq cooked_pipeline_x "$TMP/c.arc" && grep -aq cooked_pipeline_y "$TMP/c.arc"; then
+    pass "--once --cook writes both pipelines"
+else
+    fail "--once --cook: $out"
+fi
+"$PSOC" watch --cook "$TMP/c.arc" "$TMP/c" > "$TMP/out.cook" 2>&1 &
+pid=$!
+wait_for "$TMP/out.cook" 'cooked .*: 2 pipelines' || fail "cook: first archive"
+cp "$TMP/c.arc" "$TMP/c.arc.1"
+material "$TMP/c/x.lua" cooked_pipeline_x 4
+if wait_for "$TMP/out.cook" 'x\.lua:cooked_pipeline_x v2' && wait_for "$TMP/out.cook" 'cooked .*: 2 pipelines' &&
+    [[ $(grep -c 'cooked .*: 2 pipelines' "$TMP/out.cook") == 2 ]] && ! cmp -s "$TMP/c.arc" "$TMP/c.arc.1"; then
+    pass "cook: an edit rewrites the archive"
+else
+    fail "cook: an edit rewrites the archive"
+fi
+cp "$TMP/c.arc" "$TMP/c.arc.2"
+printf 'return pso.graphics { name = = 1 }\n' > "$TMP/c/y.lua"
+wait_for "$TMP/out.cook" 'failed .*y\.lua' || fail "cook: broken edit reported"
+cmp -s "$TMP/c.arc" "$TMP/c.arc.2" && grep -aq cooked_pipeline_y "$TMP/c.arc" &&
+    pass "cook: a broken edit keeps the last good archive" || fail "cook: broken edit changed the archive"
+printf 'local pso = require "pso"\nreturn {}\n' > "$TMP/c/y.lua"
+if wait_for "$TMP/out.cook" 'removed .*cooked_pipeline_y' && wait_for "$TMP/out.cook" 'cooked .*: 1 pipeline$' &&
+    ! grep -aq cooked_pipeline_y "$TMP/c.arc"; then
+    pass "cook: a removed pipeline leaves the archive"
+else
+    fail "cook: a removed pipeline leaves the archive"
+fi
+material "$TMP/c/z.lua" cooked_pipeline_x 2
+wait_for "$TMP/out.cook" 'cook-failed .*cooked_pipeline_x' &&
+    pass "cook: two scripts with one name: cook-failed, named" || fail "cook: duplicate name"
+kill -INT "$pid"
+wait_exit "$pid"
+
 for mode in inotify poll; do
     material "$TMP/m/a.lua" a 1
     args=()
