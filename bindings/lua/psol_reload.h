@@ -102,7 +102,10 @@ typedef struct psol_reload_options {
   /* How each script is evaluated (copied; the roots too). Without roots a
   ** script from a folder gets that folder as its root, a script named
   ** directly its own directory. The read_file hook, if any, is wrapped:
-  ** every path it is asked for becomes a dependency. */
+  ** every path it is asked for becomes a dependency, and the content
+  ** hashes that decide what to evaluate again come from it too. With a
+  ** hook, a script path or root that does not exist on disk is taken as
+  ** given (a virtual file system: notify its changes, nothing watches it). */
   psol_options eval;
   psol_reload_watch watch;
   uint32_t coalesce_ms;      /* 0 = PSOL_RELOAD_DEFAULT_COALESCE_MS */

@@ -231,7 +231,18 @@ static int hash_now(psol_reload *r, const char *path, uint64_t *hash) {
     *hash = 0;
     return -1;
   }
-  if (read_whole(path, &data, &size) == 0) {
+  if (r->user_read) { /* the engine's files: ask its hook */
+    psol_bytes b;
+    memset(&b, 0, sizeof b);
+    if (r->user_read(r->user_read_ud, path, &b) == 0) {
+      h->hash = psoc_xxh3(b.data, b.size);
+      h->present = 1;
+      if (b.release) b.release(r->user_read_ud, b.data);
+    } else {
+      h->hash = 0;
+      h->present = 0;
+    }
+  } else if (read_whole(path, &data, &size) == 0) {
     h->hash = psoc_xxh3(data, size);
     h->present = 1;
     free(data);
@@ -375,10 +386,29 @@ static int reload_read_file(void *ud, const char *path, psol_bytes *out) {
   read_ctx *c = (read_ctx *)ud;
   psol_reload *r = c->r;
   if (r->user_read) {
-    int rc = r->user_read(r->user_read_ud, path, out);
-    if (rc == 0) dep_record(c, path, psoc_xxh3(out->data, out->size), 1);
-    else dep_record(c, path, 0, 0);
-    return rc;
+    /* the engine's bytes, copied: its release wants its own ud, and the
+    ** sandbox releases with ours */
+    psol_bytes b;
+    void *copy;
+    int rc;
+    memset(&b, 0, sizeof b);
+    rc = r->user_read(r->user_read_ud, path, &b);
+    if (rc != 0) {
+      dep_record(c, path, 0, 0);
+      return rc;
+    }
+    copy = malloc(b.size ? b.size : 1);
+    if (copy && b.size) memcpy(copy, b.data, b.size);
+    dep_record(c, path, psoc_xxh3(b.data, b.size), 1);
+    if (b.release) b.release(r->user_read_ud, b.data);
+    if (!copy) {
+      c->nomem = 1;
+      return 1;
+    }
+    out->data = copy;
+    out->size = b.size;
+    out->release = release_malloced;
+    return 0;
   } else {
     void *data;
     size_t size;
@@ -840,6 +870,11 @@ psol_reload *psol_reload_create(const psol_reload_options *opts, char *err, size
   for (i = 0; i < opts->eval.root_count; i++) {
     char canon[PSOC_PLAT_PATH_MAX];
     const char *root = opts->eval.roots[i];
+    if (root && r->user_read && psoc_plat_realpath(root, canon) != 0) {
+      /* the engine supplies the files: a root need not exist on disk */
+      if (strlist_add(&r->roots, root) != 0) goto nomem;
+      continue;
+    }
     if (!root || psoc_plat_realpath(root, canon) != 0 || psoc_plat_is_dir(canon) != 0) {
       snprintf(err, errlen, "%s: not a folder (material root)", root ? root : "(null)");
       goto fail;
@@ -857,6 +892,11 @@ psol_reload *psol_reload_create(const psol_reload_options *opts, char *err, size
     char canon[PSOC_PLAT_PATH_MAX];
     int e;
     const char *p = opts->paths[i];
+    if (p && r->user_read && psoc_plat_realpath(p, canon) != 0) {
+      /* a script only the engine's read_file hook has */
+      if (strlist_add(&r->inputs, p) != 0) goto nomem;
+      continue;
+    }
     if (!p || (e = psoc_plat_realpath(p, canon)) != 0) {
       snprintf(err, errlen, "%s: %s", p ? p : "(null)",
                p ? psoc_plat_strerror(e) : "no path");

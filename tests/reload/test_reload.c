@@ -628,6 +628,105 @@ START_TEST(test_manual_mode) {
 }
 END_TEST
 
+/* A virtual file system: the engine's read_file hook has the files (none
+** exist on disk); it notifies changes; hashes come from the hook. */
+typedef struct vfs_file {
+  const char *path;
+  char text[512];
+  int present;
+} vfs_file;
+
+typedef struct vfs {
+  vfs_file files[3];
+  int reads, releases;
+} vfs;
+
+static void vfs_release(void *ud, const void *data) {
+  vfs *v = (vfs *)ud;
+  (void)data;
+  v->releases++;
+}
+
+static int vfs_read(void *ud, const char *path, psol_bytes *out) {
+  vfs *v = (vfs *)ud;
+  size_t i;
+  for (i = 0; i < 3; i++) {
+    if (v->files[i].present && strcmp(v->files[i].path, path) == 0) {
+      out->data = v->files[i].text;
+      out->size = strlen(v->files[i].text);
+      out->release = vfs_release;
+      v->reads++;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+START_TEST(test_virtual_files) {
+  psol_reload_options o;
+  const char *paths[] = { "/psoc-vfs/m/a.lua" };
+  const char *roots[] = { "/psoc-vfs/m" };
+  char err[512];
+  psol_reload_stats s0, s1;
+  tctx t;
+  const rec *e;
+  vfs v;
+  memset(&v, 0, sizeof v);
+  memset(&t, 0, sizeof t);
+  v.files[0].path = "/psoc-vfs/m/a.lua";
+  snprintf(v.files[0].text, sizeof v.files[0].text, "%s",
+           "local pso = require 'pso'\nlocal c = require 'common'\n"
+           "return pso.graphics { name = 'a', vs = pso.shader 's.vs', sample_desc = c }\n");
+  v.files[1].path = "/psoc-vfs/m/common.lua";
+  snprintf(v.files[1].text, sizeof v.files[1].text, "%s", "return { count = 1 }\n");
+  v.files[2].path = "/psoc-vfs/m/s.vs";
+  snprintf(v.files[2].text, sizeof v.files[2].text, "%s", "vs-1");
+  v.files[0].present = v.files[1].present = v.files[2].present = 1;
+  memset(&o, 0, sizeof o);
+  o.paths = paths;
+  o.path_count = 1;
+  o.watch = PSOL_RELOAD_WATCH_NONE;
+  o.eval.roots = roots;
+  o.eval.root_count = 1;
+  o.eval.read_file = vfs_read;
+  o.eval.read_file_ud = &v;
+  t.r = psol_reload_create(&o, err, sizeof err);
+  ck_assert_msg(t.r != NULL, "create: %s", err);
+  ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 1);
+  ck_assert_int_gt(v.reads, 0);
+  ck_assert_int_eq(v.reads, v.releases);
+
+  /* the shader changes in memory: notified, evaluated again */
+  mark(&t);
+  snprintf(v.files[2].text, sizeof v.files[2].text, "%s", "vs-2");
+  psol_reload_notify(t.r, "/psoc-vfs/m/s.vs");
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 2);
+  /* a notify without a change: hashed through the hook, not evaluated */
+  stats(&t, &s0);
+  psol_reload_notify(t.r, "/psoc-vfs/m/common.lua");
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  stats(&t, &s1);
+  ck_assert_uint_eq(s1.evaluations, s0.evaluations);
+  ck_assert_uint_eq(s1.unchanged, s0.unchanged + 1);
+  /* the module disappears: FAILED naming it; it comes back: RECOVERED */
+  mark(&t);
+  v.files[1].present = 0;
+  psol_reload_notify(t.r, "/psoc-vfs/m/common.lua");
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
+  ck_assert_msg(strstr(e->error, "common") != NULL, "%s", e->error);
+  mark(&t);
+  v.files[1].present = 1;
+  psol_reload_notify(t.r, "/psoc-vfs/m/common.lua");
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
+  psol_reload_destroy(t.r);
+  ck_assert_int_eq(v.reads, v.releases);
+  free(t.recs);
+}
+END_TEST
+
 /* An engine's streams outlive the library; a stream can be taken. */
 START_TEST(test_stream_lifetime) {
   tctx t;
@@ -847,6 +946,7 @@ static Suite *reload_suite(void) {
   tcase_add_loop_test(tc, test_many_at_once, 0, 2);
   tcase_add_test(tc, test_manual_mode);
   tcase_add_test(tc, test_stream_lifetime);
+  tcase_add_test(tc, test_virtual_files);
   tcase_add_test(tc, test_many_cycles);
   tcase_add_loop_test(tc, test_threads, 0, 2);
   tcase_add_test(tc, test_bad_args);
