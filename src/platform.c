@@ -7,10 +7,12 @@
 #endif
 #include "platform.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -101,18 +103,48 @@ int psoc_plat_realpath(const char *path, char *out) {
   return 0;
 }
 
-int psoc_plat_lstat(const char *path, int *kind) {
+static int kind_of(mode_t mode) {
+  if (S_ISLNK(mode)) return PSOC_PLAT_LINK;
+  if (S_ISDIR(mode)) return PSOC_PLAT_DIR;
+  if (S_ISREG(mode)) return PSOC_PLAT_FILE;
+  if (S_ISFIFO(mode)) return PSOC_PLAT_FIFO;
+  if (S_ISCHR(mode)) return PSOC_PLAT_CHARDEV;
+  if (S_ISBLK(mode)) return PSOC_PLAT_BLOCKDEV;
+  if (S_ISSOCK(mode)) return PSOC_PLAT_SOCKET;
+  return PSOC_PLAT_OTHER;
+}
+
+static int stat_kind(int follow, const char *path, int *kind, uint64_t *size) {
   struct stat st;
-  if (lstat(path, &st) != 0) {
+  if (size) *size = 0;
+  if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) {
     int e = errno;
     *kind = PSOC_PLAT_MISSING;
     return e == ENOENT || e == ENOTDIR ? 0 : e;
   }
-  if (S_ISLNK(st.st_mode)) *kind = PSOC_PLAT_LINK;
-  else if (S_ISDIR(st.st_mode)) *kind = PSOC_PLAT_DIR;
-  else if (S_ISREG(st.st_mode)) *kind = PSOC_PLAT_FILE;
-  else *kind = PSOC_PLAT_OTHER;
+  *kind = kind_of(st.st_mode);
+  if (size && *kind == PSOC_PLAT_FILE) *size = (uint64_t)st.st_size;
   return 0;
+}
+
+int psoc_plat_lstat(const char *path, int *kind) { return stat_kind(0, path, kind, NULL); }
+
+int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
+  return stat_kind(1, path, kind, size);
+}
+
+const char *psoc_plat_kind_name(int kind) {
+  switch (kind) {
+  case PSOC_PLAT_MISSING: return "missing";
+  case PSOC_PLAT_DIR: return "a directory";
+  case PSOC_PLAT_FILE: return "a regular file";
+  case PSOC_PLAT_LINK: return "a symbolic link";
+  case PSOC_PLAT_FIFO: return "a FIFO";
+  case PSOC_PLAT_CHARDEV: return "a character device";
+  case PSOC_PLAT_BLOCKDEV: return "a block device";
+  case PSOC_PLAT_SOCKET: return "a socket";
+  default: return "not a regular file";
+  }
 }
 
 int psoc_plat_readlink(const char *path, char *out, size_t size) {
@@ -176,8 +208,138 @@ void psoc_plat_close(psoc_plat_file *f) {
   f->fd = -1;
 }
 
+int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
+  struct stat st;
+  *kind = PSOC_PLAT_MISSING;
+  *size = 0;
+  if (fstat(fileno(f), &st) != 0) return errno ? errno : EIO;
+  *kind = kind_of(st.st_mode);
+  if (*kind == PSOC_PLAT_FILE && st.st_size > 0) *size = (uint64_t)st.st_size;
+  return 0;
+}
+
+int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id) {
+  struct stat st;
+  id->dev = id->ino = 0;
+  if (stat(path, &st) != 0) return errno ? errno : ENOENT;
+  id->dev = (uint64_t)st.st_dev;
+  id->ino = (uint64_t)st.st_ino;
+  return 0;
+}
+
+int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) {
+  return a->dev == b->dev && a->ino == b->ino;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int psoc_plat_temp_create(const char *path, char *out, FILE **f) {
+  size_t n = strlen(path);
+  mode_t mask;
+  int fd;
+  *f = NULL;
+  if (n + sizeof ".tmp.XXXXXX" > PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
+  memcpy(out, path, n);
+  memcpy(out + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  fd = mkstemp(out);
+  if (fd < 0) return errno ? errno : EIO;
+  mask = umask(0);
+  umask(mask);
+  (void)fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
+  *f = fdopen(fd, "wb");
+  if (!*f) {
+    int e = errno ? errno : EIO;
+    close(fd);
+    unlink(out);
+    return e;
+  }
+  return 0;
+}
+
+int psoc_plat_rename(const char *from, const char *to) {
+  return rename(from, to) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+int psoc_plat_remove(const char *path) {
+  return unlink(path) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+int psoc_plat_mkdir(const char *path) {
+  struct stat st;
+  if (mkdir(path, 0777) == 0) return 0;
+  if (errno != EEXIST) return errno;
+  if (stat(path, &st) != 0) return errno ? errno : EIO;
+  return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+}
+
+int psoc_plat_redirect_stdout(const char *path,
+                              int (*accept)(void *ud, const psoc_plat_file_id *id), void *ud) {
+  struct stat st;
+  psoc_plat_file_id id;
+  int fd, flags, e = 0;
+  /* no truncation yet: what was checked before the open may not be this file */
+  fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0666);
+  if (fd < 0) return errno ? errno : EIO;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return PSOC_PLAT_ENOTREG;
+  }
+  id.dev = (uint64_t)st.st_dev;
+  id.ino = (uint64_t)st.st_ino;
+  if (accept && !accept(ud, &id)) {
+    close(fd);
+    return PSOC_PLAT_EREFUSED;
+  }
+  flags = fcntl(fd, F_GETFL);
+  if ((flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) || ftruncate(fd, 0) != 0 ||
+      fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0)
+    e = errno ? errno : EIO;
+  close(fd);
+  return e;
+}
+
+struct psoc_plat_dir {
+  DIR *d;
+};
+
+int psoc_plat_dir_open(const char *path, psoc_plat_dir **dir) {
+  psoc_plat_dir *p = (psoc_plat_dir *)malloc(sizeof *p);
+  *dir = NULL;
+  if (!p) return ENOMEM;
+  p->d = opendir(path);
+  if (!p->d) {
+    int e = errno ? errno : EIO;
+    free(p);
+    return e;
+  }
+  *dir = p;
+  return 0;
+}
+
+int psoc_plat_dir_next(psoc_plat_dir *dir, const char **name) {
+  struct dirent *e;
+  for (;;) {
+    errno = 0;
+    e = readdir(dir->d);
+    if (!e) {
+      *name = NULL;
+      return errno;
+    }
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) break;
+  }
+  *name = e->d_name;
+  return 0;
+}
+
+void psoc_plat_dir_close(psoc_plat_dir *dir) {
+  if (!dir) return;
+  closedir(dir->d);
+  free(dir);
+}
+
 const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
+  if (e == PSOC_PLAT_EREFUSED) return "refused";
   return strerror(e);
 }
 
@@ -294,8 +456,6 @@ static int wake_sleep(wake_t *k, uint32_t ms) {
   return 0;
 }
 
-int psoc_plat_mkdir(const char *path) { return mkdir(path, 0777) == 0 ? 0 : errno; }
-
 static psoc_plat_flag *interrupt_flag;
 
 static void on_interrupt(int sig) {
@@ -403,10 +563,6 @@ static int wake_sleep(wake_t *k, uint32_t ms) {
   DWORD r = WaitForSingleObject(k->ev, ms);
   if (r == WAIT_OBJECT_0) return 1;
   return r == WAIT_TIMEOUT ? 0 : -EIO;
-}
-
-int psoc_plat_mkdir(const char *path) {
-  return CreateDirectoryA(path, NULL) ? 0 : win_errno(GetLastError());
 }
 
 static psoc_plat_flag *interrupt_flag;

@@ -3,8 +3,9 @@
 ** not installed, not part of psoc.h). Every other file reaches the clock,
 ** threads and the file system through these functions.
 **
+** Paths are UTF-8 strings; no POSIX type appears here (FILE is C's).
 ** Today there is one implementation, POSIX (pthreads, realpath, open with
-** O_NONBLOCK). A Win32 one goes beside it in platform.c, in its own
+** O_NONBLOCK, opendir, mkstemp, rename, dup2). A Win32 one goes beside it in platform.c, in its own
 ** #ifdef _WIN32 section with the same functions (QueryPerformanceCounter,
 ** CreateThread, SRWLOCK/CONDITION_VARIABLE, GetFinalPathNameByHandle,
 ** CreateFile + GetFileType).
@@ -14,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifndef _WIN32
 #include <pthread.h>
@@ -82,10 +84,18 @@ typedef atomic_int psoc_plat_flag;
 ** into out[PSOC_PLAT_PATH_MAX]. 0 or an errno value. */
 int psoc_plat_realpath(const char *path, char *out);
 /* What 'path' is, without following a final symlink. */
-enum { PSOC_PLAT_MISSING, PSOC_PLAT_DIR, PSOC_PLAT_FILE, PSOC_PLAT_LINK, PSOC_PLAT_OTHER };
+enum {
+  PSOC_PLAT_MISSING, PSOC_PLAT_DIR, PSOC_PLAT_FILE, PSOC_PLAT_LINK, PSOC_PLAT_OTHER,
+  PSOC_PLAT_FIFO, PSOC_PLAT_CHARDEV, PSOC_PLAT_BLOCKDEV, PSOC_PLAT_SOCKET
+};
 /* Sets *kind; returns 0, or an errno value for errors other than "does
 ** not exist" (ENOENT and ENOTDIR give PSOC_PLAT_MISSING and 0). */
 int psoc_plat_lstat(const char *path, int *kind);
+/* The same following symlinks; *size (may be NULL) gets a regular file's
+** size (0 otherwise). */
+int psoc_plat_stat(const char *path, int *kind, uint64_t *size);
+/* "a directory", "a FIFO", "a symbolic link", ... for messages. */
+const char *psoc_plat_kind_name(int kind);
 /* The target of the symlink 'path' into out[size] (NUL-terminated).
 ** 0 or an errno value (ENAMETOOLONG when it does not fit). */
 int psoc_plat_readlink(const char *path, char *out, size_t size);
@@ -109,6 +119,52 @@ int psoc_plat_open_regular(const char *path, psoc_plat_file *f);
 ** when the file shrank). 0 or an errno value. */
 int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got);
 void psoc_plat_close(psoc_plat_file *f);
+
+/* psoc_plat_stat for an open stdio stream (standard input). */
+int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size);
+
+/* Identity of a file (device and inode on POSIX; volume serial and file
+** index on Windows), to tell whether two paths are the same file. */
+typedef struct psoc_plat_file_id {
+  uint64_t dev, ino;
+} psoc_plat_file_id;
+/* The identity of 'path' (symlinks followed). 0 or an errno value. */
+int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id);
+int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b);
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* Create a new file next to 'path' ("PATH.tmp.XXXXXX", made exclusively,
+** with the permissions a new file gets: 0666 less the umask), its name in
+** out[PSOC_PLAT_PATH_MAX], opened for binary writing in *f. For writes that
+** must never leave a broken 'path': write, fclose, then psoc_plat_rename
+** over it (psoc_plat_remove it on failure). 0 or an errno value. */
+int psoc_plat_temp_create(const char *path, char *out, FILE **f);
+/* Rename 'from' to 'to', atomically replacing 'to'. 0 or an errno value. */
+int psoc_plat_rename(const char *from, const char *to);
+/* Remove the file (not a directory) 'path'. 0 or an errno value. */
+int psoc_plat_remove(const char *path);
+/* Create the directory 'path' (0777 less the umask); 0 also when it
+** exists as a directory. 0 or an errno value (ENOTDIR: something else is
+** there). */
+int psoc_plat_mkdir(const char *path);
+/* Point standard output at the regular file 'path', created if missing,
+** never through a symlink and never blocking on a FIFO, and truncate it,
+** but only when accept(ud, id) of the file actually opened (checked
+** before anything is truncated) returns nonzero. 0, PSOC_PLAT_ENOTREG
+** (not a regular file once opened), PSOC_PLAT_EREFUSED (accept said no)
+** or an errno value. stdout is flushed first. */
+#define PSOC_PLAT_EREFUSED (-2)
+int psoc_plat_redirect_stdout(const char *path,
+                              int (*accept)(void *ud, const psoc_plat_file_id *id), void *ud);
+
+/* Directory listings: the names in 'path' (without "." and ".."), in the
+** order the system gives them. psoc_plat_dir_next sets *name (valid until
+** the next call) or NULL at the end; 0 or an errno value. */
+typedef struct psoc_plat_dir psoc_plat_dir;
+int psoc_plat_dir_open(const char *path, psoc_plat_dir **dir);
+int psoc_plat_dir_next(psoc_plat_dir *dir, const char **name);
+void psoc_plat_dir_close(psoc_plat_dir *dir);
 
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
@@ -203,10 +259,6 @@ int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
 ** return at once. */
 void psoc_plat_watch_wake(psoc_plat_watch *w);
 void psoc_plat_watch_close(psoc_plat_watch *w);
-
-/* Create the directory 'path' (its parent must exist). 0 or an errno
-** value (EEXIST when something is there). */
-int psoc_plat_mkdir(const char *path);
 
 /* SIGINT and SIGTERM (Ctrl-C, kill) set *flag to 1 instead of ending the
 ** process and interrupt blocking calls (install once, from the main

@@ -9,21 +9,15 @@
 ** materials it evaluates).
 ** The Lua half is testlib.lua (compiled into testlib_lua.c).
 */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
-#endif
-#include <dirent.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 
 #include "compat.h"
+#include "confine.h"
 #include "pso_module.h"
 #include "pso_test.h"
 #include "psoc.h"
@@ -43,7 +37,7 @@ extern const size_t psot_testlib_size;
 #define STATE_COST 20000u /* instructions charged for making a material's state */
 #define RESOLVE_COST 1000u /* ... for resolving a path (realpath, stat) */
 #define CTX_MT "psoc.test.ctx"
-#define DIR_MT "psoc.test.dir"
+#define PATHS_MT "psoc.test.paths"
 #define DIAGS_MT "psoc.test.diags"
 #define MSTATE_MT "psoc.test.material_state"
 #define TRACEBACK_MARK "\nstack traceback:"
@@ -56,10 +50,7 @@ extern const size_t psot_testlib_size;
 /* Per-state context                                                    */
 /* ------------------------------------------------------------------ */
 
-typedef struct tpath {
-  char *shown; /* as given */
-  char *real;  /* realpath */
-} tpath;
+typedef psoc_confine_root tpath; /* shown (as given) and real (canonical) */
 
 typedef struct tctx {
   tpath *search;
@@ -79,10 +70,7 @@ typedef struct tctx {
 
 static void ctx_free(tctx *c) {
   size_t i;
-  for (i = 0; c->search && i < c->nsearch; i++) {
-    free(c->search[i].shown);
-    free(c->search[i].real);
-  }
+  for (i = 0; c->search && i < c->nsearch; i++) psoc_confine_root_free(&c->search[i]);
   for (i = 0; c->roots && i < c->nroots; i++) free(c->roots[i]);
   free(c->search);
   free(c->roots);
@@ -140,7 +128,7 @@ static void frame_text(char *out, size_t n, lua_Debug *ar) {
 ** stack cut out. */
 static void push_traceback(lua_State *L, int level) {
   lua_Debug ar;
-  char text[4096], line[PATH_MAX + 128];
+  char text[4096], line[PSOC_CONFINE_PATH_MAX + 128];
   size_t len = 0;
   int total = 0, shown = 0, lv;
   for (lv = level; lua_getstack(L, lv, &ar); lv++)
@@ -519,25 +507,6 @@ void psot_run(lua_State *L, size_t i, psot_result *out) {
 /* Material files                                                       */
 /* ------------------------------------------------------------------ */
 
-static int inside(const char *real, const char *root) {
-  size_t n = strlen(root);
-  if (n == 1 && root[0] == '/') return 1;
-  return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
-}
-
-static int inside_search(const tctx *c, const char *real) {
-  size_t i;
-  for (i = 0; i < c->nsearch; i++)
-    if (inside(real, c->search[i].real)) return 1;
-  return 0;
-}
-
-static void join(char *out, size_t n, const char *dir, const char *name) {
-  size_t len = strlen(dir);
-  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
-}
-
 /* The path to show for a real path: relative to the current directory
 ** when inside it. */
 static const char *shown_path(const tctx *c, const char *real) {
@@ -584,28 +553,33 @@ static int t_resolve(lua_State *L) {
   int want_dir = strcmp(luaL_optstring(L, 2, "file"), "directory") == 0;
   const char *fname = luaL_optstring(L, 3, "materials");
   const char *what = want_dir ? "directory" : "file";
-  char cand[PATH_MAX], real[PATH_MAX];
+  char cand[PSOC_CONFINE_PATH_MAX], real[PSOC_CONFINE_PATH_MAX];
   luaL_Buffer tried;
   size_t i, ncand = path[0] == '/' ? 1 : c->nsearch;
   int escaped = 0, wrong = 0, ntried = 0;
   if (!*path) return raise_at_test(L, fname, "empty %s name%s", what, "");
-  if (strlen(path) >= PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
+  if (strlen(path) >= PSOC_CONFINE_PATH_MAX)
+    return raise_at_test(L, fname, "%s name too long%s", what, "");
   charge(L, c, RESOLVE_COST * (uint64_t)ncand);
   luaL_buffinit(L, &tried);
   for (i = 0; i < ncand; i++) {
-    struct stat st;
+    int r, kind;
     if (path[0] == '/') snprintf(cand, sizeof cand, "%s", path);
-    else join(cand, sizeof cand, c->search[i].shown, path);
-    if (!realpath(cand, real)) {
+    else psoc_confine_join(cand, sizeof cand, c->search[i].real, path);
+    /* the sandbox's resolution: nothing outside the roots is looked at */
+    r = psoc_confine_resolve(c->search, c->nsearch, cand, real);
+    if (r == PSOC_CONFINE_LEAVES) {
+      escaped = 1;
+      continue;
+    }
+    if (r != PSOC_CONFINE_FOUND) {
+      if (path[0] != '/') psoc_confine_join(cand, sizeof cand, c->search[i].shown, path);
       if (ntried++) luaL_addstring(&tried, ", ");
       luaL_addstring(&tried, cand);
       continue;
     }
-    if (!inside_search(c, real)) {
-      escaped = 1;
-      continue;
-    }
-    if (stat(real, &st) != 0 || (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+    if (psoc_plat_stat(real, &kind, NULL) != 0 ||
+        kind != (want_dir ? PSOC_PLAT_DIR : PSOC_PLAT_FILE)) {
       wrong = 1;
       continue;
     }
@@ -624,89 +598,38 @@ static int t_resolve(lua_State *L) {
   return raise_at_test(L, fname, "cannot find '%s' (tried %s)", path, lua_tostring(L, -1));
 }
 
-static int dir_gc(lua_State *L) {
-  DIR **box = (DIR **)luaL_checkudata(L, 1, DIR_MT);
-  if (*box) closedir(*box);
-  *box = NULL;
+static int paths_gc(lua_State *L) {
+  psoc_confine_paths *paths = (psoc_confine_paths *)luaL_checkudata(L, 1, PATHS_MT);
+  psoc_confine_paths_free(paths);
   return 0;
-}
-
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* Append every *.lua file under 'dir' (but *_test.lua and hidden names)
-** to the table at 'out'. */
-static void scan_dir(lua_State *L, const char *dir, int out, int depth) {
-  DIR **box;
-  struct dirent *e;
-  int names, k, n = 0;
-  if (depth > SCAN_DEPTH) return;
-  luaL_checkstack(L, 8, "materials: directories nested too deeply");
-  box = (DIR **)pso_compat_newuserdata(L, sizeof *box);
-  *box = NULL;
-  luaL_setmetatable(L, DIR_MT);
-  lua_newtable(L);
-  names = lua_gettop(L);
-  *box = opendir(dir);
-  if (!*box) {
-    if (depth == 0) luaL_error(L, "materials: cannot open directory '%s': %s", dir, strerror(errno));
-    lua_pop(L, 2);
-    return;
-  }
-  while ((e = readdir(*box)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    lua_pushstring(L, e->d_name);
-    lua_rawseti(L, names, ++n);
-  }
-  closedir(*box);
-  *box = NULL;
-  for (k = 1; k <= n; k++) {
-    char full[PATH_MAX];
-    struct stat st;
-    const char *name;
-    lua_rawgeti(L, names, k);
-    name = lua_tostring(L, -1);
-    join(full, sizeof full, dir, name);
-    if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
-      scan_dir(L, full, out, depth + 1);
-    } else if (ends_with(name, ".lua") && !ends_with(name, "_test.lua") && stat(full, &st) == 0 &&
-               S_ISREG(st.st_mode)) {
-      if (lua_rawlen(L, out) >= SCAN_FILES)
-        luaL_error(L, "materials: more than %d files under '%s'", SCAN_FILES, dir);
-      lua_pushstring(L, full);
-      lua_rawseti(L, out, (int)lua_rawlen(L, out) + 1);
-    }
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 2);
 }
 
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* C.scan(dir): the sorted *.lua files under dir. */
+/* C.scan(dir): the sorted *.lua files (not *_test.lua, hidden names
+** skipped, symlinked folders not followed) under dir. */
 static int t_scan(lua_State *L) {
   const char *dir = luaL_checkstring(L, 1);
-  const char **v;
-  size_t n, i;
+  psoc_confine_paths *paths;
+  size_t i;
+  int e;
   lua_settop(L, 1);
-  lua_newtable(L); /* 2: found */
-  scan_dir(L, dir, 2, 0);
-  n = (size_t)lua_rawlen(L, 2);
-  charge(L, ctx_of(L), RESOLVE_COST * (1 + (uint64_t)n));
-  v = (const char **)pso_compat_newuserdata(L, (n ? n : 1) * sizeof *v); /* 3 */
-  for (i = 0; i < n; i++) {
-    lua_rawgeti(L, 2, (int)i + 1);
-    v[i] = lua_tostring(L, -1); /* anchored by table 2 */
-    lua_pop(L, 1);
-  }
-  qsort(v, n, sizeof *v, cmp_str);
-  lua_createtable(L, (int)n, 0);
-  for (i = 0; i < n; i++) {
-    lua_pushstring(L, v[i]);
+  /* in a userdata: a memory error while they become Lua strings frees them */
+  paths = (psoc_confine_paths *)pso_compat_newuserdata(L, sizeof *paths);
+  memset(paths, 0, sizeof *paths);
+  luaL_setmetatable(L, PATHS_MT);
+  e = psoc_confine_list(dir, ".lua", "_test.lua", SCAN_DEPTH, SCAN_FILES, paths);
+  if (e == E2BIG) return luaL_error(L, "materials: more than %d files under '%s'", SCAN_FILES, dir);
+  if (e == ENOMEM) return luaL_error(L, "not enough memory");
+  if (e != 0)
+    return luaL_error(L, "materials: cannot open directory '%s': %s", dir, psoc_plat_strerror(e));
+  charge(L, ctx_of(L), RESOLVE_COST * (1 + (uint64_t)paths->count));
+  if (paths->count) qsort(paths->items, paths->count, sizeof *paths->items, cmp_str);
+  lua_createtable(L, (int)paths->count, 0);
+  for (i = 0; i < paths->count; i++) {
+    lua_pushstring(L, paths->items[i]);
     lua_rawseti(L, -2, (int)i + 1);
   }
   return 1;
@@ -760,7 +683,7 @@ static int material_result(lua_State *M, int idx, char *why, size_t n) {
 ** was declared. */
 static void import_pipeline(lua_State *L, lua_State *M, int idx, int where) {
   pso_pipeline *src = pso_topipeline(M, idx);
-  char source[PATH_MAX];
+  char source[PSOC_CONFINE_PATH_MAX];
   int line = psol_pipeline_where(M, idx, source, sizeof source);
   pso_push_pipeline(L, pso_pipeline_stream(src), pso_pipeline_kind(src), pso_pipeline_name(src),
                     pso_pipeline_root_signature(src));
@@ -887,7 +810,7 @@ static int t_evaluate(lua_State *L) {
 /* C.declared(p): "file:line" of the pso.graphics/mesh/compute/derive call
 ** that made p, or nil. */
 static int t_declared(lua_State *L) {
-  char source[PATH_MAX];
+  char source[PSOC_CONFINE_PATH_MAX];
   int line;
   if (!pso_topipeline(L, 1)) return 0;
   lua_getfield(L, LUA_REGISTRYINDEX, REG_WHERE);
@@ -1060,9 +983,10 @@ static int t_open(lua_State *L) {
   const psot_config *cfg = (const psot_config *)lua_touserdata(L, 1);
   tctx *c;
   size_t i;
-  char buf[PATH_MAX], here[PATH_MAX];
+  char buf[PSOC_CONFINE_PATH_MAX];
+  int e;
   new_metatable(L, CTX_MT, ctx_gc);
-  new_metatable(L, DIR_MT, dir_gc);
+  new_metatable(L, PATHS_MT, paths_gc);
   new_metatable(L, DIAGS_MT, diags_gc);
   new_metatable(L, MSTATE_MT, mstate_gc);
   lua_newtable(L);
@@ -1078,18 +1002,17 @@ static int t_open(lua_State *L) {
   luaL_setmetatable(L, CTX_MT);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, REG_CTX); /* lives as long as the state */
-  if (getcwd(here, sizeof here) && realpath(here, buf)) c->cwd = dup_str(buf);
+  if (psoc_plat_realpath(".", buf) == 0) c->cwd = dup_str(buf);
   if (cfg->search_count) {
     c->search = (tpath *)calloc(cfg->search_count, sizeof *c->search);
     if (!c->search) return luaL_error(L, "not enough memory");
   }
   for (i = 0; i < cfg->search_count; i++) {
     const char *dir = cfg->search[i] ? cfg->search[i] : "(null)";
-    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
-    c->search[i].shown = dup_str(dir);
-    c->search[i].real = dup_str(buf);
+    if ((e = psoc_confine_root_init(&c->search[i], dir, 0)) == ENOMEM)
+      return luaL_error(L, "not enough memory");
+    if (e != 0) return luaL_error(L, "material root '%s': %s", dir, psoc_plat_strerror(e));
     c->nsearch++;
-    if (!c->search[i].shown || !c->search[i].real) return luaL_error(L, "not enough memory");
   }
   if (cfg->root_count) {
     c->roots = (char **)calloc(cfg->root_count, sizeof *c->roots);
@@ -1097,7 +1020,8 @@ static int t_open(lua_State *L) {
   }
   for (i = 0; i < cfg->root_count; i++) { /* absolute: the test's directory is tried first */
     const char *dir = cfg->roots[i] ? cfg->roots[i] : "(null)";
-    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
+    if ((e = psoc_plat_realpath(dir, buf)) != 0)
+      return luaL_error(L, "material root '%s': %s", dir, psoc_plat_strerror(e));
     c->roots[i] = dup_str(buf);
     c->nroots++;
     if (!c->roots[i]) return luaL_error(L, "not enough memory");

@@ -15,6 +15,7 @@
 #include <lualib.h>
 
 #include "compat.h"
+#include "confine.h"
 #include "platform.h"
 #include "pso_module.h"
 #include "psol.h"
@@ -26,10 +27,7 @@
 #define PSOL_TRACEBACK "\nstack traceback:"
 #define PSOL_PATH_MAX PSOC_PLAT_PATH_MAX
 
-typedef struct psol_path {
-  char *shown; /* as given, for messages and chunk names */
-  char *real;  /* realpath, for containment checks */
-} psol_path;
+typedef psoc_confine_root psol_path; /* shown (as given) and real (canonical) */
 
 /* Which limit a sandboxed call exceeded. */
 enum { LIMIT_NONE, LIMIT_INSTRUCTIONS, LIMIT_MEMORY, LIMIT_TIME };
@@ -312,190 +310,27 @@ static char *dup_str(const char *s) {
   return p;
 }
 
-static void path_free(psol_path *p) {
-  free(p->shown);
-  free(p->real);
-  p->shown = p->real = NULL;
-}
-
-/* The next component of the path at *p ("" at the end), its length in
-** *len; *p moves past it. */
-static const char *next_component(const char **p, size_t *len) {
-  const char *c = *p, *end;
-  while (*c == '/') c++;
-  end = strchr(c, '/');
-  if (!end) end = c + strlen(c);
-  *len = (size_t)(end - c);
-  *p = end;
-  return c;
-}
-
-/* Drop the last component of out[0..*rl) (lexical ".."). */
-static void drop_component(char *out, size_t *rl) {
-  while (*rl > 0 && out[*rl - 1] != '/') (*rl)--;
-  if (*rl > 0) (*rl)--;
-  out[*rl] = '\0';
-}
-
-/* 'path' made absolute (against the current directory) with "." and ".."
-** taken lexically, into out[PSOL_PATH_MAX]. 0 or an errno value. */
-static int absolute_lexical(const char *path, char *out) {
-  char cwd[PSOL_PATH_MAX], joined[2 * PSOL_PATH_MAX];
-  const char *p = joined;
-  size_t rl = 0;
-  int e;
-  if (path[0] == '/') {
-    snprintf(joined, sizeof joined, "%s", path);
-  } else {
-    if ((e = psoc_plat_realpath(".", cwd)) != 0) return e;
-    snprintf(joined, sizeof joined, "%s/%s", cwd, path);
+/* The roots in force: the options' roots, else the running script's
+** directory (none for a string chunk without roots). */
+static const psoc_confine_root *roots_of(const psol_state *S, size_t *n) {
+  if (S->root_count) {
+    *n = S->root_count;
+    return S->roots;
   }
-  for (;;) {
-    size_t cl;
-    const char *c = next_component(&p, &cl);
-    if (cl == 0) break;
-    if (cl == 2 && c[0] == '.' && c[1] == '.') {
-      drop_component(out, &rl);
-    } else if (!(cl == 1 && c[0] == '.')) {
-      if (rl + 1 + cl >= PSOL_PATH_MAX) return ENAMETOOLONG;
-      out[rl++] = '/';
-      memcpy(out + rl, c, cl);
-      rl += cl;
-    }
-  }
-  if (rl == 0) out[rl++] = '/';
-  out[rl] = '\0';
-  return 0;
+  *n = S->implicit.real ? 1 : 0;
+  return &S->implicit;
 }
 
-/* 'dir' as given plus its realpath; 0 or an errno value. With 'virtual'
-** (a read_file hook supplies the files) a directory that does not exist
-** is taken lexically. */
-static int path_init_dir(psol_path *p, const char *dir, int virtual) {
-  char buf[PSOL_PATH_MAX];
-  int e;
-  p->shown = p->real = NULL;
-  e = psoc_plat_realpath(dir, buf);
-  if ((e == ENOENT || e == ENOTDIR) && virtual) e = absolute_lexical(dir, buf);
-  else if (e == 0) e = psoc_plat_is_dir(buf);
-  if (e != 0) return e;
-  p->shown = dup_str(dir);
-  p->real = dup_str(buf);
-  if (!p->shown || !p->real) {
-    path_free(p);
-    return ENOMEM;
-  }
-  return 0;
-}
-
-/* The directory part of 'path' ("." when there is none). */
-static int path_init_dirname(psol_path *p, const char *path, int virtual) {
-  const char *slash = strrchr(path, '/');
-  char dir[PSOL_PATH_MAX];
-  size_t n;
-  if (!slash) return path_init_dir(p, ".", virtual);
-  n = slash == path ? 1 : (size_t)(slash - path);
-  if (n >= sizeof dir) return ENAMETOOLONG;
-  memcpy(dir, path, n);
-  dir[n] = '\0';
-  return path_init_dir(p, dir, virtual);
-}
-
-static int is_inside(const char *real, const char *root) {
-  size_t n = strlen(root);
-  if (n == 1 && root[0] == '/') return 1;
-  return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
-}
-
-/* Where the canonical 'real' lies: 1 inside a root, 2 above one (a real
-** directory on the way to a root), 0 elsewhere. */
-enum { PLACE_OUTSIDE, PLACE_INSIDE, PLACE_ABOVE };
 static int place_of(const psol_state *S, const char *real) {
-  size_t i;
-  int above = 0;
-  const char *r = real[0] ? real : "/";
-  for (i = 0; i < S->root_count; i++) {
-    if (is_inside(r, S->roots[i].real)) return PLACE_INSIDE;
-    if (is_inside(S->roots[i].real, r)) above = 1;
-  }
-  if (S->root_count == 0 && S->implicit.real) {
-    if (is_inside(r, S->implicit.real)) return PLACE_INSIDE;
-    if (is_inside(S->implicit.real, r)) above = 1;
-  }
-  return above ? PLACE_ABOVE : PLACE_OUTSIDE;
+  size_t n;
+  const psoc_confine_root *roots = roots_of(S, &n);
+  return psoc_confine_place(roots, n, real);
 }
 
-static void join(char *out, size_t n, const char *dir, const char *name) {
-  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
-}
-
-/* Resolve the absolute 'path' one component at a time, following
-** symlinks, without ever looking at anything outside the roots: the
-** moment a component lands outside, the answer is RESOLVE_OUTSIDE,
-** whether or not something exists there. A missing component ends the
-** lookups (the rest is joined as written). So the answer for a path
-** outside the roots never depends on what exists outside them.
-** Returns RESOLVE_FOUND (canonical path in out), RESOLVE_MISSING,
-** RESOLVE_OUTSIDE, or an errno value. */
-enum { RESOLVE_FOUND = -1, RESOLVE_MISSING = -2, RESOLVE_OUTSIDE = -3 };
 static int resolve_confined(const psol_state *S, const char *path, char *out) {
-  char pending[2 * PSOL_PATH_MAX], target[PSOL_PATH_MAX];
-  const char *p;
-  size_t rl = 0, n;
-  int links = 0, missing = 0, kind, e;
-  n = strlen(path);
-  if (n >= sizeof pending) return ENAMETOOLONG;
-  memcpy(pending, path, n + 1);
-  p = pending;
-  out[0] = '\0';
-  for (;;) {
-    size_t cl;
-    const char *c = next_component(&p, &cl);
-    if (cl == 0) break;
-    if (cl == 1 && c[0] == '.') continue;
-    if (cl == 2 && c[0] == '.' && c[1] == '.') { /* out holds no symlinks: lexical is real */
-      drop_component(out, &rl);
-      continue;
-    }
-    if (rl + 1 + cl >= PSOL_PATH_MAX) return ENAMETOOLONG;
-    out[rl++] = '/';
-    memcpy(out + rl, c, cl);
-    rl += cl;
-    out[rl] = '\0';
-    if (missing) continue;
-    switch (place_of(S, out)) {
-    case PLACE_OUTSIDE: return RESOLVE_OUTSIDE;
-    case PLACE_ABOVE: continue; /* a real directory above a root */
-    default: break;
-    }
-    if ((e = psoc_plat_lstat(out, &kind)) != 0) return e;
-    if (kind == PSOC_PLAT_MISSING) {
-      missing = 1;
-      continue;
-    }
-    if (kind != PSOC_PLAT_LINK) continue;
-    if (++links > 40) return ELOOP;
-    if ((e = psoc_plat_readlink(out, target, sizeof target)) != 0) return e;
-    /* pending = target + the rest */
-    n = strlen(target);
-    if (n + 1 + strlen(p) >= sizeof pending) return ENAMETOOLONG;
-    memmove(pending + n + 1, p, strlen(p) + 1);
-    memcpy(pending, target, n);
-    pending[n] = '/';
-    p = pending;
-    if (target[0] == '/') rl = 0;
-    else
-      while (rl > 0 && out[--rl] != '/') {
-      }
-    out[rl] = '\0';
-  }
-  if (rl == 0) {
-    out[0] = '/';
-    out[1] = '\0';
-  }
-  if (place_of(S, out) != PLACE_INSIDE) return RESOLVE_OUTSIDE;
-  return missing ? RESOLVE_MISSING : RESOLVE_FOUND;
+  size_t n;
+  const psoc_confine_root *roots = roots_of(S, &n);
+  return psoc_confine_resolve(roots, n, path, out);
 }
 
 /* The bytes a read_file hook handed over, in a userdata whose __gc gives
@@ -534,7 +369,7 @@ static psol_guard *guard_new(lua_State *L, psol_state *S) {
 ** supplied the bytes (now held by 'g'). */
 static int guard_ask(psol_state *S, psol_guard *g, const char *real) {
   memset(&g->bytes, 0, sizeof g->bytes);
-  if (S->read_file(S->read_file_ud, real, &g->bytes) != 0) return 0;
+  if (!S->read_file || S->read_file(S->read_file_ud, real, &g->bytes) != 0) return 0;
   if (!g->bytes.data && g->bytes.size) { /* a broken answer: nothing to read */
     guard_release(g);
     return 0;
@@ -553,8 +388,8 @@ typedef struct psol_found {
 ** From the file system: when it exists. With a read_file hook: when the
 ** hook supplies it (it need not exist on disk). */
 static int candidate_found(psol_state *S, psol_found *f, int r) {
-  if (!f->guard) return r == RESOLVE_FOUND;
-  return (r == RESOLVE_FOUND || r == RESOLVE_MISSING) && guard_ask(S, f->guard, f->real);
+  if (!f->guard) return r == PSOC_CONFINE_FOUND;
+  return (r == PSOC_CONFINE_FOUND || r == PSOC_CONFINE_MISSING) && guard_ask(S, f->guard, f->real);
 }
 
 /* Resolve 'name' inside the roots: relative names against the running
@@ -584,13 +419,13 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
       snprintf(f->shown, sizeof f->shown, "%s", name);
       return 1;
     }
-    if (r == RESOLVE_OUTSIDE) lua_pushliteral(L, "outside the material roots");
-    else if (r == RESOLVE_MISSING || r == RESOLVE_FOUND)
+    if (r == PSOC_CONFINE_LEAVES) lua_pushliteral(L, "outside the material roots");
+    else if (r == PSOC_CONFINE_MISSING || r == PSOC_CONFINE_FOUND)
       lua_pushfstring(L, "not found (tried %s)", name);
     else lua_pushstring(L, psoc_plat_strerror(r));
     return 0;
   }
-  if (S->script.real && place_of(S, S->script.real) == PLACE_INSIDE) bases[nbases++] = &S->script;
+  if (S->script.real && place_of(S, S->script.real) == PSOC_CONFINE_INSIDE) bases[nbases++] = &S->script;
   if (S->root_count == 0) bases[nbases++] = &S->implicit;
   for (i = 0; i < S->root_count && nbases < sizeof bases / sizeof bases[0]; i++)
     bases[nbases++] = &S->roots[i];
@@ -601,19 +436,19 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
     for (j = 0; j < i; j++) /* the script directory is often a root too */
       if (strcmp(bases[j]->real, bases[i]->real) == 0) break;
     if (j < i) continue;
-    join(path, sizeof path, bases[i]->real, name);
+    psoc_confine_join(path, sizeof path, bases[i]->real, name);
     r = resolve_confined(S, path, f->real);
-    if (r == RESOLVE_OUTSIDE) {
+    if (r == PSOC_CONFINE_LEAVES) {
       escaped = 1;
       continue;
     }
     if (!candidate_found(S, f, r)) {
-      join(path, sizeof path, bases[i]->shown, name);
+      psoc_confine_join(path, sizeof path, bases[i]->shown, name);
       if (tried_any++) luaL_addstring(&tried, ", ");
       luaL_addstring(&tried, path);
       continue;
     }
-    join(f->shown, sizeof f->shown, bases[i]->shown, name);
+    psoc_confine_join(f->shown, sizeof f->shown, bases[i]->shown, name);
     luaL_pushresult(&tried);
     lua_pop(L, 1);
     return 1;
@@ -627,35 +462,23 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
   return 0;
 }
 
+static void *userdata_alloc(void *ud, size_t size) {
+  return lua_newuserdata((lua_State *)ud, size); /* raises on a memory error */
+}
+
 /* Push the contents of the regular file 'real'. Returns 1, or 0 with the
 ** reason pushed. Never blocks (a FIFO is refused at once). May raise a
-** memory error (nothing is left open then). */
+** memory error (nothing is left open then: psoc_confine_read allocates
+** before it opens). */
 static int push_file(lua_State *L, psol_state *S, const char *real) {
-  psoc_plat_file f;
-  uint64_t size;
-  size_t got = 0;
-  char *buf;
-  int e = psoc_plat_regular_size(real, &size);
-  if (e == 0 && size > (uint64_t)S->limit) {
-    lua_pushliteral(L, "larger than the memory limit");
-    return 0;
-  }
-  if (e == 0) { /* allocate first: a memory error then leaves nothing open */
-    buf = (char *)lua_newuserdata(L, size ? (size_t)size : 1);
-    e = psoc_plat_open_regular(real, &f);
-    if (e == 0) {
-      e = psoc_plat_read(&f, buf, (size_t)size, &got);
-      psoc_plat_close(&f);
-    }
-    if (e == 0) {
-      lua_pushlstring(L, buf, got);
-      lua_remove(L, -2);
-      return 1;
-    }
-    lua_pop(L, 1);
-  }
-  lua_pushstring(L, psoc_plat_strerror(e));
-  return 0;
+  void *buf;
+  size_t got;
+  int top = lua_gettop(L);
+  int e = psoc_confine_read(real, (uint64_t)S->limit, userdata_alloc, L, &buf, &got);
+  if (e == 0) lua_pushlstring(L, (const char *)buf, got);
+  else lua_pushstring(L, psoc_confine_strerror(e));
+  if (lua_gettop(L) > top + 1) lua_remove(L, -2); /* the buffer */
+  return e == 0;
 }
 
 /* ---- the files an evaluation read ----------------------------------------- */
@@ -1558,10 +1381,10 @@ if (PSOL_COMPAT_HAS_UTF8) {
 
 static void state_free(psol_state *S) {
   size_t i;
-  for (i = 0; i < S->root_count; i++) path_free(&S->roots[i]);
+  for (i = 0; i < S->root_count; i++) psoc_confine_root_free(&S->roots[i]);
   free(S->roots);
-  path_free(&S->implicit);
-  path_free(&S->script);
+  psoc_confine_root_free(&S->implicit);
+  psoc_confine_root_free(&S->script);
   free(S);
 }
 
@@ -1607,7 +1430,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     }
     for (i = 0; i < opts->root_count; i++) {
       const char *root = opts->roots[i] ? opts->roots[i] : "(null)";
-      if ((e = path_init_dir(&S->roots[S->root_count], root, S->read_file != NULL)) != 0) {
+      if ((e = psoc_confine_root_init(&S->roots[S->root_count], root, S->read_file != NULL)) != 0) {
         if (err) snprintf(err, errlen, "material root '%s': %s", root, psoc_plat_strerror(e));
         *why = e == ENOMEM ? PSOC_ERR_NOMEM : PSOC_ERR_ARG;
         state_free(S);
@@ -1747,12 +1570,12 @@ static int load_script(lua_State *L, psol_state *S, const char *path) {
   }
   f = (psol_found *)lua_newuserdata(L, sizeof *f);
   f->guard = guard_new(L, S);
-  if ((e = absolute_lexical(path, real)) != 0) {
+  if ((e = psoc_confine_absolute(path, real)) != 0) {
     lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(e));
     return 0;
   }
   r = resolve_confined(S, real, f->real);
-  if (r == RESOLVE_OUTSIDE) {
+  if (r == PSOC_CONFINE_LEAVES) {
     lua_pushfstring(L, "cannot open '%s': outside the material roots", path);
     return 0;
   }
@@ -1803,7 +1626,7 @@ static int run(lua_State *L, const psol_chunk *c, const char *display, int nresu
   S->implicit.shown = S->implicit.real = NULL;
   if (c->path) {
     /* failures surface when loading */
-    path_init_dirname(&S->script, c->path, S->read_file != NULL);
+    psoc_confine_root_init_dirname(&S->script, c->path, S->read_file != NULL);
     if (S->root_count == 0 && S->script.real) {
       S->implicit.shown = dup_str(S->script.shown);
       S->implicit.real = dup_str(S->script.real);
@@ -1813,8 +1636,8 @@ static int run(lua_State *L, const psol_chunk *c, const char *display, int nresu
   lua_pushcfunction(L, run_chunk);
   lua_pushlightuserdata(L, (void *)c);
   status = psol_pcall(L, 1, nresults);
-  path_free(&S->script);
-  path_free(&S->implicit);
+  psoc_confine_root_free(&S->script);
+  psoc_confine_root_free(&S->implicit);
   S->script = saved_script;
   S->implicit = saved_implicit;
   S->chunk = saved_chunk;

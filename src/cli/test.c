@@ -5,20 +5,18 @@
 ** XML file for CI systems (--junit FILE). The last line of the output is
 ** "N passed, N failed" (a comment "# N passed, N failed" under --tap).
 */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lua.h>
 
 #include "cli.h"
+#include "confine.h"
+#include "platform.h"
 #include "pso_test.h"
 #include "psoc.h"
 #include "psol.h"
@@ -190,11 +188,7 @@ static char *dup_or_null(const char *s) {
   return p;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_seconds(void) { return (double)psoc_plat_now_ns() / 1e9; }
 
 static int buf_reserve(text_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 256;
@@ -299,48 +293,18 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-static void join_path(char *out, size_t n, const char *dir, const char *name) {
-  size_t len = strlen(dir);
-  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
-}
-
-static int cmp_path(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* Every *_test.lua under 'dir' (symlinked directories are not followed). */
-static int walk(file_list *l, const char *dir, int depth) {
-  DIR *d;
-  struct dirent *e;
-  file_list names = { 0 };
+/* Every *_test.lua under 'dir' (confine.h: sorted at each level, hidden
+** names skipped, symlinked directories not followed). */
+static int walk(file_list *l, const char *dir) {
+  psoc_confine_paths found = { NULL, 0, 0 };
   size_t i;
-  int rc = 0;
-  if (depth > WALK_DEPTH) return 0;
-  if (!(d = opendir(dir))) {
-    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, strerror(errno));
-    return -1;
+  int rc = 0, e = psoc_confine_list(dir, "_test.lua", NULL, WALK_DEPTH, (size_t)-1, &found);
+  if (e != 0) {
+    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, psoc_plat_strerror(e));
+    rc = -1;
   }
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    if (list_add(&names, e->d_name) != 0) {
-      rc = -1;
-      break;
-    }
-  }
-  closedir(d);
-  if (names.count) qsort(names.items, names.count, sizeof *names.items, cmp_path);
-  for (i = 0; rc == 0 && i < names.count; i++) {
-    char full[4096];
-    struct stat st;
-    join_path(full, sizeof full, dir, names.items[i]);
-    if (lstat(full, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) rc = walk(l, full, depth + 1);
-    else if (ends_with(names.items[i], "_test.lua") && stat(full, &st) == 0 &&
-             S_ISREG(st.st_mode))
-      rc = list_add(l, full);
-  }
-  list_free(&names);
+  for (i = 0; rc == 0 && i < found.count; i++) rc = list_add(l, found.items[i]);
+  psoc_confine_paths_free(&found);
   return rc;
 }
 
@@ -350,13 +314,14 @@ static int find_files(const test_options *o, file_list *files) {
   char **paths = o->path_count ? o->paths : dot;
   int n = o->path_count ? o->path_count : 1;
   for (i = 0; i < n; i++) {
-    struct stat st;
-    if (stat(paths[i], &st) != 0) {
-      fprintf(stderr, "psoc test: %s: %s\n", paths[i], strerror(errno));
+    int kind, e = psoc_plat_stat(paths[i], &kind, NULL);
+    if (e == 0 && kind == PSOC_PLAT_MISSING) e = ENOENT;
+    if (e != 0) {
+      fprintf(stderr, "psoc test: %s: %s\n", paths[i], psoc_plat_strerror(e));
       return CLI_EXIT_USAGE;
     }
-    if (S_ISDIR(st.st_mode)) {
-      if (walk(files, paths[i], 0) != 0) return CLI_EXIT_USAGE;
+    if (kind == PSOC_PLAT_DIR) {
+      if (walk(files, paths[i]) != 0) return CLI_EXIT_USAGE;
     } else if (list_add(files, paths[i]) != 0) {
       fprintf(stderr, "psoc test: out of memory\n");
       return CLI_EXIT_USAGE;
@@ -667,34 +632,26 @@ static void junit_body(FILE *f, const runner *r, double total) {
   fputs("</testsuites>\n", f);
 }
 
-/* What a file that is not a regular file is, for errors. */
-static const char *file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISLNK(mode)) return "a symbolic link";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 /* May the report replace 'path'? Only a regular file (or nothing) that is
 ** not one of the run's test files. */
 static int junit_target_ok(const char *path, const file_list *inputs) {
-  struct stat st, in;
+  psoc_plat_file_id id, in;
   size_t i;
-  if (lstat(path, &st) != 0) {
-    if (errno == ENOENT) return 1;
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
+  int kind, e = psoc_plat_lstat(path, &kind);
+  if (e != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
     return 0;
   }
-  if (!S_ISREG(st.st_mode)) {
+  if (kind == PSOC_PLAT_MISSING) return 1;
+  if (kind != PSOC_PLAT_FILE) {
     fprintf(stderr, "psoc test: --junit '%s' is %s: refusing to replace it with a report "
-                    "(give the name of a new or a regular file)\n", path, file_kind(st.st_mode));
+                    "(give the name of a new or a regular file)\n", path,
+            psoc_plat_kind_name(kind));
     return 0;
   }
+  if (psoc_plat_file_id_of(path, &id) != 0) return 1;
   for (i = 0; inputs && i < inputs->count; i++)
-    if (stat(inputs->items[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino) {
+    if (psoc_plat_file_id_of(inputs->items[i], &in) == 0 && psoc_plat_same_file(&id, &in)) {
       fprintf(stderr, "psoc test: --junit '%s' is the test file '%s' of this run: refusing to "
                       "overwrite it\n", path, inputs->items[i]);
       return 0;
@@ -710,13 +667,14 @@ static int make_parents(const char *path) {
   if (!dir) return -1;
   memcpy(dir, path, n + 1);
   for (i = 1; i < n && rc == 0; i++) {
-    struct stat st;
+    int e;
     if (dir[i] != '/') continue;
     dir[i] = '\0';
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+    if ((e = psoc_plat_mkdir(dir)) != 0) {
+      fprintf(stderr, "psoc test: cannot create the folder '%s' for '%s': %s\n", dir, path,
+              e == ENOTDIR ? "not a directory" : psoc_plat_strerror(e));
       rc = -1;
-    if (rc) fprintf(stderr, "psoc test: cannot create the folder '%s' for '%s': %s\n", dir, path,
-                    errno == EEXIST ? "not a directory" : strerror(errno));
+    }
     dir[i] = '/';
   }
   free(dir);
@@ -727,31 +685,15 @@ static int make_parents(const char *path) {
 ** open the temporary file next to it (renamed over it at the end, so a
 ** reader never sees half a report). */
 static int junit_open(runner *r, const char *path, const file_list *inputs) {
-  size_t n = strlen(path);
-  int fd;
-  mode_t mask;
+  int e;
   if (!junit_target_ok(path, inputs) || make_parents(path) != 0) return -1;
-  r->junit_tmp = malloc(n + 16);
+  r->junit_tmp = malloc(PSOC_PLAT_PATH_MAX);
   if (!r->junit_tmp) {
     fprintf(stderr, "psoc test: out of memory\n");
     return -1;
   }
-  snprintf(r->junit_tmp, n + 16, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(r->junit_tmp);
-  if (fd < 0) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    free(r->junit_tmp);
-    r->junit_tmp = NULL;
-    return -1;
-  }
-  mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask);
-  r->junit = fdopen(fd, "w");
-  if (!r->junit) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    close(fd);
-    unlink(r->junit_tmp);
+  if ((e = psoc_plat_temp_create(path, r->junit_tmp, &r->junit)) != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
     free(r->junit_tmp);
     r->junit_tmp = NULL;
     return -1;
@@ -762,18 +704,18 @@ static int junit_open(runner *r, const char *path, const file_list *inputs) {
 /* Write the report into the temporary file and rename it over 'path'
 ** (checked again: it may have changed while the tests ran). */
 static int junit_finish(runner *r, const char *path, const file_list *inputs, double total) {
-  int rc = 0;
+  int rc = 0, e;
   junit_body(r->junit, r, total);
   if (fflush(r->junit) != 0 || ferror(r->junit)) rc = -1;
   if (fclose(r->junit) != 0) rc = -1;
   r->junit = NULL;
   if (rc != 0) fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
   if (rc == 0 && !junit_target_ok(path, inputs)) rc = -1;
-  if (rc == 0 && rename(r->junit_tmp, path) != 0) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
+  if (rc == 0 && (e = psoc_plat_rename(r->junit_tmp, path)) != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
     rc = -1;
   }
-  if (rc != 0) unlink(r->junit_tmp);
+  if (rc != 0) (void)psoc_plat_remove(r->junit_tmp);
   free(r->junit_tmp);
   r->junit_tmp = NULL;
   return rc;
@@ -987,11 +929,11 @@ static int parse_args(test_options *o, int argc, char **argv) {
       continue;
     }
     if ((r = option_value(arg, "--root", argc, argv, &i, &value)) != 0) {
-      struct stat st;
+      int kind;
       if (r < 0) return CLI_EXIT_USAGE;
       if (o->root_count == MAX_ROOTS)
         return cli_usage_error("test", "too many --root options (at most %d)", MAX_ROOTS);
-      if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode))
+      if (psoc_plat_stat(value, &kind, NULL) != 0 || kind != PSOC_PLAT_DIR)
         return cli_usage_error("test", "--root '%s' is not a directory", value);
       o->roots[o->root_count++] = value;
       continue;

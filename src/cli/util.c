@@ -2,19 +2,15 @@
 ** util.c: file reading, argument helpers and output helpers for the CLI.
 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#ifndef _WIN32
-#include <dirent.h>
-#include <unistd.h>
-#endif
 
 #include "cli.h"
+#include "confine.h"
+#include "platform.h"
 #include "psoc.h"
 
 /* malloc's alignment covers max_align_t, so every buffer it returns can
@@ -30,20 +26,21 @@ static void set_err(char *err, size_t n, const char *what, int code) {
 /* Fail early on directories and on regular files above the limit; returns
 ** a capacity hint (0 when the size is unknown, e.g. a pipe). */
 static int precheck(FILE *f, size_t limit, size_t *hint, char *err, size_t n) {
-  struct stat st;
+  uint64_t size;
+  int kind;
   *hint = 0;
-  if (fstat(fileno(f), &st) != 0) return 0; /* let the read report it */
-  if (S_ISDIR(st.st_mode)) {
+  if (psoc_plat_stream_stat(f, &kind, &size) != 0) return 0; /* let the read report it */
+  if (kind == PSOC_PLAT_DIR) {
     snprintf(err, n, "is a directory");
     return -1;
   }
-  if (S_ISREG(st.st_mode) && st.st_size >= 0) {
-    if ((uintmax_t)st.st_size > (uintmax_t)limit) {
-      snprintf(err, n, "file too large (%jd bytes; the limit is %zu MiB)", (intmax_t)st.st_size,
-               limit / (1024 * 1024));
+  if (kind == PSOC_PLAT_FILE) {
+    if (size > (uint64_t)limit) {
+      snprintf(err, n, "file too large (%llu bytes; the limit is %zu MiB)",
+               (unsigned long long)size, limit / (1024 * 1024));
       return -1;
     }
-    *hint = (size_t)st.st_size;
+    *hint = (size_t)size;
   }
   return 0;
 }
@@ -89,135 +86,113 @@ nomem:
   return -1;
 }
 
-/* "a FIFO", "a directory", ...: what a non-regular file is, for errors. */
-static const char *file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-#ifdef S_ISFIFO
-  if (S_ISFIFO(mode)) return "a FIFO";
-#endif
-#ifdef S_ISCHR
-  if (S_ISCHR(mode)) return "a character device";
-#endif
-#ifdef S_ISBLK
-  if (S_ISBLK(mode)) return "a block device";
-#endif
-#ifdef S_ISSOCK
-  if (S_ISSOCK(mode)) return "a socket";
-#endif
-  return "not a regular file";
-}
-
-static void not_regular(char *err, size_t n, mode_t mode) {
-  if (S_ISDIR(mode)) snprintf(err, n, "is a directory");
-  else snprintf(err, n, "not a regular file (%s)", file_kind(mode));
-}
-
-/* Open 'path' for reading without ever blocking in open() (a FIFO without a
-** writer, a tty), and refuse it unless it is a regular file. */
-static FILE *open_regular(const char *path, char *err, size_t n) {
-  struct stat st;
-  FILE *f;
-#ifdef _WIN32
-  if (stat(path, &st) != 0) {
-    set_err(err, n, "cannot open", errno ? errno : ENOENT);
-    return NULL;
+/* Is 'path' a regular file (symlinks followed)? 0, or -1 with the reason
+** ("cannot open: ...", "is a directory", "not a regular file (a FIFO)"). */
+static int check_regular(const char *path, uint64_t *size, char *err, size_t n) {
+  int kind, e = psoc_plat_stat(path, &kind, size);
+  if (e == 0 && kind == PSOC_PLAT_MISSING) e = ENOENT;
+  if (e != 0) {
+    set_err(err, n, "cannot open", e);
+    return -1;
   }
-  if (!S_ISREG(st.st_mode)) {
-    not_regular(err, n, st.st_mode);
-    return NULL;
+  if (kind == PSOC_PLAT_DIR) {
+    snprintf(err, n, "is a directory");
+    return -1;
   }
-  f = fopen(path, "rb");
-  if (!f) set_err(err, n, "cannot open", errno ? errno : ENOENT);
-  return f;
-#else
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
-  if (fd < 0) {
-    set_err(err, n, "cannot open", errno ? errno : ENOENT);
-    return NULL;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (fstat(fd, &st) != 0) set_err(err, n, "cannot open", errno ? errno : EIO);
-    else not_regular(err, n, st.st_mode);
-    close(fd);
-    return NULL;
-  }
-  f = fdopen(fd, "rb");
-  if (!f) {
-    set_err(err, n, "cannot open", errno ? errno : EIO);
-    close(fd);
-  }
-  return f;
-#endif
-}
-
-#ifdef _WIN32
-int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
-                        size_t n) {
-  (void)path, (void)inputs, (void)input_count;
-  snprintf(err, n, "an output file is not supported on this platform; redirect stdout");
-  return -1;
-}
-#else
-/* Is the file behind 'st' one of 'inputs' (by device and inode)? */
-static int is_input(const struct stat *st, char *const *inputs, size_t input_count) {
-  size_t i;
-  for (i = 0; i < input_count; i++) {
-    struct stat in;
-    if (strcmp(inputs[i], "-") == 0 || stat(inputs[i], &in) != 0) continue;
-    if (in.st_dev == st->st_dev && in.st_ino == st->st_ino) return 1;
+  if (kind != PSOC_PLAT_FILE) {
+    snprintf(err, n, "not a regular file (%s)", psoc_plat_kind_name(kind));
+    return -1;
   }
   return 0;
 }
 
+static void *malloc_fn(void *ud, size_t size) {
+  (void)ud;
+  return malloc(size);
+}
+
+/* Read the regular file 'path' whole, without ever blocking (confine.h). */
+static int read_named(const char *path, size_t limit, cli_file *out, char *err, size_t n) {
+  uint64_t size;
+  void *data;
+  int e;
+  if (check_regular(path, &size, err, n) != 0) return -1;
+  if (size > (uint64_t)limit) {
+    snprintf(err, n, "file too large (%llu bytes; the limit is %zu MiB)", (unsigned long long)size,
+             limit / (1024 * 1024));
+    return -1;
+  }
+  e = psoc_confine_read(path, (uint64_t)limit, malloc_fn, NULL, &data, &out->size);
+  out->data = (unsigned char *)data;
+  if (e == PSOC_PLAT_ENOTREG) snprintf(err, n, "not a regular file");
+  else if (e == ENOMEM) snprintf(err, n, "out of memory");
+  else if (e != 0) set_err(err, n, "cannot open", e);
+  return e == 0 ? 0 : -1;
+}
+
+typedef struct inputs_of_run {
+  char *const *paths;
+  size_t count;
+} inputs_of_run;
+
+/* Is the file 'id' none of the inputs of the run? */
+static int not_an_input(void *ud, const psoc_plat_file_id *id) {
+  const inputs_of_run *in = (const inputs_of_run *)ud;
+  size_t i;
+  for (i = 0; i < in->count; i++) {
+    psoc_plat_file_id other;
+    if (strcmp(in->paths[i], "-") == 0 || psoc_plat_file_id_of(in->paths[i], &other) != 0) continue;
+    if (psoc_plat_same_file(id, &other)) return 0;
+  }
+  return 1;
+}
+
 int cli_redirect_stdout(const char *path, char *const *inputs, size_t input_count, char *err,
                         size_t n) {
-  struct stat st;
-  int fd, flags;
-  if (lstat(path, &st) == 0) {
-    if (S_ISLNK(st.st_mode)) {
+  inputs_of_run in;
+  psoc_plat_file_id id;
+  int kind, e;
+  in.paths = inputs;
+  in.count = input_count;
+  if (psoc_plat_lstat(path, &kind) == 0 && kind != PSOC_PLAT_MISSING) {
+    if (kind == PSOC_PLAT_LINK) {
       snprintf(err, n, "refusing to write %s: it is a symbolic link (only a regular file is "
                "replaced)", path);
       return -1;
     }
-    if (!S_ISREG(st.st_mode)) {
+    if (kind != PSOC_PLAT_FILE) {
       snprintf(err, n, "refusing to write %s: it is %s (only a regular file is replaced)", path,
-               file_kind(st.st_mode));
+               psoc_plat_kind_name(kind));
       return -1;
     }
-    if (is_input(&st, inputs, input_count)) {
+    if (psoc_plat_file_id_of(path, &id) == 0 && !not_an_input(&in, &id)) {
       snprintf(err, n, "refusing to write %s: it is an input of this run", path);
       return -1;
     }
   }
-  /* no truncation yet: the file opened may not be the one checked above */
-  fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0666);
-  if (fd < 0) {
-    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
-    return -1;
-  }
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || is_input(&st, inputs, input_count)) {
+  e = psoc_plat_redirect_stdout(path, not_an_input, &in);
+  if (e == PSOC_PLAT_ENOTREG || e == PSOC_PLAT_EREFUSED) {
     snprintf(err, n, "refusing to write %s: it is not a regular file of its own", path);
-    close(fd);
     return -1;
   }
-  flags = fcntl(fd, F_GETFL);
-  if ((flags >= 0 && fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) || ftruncate(fd, 0) != 0 ||
-      fflush(stdout) != 0 || dup2(fd, STDOUT_FILENO) < 0) {
-    snprintf(err, n, "cannot write %s: %s", path, strerror(errno));
-    close(fd);
+  if (e != 0) {
+    snprintf(err, n, "cannot write %s: %s", path, psoc_plat_strerror(e));
     return -1;
   }
-  close(fd);
   return 0;
 }
-#endif
 
 int cli_check_regular(const char *path, char *err, size_t err_size) {
-  FILE *f;
-  errno = 0;
-  f = open_regular(path, err, err_size);
-  if (!f) return -1;
-  fclose(f);
+  psoc_plat_file f;
+  uint64_t size;
+  int e;
+  if (check_regular(path, &size, err, err_size) != 0) return -1;
+  if ((e = psoc_plat_open_regular(path, &f)) != 0) {
+    if (e == PSOC_PLAT_ENOTREG) snprintf(err, err_size, "not a regular file");
+    else set_err(err, err_size, "cannot open", e);
+    return -1;
+  }
+  psoc_plat_close(&f);
   return 0;
 }
 
@@ -229,11 +204,13 @@ int cli_read_file(const char *path, size_t limit, cli_file *out, char *err, size
   out->data = NULL;
   out->size = 0;
   errno = 0;
-  f = is_stdin ? stdin : open_regular(path, err, err_size);
-  if (!f) return -1;
-  rc = precheck(f, limit, &hint, err, err_size);
-  if (rc == 0) rc = read_all(f, limit, hint, out, err, err_size);
-  if (!is_stdin) fclose(f);
+  if (!is_stdin) {
+    rc = read_named(path, limit, out, err, err_size);
+  } else {
+    f = stdin;
+    rc = precheck(f, limit, &hint, err, err_size);
+    if (rc == 0) rc = read_all(f, limit, hint, out, err, err_size);
+  }
   if (rc != 0) cli_file_free(out);
   return rc;
 }
@@ -271,82 +248,34 @@ void cli_paths_free(cli_paths *l) {
   memset(l, 0, sizeof *l);
 }
 
-static int ends_with(const char *s, const char *suffix) {
-  size_t n = strlen(s), m = strlen(suffix);
-  return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 #define WALK_DEPTH 32
 
-#ifdef _WIN32
-static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
-                size_t n) {
-  (void)l, (void)root, (void)depth;
-  snprintf(err, n, "%s: directories are not supported on this platform", dir);
-  return -1;
-}
-#else
-/* Append every '*.lua' under 'dir' that is not '*_test.lua', sorted by name
-** at each level, hidden entries skipped, symlinked folders not followed. */
-static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
-                size_t n) {
-  DIR *d;
-  struct dirent *e;
-  char **names = NULL;
-  size_t count = 0, cap = 0, i;
-  int rc = 0;
-  if (depth > WALK_DEPTH) return 0;
-  if (!(d = opendir(dir))) {
-    snprintf(err, n, "%s: cannot read the folder: %s", dir, strerror(errno));
-    return -1;
-  }
-  while ((e = readdir(d)) != NULL) {
-    size_t len = strlen(e->d_name) + 1;
-    if (e->d_name[0] == '.') continue;
-    if (count == cap) {
-      char **p = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *p);
-      if (!p) break;
-      names = p;
-    }
-    if (!(names[count] = malloc(len))) break;
-    memcpy(names[count++], e->d_name, len);
-  }
-  closedir(d);
-  if (e != NULL) {
-    snprintf(err, n, "out of memory");
-    rc = -1;
-  }
-  if (count) qsort(names, count, sizeof *names, cmp_names);
-  for (i = 0; rc == 0 && i < count; i++) {
-    char full[4096];
-    struct stat st;
-    size_t dl = strlen(dir);
-    snprintf(full, sizeof full, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
-    if (lstat(full, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) rc = walk(l, full, root, depth + 1, err, n);
-    else if (ends_with(names[i], ".lua") && !ends_with(names[i], "_test.lua") &&
-             cli_paths_add(l, full, root) != 0) {
+/* Append every '*.lua' under 'dir' that is not '*_test.lua' (confine.h:
+** sorted by name at each level, hidden entries skipped, symlinked folders
+** not followed, regular files only). */
+static int walk(cli_paths *l, const char *dir, const char *root, char *err, size_t n) {
+  psoc_confine_paths found = { NULL, 0, 0 };
+  size_t i;
+  int e = psoc_confine_list(dir, ".lua", "_test.lua", WALK_DEPTH, (size_t)-1, &found);
+  if (e == ENOMEM) snprintf(err, n, "out of memory");
+  else if (e != 0) snprintf(err, n, "%s: cannot read the folder: %s", dir, psoc_plat_strerror(e));
+  for (i = 0; e == 0 && i < found.count; i++)
+    if (cli_paths_add(l, found.items[i], root) != 0) {
       snprintf(err, n, "out of memory");
-      rc = -1;
+      e = ENOMEM;
     }
-  }
-  for (i = 0; i < count; i++) free(names[i]);
-  free(names);
-  return rc;
+  psoc_confine_paths_free(&found);
+  return e == 0 ? 0 : -1;
 }
-#endif
 
 int cli_collect_scripts(cli_paths *l, char **args, int count, char *err, size_t n) {
   int i;
   for (i = 0; i < count; i++) {
-    struct stat st;
+    int kind = PSOC_PLAT_MISSING;
     size_t before = l->count;
-    if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-      if (walk(l, args[i], args[i], 0, err, n) != 0) return -1;
+    if (strcmp(args[i], "-") != 0 && psoc_plat_stat(args[i], &kind, NULL) == 0 &&
+        kind == PSOC_PLAT_DIR) {
+      if (walk(l, args[i], args[i], err, n) != 0) return -1;
       if (l->count == before) {
         snprintf(err, n, "%s: no material scripts (*.lua, not *_test.lua) in the folder",
                  args[i]);

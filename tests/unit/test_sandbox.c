@@ -821,5 +821,6 @@ Suite *suite_sandbox(void) {
   tcase_add_test(tc, test_result_alloc_sizes);
   suite_add_tcase(s, tc);
   sandbox_limit_cases(s);
+  sandbox_confine_cases(s);
   return s;
 }

@@ -31,5 +31,7 @@ size_t alloc_failure_sweep(const char *src, size_t max, size_t pipelines);
 
 /* test_sandbox_limits.c: runaways, charges, memory, print cap, files. */
 void sandbox_limit_cases(Suite *s);
+/* test_sandbox_confine.c: src/confine.h and the platform calls under it. */
+void sandbox_confine_cases(Suite *s);
 
 #endif

@@ -1,0 +1,282 @@
+/*
+** confine.c: file confinement (confine.h): roots, the inside test,
+** component-wise resolution, reading regular files and sorted directory
+** listings. All OS calls go through platform.h.
+*/
+#include "confine.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *p = (char *)malloc(n);
+  if (p) memcpy(p, s, n);
+  return p;
+}
+
+/* The next component of the path at *p ("" at the end), its length in
+** *len; *p moves past it. */
+static const char *next_component(const char **p, size_t *len) {
+  const char *c = *p, *end;
+  while (*c == '/') c++;
+  end = strchr(c, '/');
+  if (!end) end = c + strlen(c);
+  *len = (size_t)(end - c);
+  *p = end;
+  return c;
+}
+
+/* Drop the last component of out[0..*rl) (lexical ".."). */
+static void drop_component(char *out, size_t *rl) {
+  while (*rl > 0 && out[*rl - 1] != '/') (*rl)--;
+  if (*rl > 0) (*rl)--;
+  out[*rl] = '\0';
+}
+
+int psoc_confine_absolute(const char *path, char *out) {
+  char cwd[PSOC_CONFINE_PATH_MAX], joined[2 * PSOC_CONFINE_PATH_MAX];
+  const char *p = joined;
+  size_t rl = 0;
+  int e;
+  if (path[0] == '/') {
+    if (strlen(path) >= sizeof joined) return ENAMETOOLONG;
+    memcpy(joined, path, strlen(path) + 1);
+  } else {
+    if ((e = psoc_plat_realpath(".", cwd)) != 0) return e;
+    size_t cl = strlen(cwd), pl = strlen(path);
+    if (cl + 1 + pl >= sizeof joined) return ENAMETOOLONG;
+    memcpy(joined, cwd, cl + 1);
+    joined[cl] = '/';
+    memcpy(joined + cl + 1, path, pl + 1);
+  }
+  for (;;) {
+    size_t cl;
+    const char *c = next_component(&p, &cl);
+    if (cl == 0) break;
+    if (cl == 2 && c[0] == '.' && c[1] == '.') {
+      drop_component(out, &rl);
+    } else if (!(cl == 1 && c[0] == '.')) {
+      if (rl + 1 + cl >= PSOC_CONFINE_PATH_MAX) return ENAMETOOLONG;
+      out[rl++] = '/';
+      memcpy(out + rl, c, cl);
+      rl += cl;
+    }
+  }
+  if (rl == 0) out[rl++] = '/';
+  out[rl] = '\0';
+  return 0;
+}
+
+void psoc_confine_root_free(psoc_confine_root *root) {
+  free(root->shown);
+  free(root->real);
+  root->shown = root->real = NULL;
+}
+
+int psoc_confine_root_init(psoc_confine_root *root, const char *dir, int virtual) {
+  char buf[PSOC_CONFINE_PATH_MAX];
+  int e;
+  root->shown = root->real = NULL;
+  e = psoc_plat_realpath(dir, buf);
+  if ((e == ENOENT || e == ENOTDIR) && virtual) e = psoc_confine_absolute(dir, buf);
+  else if (e == 0) e = psoc_plat_is_dir(buf);
+  if (e != 0) return e;
+  root->shown = dup_str(dir);
+  root->real = dup_str(buf);
+  if (!root->shown || !root->real) {
+    psoc_confine_root_free(root);
+    return ENOMEM;
+  }
+  return 0;
+}
+
+int psoc_confine_root_init_dirname(psoc_confine_root *root, const char *path, int virtual) {
+  const char *slash = strrchr(path, '/');
+  char dir[PSOC_CONFINE_PATH_MAX];
+  size_t n;
+  if (!slash) return psoc_confine_root_init(root, ".", virtual);
+  n = slash == path ? 1 : (size_t)(slash - path);
+  if (n >= sizeof dir) return ENAMETOOLONG;
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  return psoc_confine_root_init(root, dir, virtual);
+}
+
+int psoc_confine_inside(const char *real, const char *root) {
+  size_t n = strlen(root);
+  if (n == 1 && root[0] == '/') return 1;
+  return strncmp(real, root, n) == 0 && (real[n] == '/' || real[n] == '\0');
+}
+
+int psoc_confine_place(const psoc_confine_root *roots, size_t count, const char *real) {
+  size_t i;
+  int above = 0;
+  const char *r = real[0] ? real : "/";
+  for (i = 0; i < count; i++) {
+    if (!roots[i].real) continue;
+    if (psoc_confine_inside(r, roots[i].real)) return PSOC_CONFINE_INSIDE;
+    if (psoc_confine_inside(roots[i].real, r)) above = 1;
+  }
+  return above ? PSOC_CONFINE_ABOVE : PSOC_CONFINE_OUTSIDE;
+}
+
+void psoc_confine_join(char *out, size_t n, const char *dir, const char *name) {
+  size_t len = strlen(dir);
+  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
+  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
+}
+
+int psoc_confine_resolve(const psoc_confine_root *roots, size_t count, const char *path,
+                         char *out) {
+  char pending[2 * PSOC_CONFINE_PATH_MAX], target[PSOC_CONFINE_PATH_MAX];
+  const char *p;
+  size_t rl = 0, n;
+  int links = 0, missing = 0, kind, e;
+  n = strlen(path);
+  if (n >= sizeof pending) return ENAMETOOLONG;
+  memcpy(pending, path, n + 1);
+  p = pending;
+  out[0] = '\0';
+  for (;;) {
+    size_t cl;
+    const char *c = next_component(&p, &cl);
+    if (cl == 0) break;
+    if (cl == 1 && c[0] == '.') continue;
+    if (cl == 2 && c[0] == '.' && c[1] == '.') { /* out holds no symlinks: lexical is real */
+      drop_component(out, &rl);
+      continue;
+    }
+    if (rl + 1 + cl >= PSOC_CONFINE_PATH_MAX) return ENAMETOOLONG;
+    out[rl++] = '/';
+    memcpy(out + rl, c, cl);
+    rl += cl;
+    out[rl] = '\0';
+    if (missing) continue;
+    switch (psoc_confine_place(roots, count, out)) {
+    case PSOC_CONFINE_OUTSIDE: return PSOC_CONFINE_LEAVES;
+    case PSOC_CONFINE_ABOVE: continue; /* a real directory above a root */
+    default: break;
+    }
+    if ((e = psoc_plat_lstat(out, &kind)) != 0) return e;
+    if (kind == PSOC_PLAT_MISSING) {
+      missing = 1;
+      continue;
+    }
+    if (kind != PSOC_PLAT_LINK) continue;
+    if (++links > 40) return ELOOP;
+    if ((e = psoc_plat_readlink(out, target, sizeof target)) != 0) return e;
+    /* pending = target + the rest */
+    n = strlen(target);
+    if (n + 1 + strlen(p) >= sizeof pending) return ENAMETOOLONG;
+    memmove(pending + n + 1, p, strlen(p) + 1);
+    memcpy(pending, target, n);
+    pending[n] = '/';
+    p = pending;
+    if (target[0] == '/') rl = 0;
+    else
+      while (rl > 0 && out[--rl] != '/') {
+      }
+    out[rl] = '\0';
+  }
+  if (rl == 0) {
+    out[0] = '/';
+    out[1] = '\0';
+  }
+  if (psoc_confine_place(roots, count, out) != PSOC_CONFINE_INSIDE) return PSOC_CONFINE_LEAVES;
+  return missing ? PSOC_CONFINE_MISSING : PSOC_CONFINE_FOUND;
+}
+
+int psoc_confine_read(const char *path, uint64_t limit, void *(*alloc)(void *ud, size_t size),
+                      void *ud, void **data, size_t *size) {
+  psoc_plat_file f;
+  uint64_t want;
+  void *buf;
+  int e;
+  *data = NULL;
+  *size = 0;
+  if ((e = psoc_plat_regular_size(path, &want)) != 0) return e;
+  if (want > limit || want > (uint64_t)(size_t)-1 - 1) return PSOC_CONFINE_TOO_LARGE;
+  buf = alloc(ud, want ? (size_t)want : 1); /* first: nothing is open if it raises */
+  if (!buf) return ENOMEM;
+  *data = buf;
+  if ((e = psoc_plat_open_regular(path, &f)) != 0) return e;
+  e = psoc_plat_read(&f, buf, (size_t)want, size);
+  psoc_plat_close(&f);
+  return e;
+}
+
+const char *psoc_confine_strerror(int e) {
+  if (e == PSOC_CONFINE_TOO_LARGE) return "larger than the memory limit";
+  if (e == PSOC_CONFINE_LEAVES) return "outside the material roots";
+  return psoc_plat_strerror(e);
+}
+
+void psoc_confine_paths_free(psoc_confine_paths *paths) {
+  size_t i;
+  for (i = 0; i < paths->count; i++) free(paths->items[i]);
+  free(paths->items);
+  memset(paths, 0, sizeof *paths);
+}
+
+static int paths_add(psoc_confine_paths *l, const char *path) {
+  char *copy;
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    char **p = (char **)realloc(l->items, cap * sizeof *p);
+    if (!p) return ENOMEM;
+    l->items = p;
+    l->cap = cap;
+  }
+  if (!(copy = dup_str(path))) return ENOMEM;
+  l->items[l->count++] = copy;
+  return 0;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static int cmp_names(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_dir(const char *dir, const char *suffix, const char *exclude, int depth,
+                    size_t max, psoc_confine_paths *out) {
+  psoc_confine_paths names = { NULL, 0, 0 };
+  psoc_plat_dir *d;
+  const char *name;
+  size_t i;
+  int e;
+  if ((e = psoc_plat_dir_open(dir, &d)) != 0) return e;
+  while ((e = psoc_plat_dir_next(d, &name)) == 0 && name)
+    if (name[0] != '.' && (e = paths_add(&names, name)) != 0) break;
+  psoc_plat_dir_close(d);
+  if (e == 0 && names.count) qsort(names.items, names.count, sizeof *names.items, cmp_names);
+  for (i = 0; e == 0 && i < names.count; i++) {
+    char full[PSOC_CONFINE_PATH_MAX];
+    int kind;
+    uint64_t size;
+    psoc_confine_join(full, sizeof full, dir, names.items[i]);
+    if (psoc_plat_lstat(full, &kind) != 0) continue;
+    if (kind == PSOC_PLAT_DIR) {
+      int r = depth > 0 ? list_dir(full, suffix, exclude, depth - 1, max, out) : 0;
+      if (r == ENOMEM || r == E2BIG) e = r; /* a folder that cannot be read is skipped */
+    } else if (ends_with(names.items[i], suffix) &&
+               !(exclude && ends_with(names.items[i], exclude)) &&
+               psoc_plat_regular_size(full, &size) == 0) {
+      if (out->count == max) e = E2BIG;
+      else e = paths_add(out, full);
+    }
+  }
+  psoc_confine_paths_free(&names);
+  return e;
+}
+
+int psoc_confine_list(const char *dir, const char *suffix, const char *exclude, int depth_max,
+                      size_t max, psoc_confine_paths *out) {
+  return list_dir(dir, suffix, exclude, depth_max, max, out);
+}
