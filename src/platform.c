@@ -651,11 +651,19 @@ typedef struct scan_ctx {
 
 } scan_ctx;
 
-static void watch_report(scan_ctx *c, const char *name) {
+static void watch_report(scan_ctx *c, const char *name, int flags) {
   char full[PSOC_PLAT_PATH_MAX];
   if ((size_t)snprintf(full, sizeof full, "%s/%s", c->d->path, name) >= sizeof full) return;
-  if (c->fn) c->fn(c->ud, full, 0);
+  if (c->fn) c->fn(c->ud, full, flags);
   c->reported++;
+}
+
+/* Poll backend: an empty file modified just now is most likely truncated
+** and about to be written (truncate-then-write): say so. */
+static int scan_flags(const scan_ctx *c, const psoc_plat_stat_sig *sig) {
+  return sig->kind == PSOC_PLAT_FILE && sig->size == 0 && sig->mtime_ns >= c->recent_ns
+             ? PSOC_PLAT_WATCH_WRITING
+             : 0;
 }
 
 static int sig_equal(const psoc_plat_stat_sig *a, const psoc_plat_stat_sig *b) {
@@ -692,14 +700,14 @@ static int scan_entry(void *ud, const char *name, int kind) {
     e->sig = sig;
     e->seen = 1;
     d->count++;
-    if (!c->initial) watch_report(c, name);
+    if (!c->initial) watch_report(c, name, scan_flags(c, &sig));
     return 0;
   }
   d->entries[i].seen = 1;
   if (!sig_equal(&d->entries[i].sig, &sig) ||
       (sig.kind == PSOC_PLAT_FILE && sig.mtime_ns >= c->recent_ns)) {
     d->entries[i].sig = sig;
-    if (!c->initial) watch_report(c, name);
+    if (!c->initial) watch_report(c, name, scan_flags(c, &sig));
   }
   return 0;
 }
@@ -726,7 +734,7 @@ static int scan_dir(psoc_plat_watch *w, watch_dir *d, int initial,
   if (psoc_plat_list_dir(d->path, scan_entry, &c) == ENOMEM) return -ENOMEM;
   for (i = j = 0; i < d->count; i++) { /* what is gone */
     if (!d->entries[i].seen) {
-      if (!c.initial) watch_report(&c, d->entries[i].name);
+      if (!c.initial) watch_report(&c, d->entries[i].name, 0);
       free(d->entries[i].name);
       continue;
     }

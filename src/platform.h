@@ -248,10 +248,10 @@ int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir);
 /* Wait up to timeout_ms (0: do not block) for changes and call
 ** fn(ud, path, flags) for each, in order; returns the number of paths
 ** reported, 0 on timeout or after psoc_plat_watch_wake, or -errno. One
-** thread at a time. flags: PSOC_PLAT_WATCH_WRITING when the native backend
-** saw the file written and not yet closed (more is likely to come: a
-** truncate-then-write save), 0 otherwise (closed, renamed, deleted,
-** attributes, or any report of the poll backend). */
+** thread at a time. flags: PSOC_PLAT_WATCH_WRITING when more is likely to
+** come (a truncate-then-write save): the native backend saw the file
+** written and not yet closed, the poll backend sees it empty and just
+** modified; 0 otherwise (closed, renamed, deleted, attributes). */
 #define PSOC_PLAT_WATCH_WRITING 1
 int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
                          void (*fn)(void *ud, const char *path, int flags), void *ud);

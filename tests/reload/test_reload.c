@@ -338,7 +338,16 @@ START_TEST(test_edit_save_touch) {
   /* the same bytes again (a touch): a batch, no evaluation, no event */
   mark(&t);
   stats(&t, &s0);
-  material(&t.dir, "b.lua", "b", "s.vs", 1); /* a pure touch */
+  {
+    /* a pure touch: the same bytes written over in place */
+    char text[1024];
+    snprintf(text, sizeof text,
+             "local pso = require \"pso\"\n"
+             "return pso.graphics { name = \"%s\", vs = pso.shader \"%s\",\n"
+             "  render_targets = { \"R8G8B8A8_UNORM\" }, sample_desc = { count = %d } }\n",
+             "b", "s.vs", 1);
+    put_inplace(&t.dir, "b.lua", text);
+  }
   sync(&t);
   stats(&t, &s1);
   drain(&t);
@@ -909,6 +918,17 @@ END_TEST
 
 /* The platform watcher alone: both backends report a write, a rename and
 ** a delete in a watched folder; wake interrupts a wait. */
+typedef struct seen_flags {
+  int writing, done;
+} seen_flags;
+
+static void note_flags(void *ud, const char *path, int flags) {
+  seen_flags *f = (seen_flags *)ud;
+  if (!strstr(path, "/g.txt")) return;
+  if (flags & PSOC_PLAT_WATCH_WRITING) f->writing++;
+  else f->done++;
+}
+
 START_TEST(test_platform_watch) {
   psoc_plat_watch *w;
   tdir d;
@@ -930,6 +950,28 @@ START_TEST(test_platform_watch) {
   t0 = psoc_plat_now_ns();
   ck_assert_int_eq(psoc_plat_watch_wait(w, 5000, NULL, NULL), 0);
   ck_assert_uint_lt(psoc_plat_now_ns() - t0, 2000000000u);
+  /* a file being written: native sees it open (WRITING), then closed; the
+  ** poll backend sees an empty, just-modified file as WRITING */
+  {
+    char p[1024];
+    FILE *f;
+    seen_flags sf;
+    memset(&sf, 0, sizeof sf);
+    pathf(p, sizeof p, &d, "g.txt");
+    f = fopen(p, "wb");
+    ck_assert_ptr_nonnull(f);
+    if (_i == 0) {
+      ck_assert_int_eq(fputs("partial", f) >= 0, 1);
+      ck_assert_int_eq(fflush(f), 0);
+    }
+    for (k = 0; k < 100 && !sf.writing; k++) psoc_plat_watch_wait(w, 100, note_flags, &sf);
+    ck_assert_int_gt(sf.writing, 0);
+    ck_assert_int_eq(fclose(f), 0);
+    if (_i == 0) {
+      for (k = 0; k < 100 && !sf.done; k++) psoc_plat_watch_wait(w, 100, note_flags, &sf);
+      ck_assert_int_gt(sf.done, 0); /* the close */
+    }
+  }
   psoc_plat_watch_close(w);
   rm_rf(d.path);
 }
