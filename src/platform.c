@@ -239,8 +239,7 @@ int psoc_plat_temp_create(const char *path, char *out, FILE **f) {
   int fd;
   *f = NULL;
   if (n + sizeof ".tmp.XXXXXX" > PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
-  memcpy(out, path, n);
-  memcpy(out + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  snprintf(out, PSOC_PLAT_PATH_MAX, "%s.tmp.XXXXXX", path);
   fd = mkstemp(out);
   if (fd < 0) return errno ? errno : EIO;
   mask = umask(0);

@@ -19,6 +19,7 @@
 #include "platform.h"
 #include "pso_module.h"
 #include "psol.h"
+#include "sandbox_match.h"
 #include "xxh.h"
 
 #define PSOL_HOOK_STEP 100           /* instructions between count hooks */
@@ -266,10 +267,7 @@ static void psol_hook(lua_State *L, lua_Debug *ar) {
 /* Charge 'cost' instructions for work done in C (the pattern matcher in
 ** sandbox_match.c, table and utf8 functions); raises when the budget is
 ** spent or the clock has run out. */
-void psol_charge(lua_State *L, uint64_t cost);
-void psol_match_install(lua_State *L, int idx);
-
-void psol_charge(lua_State *L, uint64_t cost) {
+static void psol_charge(lua_State *L, uint64_t cost) {
   psol_state *S = state_of(L);
   if (S->depth == 0) return; /* not in a sandboxed call */
   if (!limit_hit(S)) {
@@ -1341,7 +1339,7 @@ if (PSOL_COMPAT_HAS_LOADSTRING) {
   lua_getfield(L, -1, "rep");
   lua_pushcclosure(L, sb_string_rep, 1);
   lua_setfield(L, -2, "rep");
-  psol_match_install(L, -1); /* find, match, gmatch, gsub with a step budget */
+  psol_match_install(L, -1, psol_charge); /* find, match, gmatch, gsub with a step budget */
   lua_pop(L, 1);
   lua_getglobal(L, LUA_TABLIBNAME);
   own_function(L, "table", "insert", sb_table_insert);

@@ -4,8 +4,9 @@
 ** hook fires: ("a"):rep(3000):find(".-.-.-b") runs for hours. This is the
 ** matcher of Lua 5.4's lstrlib.c (Copyright (C) 1994-2022 Lua.org,
 ** PUC-Rio, MIT license), with one change: every PSOL_MATCH_TICK steps it
-** calls psol_charge (sandbox.c), which charges the steps to the
-** instruction budget and raises an error when it is spent. Plain searches
+** calls the charge function psol_match_install was given (the sandbox's
+** charges the steps to the instruction budget and raises an error when it
+** is spent). Plain searches
 ** are charged by the bytes they scan and by each candidate's comparison,
 ** back-references by the bytes they compare and [sets] by their length at
 ** every position they are tried. Patterns follow Lua 5.4's rules in
@@ -20,6 +21,7 @@
 #include <lua.h>
 
 #include "compat.h"
+#include "sandbox_match.h"
 
 #define PSOL_MATCH_TICK 1024u /* steps between calls of the tick function */
 
@@ -32,16 +34,31 @@
 #define CAP_UNFINISHED (-1)
 #define CAP_POSITION (-2)
 
-/* sandbox.c: charge 'cost' to the instruction budget (may raise). */
-void psol_charge(lua_State *L, uint64_t cost);
-/* Replace find, match, gmatch and gsub in the string library at 'idx'. */
-void psol_match_install(lua_State *L, int idx);
+/* Registry key of a userdata holding the charge function. */
+static const char charge_key = 'c';
+
+static void no_charge(lua_State *L, uint64_t cost) {
+  (void)L;
+  (void)cost;
+}
+
+/* The charge function installed in L's registry (raw access: no
+** allocation, nothing raised). */
+static psol_charge_fn charge_of(lua_State *L) {
+  const psol_charge_fn *f;
+  lua_pushlightuserdata(L, (void *)&charge_key);
+  lua_rawget(L, LUA_REGISTRYINDEX);
+  f = (const psol_charge_fn *)lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return f && *f ? *f : no_charge;
+}
 
 typedef struct MatchState {
   const char *src_init;
   const char *src_end;
   const char *p_end;
   lua_State *L;
+  psol_charge_fn charge;
   int matchdepth;
   unsigned char level;
   size_t steps;
@@ -57,7 +74,7 @@ static void steps(MatchState *ms, size_t n) {
   if (ms->steps >= PSOL_MATCH_TICK) {
     size_t due = ms->steps;
     ms->steps = 0;
-    psol_charge(ms->L, (uint64_t)due);
+    ms->charge(ms->L, (uint64_t)due);
   }
 }
 
@@ -395,6 +412,7 @@ static int nospecials(const char *p, size_t l) {
 ** and every candidate's comparison (a long needle costs its length at
 ** each place its first byte occurs). */
 static const char *lmemfind(lua_State *L, const char *s1, size_t l1, const char *s2, size_t l2) {
+  psol_charge_fn charge = charge_of(L);
   uint64_t due = 1;
   if (l2 == 0) return s1; /* empty strings are everywhere */
   else if (l2 > l1) return NULL; /* avoids a negative 'l1' */
@@ -405,18 +423,18 @@ static const char *lmemfind(lua_State *L, const char *s1, size_t l1, const char 
     while (l1 > 0 && (init = (const char *)memchr(s1, *s2, l1)) != NULL) {
       due += 1 + (((size_t)(init - s1) + l2) >> 4);
       if (due >= PSOL_MATCH_TICK) {
-        psol_charge(L, due);
+        charge(L, due);
         due = 0;
       }
       init++; /* 1st char is already checked */
       if (memcmp(init, s2 + 1, l2) == 0) {
-        psol_charge(L, due);
+        charge(L, due);
         return init - 1;
       }
       l1 -= (size_t)(init - s1); /* correct 'l1' and 's1' to try again */
       s1 = init;
     }
-    psol_charge(L, due + (l1 >> 4));
+    charge(L, due + (l1 >> 4));
     return NULL; /* not found */
   }
 }
@@ -424,6 +442,7 @@ static const char *lmemfind(lua_State *L, const char *s1, size_t l1, const char 
 static void prepstate(MatchState *ms, lua_State *L, const char *s, size_t ls, const char *p,
                       size_t lp) {
   ms->L = L;
+  ms->charge = charge_of(L);
   ms->matchdepth = MAXCCALLS;
   ms->src_init = s;
   ms->src_end = s + ls;
@@ -631,13 +650,18 @@ static int str_gsub(lua_State *L) {
   return 2;
 }
 
-void psol_match_install(lua_State *L, int idx) {
+void psol_match_install(lua_State *L, int idx, psol_charge_fn charge) {
   static const luaL_Reg funcs[] = {
     { "find", str_find }, { "match", str_match }, { "gmatch", gmatch }, { "gsub", str_gsub },
     { NULL, NULL }
   };
   const luaL_Reg *r;
+  psol_charge_fn *slot;
   idx = lua_absindex(L, idx);
+  lua_pushlightuserdata(L, (void *)&charge_key);
+  slot = (psol_charge_fn *)lua_newuserdata(L, sizeof *slot);
+  *slot = charge;
+  lua_rawset(L, LUA_REGISTRYINDEX);
   for (r = funcs; r->name; r++) {
     lua_pushcfunction(L, r->func);
     lua_setfield(L, idx, r->name);

@@ -447,6 +447,35 @@ static void eval_options(psol_options *o, sink *log, size_t size) {
   o->check_flags = eval_flags(size);
 }
 
+/* The embedding API's report (psol.h): every diagnostic well formed, at
+** least one error when the evaluation failed and none when it succeeded;
+** files listed once each, inside nothing but what was read. */
+static void check_report(const psol_result *r, psoc_status st) {
+  size_t i, j, errors = 0;
+  REQUIRE(r->diagnostic_count == 0 || r->diagnostics != NULL);
+  REQUIRE(r->diagnostic_count <= r->diagnostic_capacity);
+  for (i = 0; i < r->diagnostic_count; i++) {
+    const psol_diagnostic *d = &r->diagnostics[i];
+    REQUIRE(d->severity == PSOC_SEVERITY_NOTE || d->severity == PSOC_SEVERITY_WARNING ||
+            d->severity == PSOC_SEVERITY_ERROR);
+    REQUIRE(d->code > 0 && d->code < PSOC_CODE_COUNT_);
+    REQUIRE(d->message != NULL);
+    REQUIRE(d->line >= 0);
+    REQUIRE(!d->file || d->file[0]);
+    REQUIRE(!d->field || d->field[0]);
+    if (d->severity == PSOC_SEVERITY_ERROR) errors++;
+  }
+  /* a failure says why as data too; a success has warnings at most */
+  if (st == PSOC_ERR_INVALID) REQUIRE(errors > 0);
+  if (st == PSOC_OK) REQUIRE(errors == 0);
+  REQUIRE(r->file_count == 0 || r->files != NULL);
+  REQUIRE(r->file_count <= r->file_capacity);
+  for (i = 0; i < r->file_count; i++) {
+    REQUIRE(r->files[i].path != NULL && r->files[i].path[0] == '/');
+    for (j = 0; j < i; j++) REQUIRE(strcmp(r->files[i].path, r->files[j].path) != 0);
+  }
+}
+
 static psoc_status run_evaluate(const uint8_t *data, size_t size, size_t *count) {
   psol_options opts;
   psol_result r;
@@ -482,6 +511,7 @@ static psoc_status run_evaluate(const uint8_t *data, size_t size, size_t *count)
     REQUIRE(r.error[0] == '\0');
     REQUIRE(r.count == 0 || r.pipelines != NULL);
   }
+  check_report(&r, st);
   for (i = 0; i < r.count; i++) {
     const psol_pipeline *p = &r.pipelines[i];
     REQUIRE(p->name != NULL && p->stream != NULL);
