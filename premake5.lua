@@ -86,8 +86,8 @@ end
 local PSOC_MAJOR, PSOC_MINOR = psoc_version()
 local PSOC_ABI = PSOC_MAJOR .. "." .. PSOC_MINOR
 
-local CONFIGS = { "release", "debug", "sanitize" }
-local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize" }
+local CONFIGS = { "release", "debug", "sanitize", "tsan" }
+local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize", tsan = "/tsan" }
 
 ---------------------------------------------------------------------------
 -- Flags
@@ -102,6 +102,10 @@ local SANITIZE_FLAGS = {
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
 }
+
+-- ThreadSanitizer (owner h7): 'make config=tsan psoc_reload_tests' builds
+-- the hot-reload tests and what they link (scripts/test.sh "reload (tsan)").
+local TSAN_FLAGS = { "-fsanitize=thread", "-fno-omit-frame-pointer" }
 
 -- pkg-config output, split into link libraries (-lfoo -> "foo") and the
 -- remaining options (-pthread, -L...).  premake 4.3 has no os.outputof.
@@ -245,6 +249,10 @@ solution "psoc"
         buildoptions(join({ "-g", "-O1" }, SANITIZE_FLAGS))
         linkoptions(SANITIZE_FLAGS)
 
+    configuration "tsan"
+        buildoptions(join({ "-g", "-O1" }, TSAN_FLAGS))
+        linkoptions(TSAN_FLAGS)
+
     configuration "*"
 
 -- The library ------------------------------------------------------------
@@ -329,6 +337,16 @@ if wanted("psoc_tests", "tests/unit/*.c") then
         linkoptions(CHECK_LDOPTS)
 end
 
+-- Hot reload (tests/reload, owner h7): the reload library against real
+-- files, both watcher backends; also built with config=tsan.
+if wanted("psoc_reload_tests", "tests/reload/*.c") then
+    c_project("psoc_reload_tests", "ConsoleApp", "bin")
+        files { "tests/reload/*.c" }
+        buildoptions(CHECK_CFLAGS)
+        links(join({ "psolua", "psoc_static", LUA.lib }, CHECK_LIBS, { "m", "dl", "pthread" }))
+        linkoptions(CHECK_LDOPTS)
+end
+
 if wanted("psoc_conformance", "tests/conformance/*.cpp") then
     cxx_project("psoc_conformance", "ConsoleApp", "bin")
         files { "tests/conformance/*.cpp" }
@@ -376,6 +394,17 @@ if wanted("psoc_bench", "tests/bench/*.cpp", "tests/bench/*.c") then
             buildoptions { "-O2" }
             links(bench_links)
     end
+end
+
+-- Hot-reload benchmark (owner h7): write -> poll() latency and what one
+-- change re-evaluates in a library of 1,000 materials. Its own program
+-- (tests/bench/bench_reload.c with a main); always -O2.
+if wanted("psoc_bench_reload", "tests/bench/bench_reload.c") then
+    c_project("psoc_bench_reload", "ConsoleApp", "bin")
+        files { "tests/bench/bench_reload.c" }
+        defines { "PSOC_BENCH_RELOAD_MAIN" }
+        buildoptions { "-O2" }
+        links { "psolua", "psoc_static", LUA.lib, "m", "dl", "pthread" }
 end
 
 -- Tools ------------------------------------------------------------------

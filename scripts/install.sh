@@ -27,7 +27,7 @@
 #   lib/libpsoc.so.X.Y.Z, libpsoc.so.X.Y (soname), libpsoc.so, libpsoc.a
 #   lib/libpsolua.a
 #   lib/pkgconfig/psoc.pc, psolua.pc
-#   include/psoc/psoc.h, psol.h, pso_module.h
+#   include/psoc/psoc.h, psol.h, psol_reload.h, pso_module.h
 #   lib/lua/5.4/pso.so, lib/lua/5.3/pso.so, lib/lua/5.1/pso.so
 #       (the folders Debian's lua5.x and luajit search first under /usr/local)
 #   share/psoc/types/pso.lua      LuaLS annotations for editors
@@ -167,7 +167,7 @@ link "libpsoc.so.$VERSION" "$LIBDIR" "libpsoc.so.$ABI"
 link "libpsoc.so.$ABI" "$LIBDIR" "libpsoc.so"
 inst 644 "$main_out/lib/libpsolua.a" "$LIBDIR"
 
-for h in src/psoc.h bindings/lua/psol.h bindings/lua/pso_module.h; do
+for h in src/psoc.h bindings/lua/psol.h bindings/lua/psol_reload.h bindings/lua/pso_module.h; do
     inst 644 "$h" "$INCLUDEDIR/psoc"
 done
 

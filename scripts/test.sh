@@ -16,6 +16,8 @@
 #   lua versions      scripts/test_lua_versions.sh: module, suites and sandbox
 #                     under Lua 5.4, 5.3, 5.1 and LuaJIT
 #   lint              scripts/lint.sh: luacheck, cppcheck, clang-tidy
+#   reload, watch     tests/reload: the hot-reload library (release, sanitize,
+#                     tsan: build/tsan holds only its tests) and 'psoc watch'
 #   dxbc_asm          the DXBC assembler's known answers (release, sanitize) and
 #                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler)
 #   gen_library       tests/bench/gen/test_gen_library.sh: generated material
@@ -122,6 +124,14 @@ run_device_sanitize() {
         timeout -k 10 "$PSOC_TEST_TIMEOUT" "$bin"
 }
 
+# The hot-reload tests under ThreadSanitizer (owner h7): only what they
+# need is built with config=tsan (build/tsan); Check runs them in-process.
+run_reload_tsan() {
+    psoc_make tsan -- psoc_reload_tests || return
+    CK_FORK=no TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 PSOC_RELOAD_CYCLES=1000 \
+        timeout -k 10 "$PSOC_TEST_TIMEOUT" "$(psoc_outdir tsan)/bin/psoc_reload_tests"
+}
+
 # 'psoc preview' end to end (tests/device/test_preview.sh).
 run_preview() {
     psoc_make release -- psoc &&
@@ -187,6 +197,14 @@ main() {
     step "cli scripts (sanitize)" bash tests/cli/test_scripts.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cook (release)" bash tests/cook/test_cook.sh "$(psoc_outdir release)/bin/psoc"
     step "cook (sanitize)" bash tests/cook/test_cook.sh "$(psoc_outdir sanitize)/bin/psoc"
+    # Hot reload (tests/reload): the library against real files with both
+    # watcher backends, 10,000 reload cycles (leaks: sanitize), the thread
+    # contract under TSan, and 'psoc watch'.
+    suite "reload (release)" release psoc_reload_tests tests/reload '*.c'
+    suite "reload (sanitize)" sanitize psoc_reload_tests tests/reload '*.c'
+    step "reload (tsan)" run_reload_tsan
+    step "watch (release)" bash tests/reload/test_watch.sh "$(psoc_outdir release)/bin/psoc"
+    step "watch (sanitize)" bash tests/reload/test_watch.sh "$(psoc_outdir sanitize)/bin/psoc"
     # The DXBC assembler, checked against vkd3d-compiler, and the device suite.
     suite "dxbc_asm (release)" release psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     suite "dxbc_asm (sanitize)" sanitize psoc_dxbc_asm_tests tests/dxbc_asm '*.c'

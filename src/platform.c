@@ -342,6 +342,551 @@ const char *psoc_plat_strerror(int e) {
   return strerror(e);
 }
 
+/* ---- file watching, directory listing, signals (owner h7) ---- */
+/* The OS-specific part first (POSIX, then Win32: FindFirstFile,
+** GetFileAttributesEx, an event object; the Win32 watcher polls, a
+** ReadDirectoryChangesW backend can go beside inotify), then what both
+** share: the watcher's directory table and the polling backend. */
+#include <stdio.h>
+#if !defined(_WIN32)
+#include <dirent.h>
+#include <poll.h>
+#ifdef __linux__
+#include <sys/inotify.h>
+#define PSOC_PLAT_HAVE_INOTIFY 1
+#endif
+
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  size_t dl = strlen(dir);
+  int rc = 0;
+  if (!d) return errno ? errno : ENOENT;
+  while (rc == 0) {
+    char full[PSOC_PLAT_PATH_MAX];
+    int kind = PSOC_PLAT_OTHER;
+    errno = 0;
+    if (!(e = readdir(d))) {
+      rc = errno; /* 0 at the end */
+      break;
+    }
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    if (dl + 1 + strlen(e->d_name) >= sizeof full) continue; /* cannot be named */
+    memcpy(full, dir, dl);
+    full[dl] = '/';
+    memcpy(full + dl + 1, e->d_name, strlen(e->d_name) + 1);
+    if (psoc_plat_lstat(full, &kind) != 0 || kind == PSOC_PLAT_MISSING) continue; /* gone */
+    rc = fn(ud, e->d_name, kind);
+  }
+  closedir(d);
+  return rc;
+}
+
+int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
+  struct stat st;
+  memset(sig, 0, sizeof *sig);
+  *exists = 0;
+  if (stat(path, &st) != 0) {
+    int e = errno;
+    return e == ENOENT || e == ENOTDIR ? 0 : e;
+  }
+  *exists = 1;
+  sig->size = (uint64_t)st.st_size;
+  sig->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+  sig->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+  sig->ino = (uint64_t)st.st_ino;
+  sig->kind = S_ISDIR(st.st_mode) ? PSOC_PLAT_DIR : S_ISREG(st.st_mode) ? PSOC_PLAT_FILE
+                                                                        : PSOC_PLAT_OTHER;
+  return 0;
+}
+
+static uint64_t wall_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Wakes a waiting watcher: a non-blocking pipe. */
+typedef struct wake_t {
+  int fd[2];
+} wake_t;
+
+static int wake_open(wake_t *k) {
+  int i;
+  if (pipe(k->fd) != 0) return errno;
+  for (i = 0; i < 2; i++) {
+    fcntl(k->fd[i], F_SETFL, O_NONBLOCK);
+    fcntl(k->fd[i], F_SETFD, FD_CLOEXEC);
+  }
+  return 0;
+}
+
+static void wake_close(wake_t *k) {
+  close(k->fd[0]);
+  close(k->fd[1]);
+}
+
+static void wake_signal(wake_t *k) {
+  char c = 1;
+  ssize_t n = write(k->fd[1], &c, 1); /* a full pipe is already awake */
+  (void)n;
+}
+
+static void wake_drain(wake_t *k) {
+  char buf[64];
+  while (read(k->fd[0], buf, sizeof buf) > 0) {
+  }
+}
+
+/* Sleep up to 'ms'; 1 when woken (and drained), 0 after the time, -errno. */
+static int wake_sleep(wake_t *k, uint32_t ms) {
+  struct pollfd fd;
+  int r;
+  fd.fd = k->fd[0];
+  fd.events = POLLIN;
+  fd.revents = 0;
+  r = poll(&fd, 1, (int)(ms > 0x7fffffffu ? 0x7fffffffu : ms));
+  if (r < 0) return errno == EINTR ? 0 : -errno;
+  if (r > 0 && fd.revents) {
+    wake_drain(k);
+    return 1;
+  }
+  return 0;
+}
+
+static psoc_plat_flag *interrupt_flag;
+
+static void on_interrupt(int sig) {
+  (void)sig;
+  if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
+}
+
+int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  interrupt_flag = flag;
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = 0; /* no SA_RESTART: blocking calls return EINTR */
+  if (sigaction(SIGINT, &sa, NULL) != 0 || sigaction(SIGTERM, &sa, NULL) != 0) return errno;
+  return 0;
+}
+
+#else /* _WIN32 */
+#include <windows.h>
+
+/* 100 ns ticks since 1601 -> ns since 1970 */
+static uint64_t filetime_ns(FILETIME ft) {
+  uint64_t t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
+  const uint64_t epoch = 116444736000000000ull; /* 1970-01-01 in 100 ns ticks */
+  return t > epoch ? (t - epoch) * 100u : 0;
+}
+
+static int win_errno(DWORD e) {
+  switch (e) {
+  case ERROR_FILE_NOT_FOUND:
+  case ERROR_PATH_NOT_FOUND: return ENOENT;
+  case ERROR_ALREADY_EXISTS:
+  case ERROR_FILE_EXISTS: return EEXIST;
+  case ERROR_ACCESS_DENIED: return EACCES;
+  case ERROR_NOT_ENOUGH_MEMORY:
+  case ERROR_OUTOFMEMORY: return ENOMEM;
+  default: return EIO;
+  }
+}
+
+static int attr_kind(DWORD a) {
+  if (a & FILE_ATTRIBUTE_REPARSE_POINT) return PSOC_PLAT_LINK;
+  if (a & FILE_ATTRIBUTE_DIRECTORY) return PSOC_PLAT_DIR;
+  return PSOC_PLAT_FILE;
+}
+
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud) {
+  char pattern[PSOC_PLAT_PATH_MAX];
+  WIN32_FIND_DATAA fd;
+  HANDLE h;
+  int rc = 0;
+  if ((size_t)snprintf(pattern, sizeof pattern, "%s/*", dir) >= sizeof pattern)
+    return ENAMETOOLONG;
+  h = FindFirstFileA(pattern, &fd);
+  if (h == INVALID_HANDLE_VALUE) {
+    DWORD e = GetLastError();
+    return e == ERROR_FILE_NOT_FOUND ? 0 : win_errno(e);
+  }
+  do {
+    if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
+    rc = fn(ud, fd.cFileName, attr_kind(fd.dwFileAttributes));
+  } while (rc == 0 && FindNextFileA(h, &fd));
+  FindClose(h);
+  return rc;
+}
+
+int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
+  WIN32_FILE_ATTRIBUTE_DATA a;
+  memset(sig, 0, sizeof *sig);
+  *exists = 0;
+  if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
+    DWORD e = GetLastError();
+    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : win_errno(e);
+  }
+  *exists = 1;
+  sig->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
+  sig->mtime_ns = filetime_ns(a.ftLastWriteTime);
+  sig->ctime_ns = filetime_ns(a.ftCreationTime);
+  sig->kind = (a.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? PSOC_PLAT_DIR : PSOC_PLAT_FILE;
+  return 0;
+}
+
+static uint64_t wall_ns(void) {
+  FILETIME ft;
+  GetSystemTimeAsFileTime(&ft);
+  return filetime_ns(ft);
+}
+
+/* Wakes a waiting watcher: an auto-reset event. */
+typedef struct wake_t {
+  HANDLE ev;
+} wake_t;
+
+static int wake_open(wake_t *k) {
+  k->ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+  return k->ev ? 0 : win_errno(GetLastError());
+}
+
+static void wake_close(wake_t *k) { CloseHandle(k->ev); }
+static void wake_signal(wake_t *k) { SetEvent(k->ev); }
+
+static int wake_sleep(wake_t *k, uint32_t ms) {
+  DWORD r = WaitForSingleObject(k->ev, ms);
+  if (r == WAIT_OBJECT_0) return 1;
+  return r == WAIT_TIMEOUT ? 0 : -EIO;
+}
+
+static psoc_plat_flag *interrupt_flag;
+
+static BOOL WINAPI on_console_event(DWORD type) {
+  if (type == CTRL_C_EVENT || type == CTRL_BREAK_EVENT || type == CTRL_CLOSE_EVENT) {
+    if (interrupt_flag) psoc_plat_flag_set(interrupt_flag, 1);
+    return TRUE;
+  }
+  return FALSE;
+}
+
+int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
+  interrupt_flag = flag;
+  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : win_errno(GetLastError());
+}
+#endif /* _WIN32 */
+
+/* One entry of a polled directory, as last seen. */
+typedef struct watch_entry {
+  char *name;
+  psoc_plat_stat_sig sig;
+  int seen; /* in the current scan */
+} watch_entry;
+
+typedef struct watch_dir {
+  char *path;
+  int wd;               /* inotify watch, or -1 */
+  watch_entry *entries; /* poll backend */
+  uint64_t last_scan;   /* wall-clock ns of the previous scan */
+  size_t count, cap;
+} watch_dir;
+
+struct psoc_plat_watch {
+  int backend;
+  uint32_t poll_ms;
+  int ifd;         /* inotify descriptor, or -1 */
+  wake_t wake;     /* psoc_plat_watch_wake */
+  watch_dir *dirs;
+  size_t count, cap;
+};
+
+int psoc_plat_watch_open(psoc_plat_watch **out, int backend, uint32_t poll_ms) {
+  psoc_plat_watch *w;
+  *out = NULL;
+#ifndef PSOC_PLAT_HAVE_INOTIFY
+  if (backend == PSOC_PLAT_WATCH_NATIVE) return ENOSYS;
+  backend = PSOC_PLAT_WATCH_POLL;
+#endif
+  if (!(w = (psoc_plat_watch *)calloc(1, sizeof *w))) return ENOMEM;
+  w->backend = backend == PSOC_PLAT_WATCH_POLL ? PSOC_PLAT_WATCH_POLL : PSOC_PLAT_WATCH_NATIVE;
+  w->poll_ms = poll_ms ? poll_ms : 50;
+  w->ifd = -1;
+  {
+    int e = wake_open(&w->wake);
+    if (e) {
+      free(w);
+      return e;
+    }
+  }
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (w->ifd < 0) {
+      int e = errno;
+      wake_close(&w->wake);
+      free(w);
+      return e;
+    }
+  }
+#endif
+  *out = w;
+  return 0;
+}
+
+int psoc_plat_watch_backend(const psoc_plat_watch *w) { return w->backend; }
+
+typedef struct scan_ctx {
+  psoc_plat_watch *w;
+  watch_dir *d;
+  void (*fn)(void *ud, const char *path, int flags);
+  void *ud;
+  int reported;
+  int initial;        /* the first scan: records, reports nothing */
+  uint64_t recent_ns; /* wall-clock ns: mtimes after this count as recent */
+
+} scan_ctx;
+
+static void watch_report(scan_ctx *c, const char *name, int flags) {
+  char full[PSOC_PLAT_PATH_MAX];
+  if ((size_t)snprintf(full, sizeof full, "%s/%s", c->d->path, name) >= sizeof full) return;
+  if (c->fn) c->fn(c->ud, full, flags);
+  c->reported++;
+}
+
+/* Poll backend: an empty file modified just now is most likely truncated
+** and about to be written (truncate-then-write): say so. */
+static int scan_flags(const scan_ctx *c, const psoc_plat_stat_sig *sig) {
+  return sig->kind == PSOC_PLAT_FILE && sig->size == 0 && sig->mtime_ns >= c->recent_ns
+             ? PSOC_PLAT_WATCH_WRITING
+             : 0;
+}
+
+static int sig_equal(const psoc_plat_stat_sig *a, const psoc_plat_stat_sig *b) {
+  return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns &&
+         a->ino == b->ino && a->kind == b->kind;
+}
+
+/* Poll backend: compare one entry with the last scan. */
+static int scan_entry(void *ud, const char *name, int kind) {
+  scan_ctx *c = (scan_ctx *)ud;
+  watch_dir *d = c->d;
+  char full[PSOC_PLAT_PATH_MAX];
+  psoc_plat_stat_sig sig;
+  int exists;
+  size_t i;
+  (void)kind;
+  if ((size_t)snprintf(full, sizeof full, "%s/%s", d->path, name) >= sizeof full) return 0;
+  if (psoc_plat_stat_sig_get(full, &sig, &exists) != 0 || !exists) return 0;
+  for (i = 0; i < d->count; i++)
+    if (strcmp(d->entries[i].name, name) == 0) break;
+  if (i == d->count) { /* new */
+    watch_entry *e;
+    size_t len = strlen(name) + 1;
+    if (d->count == d->cap) {
+      size_t cap = d->cap ? d->cap * 2 : 16;
+      e = (watch_entry *)realloc(d->entries, cap * sizeof *e);
+      if (!e) return ENOMEM;
+      d->entries = e;
+      d->cap = cap;
+    }
+    e = &d->entries[d->count];
+    if (!(e->name = (char *)malloc(len))) return ENOMEM;
+    memcpy(e->name, name, len);
+    e->sig = sig;
+    e->seen = 1;
+    d->count++;
+    if (!c->initial) watch_report(c, name, scan_flags(c, &sig));
+    return 0;
+  }
+  d->entries[i].seen = 1;
+  if (!sig_equal(&d->entries[i].sig, &sig) ||
+      (sig.kind == PSOC_PLAT_FILE && sig.mtime_ns >= c->recent_ns)) {
+    d->entries[i].sig = sig;
+    if (!c->initial) watch_report(c, name, scan_flags(c, &sig));
+  }
+  return 0;
+}
+
+/* How close to the previous scan a modification time must be to be
+** reported again: above the timestamp granularity of common file systems
+** (ext4 and tmpfs stamp with a clock that ticks every 1-10 ms). */
+#define RECENT_NS 10000000u
+
+static int scan_dir(psoc_plat_watch *w, watch_dir *d, int initial,
+                    void (*fn)(void *, const char *, int), void *ud) {
+  scan_ctx c;
+  size_t i, j;
+  uint64_t now = wall_ns();
+  c.w = w;
+  c.d = d;
+  c.fn = fn;
+  c.ud = ud;
+  c.reported = 0;
+  c.initial = initial;
+  c.recent_ns = d->last_scan > RECENT_NS ? d->last_scan - RECENT_NS : 0;
+  d->last_scan = now;
+  for (i = 0; i < d->count; i++) d->entries[i].seen = 0;
+  if (psoc_plat_list_dir(d->path, scan_entry, &c) == ENOMEM) return -ENOMEM;
+  for (i = j = 0; i < d->count; i++) { /* what is gone */
+    if (!d->entries[i].seen) {
+      if (!c.initial) watch_report(&c, d->entries[i].name, 0);
+      free(d->entries[i].name);
+      continue;
+    }
+    d->entries[j++] = d->entries[i];
+  }
+  d->count = j;
+  return c.reported;
+}
+
+int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
+  watch_dir *d;
+  size_t i, len = strlen(dir);
+  psoc_plat_stat_sig sig;
+  int exists, e = psoc_plat_stat_sig_get(dir, &sig, &exists);
+  if (e) return e;
+  if (!exists) return ENOENT;
+  if (sig.kind != PSOC_PLAT_DIR) return ENOTDIR;
+  while (len > 1 && dir[len - 1] == '/') len--;
+  for (i = 0; i < w->count; i++)
+    if (strlen(w->dirs[i].path) == len && memcmp(w->dirs[i].path, dir, len) == 0) return 0;
+  if (w->count == w->cap) {
+    size_t cap = w->cap ? w->cap * 2 : 8;
+    d = (watch_dir *)realloc(w->dirs, cap * sizeof *d);
+    if (!d) return ENOMEM;
+    w->dirs = d;
+    w->cap = cap;
+  }
+  d = &w->dirs[w->count];
+  memset(d, 0, sizeof *d);
+  d->wd = -1;
+  if (!(d->path = (char *)malloc(len + 1))) return ENOMEM;
+  memcpy(d->path, dir, len);
+  d->path[len] = '\0';
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    d->wd = inotify_add_watch(w->ifd, d->path,
+                              IN_CREATE | IN_DELETE | IN_MODIFY | IN_CLOSE_WRITE | IN_MOVED_FROM |
+                                  IN_MOVED_TO | IN_ATTRIB | IN_ONLYDIR);
+    if (d->wd < 0) {
+      e = errno;
+      free(d->path);
+      return e;
+    }
+  }
+#endif
+  if (w->backend == PSOC_PLAT_WATCH_POLL && scan_dir(w, d, 1, NULL, NULL) < 0) {
+    for (i = 0; i < d->count; i++) free(d->entries[i].name);
+    free(d->entries);
+    free(d->path);
+    return ENOMEM;
+  }
+  w->count++;
+  return 0;
+}
+
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+static int read_inotify(psoc_plat_watch *w, void (*fn)(void *, const char *, int), void *ud) {
+  /* aligned as struct inotify_event */
+  union {
+    struct inotify_event ev;
+    char bytes[16384];
+  } buf;
+  int reported = 0;
+  for (;;) {
+    ssize_t n = read(w->ifd, buf.bytes, sizeof buf.bytes);
+    size_t off = 0;
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    while (off + sizeof(struct inotify_event) <= (size_t)n) {
+      const struct inotify_event *ev = (const struct inotify_event *)(buf.bytes + off);
+      size_t i;
+      off += sizeof *ev + ev->len;
+      if (ev->mask & IN_Q_OVERFLOW) { /* events were lost: report every directory */
+        for (i = 0; i < w->count; i++) {
+          if (fn) fn(ud, w->dirs[i].path, 0);
+          reported++;
+        }
+        continue;
+      }
+      if (ev->len == 0 || ev->name[0] == '\0') continue;
+      for (i = 0; i < w->count; i++) {
+        if (w->dirs[i].wd == ev->wd) {
+          char full[PSOC_PLAT_PATH_MAX];
+          if ((size_t)snprintf(full, sizeof full, "%s/%s", w->dirs[i].path, ev->name) <
+              sizeof full) {
+            if (fn)
+              fn(ud, full,
+                 (ev->mask & (IN_MODIFY | IN_CREATE)) && !(ev->mask & IN_ISDIR)
+                     ? PSOC_PLAT_WATCH_WRITING
+                     : 0);
+            reported++;
+          }
+          break;
+        }
+      }
+    }
+  }
+  return reported;
+}
+#endif
+
+int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
+                         void (*fn)(void *ud, const char *path, int flags), void *ud) {
+  uint32_t t;
+  size_t i;
+  int r, total = 0;
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) {
+    struct pollfd fds[2];
+    fds[0].fd = w->wake.fd[0];
+    fds[1].fd = w->ifd;
+    fds[0].events = fds[1].events = POLLIN;
+    fds[0].revents = fds[1].revents = 0;
+    r = poll(fds, 2, (int)(timeout_ms > 0x7fffffffu ? 0x7fffffffu : timeout_ms));
+    if (r < 0) return errno == EINTR ? 0 : -errno;
+    if (fds[0].revents) {
+      wake_drain(&w->wake);
+      return 0;
+    }
+    return fds[1].revents ? read_inotify(w, fn, ud) : 0;
+  }
+#endif
+  /* poll backend: sleep one interval (or less), then scan */
+  t = timeout_ms < w->poll_ms ? timeout_ms : w->poll_ms;
+  r = wake_sleep(&w->wake, t);
+  if (r != 0) return r < 0 ? r : 0;
+  for (i = 0; i < w->count; i++) {
+    int n = scan_dir(w, &w->dirs[i], 0, fn, ud);
+    if (n < 0) return n;
+    total += n;
+  }
+  return total;
+}
+
+void psoc_plat_watch_wake(psoc_plat_watch *w) { wake_signal(&w->wake); }
+
+void psoc_plat_watch_close(psoc_plat_watch *w) {
+  size_t i, j;
+  if (!w) return;
+  for (i = 0; i < w->count; i++) {
+    for (j = 0; j < w->dirs[i].count; j++) free(w->dirs[i].entries[j].name);
+    free(w->dirs[i].entries);
+    free(w->dirs[i].path);
+  }
+  free(w->dirs);
+#ifdef PSOC_PLAT_HAVE_INOTIFY
+  if (w->ifd >= 0) close(w->ifd);
+#endif
+  wake_close(&w->wake);
+  free(w);
+}
+
+
 /* ---- archive files (owner h5) ------------------------------------------- */
 
 #ifndef _WIN32

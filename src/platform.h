@@ -212,3 +212,76 @@ int psoc_plat_replace_file(const char *path, const void *data, size_t size);
 #endif
 
 #endif
+
+/* ---- file watching, directory listing, signals (owner h7) ---- */
+/* Used by the reload library (bindings/lua/reload.c) and 'psoc watch'.
+** A guard of its own, so this section stays apart from the rest. */
+#ifndef PSOC_PLATFORM_WATCH_H
+#define PSOC_PLATFORM_WATCH_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Call fn(ud, name, kind) for every entry of the directory 'dir' except
+** "." and "..", in no particular order; 'kind' is a PSOC_PLAT_* kind of
+** the entry itself (a symlink is PSOC_PLAT_LINK). A nonzero return of fn
+** stops the listing and is returned. 0 or an errno value. */
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud);
+
+/* A change signature of 'path' (symlinks followed): size, modification
+** and status-change times, file number. *exists is 0 for a missing path
+** (and the signature is zeroed). 0 or an errno value. */
+typedef struct psoc_plat_stat_sig {
+  uint64_t size, mtime_ns, ctime_ns, ino;
+  int kind;
+} psoc_plat_stat_sig;
+int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists);
+
+/* A file watcher. It watches directories: every entry of a watched
+** directory that is created, written, truncated, renamed (either name),
+** deleted or has its attributes changed is reported as "DIR/NAME" (DIR as
+** given to psoc_plat_watch_add). Callers filter the paths they care about.
+**   native  inotify on Linux (a Win32 section adds ReadDirectoryChangesW);
+**   poll    stats every entry of every watched directory each interval and
+**           reports what changed; a file whose modification time is within
+**           10 ms of the previous scan is reported again (a second write
+**           within the file system's timestamp granularity changes no
+**           signature), so the caller must compare contents (the reload
+**           library hashes).
+** AUTO picks native where there is one, else poll. */
+enum { PSOC_PLAT_WATCH_AUTO = 0, PSOC_PLAT_WATCH_NATIVE = 1, PSOC_PLAT_WATCH_POLL = 2 };
+typedef struct psoc_plat_watch psoc_plat_watch;
+/* 0, ENOSYS (no native backend here) or an errno value. poll_ms: the
+** polling interval (0 = 50 ms). */
+int psoc_plat_watch_open(psoc_plat_watch **out, int backend, uint32_t poll_ms);
+/* PSOC_PLAT_WATCH_NATIVE or PSOC_PLAT_WATCH_POLL. */
+int psoc_plat_watch_backend(const psoc_plat_watch *w);
+/* Watch the directory 'dir' (not recursively). Adding one twice is a
+** no-op. 0 or an errno value (ENOENT for a missing directory). Only from
+** the thread that waits (or before it starts). */
+int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir);
+/* Wait up to timeout_ms (0: do not block) for changes and call
+** fn(ud, path, flags) for each, in order; returns the number of paths
+** reported, 0 on timeout or after psoc_plat_watch_wake, or -errno. One
+** thread at a time. flags: PSOC_PLAT_WATCH_WRITING when more is likely to
+** come (a truncate-then-write save): the native backend saw the file
+** written and not yet closed, the poll backend sees it empty and just
+** modified; 0 otherwise (closed, renamed, deleted, attributes). */
+#define PSOC_PLAT_WATCH_WRITING 1
+int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
+                         void (*fn)(void *ud, const char *path, int flags), void *ud);
+/* From any thread: make the current (or next) psoc_plat_watch_wait
+** return at once. */
+void psoc_plat_watch_wake(psoc_plat_watch *w);
+void psoc_plat_watch_close(psoc_plat_watch *w);
+
+/* SIGINT and SIGTERM (Ctrl-C, kill) set *flag to 1 instead of ending the
+** process and interrupt blocking calls (install once, from the main
+** thread). 0 or an errno value. */
+int psoc_plat_on_interrupt(psoc_plat_flag *flag);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PSOC_PLATFORM_WATCH_H */

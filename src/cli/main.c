@@ -30,6 +30,7 @@ static int cmd_diff(int argc, char **argv) {
   return rc;
 }
 static int cmd_test(int argc, char **argv) { return cli_test_main(argc, argv); }
+int cli_watch_main(int argc, char **argv); /* watch.c: 'psoc watch' (hot reload) */
 #endif
 #ifdef PSOC_CLI_HAVE_PREVIEW
 static int cmd_preview(int argc, char **argv) { return cli_preview_main(argc, argv); }
@@ -43,6 +44,7 @@ static const cli_command commands[] = {
     cmd_explain },
   { "diff", "compare two material pipelines field by field", cmd_diff },
   { "test", "run Lua test suites over materials (*_test.lua)", cmd_test },
+  { "watch", "evaluate materials again as they or their files change", cli_watch_main },
 #endif
 #ifdef PSOC_CLI_HAVE_PREVIEW
   { "preview", "draw a material pipeline's fixed-function state into a PNG", cmd_preview },
