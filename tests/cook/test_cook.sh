@@ -322,7 +322,7 @@ test_readme_c() {
         printf 'static void die(const char *m) { fputs(m, stderr); exit(1); }\n'
         printf 'static void *resolve_root_signature(void *ud, const char *n) { (void)n; return ud; }\n'
         printf 'void run(ID3D12Device2 *device, void *engine);\n'
-        awk '/^## Cooking: pipeline archives/ { on = 1 } /^## Building/ { on = 0 }
+        awk '/^## / { on = 0 } /^## Cooking: pipeline archives/ { on = 1 }
              on && /^```c$/ { code = 1; next }
              on && /^```$/ { code = 0; next }
              code && !/^#include/ { body = body $0 "\n" }
