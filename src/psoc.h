@@ -269,6 +269,7 @@ typedef struct psoc_struct {
 
 typedef struct psoc_subobject_info {
   uint32_t type;               /* psoc_subobject_type */
+  uint32_t bits;               /* PSOC_SUBOBJECT_SHADER, PSOC_SUBOBJECT_DECIDES_KIND */
   const char *name;            /* "RASTERIZER1" (the SDK suffix) */
   const char *key;             /* material-language key, "rasterizer1" */
   uint32_t dup_class;          /* base type of its duplicate class */
@@ -277,7 +278,6 @@ typedef struct psoc_subobject_info {
   uint32_t stride;             /* bytes it occupies in a stream */
   const psoc_struct *payload;  /* payload layout */
   const void *default_payload; /* the runtime's value when absent */
-  uint32_t bits;               /* PSOC_SUBOBJECT_SHADER, PSOC_SUBOBJECT_DECIDES_KIND */
 } psoc_subobject_info;
 
 /* NULL for 23, >= 30 or any other unknown value. */

@@ -9,6 +9,14 @@
 #include "platform.h"
 #include "rules_internal.h" /* psoc_ignored_types */
 
+/* take, resolve_rasterizer and resolve_depth_stencil have two callers (psoc_resolve, once per
+** subobject, and init_defaults, once per process): inlined into the hot one. */
+#if defined(__GNUC__)
+#define HOT_INLINE __attribute__((always_inline)) inline
+#else
+#define HOT_INLINE inline
+#endif
+
 static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialiased) {
   if (multisample) return PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_WIDE;
   return antialiased ? PSOC_LINE_RASTERIZATION_MODE_ALPHA_ANTIALIASED
@@ -16,7 +24,7 @@ static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialia
 }
 
 /* The rasterizer subobject 'view' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
-static void resolve_rasterizer(const psoc_view *view, psoc_resolved *out) {
+static HOT_INLINE void resolve_rasterizer(const psoc_view *view, psoc_resolved *out) {
   psoc_rasterizer_state *r = &out->rasterizer;
   if (view->type == PSOC_SO_RASTERIZER2) {
     psoc_rasterizer_desc2 d;
@@ -73,7 +81,7 @@ static void widen_stencil_op(const D3D12_DEPTH_STENCILOP_DESC *src, UINT8 read, 
 }
 
 /* The depth-stencil subobject 'view' (DEPTH_STENCIL, 1 or 2). */
-static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
+static HOT_INLINE void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
   D3D12_DEPTH_STENCIL_DESC2 *ds = &out->depth_stencil;
   if (view->type == PSOC_SO_DEPTH_STENCIL2) {
     memcpy(ds, view->payload, sizeof *ds);
@@ -103,7 +111,7 @@ static void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
 
 /* Copy one subobject's payload into its typed member, widening versions
 ** (classes without a typed member keep only origin and source_type). */
-static void take(const psoc_view *view, psoc_resolved *out) {
+static HOT_INLINE void take(const psoc_view *view, psoc_resolved *out) {
   switch (view->type) {
   TAKE(PSOC_SO_ROOT_SIGNATURE, root_signature);
   TAKE(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature);
