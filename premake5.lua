@@ -93,7 +93,10 @@ local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize" }
 -- Flags
 ---------------------------------------------------------------------------
 
-local C_FLAGS   = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC" }
+-- -fvisibility=hidden: the shared libraries export only what the public
+-- headers mark with PSOC_API / PSO_MODULE_API (see src/psoc.h; checked by
+-- tests/consumer/test_exports.sh).
+local C_FLAGS   = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-fvisibility=hidden" }
 local C_DEFINES = { "_POSIX_C_SOURCE=200809L" }
 local CXX_FLAGS = { "-std=c++17", "-Wall", "-Wextra", "-Werror" }
 
@@ -259,6 +262,7 @@ if wanted("psoc_static/psoc_shared", "src/*.c") then
         targetname "psoc"
         files { "src/*.c" }
         excludes { "src/cli/**" }
+        defines { "PSOC_BUILD_SHARED" } -- PSOC_API exports the public functions
         links { "m", "pthread" } -- src/platform.c: the sandbox's watchdog thread
         -- soname libpsoc.so.MAJOR.MINOR (while MAJOR is 0 every minor
         -- release may break the ABI); scripts/install.sh adds the links.
@@ -277,6 +281,7 @@ if wanted("psolua/pso", "bindings/lua/*.c") then
         targetname "pso"
         targetprefix ""
         files { "bindings/lua/*.c" }
+        defines { "PSO_BUILD_MODULE" } -- exports luaopen_pso, nothing else
         links { "psoc_static", "m", "pthread" }
 end
 

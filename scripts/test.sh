@@ -20,6 +20,8 @@
 #                     lavapipe -> pixels (release, and sanitize without leak
 #                     checking: the Vulkan driver leaks); psoc preview's
 #                     pictures (tests/device/test_preview.sh)
+#   exports           tests/consumer/test_exports.sh: libpsoc.so exports exactly
+#                     the functions of its public headers, pso.so luaopen_pso
 #   install, consumer tests/consumer/test_consumer.sh: make install into a
 #                     temporary prefix, pkg-config consumers, every Lua
 #                     loading the installed module, luarocks make
@@ -212,6 +214,8 @@ main() {
     step "lua versions" bash scripts/test_lua_versions.sh
     step "lint" bash scripts/lint.sh
     step "install, consumer" bash tests/consumer/test_consumer.sh
+    # libpsoc.so and pso.so export exactly what the public headers declare.
+    step "exports" bash tests/consumer/test_exports.sh "$(psoc_outdir release)/lib"
 
     print_summary
 }
