@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #ifndef _WIN32
 #include <pthread.h>
@@ -36,6 +37,24 @@ uint64_t psoc_plat_now_ns(void);
 
 /* ---- threads --------------------------------------------------------------- */
 
+#if defined(_WIN32)
+/* Win32 (h8): an SRWLOCK, a CONDITION_VARIABLE and an INIT_ONCE are each
+** one pointer, a thread a HANDLE; held as void * so that this header needs
+** no <windows.h> (platform.c checks the sizes). */
+typedef struct psoc_plat_mutex {
+  void *srw;
+} psoc_plat_mutex;
+typedef struct psoc_plat_cond {
+  void *cv;
+} psoc_plat_cond;
+typedef struct psoc_plat_thread {
+  void *handle;
+} psoc_plat_thread;
+typedef struct psoc_plat_once {
+  void *init_once;
+} psoc_plat_once;
+#define PSOC_PLAT_ONCE_INIT {0}
+#else
 typedef struct psoc_plat_mutex {
   pthread_mutex_t m;
 } psoc_plat_mutex;
@@ -47,6 +66,7 @@ typedef struct psoc_plat_thread {
 } psoc_plat_thread;
 typedef pthread_once_t psoc_plat_once;
 #define PSOC_PLAT_ONCE_INIT PTHREAD_ONCE_INIT
+#endif
 
 /* All return 0 on success or an error number. */
 int psoc_plat_once_run(psoc_plat_once *once, void (*fn)(void));
@@ -72,8 +92,15 @@ int psoc_plat_thread_join(psoc_plat_thread *t);
 typedef atomic_int psoc_plat_flag;
 #define psoc_plat_flag_get(f) atomic_load_explicit((f), memory_order_relaxed)
 #define psoc_plat_flag_set(f, v) atomic_store_explicit((f), (v), memory_order_relaxed)
+#elif defined(_MSC_VER)
+/* MSVC without C11 atomics (h8): a volatile long, set with an interlocked
+** exchange. */
+#include <intrin.h>
+typedef volatile long psoc_plat_flag;
+#define psoc_plat_flag_get(f) (*(f))
+#define psoc_plat_flag_set(f, v) ((void)_InterlockedExchange((f), (long)(v)))
 #else
-#error "platform.h: no C11 atomics (a Win32 section goes here)"
+#error "platform.h: no C11 atomics"
 #endif
 
 /* ---- files ------------------------------------------------------------------ */
@@ -98,7 +125,11 @@ int psoc_plat_regular_size(const char *path, uint64_t *size);
 
 /* An open regular file. */
 typedef struct psoc_plat_file {
+#if defined(_WIN32)
+  void *handle; /* HANDLE (h8) */
+#else
   int fd;
+#endif
   uint64_t size;
 } psoc_plat_file;
 /* Open 'path' for reading without blocking (a FIFO or a device opens and
@@ -112,6 +143,44 @@ void psoc_plat_close(psoc_plat_file *f);
 
 /* A message for an error number of these functions (never NULL). */
 const char *psoc_plat_strerror(int e);
+
+/* ---- directories and the working directory (owner h8) ------------------- */
+
+typedef struct psoc_plat_dir psoc_plat_dir;
+/* Open the directory 'path' for listing (*out is NULL on failure). 0 or
+** an errno value. */
+int psoc_plat_dir_open(const char *path, psoc_plat_dir **out);
+/* The next entry's name ("." and ".." are skipped), or NULL at the end.
+** The name stays valid until the next call or psoc_plat_dir_close. */
+const char *psoc_plat_dir_next(psoc_plat_dir *d);
+void psoc_plat_dir_close(psoc_plat_dir *d);
+/* The current directory into out[PSOC_PLAT_PATH_MAX]. 0 or an errno value. */
+int psoc_plat_getcwd(char *out);
+
+/* ---- writing files (owner h8) ------------------------------------------- */
+
+/* Create the file 'path', which must not exist yet (EEXIST), for writing
+** in binary: *out is an open stdio stream (fclose it). POSIX: mode 0666
+** less the umask, never following a symlink. 0 or an errno value. */
+int psoc_plat_create_new(const char *path, FILE **out);
+/* Put 'from' in the place of 'to' in one step (an existing 'to' is
+** replaced; a reader sees the old or the new file). rename(2), or
+** MoveFileExW(MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH). */
+int psoc_plat_replace(const char *from, const char *to);
+/* Remove the file 'path'. 0 or an errno value. */
+int psoc_plat_remove(const char *path);
+/* Create the directory 'path' (0777 less the umask): 0, EEXIST (something
+** is there already) or another errno value. */
+int psoc_plat_mkdir(const char *path);
+
+/* ---- programs (owner h8) ------------------------------------------------ */
+
+/* For a program's main: on Windows, stdin, stdout and stderr become binary
+** (no CRLF translation: streams and text come out byte for byte as on
+** POSIX) and *argv is replaced by the UTF-8 form of the wide command line
+** (the C runtime's argv is in the ANSI code page); the new argv lives until
+** exit. Nothing to do on POSIX. 0 or an errno value (argv unchanged). */
+int psoc_plat_main_init(int *argc, char ***argv);
 
 #ifdef __cplusplus
 }

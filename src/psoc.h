@@ -61,6 +61,15 @@ extern "C" {
 #define PSOC_IMPORT_
 #endif
 
+/* The archetype of printf-style format attributes: MinGW's "printf" is
+** MSVCRT's (no %zu); psoc formats with C99 stdio there
+** (__USE_MINGW_ANSI_STDIO=1), which GCC calls gnu_printf. */
+#if defined(__MINGW32__)
+#define PSOC_PRINTF_FORMAT gnu_printf
+#else
+#define PSOC_PRINTF_FORMAT printf
+#endif
+
 #ifndef PSOC_API
 #if defined(PSOC_BUILD_SHARED)
 #define PSOC_API PSOC_EXPORT_
@@ -384,7 +393,7 @@ PSOC_API psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, p
                                     const char *message_id, int32_t subobject, int64_t offset,
                                     const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 8, 9)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 8, 9)))
 #endif
     ;
 /* The same with a va_list (the message is formatted once, in place). */
@@ -392,7 +401,7 @@ PSOC_API psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, 
                                      const char *message_id, int32_t subobject, int64_t offset,
                                      const char *field, const char *fmt, va_list ap)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 8, 0)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 8, 0)))
 #endif
     ;
 PSOC_API const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "error" */

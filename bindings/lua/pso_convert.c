@@ -382,7 +382,7 @@ static size_t path_text(const cv *c, char *out, size_t n) {
 /* Raise "WHERE: PATH: message". */
 static int cv_error(cv *c, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 static void cv_unlock(cv *c) {

@@ -261,7 +261,7 @@ void psoi_push_where_keys(lua_State *L, int level, const char *msg, const char *
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 

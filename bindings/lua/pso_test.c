@@ -9,21 +9,16 @@
 ** materials it evaluates).
 ** The Lua half is testlib.lua (compiled into testlib_lua.c).
 */
-#ifndef _XOPEN_SOURCE
-#define _XOPEN_SOURCE 700 /* realpath */
-#endif
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <lauxlib.h>
 
 #include "compat.h"
+#include "platform.h" /* files, directories, realpath (POSIX and Win32) */
 #include "pso_module.h"
 #include "pso_test.h"
 #include "psoc.h"
@@ -140,7 +135,7 @@ static void frame_text(char *out, size_t n, lua_Debug *ar) {
 ** stack cut out. */
 static void push_traceback(lua_State *L, int level) {
   lua_Debug ar;
-  char text[4096], line[PATH_MAX + 128];
+  char text[4096], line[PSOC_PLAT_PATH_MAX + 128];
   size_t len = 0;
   int total = 0, shown = 0, lv;
   for (lv = level; lua_getstack(L, lv, &ar); lv++)
@@ -584,19 +579,19 @@ static int t_resolve(lua_State *L) {
   int want_dir = strcmp(luaL_optstring(L, 2, "file"), "directory") == 0;
   const char *fname = luaL_optstring(L, 3, "materials");
   const char *what = want_dir ? "directory" : "file";
-  char cand[PATH_MAX], real[PATH_MAX];
+  char cand[PSOC_PLAT_PATH_MAX], real[PSOC_PLAT_PATH_MAX];
   luaL_Buffer tried;
   size_t i, ncand = path[0] == '/' ? 1 : c->nsearch;
   int escaped = 0, wrong = 0, ntried = 0;
   if (!*path) return raise_at_test(L, fname, "empty %s name%s", what, "");
-  if (strlen(path) >= PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
+  if (strlen(path) >= PSOC_PLAT_PATH_MAX) return raise_at_test(L, fname, "%s name too long%s", what, "");
   charge(L, c, RESOLVE_COST * (uint64_t)ncand);
   luaL_buffinit(L, &tried);
   for (i = 0; i < ncand; i++) {
-    struct stat st;
+    uint64_t size;
     if (path[0] == '/') snprintf(cand, sizeof cand, "%s", path);
     else join(cand, sizeof cand, c->search[i].shown, path);
-    if (!realpath(cand, real)) {
+    if (psoc_plat_realpath(cand, real) != 0) {
       if (ntried++) luaL_addstring(&tried, ", ");
       luaL_addstring(&tried, cand);
       continue;
@@ -605,7 +600,7 @@ static int t_resolve(lua_State *L) {
       escaped = 1;
       continue;
     }
-    if (stat(real, &st) != 0 || (want_dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))) {
+    if (want_dir ? psoc_plat_is_dir(real) != 0 : psoc_plat_regular_size(real, &size) != 0) {
       wrong = 1;
       continue;
     }
@@ -625,8 +620,8 @@ static int t_resolve(lua_State *L) {
 }
 
 static int dir_gc(lua_State *L) {
-  DIR **box = (DIR **)luaL_checkudata(L, 1, DIR_MT);
-  if (*box) closedir(*box);
+  psoc_plat_dir **box = (psoc_plat_dir **)luaL_checkudata(L, 1, DIR_MT);
+  if (*box) psoc_plat_dir_close(*box);
   *box = NULL;
   return 0;
 }
@@ -639,40 +634,42 @@ static int ends_with(const char *s, const char *suffix) {
 /* Append every *.lua file under 'dir' (but *_test.lua and hidden names)
 ** to the table at 'out'. */
 static void scan_dir(lua_State *L, const char *dir, int out, int depth) {
-  DIR **box;
-  struct dirent *e;
-  int names, k, n = 0;
+  psoc_plat_dir **box;
+  const char *entry;
+  int names, k, n = 0, err;
   if (depth > SCAN_DEPTH) return;
   luaL_checkstack(L, 8, "materials: directories nested too deeply");
-  box = (DIR **)pso_compat_newuserdata(L, sizeof *box);
+  box = (psoc_plat_dir **)pso_compat_newuserdata(L, sizeof *box);
   *box = NULL;
   luaL_setmetatable(L, DIR_MT);
   lua_newtable(L);
   names = lua_gettop(L);
-  *box = opendir(dir);
-  if (!*box) {
-    if (depth == 0) luaL_error(L, "materials: cannot open directory '%s': %s", dir, strerror(errno));
+  err = psoc_plat_dir_open(dir, box);
+  if (err) {
+    if (depth == 0)
+      luaL_error(L, "materials: cannot open directory '%s': %s", dir, psoc_plat_strerror(err));
     lua_pop(L, 2);
     return;
   }
-  while ((e = readdir(*box)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    lua_pushstring(L, e->d_name);
+  while ((entry = psoc_plat_dir_next(*box)) != NULL) {
+    if (entry[0] == '.') continue;
+    lua_pushstring(L, entry);
     lua_rawseti(L, names, ++n);
   }
-  closedir(*box);
+  psoc_plat_dir_close(*box);
   *box = NULL;
   for (k = 1; k <= n; k++) {
-    char full[PATH_MAX];
-    struct stat st;
+    char full[PSOC_PLAT_PATH_MAX];
+    uint64_t size;
     const char *name;
+    int kind;
     lua_rawgeti(L, names, k);
     name = lua_tostring(L, -1);
     join(full, sizeof full, dir, name);
-    if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (psoc_plat_lstat(full, &kind) == 0 && kind == PSOC_PLAT_DIR) {
       scan_dir(L, full, out, depth + 1);
-    } else if (ends_with(name, ".lua") && !ends_with(name, "_test.lua") && stat(full, &st) == 0 &&
-               S_ISREG(st.st_mode)) {
+    } else if (ends_with(name, ".lua") && !ends_with(name, "_test.lua") &&
+               psoc_plat_regular_size(full, &size) == 0) {
       if (lua_rawlen(L, out) >= SCAN_FILES)
         luaL_error(L, "materials: more than %d files under '%s'", SCAN_FILES, dir);
       lua_pushstring(L, full);
@@ -760,7 +757,7 @@ static int material_result(lua_State *M, int idx, char *why, size_t n) {
 ** was declared. */
 static void import_pipeline(lua_State *L, lua_State *M, int idx, int where) {
   pso_pipeline *src = pso_topipeline(M, idx);
-  char source[PATH_MAX];
+  char source[PSOC_PLAT_PATH_MAX];
   int line = psol_pipeline_where(M, idx, source, sizeof source);
   pso_push_pipeline(L, pso_pipeline_stream(src), pso_pipeline_kind(src), pso_pipeline_name(src),
                     pso_pipeline_root_signature(src));
@@ -887,7 +884,7 @@ static int t_evaluate(lua_State *L) {
 /* C.declared(p): "file:line" of the pso.graphics/mesh/compute/derive call
 ** that made p, or nil. */
 static int t_declared(lua_State *L) {
-  char source[PATH_MAX];
+  char source[PSOC_PLAT_PATH_MAX];
   int line;
   if (!pso_topipeline(L, 1)) return 0;
   lua_getfield(L, LUA_REGISTRYINDEX, REG_WHERE);
@@ -1060,7 +1057,7 @@ static int t_open(lua_State *L) {
   const psot_config *cfg = (const psot_config *)lua_touserdata(L, 1);
   tctx *c;
   size_t i;
-  char buf[PATH_MAX], here[PATH_MAX];
+  char buf[PSOC_PLAT_PATH_MAX], here[PSOC_PLAT_PATH_MAX];
   new_metatable(L, CTX_MT, ctx_gc);
   new_metatable(L, DIR_MT, dir_gc);
   new_metatable(L, DIAGS_MT, diags_gc);
@@ -1078,14 +1075,15 @@ static int t_open(lua_State *L) {
   luaL_setmetatable(L, CTX_MT);
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, REG_CTX); /* lives as long as the state */
-  if (getcwd(here, sizeof here) && realpath(here, buf)) c->cwd = dup_str(buf);
+  if (psoc_plat_getcwd(here) == 0 && psoc_plat_realpath(here, buf) == 0) c->cwd = dup_str(buf);
   if (cfg->search_count) {
     c->search = (tpath *)calloc(cfg->search_count, sizeof *c->search);
     if (!c->search) return luaL_error(L, "not enough memory");
   }
   for (i = 0; i < cfg->search_count; i++) {
     const char *dir = cfg->search[i] ? cfg->search[i] : "(null)";
-    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
+    int e = psoc_plat_realpath(dir, buf);
+    if (e) return luaL_error(L, "material root '%s': %s", dir, psoc_plat_strerror(e));
     c->search[i].shown = dup_str(dir);
     c->search[i].real = dup_str(buf);
     c->nsearch++;
@@ -1097,7 +1095,8 @@ static int t_open(lua_State *L) {
   }
   for (i = 0; i < cfg->root_count; i++) { /* absolute: the test's directory is tried first */
     const char *dir = cfg->roots[i] ? cfg->roots[i] : "(null)";
-    if (!realpath(dir, buf)) return luaL_error(L, "material root '%s': %s", dir, strerror(errno));
+    int e = psoc_plat_realpath(dir, buf);
+    if (e) return luaL_error(L, "material root '%s': %s", dir, psoc_plat_strerror(e));
     c->roots[i] = dup_str(buf);
     c->nroots++;
     if (!c->roots[i]) return luaL_error(L, "not enough memory");

@@ -1667,7 +1667,7 @@ static void result_init(psol_result *out, const psol_options *opts) {
 
 static psoc_status fail(psol_result *out, psoc_status status, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 3, 4)))
 #endif
     ;
 

@@ -5,20 +5,17 @@
 ** XML file for CI systems (--junit FILE). The last line of the output is
 ** "N passed, N failed" (a comment "# N passed, N failed" under --tap).
 */
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include <lua.h>
 
 #include "cli.h"
+#include "platform.h" /* clock, directories, files (POSIX and Win32) */
 #include "pso_test.h"
 #include "psoc.h"
 #include "psol.h"
@@ -190,11 +187,7 @@ static char *dup_or_null(const char *s) {
   return p;
 }
 
-static double now_seconds(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now_seconds(void) { return (double)psoc_plat_now_ns() / 1e9; }
 
 static int buf_reserve(text_buf *b, size_t extra) {
   size_t cap = b->cap ? b->cap : 256;
@@ -311,33 +304,33 @@ static int cmp_path(const void *a, const void *b) {
 
 /* Every *_test.lua under 'dir' (symlinked directories are not followed). */
 static int walk(file_list *l, const char *dir, int depth) {
-  DIR *d;
-  struct dirent *e;
+  psoc_plat_dir *d;
+  const char *entry;
   file_list names = { 0 };
   size_t i;
-  int rc = 0;
+  int rc = 0, e;
   if (depth > WALK_DEPTH) return 0;
-  if (!(d = opendir(dir))) {
-    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, strerror(errno));
+  if ((e = psoc_plat_dir_open(dir, &d)) != 0) {
+    fprintf(stderr, "psoc test: cannot read directory '%s': %s\n", dir, psoc_plat_strerror(e));
     return -1;
   }
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.') continue;
-    if (list_add(&names, e->d_name) != 0) {
+  while ((entry = psoc_plat_dir_next(d)) != NULL) {
+    if (entry[0] == '.') continue;
+    if (list_add(&names, entry) != 0) {
       rc = -1;
       break;
     }
   }
-  closedir(d);
+  psoc_plat_dir_close(d);
   if (names.count) qsort(names.items, names.count, sizeof *names.items, cmp_path);
   for (i = 0; rc == 0 && i < names.count; i++) {
-    char full[4096];
-    struct stat st;
+    char full[PSOC_PLAT_PATH_MAX];
+    uint64_t size;
+    int kind;
     join_path(full, sizeof full, dir, names.items[i]);
-    if (lstat(full, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) rc = walk(l, full, depth + 1);
-    else if (ends_with(names.items[i], "_test.lua") && stat(full, &st) == 0 &&
-             S_ISREG(st.st_mode))
+    if (psoc_plat_lstat(full, &kind) != 0) continue;
+    if (kind == PSOC_PLAT_DIR) rc = walk(l, full, depth + 1);
+    else if (ends_with(names.items[i], "_test.lua") && psoc_plat_regular_size(full, &size) == 0)
       rc = list_add(l, full);
   }
   list_free(&names);
@@ -350,12 +343,12 @@ static int find_files(const test_options *o, file_list *files) {
   char **paths = o->path_count ? o->paths : dot;
   int n = o->path_count ? o->path_count : 1;
   for (i = 0; i < n; i++) {
-    struct stat st;
-    if (stat(paths[i], &st) != 0) {
-      fprintf(stderr, "psoc test: %s: %s\n", paths[i], strerror(errno));
+    int e = psoc_plat_is_dir(paths[i]);
+    if (e != 0 && e != ENOTDIR) {
+      fprintf(stderr, "psoc test: %s: %s\n", paths[i], psoc_plat_strerror(e));
       return CLI_EXIT_USAGE;
     }
-    if (S_ISDIR(st.st_mode)) {
+    if (e == 0) {
       if (walk(files, paths[i], 0) != 0) return CLI_EXIT_USAGE;
     } else if (list_add(files, paths[i]) != 0) {
       fprintf(stderr, "psoc test: out of memory\n");
@@ -667,6 +660,9 @@ static void junit_body(FILE *f, const runner *r, double total) {
   fputs("</testsuites>\n", f);
 }
 
+#ifndef _WIN32
+#include <sys/stat.h>
+
 /* What a file that is not a regular file is, for errors. */
 static const char *file_kind(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -701,6 +697,34 @@ static int junit_target_ok(const char *path, const file_list *inputs) {
     }
   return 1;
 }
+#else
+/* Win32: the platform file's kinds; the same file by canonical path. */
+static int junit_target_ok(const char *path, const file_list *inputs) {
+  char real[PSOC_PLAT_PATH_MAX], in[PSOC_PLAT_PATH_MAX];
+  size_t i;
+  int kind, e = psoc_plat_lstat(path, &kind);
+  if (e != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
+    return 0;
+  }
+  if (kind == PSOC_PLAT_MISSING) return 1;
+  if (kind != PSOC_PLAT_FILE) {
+    fprintf(stderr, "psoc test: --junit '%s' is %s: refusing to replace it with a report "
+                    "(give the name of a new or a regular file)\n", path,
+            kind == PSOC_PLAT_DIR ? "a directory" : kind == PSOC_PLAT_LINK ? "a symbolic link"
+                                                                          : "not a regular file");
+    return 0;
+  }
+  if (psoc_plat_realpath(path, real) != 0) return 1;
+  for (i = 0; inputs && i < inputs->count; i++)
+    if (psoc_plat_realpath(inputs->items[i], in) == 0 && strcmp(in, real) == 0) {
+      fprintf(stderr, "psoc test: --junit '%s' is the test file '%s' of this run: refusing to "
+                      "overwrite it\n", path, inputs->items[i]);
+      return 0;
+    }
+  return 1;
+}
+#endif
 
 /* mkdir -p of the folder holding 'path'. */
 static int make_parents(const char *path) {
@@ -710,13 +734,14 @@ static int make_parents(const char *path) {
   if (!dir) return -1;
   memcpy(dir, path, n + 1);
   for (i = 1; i < n && rc == 0; i++) {
-    struct stat st;
+    int e;
     if (dir[i] != '/') continue;
     dir[i] = '\0';
-    if ((mkdir(dir, 0777) != 0 && errno != EEXIST) || stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-      rc = -1;
+    e = psoc_plat_mkdir(dir);
+    if (e == 0 || e == EEXIST) e = psoc_plat_is_dir(dir) == 0 ? 0 : EEXIST;
+    if (e) rc = -1;
     if (rc) fprintf(stderr, "psoc test: cannot create the folder '%s' for '%s': %s\n", dir, path,
-                    errno == EEXIST ? "not a directory" : strerror(errno));
+                    e == EEXIST ? "not a directory" : psoc_plat_strerror(e));
     dir[i] = '/';
   }
   free(dir);
@@ -728,30 +753,23 @@ static int make_parents(const char *path) {
 ** reader never sees half a report). */
 static int junit_open(runner *r, const char *path, const file_list *inputs) {
   size_t n = strlen(path);
-  int fd;
-  mode_t mask;
+  int e = EEXIST;
+  unsigned attempt;
+  uint64_t salt = psoc_plat_now_ns();
   if (!junit_target_ok(path, inputs) || make_parents(path) != 0) return -1;
-  r->junit_tmp = malloc(n + 16);
+  r->junit_tmp = malloc(n + 32);
   if (!r->junit_tmp) {
     fprintf(stderr, "psoc test: out of memory\n");
     return -1;
   }
-  snprintf(r->junit_tmp, n + 16, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(r->junit_tmp);
-  if (fd < 0) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    free(r->junit_tmp);
-    r->junit_tmp = NULL;
-    return -1;
+  /* a new name of our own (created exclusively; mode 0666 less the umask) */
+  for (attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
+    snprintf(r->junit_tmp, n + 32, "%s.tmp.%06lx", path,
+             (unsigned long)((salt + attempt * 7919u) & 0xFFFFFFu));
+    e = psoc_plat_create_new(r->junit_tmp, &r->junit);
   }
-  mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask);
-  r->junit = fdopen(fd, "w");
-  if (!r->junit) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    close(fd);
-    unlink(r->junit_tmp);
+  if (e != 0) {
+    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
     free(r->junit_tmp);
     r->junit_tmp = NULL;
     return -1;
@@ -769,11 +787,14 @@ static int junit_finish(runner *r, const char *path, const file_list *inputs, do
   r->junit = NULL;
   if (rc != 0) fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
   if (rc == 0 && !junit_target_ok(path, inputs)) rc = -1;
-  if (rc == 0 && rename(r->junit_tmp, path) != 0) {
-    fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, strerror(errno));
-    rc = -1;
+  if (rc == 0) {
+    int e = psoc_plat_replace(r->junit_tmp, path);
+    if (e) {
+      fprintf(stderr, "psoc test: cannot write '%s': %s\n", path, psoc_plat_strerror(e));
+      rc = -1;
+    }
   }
-  if (rc != 0) unlink(r->junit_tmp);
+  if (rc != 0) psoc_plat_remove(r->junit_tmp);
   free(r->junit_tmp);
   r->junit_tmp = NULL;
   return rc;
@@ -987,11 +1008,10 @@ static int parse_args(test_options *o, int argc, char **argv) {
       continue;
     }
     if ((r = option_value(arg, "--root", argc, argv, &i, &value)) != 0) {
-      struct stat st;
       if (r < 0) return CLI_EXIT_USAGE;
       if (o->root_count == MAX_ROOTS)
         return cli_usage_error("test", "too many --root options (at most %d)", MAX_ROOTS);
-      if (stat(value, &st) != 0 || !S_ISDIR(st.st_mode))
+      if (psoc_plat_is_dir(value) != 0)
         return cli_usage_error("test", "--root '%s' is not a directory", value);
       o->roots[o->root_count++] = value;
       continue;

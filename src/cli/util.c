@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #ifndef _WIN32
-#include <dirent.h>
 #include <unistd.h>
 #endif
 
 #include "cli.h"
+#include "platform.h"
 #include "psoc.h"
 
 /* malloc's alignment covers max_align_t, so every buffer it returns can
@@ -282,52 +282,45 @@ static int cmp_names(const void *a, const void *b) {
 
 #define WALK_DEPTH 32
 
-#ifdef _WIN32
-static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
-                size_t n) {
-  (void)l, (void)root, (void)depth;
-  snprintf(err, n, "%s: directories are not supported on this platform", dir);
-  return -1;
-}
-#else
 /* Append every '*.lua' under 'dir' that is not '*_test.lua', sorted by name
-** at each level, hidden entries skipped, symlinked folders not followed. */
+** at each level, hidden entries skipped, symlinked folders not followed.
+** Directories are read through the platform file (POSIX and Win32). */
 static int walk(cli_paths *l, const char *dir, const char *root, int depth, char *err,
                 size_t n) {
-  DIR *d;
-  struct dirent *e;
+  psoc_plat_dir *d;
+  const char *entry = NULL;
   char **names = NULL;
   size_t count = 0, cap = 0, i;
-  int rc = 0;
+  int rc = 0, e;
   if (depth > WALK_DEPTH) return 0;
-  if (!(d = opendir(dir))) {
-    snprintf(err, n, "%s: cannot read the folder: %s", dir, strerror(errno));
+  if ((e = psoc_plat_dir_open(dir, &d)) != 0) {
+    snprintf(err, n, "%s: cannot read the folder: %s", dir, psoc_plat_strerror(e));
     return -1;
   }
-  while ((e = readdir(d)) != NULL) {
-    size_t len = strlen(e->d_name) + 1;
-    if (e->d_name[0] == '.') continue;
+  while ((entry = psoc_plat_dir_next(d)) != NULL) {
+    size_t len = strlen(entry) + 1;
+    if (entry[0] == '.') continue;
     if (count == cap) {
       char **p = realloc(names, (cap = cap ? cap * 2 : 16) * sizeof *p);
       if (!p) break;
       names = p;
     }
     if (!(names[count] = malloc(len))) break;
-    memcpy(names[count++], e->d_name, len);
+    memcpy(names[count++], entry, len);
   }
-  closedir(d);
-  if (e != NULL) {
+  psoc_plat_dir_close(d);
+  if (entry != NULL) {
     snprintf(err, n, "out of memory");
     rc = -1;
   }
   if (count) qsort(names, count, sizeof *names, cmp_names);
   for (i = 0; rc == 0 && i < count; i++) {
-    char full[4096];
-    struct stat st;
+    char full[PSOC_PLAT_PATH_MAX];
+    int kind;
     size_t dl = strlen(dir);
     snprintf(full, sizeof full, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/", names[i]);
-    if (lstat(full, &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) rc = walk(l, full, root, depth + 1, err, n);
+    if (psoc_plat_lstat(full, &kind) != 0) continue;
+    if (kind == PSOC_PLAT_DIR) rc = walk(l, full, root, depth + 1, err, n);
     else if (ends_with(names[i], ".lua") && !ends_with(names[i], "_test.lua") &&
              cli_paths_add(l, full, root) != 0) {
       snprintf(err, n, "out of memory");
@@ -338,14 +331,12 @@ static int walk(cli_paths *l, const char *dir, const char *root, int depth, char
   free(names);
   return rc;
 }
-#endif
 
 int cli_collect_scripts(cli_paths *l, char **args, int count, char *err, size_t n) {
   int i;
   for (i = 0; i < count; i++) {
-    struct stat st;
     size_t before = l->count;
-    if (strcmp(args[i], "-") != 0 && stat(args[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+    if (strcmp(args[i], "-") != 0 && psoc_plat_is_dir(args[i]) == 0) {
       if (walk(l, args[i], args[i], 0, err, n) != 0) return -1;
       if (l->count == before) {
         snprintf(err, n, "%s: no material scripts (*.lua, not *_test.lua) in the folder",
