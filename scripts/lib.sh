@@ -33,6 +33,9 @@ export PSOC_ROOT
 # The device suite (tests/device) runs Direct3D 12 through vkd3d 1.2 on Mesa's
 # lavapipe (mesa-vulkan-drivers); vkd3d-compiler checks the DXBC assembler;
 # psoc preview writes PNG through libpng.
+# The Windows build (scripts/windows.sh) cross-compiles with mingw-w64, runs
+# under wine64, and fetches Debian's lua5.4 sources with apt-get source
+# (dpkg-dev unpacks them).
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -48,6 +51,7 @@ PSOC_DEPS=(
     libvkd3d-dev libvkd3d-headers libvkd3d-utils1 libvulkan-dev mesa-vulkan-drivers
     vkd3d-compiler libpng-dev
     libxxhash-dev
+    gcc-mingw-w64-x86-64 wine64 dpkg-dev
 )
 
 # make parallelism (the CI machine has 2 cores)

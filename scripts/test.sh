@@ -22,6 +22,10 @@
 #                     pictures (tests/device/test_preview.sh)
 #   exports           tests/consumer/test_exports.sh: libpsoc.so exports exactly
 #                     the functions of its public headers, pso.so luaopen_pso
+#   windows           scripts/windows.sh: mingw-w64 build of libpsoc (static,
+#                     DLL), libpsolua, pso.dll, psoc.exe against Lua 5.4 from
+#                     Debian's source package, run under wine64
+#                     (tests/windows/test_windows.sh)
 #   install, consumer tests/consumer/test_consumer.sh: make install into a
 #                     temporary prefix, pkg-config consumers, every Lua
 #                     loading the installed module, luarocks make
@@ -216,6 +220,8 @@ main() {
     step "install, consumer" bash tests/consumer/test_consumer.sh
     # libpsoc.so and pso.so export exactly what the public headers declare.
     step "exports" bash tests/consumer/test_exports.sh "$(psoc_outdir release)/lib"
+    # Windows: mingw-w64 cross build, run under wine64 (docs/windows.md).
+    step "windows" bash scripts/windows.sh
 
     print_summary
 }
