@@ -50,6 +50,11 @@ if [[ ! -x $WINE ]]; then
     exit 1
 fi
 mkdir -p "$WINEPREFIX"
+# Wine's z: drive is a link to / inside the prefix: tools that walk build/
+# (luacheck, find) would walk the whole file system through it. It exists
+# only while this script runs (psoc-wine makes it when it is missing).
+if [[ -d $WINEPREFIX/dosdevices ]]; then ln -sfn / "$WINEPREFIX/dosdevices/z:"; fi
+trap 'rm -f "$WINEPREFIX/dosdevices/z:"' EXIT
 
 # 1. --version
 want=$(sed -n 's/^#define PSOC_VERSION_STRING "\(.*\)"$/\1/p' src/psoc.h)
