@@ -32,6 +32,17 @@
 
 local IS_PREMAKE4 = tostring(_PREMAKE_VERSION or ""):sub(1, 2) == "4."
 
+-- Visual Studio (premake4 vs2010, premake5 vs2022; docs/windows.md): the
+-- same projects, sources, defines and include folders as the gmake build
+-- for the product (libpsoc static and DLL, libpsolua, the pso module, the
+-- psoc tool), with MSVC options instead of GCC's, Windows library names,
+-- and the third-party include folders from MSBuild properties (environment
+-- variables work): PSOC_DIRECTX_INCLUDE (DirectX-Headers' include/directx),
+-- PSOC_LUA_INCLUDE and PSOC_LUA_LIB (a Lua 5.4 built as lua54.dll),
+-- PSOC_XXHASH_INCLUDE. tests/windows/test_vs2010.sh checks the solution
+-- against the gmake makefiles.  Everything VS-specific is under IS_VS.
+local IS_VS = tostring(_ACTION or ""):match("^vs") ~= nil
+
 ---------------------------------------------------------------------------
 -- Options
 ---------------------------------------------------------------------------
@@ -93,7 +104,10 @@ local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize", 
 -- Flags
 ---------------------------------------------------------------------------
 
-local C_FLAGS   = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC" }
+-- -fvisibility=hidden: the shared libraries export only what the public
+-- headers mark with PSOC_API / PSO_MODULE_API (see src/psoc.h; checked by
+-- tests/consumer/test_exports.sh).
+local C_FLAGS   = { "-std=c11", "-Wall", "-Wextra", "-Werror", "-fPIC", "-fvisibility=hidden" }
 local C_DEFINES = { "_POSIX_C_SOURCE=200809L" }
 local CXX_FLAGS = { "-std=c++17", "-Wall", "-Wextra", "-Werror" }
 
@@ -102,6 +116,29 @@ local SANITIZE_FLAGS = {
     "-fno-sanitize-recover=all",
     "-fno-omit-frame-pointer",
 }
+local OPT_FLAGS = { release = { "-O2" }, debug = { "-g", "-O0" }, sanitize = { "-g", "-O1" } }
+local PLATFORM_INCLUDES = { "/usr/include/wsl/stubs", LUA.inc }
+
+if IS_VS then
+    C_FLAGS   = { "/std:c11", "/W3" }
+    C_DEFINES = { "_CRT_SECURE_NO_WARNINGS" }
+    CXX_FLAGS = { "/std:c++17", "/W3" }
+    SANITIZE_FLAGS = { "/fsanitize=address" }
+    OPT_FLAGS = { release = { "/O2" }, debug = { "/Od", "/Zi" }, sanitize = { "/Od", "/Zi" } }
+    PLATFORM_INCLUDES = { "$(PSOC_DIRECTX_INCLUDE)", "$(PSOC_LUA_INCLUDE)", "$(PSOC_XXHASH_INCLUDE)" }
+    LUA = { inc = "$(PSOC_LUA_INCLUDE)", lib = "lua54", tag = "lua5.4" }
+    -- the C runtime and the Windows SDK hold what libm, libdl and pthreads
+    -- give on Linux
+    local premake_links = links
+    local UNIX_ONLY = { m = true, dl = true, pthread = true }
+    links = function(list)
+        local out = {}
+        for _, name in ipairs(type(list) == "table" and list or { list }) do
+            if not UNIX_ONLY[name] then table.insert(out, name) end
+        end
+        return premake_links(out)
+    end
+end
 
 -- ThreadSanitizer (owner h7): 'make config=tsan psoc_reload_tests' builds
 -- the hot-reload tests and what they link (scripts/test.sh "reload (tsan)").
@@ -190,7 +227,12 @@ local function have_sources(...)
 end
 
 local skipped = {}
+local VS_PROJECTS = { ["psoc_static/psoc_shared"] = true, ["psolua/pso"] = true, psoc = true }
 local function wanted(name, ...)
+    if IS_VS and not VS_PROJECTS[name] then
+        table.insert(skipped, name .. " (not in the Visual Studio solution)")
+        return false
+    end
     if have_sources(...) then return true end
     table.insert(skipped, name .. " (no " .. table.concat({ ... }, ", ") .. ")")
     return false
@@ -236,18 +278,22 @@ end
 solution "psoc"
     configurations(CONFIGS)     -- the first one is make's default
     location(BUILD)
-    includedirs { "src", "bindings/lua", "/usr/include/wsl/stubs", LUA.inc }
+    includedirs(join({ "src", "bindings/lua" }, PLATFORM_INCLUDES))
+    if IS_VS then
+        platforms { "x64" }
+        libdirs { "$(PSOC_LUA_LIB)" }
+    end
 
     configuration "release"
-        buildoptions { "-O2" }
+        buildoptions(OPT_FLAGS.release)
         defines { "NDEBUG" }
 
     configuration "debug"
-        buildoptions { "-g", "-O0" }
+        buildoptions(OPT_FLAGS.debug)
 
     configuration "sanitize"
-        buildoptions(join({ "-g", "-O1" }, SANITIZE_FLAGS))
-        linkoptions(SANITIZE_FLAGS)
+        buildoptions(join(OPT_FLAGS.sanitize, SANITIZE_FLAGS))
+        if not IS_VS then linkoptions(SANITIZE_FLAGS) end
 
     configuration "tsan"
         buildoptions(join({ "-g", "-O1" }, TSAN_FLAGS))
@@ -259,7 +305,8 @@ solution "psoc"
 
 if wanted("psoc_static/psoc_shared", "src/*.c") then
     c_project("psoc_static", "StaticLib", "lib")
-        targetname "psoc"
+        -- Visual Studio: psoc.lib is the DLL's import library
+        targetname(IS_VS and "psoc_static" or "psoc")
         files { "src/*.c" }
         excludes { "src/cli/**" }
 
@@ -267,10 +314,11 @@ if wanted("psoc_static/psoc_shared", "src/*.c") then
         targetname "psoc"
         files { "src/*.c" }
         excludes { "src/cli/**" }
+        defines { "PSOC_BUILD_SHARED" } -- PSOC_API exports the public functions
         links { "m", "pthread" } -- src/platform.c: the sandbox's watchdog thread
         -- soname libpsoc.so.MAJOR.MINOR (while MAJOR is 0 every minor
         -- release may break the ABI); scripts/install.sh adds the links.
-        linkoptions { "-Wl,-soname,libpsoc.so." .. PSOC_ABI }
+        if not IS_VS then linkoptions { "-Wl,-soname,libpsoc.so." .. PSOC_ABI } end
 end
 
 -- Lua binding: embedding library and loadable module ----------------------
@@ -285,6 +333,7 @@ if wanted("psolua/pso", "bindings/lua/*.c") then
         targetname "pso"
         targetprefix ""
         files { "bindings/lua/*.c" }
+        defines { "PSO_BUILD_MODULE" } -- exports luaopen_pso, nothing else
         links { "psoc_static", "m", "pthread" }
 end
 
@@ -296,7 +345,7 @@ end
 -- with vkd3d's include folder.  Used by 'psoc preview' (with libpng and the
 -- DXBC assembler) and the device suite; left out, with a note, where the
 -- headers are not installed.
-local HAVE_VKD3D = os.isfile("/usr/include/vkd3d/vkd3d_utils.h") and
+local HAVE_VKD3D = not IS_VS and os.isfile("/usr/include/vkd3d/vkd3d_utils.h") and
     have_sources("src/device/backend_vkd3d.c")
 local HAVE_PREVIEW = HAVE_VKD3D and os.isfile("/usr/include/png.h") and
     have_sources("src/tools/dxbc_asm.c")
@@ -359,7 +408,7 @@ end
 -- D3D12SerializeVersionedRootSignature byte for byte and create on a vkd3d
 -- device. vkd3d's d3d12.h conflicts with DirectX-Headers', so only
 -- tests/rootsig_vkd3d/vkd3d_side.c includes it. Left out without vkd3d.
-local VKD3D_LIBS = split_libs(pkgconfig("--libs libvkd3d-utils"))
+local VKD3D_LIBS = IS_VS and {} or split_libs(pkgconfig("--libs libvkd3d-utils"))
 if #VKD3D_LIBS > 0 and wanted("psoc_rootsig_vkd3d", "tests/rootsig_vkd3d/*.c") then
     c_project("psoc_rootsig_vkd3d", "ConsoleApp", "bin")
         files { "tests/rootsig_vkd3d/*.c" }
@@ -477,7 +526,7 @@ local FUZZ_FLAGS = {
 local FUZZ_LUA = { fuzz_script = true }
 local fuzz_targets = os.matchfiles("tests/fuzz/fuzz_*.c")
 table.sort(fuzz_targets)
-if #fuzz_targets > 0 and have_sources("src/*.c") then
+if not IS_VS and #fuzz_targets > 0 and have_sources("src/*.c") then
     solution "psoc_fuzz"
         configurations { "fuzz" }
         location(BUILD .. "/fuzz-make")

@@ -35,6 +35,9 @@ export PSOC_ROOT
 # psoc preview writes PNG through libpng; the benchmark measures the DXBC
 # checksum against nettle's MD5 (nettle-dev). tests/cook runs the generated
 # cook build files (scripts/materials/build.ninja) with ninja.
+# The Windows build (scripts/windows.sh) cross-compiles with mingw-w64, runs
+# under wine64, and fetches Debian's lua5.4 sources with apt-get source
+# (dpkg-dev unpacks them).
 PSOC_DEPS=(
     build-essential pkg-config git
     directx-headers-dev
@@ -52,6 +55,7 @@ PSOC_DEPS=(
     libxxhash-dev
     ninja-build
     nettle-dev
+    gcc-mingw-w64-x86-64 wine64 dpkg-dev
 )
 
 # make parallelism (the CI machine has 2 cores)

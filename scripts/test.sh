@@ -26,6 +26,14 @@
 #                     lavapipe -> pixels (release, and sanitize without leak
 #                     checking: the Vulkan driver leaks); psoc preview's
 #                     pictures (tests/device/test_preview.sh)
+#   exports           tests/consumer/test_exports.sh: libpsoc.so exports exactly
+#                     the functions of its public headers, pso.so luaopen_pso
+#   windows           scripts/windows.sh: mingw-w64 build of libpsoc (static,
+#                     DLL), libpsolua, pso.dll, psoc.exe against Lua 5.4 from
+#                     Debian's source package, run under wine64
+#                     (tests/windows/test_windows.sh)
+#   visual studio     tests/windows/test_vs2010.sh: premake4 vs2010's projects
+#                     have the gmake build's sources, defines and includes
 #   install, consumer tests/consumer/test_consumer.sh: make install into a
 #                     temporary prefix, pkg-config consumers, every Lua
 #                     loading the installed module, luarocks make
@@ -238,6 +246,12 @@ main() {
     step "lua versions" bash scripts/test_lua_versions.sh
     step "lint" bash scripts/lint.sh
     step "install, consumer" bash tests/consumer/test_consumer.sh
+    # libpsoc.so and pso.so export exactly what the public headers declare.
+    step "exports" bash tests/consumer/test_exports.sh "$(psoc_outdir release)/lib"
+    # Windows: mingw-w64 cross build, run under wine64 (docs/windows.md).
+    step "windows" bash scripts/windows.sh
+    # premake4 vs2010: the solution matches the gmake build.
+    step "visual studio" bash tests/windows/test_vs2010.sh
 
     print_summary
 }

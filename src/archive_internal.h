@@ -144,7 +144,7 @@ static inline int arc_kind_strings(uint32_t kind) {
 
 void arc_errf(char *err, size_t errlen, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 3, 4)))
 #endif
     ;
 

@@ -35,7 +35,7 @@ static void t_puts(text *t, const char *s) {
 
 static void t_printf(text *t, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 static void t_printf(text *t, const char *fmt, ...) {
@@ -145,7 +145,7 @@ static void emit(dumper *d, const char *line, size_t len) {
 
 static void emitf(dumper *d, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 static void emitf(dumper *d, const char *fmt, ...) {

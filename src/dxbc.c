@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "dxbc.h"
+#include "psoc.h" /* psoc_shader_checksum (PSOC_API) */
 
 static uint32_t rd32(const unsigned char *p) {
   return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);

@@ -129,17 +129,17 @@ static void input_init(suggest_input *in, const char *s) {
   if (in->limit < 2) in->limit = 2;
 }
 
-#define FAR ((unsigned)NMAX + 1u)
+#define SUGGEST_FAR ((unsigned)NMAX + 1u)
 
 /* The smallest distance from any usable input to value v's key that is
-** within that input's limit; FAR when none is. */
+** within that input's limit; SUGGEST_FAR when none is. */
 static unsigned key_distance(const suggest_input *in, size_t n_in, const psoc_enum_value *v) {
   unsigned char kb[NMAX];
-  unsigned best = FAR;
+  unsigned best = SUGGEST_FAR;
   size_t lk, i;
-  if (v->key == NULL) return FAR;
+  if (v->key == NULL) return SUGGEST_FAR;
   lk = fold_copy(v->key, kb);
-  if (lk == 0) return FAR;
+  if (lk == 0) return SUGGEST_FAR;
   for (i = 0; i < n_in; i++) {
     size_t diff;
     unsigned d;

@@ -38,6 +38,24 @@ uint64_t psoc_plat_now_ns(void);
 
 /* ---- threads --------------------------------------------------------------- */
 
+#if defined(_WIN32)
+/* Win32 (h8): an SRWLOCK, a CONDITION_VARIABLE and an INIT_ONCE are each
+** one pointer, a thread a HANDLE; held as void * so that this header needs
+** no <windows.h> (platform.c checks the sizes). */
+typedef struct psoc_plat_mutex {
+  void *srw;
+} psoc_plat_mutex;
+typedef struct psoc_plat_cond {
+  void *cv;
+} psoc_plat_cond;
+typedef struct psoc_plat_thread {
+  void *handle;
+} psoc_plat_thread;
+typedef struct psoc_plat_once {
+  void *init_once;
+} psoc_plat_once;
+#define PSOC_PLAT_ONCE_INIT {0}
+#else
 typedef struct psoc_plat_mutex {
   pthread_mutex_t m;
 } psoc_plat_mutex;
@@ -49,6 +67,7 @@ typedef struct psoc_plat_thread {
 } psoc_plat_thread;
 typedef pthread_once_t psoc_plat_once;
 #define PSOC_PLAT_ONCE_INIT PTHREAD_ONCE_INIT
+#endif
 
 /* All return 0 on success or an error number. */
 int psoc_plat_once_run(psoc_plat_once *once, void (*fn)(void));
@@ -74,8 +93,15 @@ int psoc_plat_thread_join(psoc_plat_thread *t);
 typedef atomic_int psoc_plat_flag;
 #define psoc_plat_flag_get(f) atomic_load_explicit((f), memory_order_relaxed)
 #define psoc_plat_flag_set(f, v) atomic_store_explicit((f), (v), memory_order_relaxed)
+#elif defined(_MSC_VER)
+/* MSVC without C11 atomics (h8): a volatile long, set with an interlocked
+** exchange. */
+#include <intrin.h>
+typedef volatile long psoc_plat_flag;
+#define psoc_plat_flag_get(f) (*(f))
+#define psoc_plat_flag_set(f, v) ((void)_InterlockedExchange((f), (long)(v)))
 #else
-#error "platform.h: no C11 atomics (a Win32 section goes here)"
+#error "platform.h: no C11 atomics"
 #endif
 
 /* ---- files ------------------------------------------------------------------ */
@@ -108,7 +134,11 @@ int psoc_plat_regular_size(const char *path, uint64_t *size);
 
 /* An open regular file. */
 typedef struct psoc_plat_file {
+#if defined(_WIN32)
+  void *handle; /* HANDLE (h8) */
+#else
   int fd;
+#endif
   uint64_t size;
 } psoc_plat_file;
 /* Open 'path' for reading without blocking (a FIFO or a device opens and
@@ -206,6 +236,15 @@ unsigned psoc_plat_cpu_count(void);
 ** read (the cook cache), where an fsync per file would cost more than the
 ** work it saves. 0 or an errno value. */
 int psoc_plat_replace_file(const char *path, const void *data, size_t size);
+
+/* ---- programs (owner h8) ------------------------------------------------ */
+
+/* For a program's main: on Windows, stdin, stdout and stderr become binary
+** (no CRLF translation: streams and text come out byte for byte as on
+** POSIX) and *argv is replaced by the UTF-8 form of the wide command line
+** (the C runtime's argv is in the ANSI code page); the new argv lives until
+** exit. Nothing to do on POSIX. 0 or an errno value (argv unchanged). */
+int psoc_plat_main_init(int *argc, char ***argv);
 
 #ifdef __cplusplus
 }

@@ -36,6 +36,69 @@ extern "C" {
 #define PSOC_VERSION_STRING "0.1.0"
 
 /* ------------------------------------------------------------------ */
+/* Exported symbols                                                    */
+/* ------------------------------------------------------------------ */
+
+/* PSOC_API marks the public functions of this header, PSOL_API those of
+** psol.h and pso_module.h, PSO_MODULE_API luaopen_pso. Everything else in
+** the libraries is compiled hidden (-fvisibility=hidden), so libpsoc.so
+** and psoc.dll export exactly the PSOC_API functions and the pso module
+** (pso.so, pso.dll) only luaopen_pso.
+**   PSOC_BUILD_SHARED   defined while compiling libpsoc.so / psoc.dll
+**   PSOC_DLL            define it in a Windows program that links psoc.dll
+**                       (dllimport; optional for functions)
+**   PSOL_BUILD_SHARED   defined while compiling a shared psol library
+**   PSO_BUILD_MODULE    defined while compiling the pso module
+** A static build defines none of them and every macro is empty. */
+#if defined(_WIN32) || defined(__CYGWIN__)
+#define PSOC_EXPORT_ __declspec(dllexport)
+#define PSOC_IMPORT_ __declspec(dllimport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define PSOC_EXPORT_ __attribute__((visibility("default")))
+#define PSOC_IMPORT_
+#else
+#define PSOC_EXPORT_
+#define PSOC_IMPORT_
+#endif
+
+/* The archetype of printf-style format attributes: MinGW's "printf" is
+** MSVCRT's (no %zu); psoc formats with C99 stdio there
+** (__USE_MINGW_ANSI_STDIO=1), which GCC calls gnu_printf. */
+#if defined(__MINGW32__)
+#define PSOC_PRINTF_FORMAT gnu_printf
+#else
+#define PSOC_PRINTF_FORMAT printf
+#endif
+
+#ifndef PSOC_API
+#if defined(PSOC_BUILD_SHARED)
+#define PSOC_API PSOC_EXPORT_
+#elif defined(PSOC_DLL)
+#define PSOC_API PSOC_IMPORT_
+#else
+#define PSOC_API
+#endif
+#endif
+
+#ifndef PSOL_API
+#if defined(PSOL_BUILD_SHARED)
+#define PSOL_API PSOC_EXPORT_
+#elif defined(PSOL_DLL)
+#define PSOL_API PSOC_IMPORT_
+#else
+#define PSOL_API
+#endif
+#endif
+
+#ifndef PSO_MODULE_API
+#if defined(PSO_BUILD_MODULE)
+#define PSO_MODULE_API PSOC_EXPORT_
+#else
+#define PSO_MODULE_API PSOL_API
+#endif
+#endif
+
+/* ------------------------------------------------------------------ */
 /* Status codes                                                        */
 /* ------------------------------------------------------------------ */
 
@@ -51,7 +114,7 @@ typedef enum psoc_status {
   PSOC_ERR_IO         /* a write callback failed */
 } psoc_status;
 
-const char *psoc_status_name(psoc_status status);
+PSOC_API const char *psoc_status_name(psoc_status status);
 
 /* ------------------------------------------------------------------ */
 /* Allocator (same contract as lua_Alloc: nsize 0 frees)               */
@@ -208,7 +271,7 @@ typedef enum psoc_kind {
 #define PSOC_KINDS_GM (PSOC_KINDS_G | PSOC_KINDS_M)
 #define PSOC_KINDS_GCM PSOC_KINDS_ALL
 
-const char *psoc_kind_name(psoc_kind kind); /* "graphics", "compute", "mesh", "none" */
+PSOC_API const char *psoc_kind_name(psoc_kind kind); /* "graphics", "compute", "mesh", "none" */
 
 typedef enum psoc_field_kind {
   PSOC_FIELD_UINT,    /* unsigned integer of 'size' bytes (1, 4 or 8) */
@@ -281,22 +344,22 @@ typedef struct psoc_subobject_info {
 } psoc_subobject_info;
 
 /* NULL for 23, >= 30 or any other unknown value. */
-const psoc_subobject_info *psoc_subobject_info_get(uint32_t type);
+PSOC_API const psoc_subobject_info *psoc_subobject_info_get(uint32_t type);
 /* Look up by SDK suffix ("DEPTH_STENCIL1", "D3D12_PIPELINE_STATE_SUBOBJECT_TYPE_VS")
 ** or by key ("depth_stencil1"); NULL when unknown. */
-const psoc_subobject_info *psoc_subobject_info_find(const char *name);
+PSOC_API const psoc_subobject_info *psoc_subobject_info_find(const char *name);
 /* The shader type whose non-null bytecode makes a pipeline of 'kind'
 ** (PSOC_SO_VS for graphics, PSOC_SO_CS for compute, PSOC_SO_MS for mesh),
 ** from the rows with PSOC_SUBOBJECT_DECIDES_KIND; PSOC_SO_TYPE_COUNT for
 ** PSOC_KIND_NONE and unknown kinds. */
-uint32_t psoc_kind_shader(psoc_kind kind);
+PSOC_API uint32_t psoc_kind_shader(psoc_kind kind);
 
 /* Enum tables (generated from the installed headers plus newer values). */
-const psoc_enum *psoc_enum_find(const char *name); /* by full or key name */
-const psoc_enum_value *psoc_enum_value_by_value(const psoc_enum *e, uint32_t value);
+PSOC_API const psoc_enum *psoc_enum_find(const char *name); /* by full or key name */
+PSOC_API const psoc_enum_value *psoc_enum_value_by_value(const psoc_enum *e, uint32_t value);
 /* Accepts the full name, the key, or the full name without the enum's
 ** prefix, case-insensitively. NULL when unknown. */
-const psoc_enum_value *psoc_enum_value_by_name(const psoc_enum *e, const char *name);
+PSOC_API const psoc_enum_value *psoc_enum_value_by_name(const psoc_enum *e, const char *name);
 extern const psoc_enum psoc_enum_dxgi_format;
 
 /* ------------------------------------------------------------------ */
@@ -354,7 +417,7 @@ typedef enum psoc_code {
   PSOC_CODE_COUNT_
 } psoc_code;
 
-const char *psoc_code_name(psoc_code code); /* e.g. "PSOC_DUPLICATE_SUBOBJECT" */
+PSOC_API const char *psoc_code_name(psoc_code code); /* e.g. "PSOC_DUPLICATE_SUBOBJECT" */
 
 #define PSOC_DIAG_FIELD_MAX 64
 #define PSOC_DIAG_MESSAGE_MAX 224
@@ -379,27 +442,27 @@ typedef struct psoc_diags {
   psoc_allocator alloc;
 } psoc_diags;
 
-void psoc_diags_init(psoc_diags *diags, const psoc_allocator *alloc);
-void psoc_diags_clear(psoc_diags *diags);
-void psoc_diags_free(psoc_diags *diags);
+PSOC_API void psoc_diags_init(psoc_diags *diags, const psoc_allocator *alloc);
+PSOC_API void psoc_diags_clear(psoc_diags *diags);
+PSOC_API void psoc_diags_free(psoc_diags *diags);
 /* Append one diagnostic; printf-style message. Returns PSOC_ERR_NOMEM
 ** (and counts it in 'dropped') if the list cannot grow. */
-psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                           const char *message_id, int32_t subobject, int64_t offset,
-                           const char *field, const char *fmt, ...)
+PSOC_API psoc_status psoc_diags_add(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                                    const char *message_id, int32_t subobject, int64_t offset,
+                                    const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 8, 9)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 8, 9)))
 #endif
     ;
 /* The same with a va_list (the message is formatted once, in place). */
-psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                            const char *message_id, int32_t subobject, int64_t offset,
-                            const char *field, const char *fmt, va_list ap)
+PSOC_API psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                                     const char *message_id, int32_t subobject, int64_t offset,
+                                     const char *field, const char *fmt, va_list ap)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 8, 0)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 8, 0)))
 #endif
     ;
-const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "error" */
+PSOC_API const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "error" */
 
 /* ------------------------------------------------------------------ */
 /* Builder and self-contained streams                                  */
@@ -408,21 +471,21 @@ const char *psoc_severity_name(psoc_severity severity); /* "note", "warning", "e
 typedef struct psoc_builder psoc_builder;
 typedef struct psoc_stream psoc_stream;
 
-psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out);
-void psoc_builder_free(psoc_builder *builder);
-void psoc_builder_reset(psoc_builder *builder);
+PSOC_API psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out);
+PSOC_API void psoc_builder_free(psoc_builder *builder);
+PSOC_API void psoc_builder_reset(psoc_builder *builder);
 
 /* Append a subobject. 'payload' points to the payload struct of that type
 ** (e.g. D3D12_RASTERIZER_DESC) and 'payload_size' must be its size. Every
 ** out-of-line array, string and blob it points to is deep-copied (in the
 ** default mode, PSOC_BUILDER_COPY: see psoc_builder_set_mode).
 ** PSOC_ERR_DUPLICATE when a subobject of the same class is present. */
-psoc_status psoc_builder_add(psoc_builder *builder, uint32_t type, const void *payload,
-                             size_t payload_size);
+PSOC_API psoc_status psoc_builder_add(psoc_builder *builder, uint32_t type, const void *payload,
+                                      size_t payload_size);
 /* Like add, but replaces a present subobject of the same class in place. */
-psoc_status psoc_builder_set(psoc_builder *builder, uint32_t type, const void *payload,
-                             size_t payload_size);
-size_t psoc_builder_count(const psoc_builder *builder);
+PSOC_API psoc_status psoc_builder_set(psoc_builder *builder, uint32_t type, const void *payload,
+                                      size_t payload_size);
+PSOC_API size_t psoc_builder_count(const psoc_builder *builder);
 
 /* How adds treat the arrays, strings and blobs a payload points to (input
 ** elements and their semantic names, SO declarations and strides,
@@ -446,15 +509,15 @@ typedef enum psoc_builder_mode {
   PSOC_BUILDER_COPY_AT_FINISH = 1,
   PSOC_BUILDER_BORROW = 2
 } psoc_builder_mode;
-psoc_status psoc_builder_set_mode(psoc_builder *builder, psoc_builder_mode mode);
+PSOC_API psoc_status psoc_builder_set_mode(psoc_builder *builder, psoc_builder_mode mode);
 
 /* One allocation holding the stream bytes followed by every out-of-line
 ** array it points to (none for borrowed entries). The builder stays
 ** usable. */
-psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **out);
+PSOC_API psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **out);
 /* Bytes the finished stream's block takes (what finish would allocate and
 ** finish_into needs); 0 when it would overflow. */
-size_t psoc_builder_finish_size(const psoc_builder *builder);
+PSOC_API size_t psoc_builder_finish_size(const psoc_builder *builder);
 /* Finish into caller memory: the same block finish allocates, written into
 ** [mem, mem + capacity) instead; nothing is allocated. 'mem' must be
 ** aligned for a pointer (malloc's alignment will do). *needed (may be NULL)
@@ -462,19 +525,19 @@ size_t psoc_builder_finish_size(const psoc_builder *builder);
 ** PSOC_ERR_SIZE is returned and nothing written. *out is the stream living
 ** in 'mem': every psoc_stream_* function works on it, psoc_stream_free
 ** releases nothing, and the caller frees 'mem' after its last use. */
-psoc_status psoc_builder_finish_into(psoc_builder *builder, void *mem, size_t capacity,
+PSOC_API psoc_status psoc_builder_finish_into(psoc_builder *builder, void *mem, size_t capacity,
                                      size_t *needed, psoc_stream **out);
 
-D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
-const void *psoc_stream_data(const psoc_stream *stream);
-size_t psoc_stream_size(const psoc_stream *stream);
+PSOC_API D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
+PSOC_API const void *psoc_stream_data(const psoc_stream *stream);
+PSOC_API size_t psoc_stream_size(const psoc_stream *stream);
 /* Bytes the stream's one allocation takes: the stream, every out-of-line
 ** array, string and blob it points to, and its header (what a copy costs). */
-size_t psoc_stream_footprint(const psoc_stream *stream);
+PSOC_API size_t psoc_stream_footprint(const psoc_stream *stream);
 /* Deep copy with pointers relocated into the new block. */
-psoc_status psoc_stream_copy(const psoc_stream *stream, const psoc_allocator *alloc,
-                             psoc_stream **out);
-void psoc_stream_free(psoc_stream *stream);
+PSOC_API psoc_status psoc_stream_copy(const psoc_stream *stream, const psoc_allocator *alloc,
+                                      psoc_stream **out);
+PSOC_API void psoc_stream_free(psoc_stream *stream);
 
 /* ------------------------------------------------------------------ */
 /* Parsing (structure only) and checking (structure plus rules)        */
@@ -499,8 +562,8 @@ typedef struct psoc_walker {
   int done;
 } psoc_walker;
 
-void psoc_walk_init(psoc_walker *walker, const void *data, size_t size);
-int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags);
+PSOC_API void psoc_walk_init(psoc_walker *walker, const void *data, size_t size);
+PSOC_API int psoc_walk_next(psoc_walker *walker, psoc_view *view, psoc_diags *diags);
 
 /* Result of a full parse: the first subobject of each duplicate class is
 ** kept, under the type that appeared. */
@@ -521,11 +584,11 @@ typedef struct psoc_parsed {
 ** (zero size, truncation, trailing bytes, unknown types, duplicates) and
 ** deduces the kind. Never follows pointers. PSOC_OK when there is no
 ** error, PSOC_ERR_INVALID otherwise, PSOC_ERR_ARG on NULL out. */
-psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags);
+PSOC_API psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags);
 
 /* The view of a class present in the stream (e.g. the DEPTH_STENCIL1 view
 ** when asked for PSOC_SO_DEPTH_STENCIL), or NULL. */
-const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class);
+PSOC_API const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class);
 
 /* Capability profile: what the target device supports. Checks that depend
 ** on a capability read it from psoc_check_options.profile. With a NULL
@@ -552,10 +615,10 @@ typedef struct psoc_profile {
 
 /* The profile "default" names (desktop_fl12_0, a conservative feature level
 ** 12_0 device). psoc_check does not fall back to it: NULL means no profile. */
-const psoc_profile *psoc_profile_default(void);
-const psoc_profile *psoc_profile_find(const char *name); /* NULL when unknown */
-size_t psoc_profile_count(void);
-const psoc_profile *psoc_profile_at(size_t index);       /* NULL past the end */
+PSOC_API const psoc_profile *psoc_profile_default(void);
+PSOC_API const psoc_profile *psoc_profile_find(const char *name); /* NULL when unknown */
+PSOC_API size_t psoc_profile_count(void);
+PSOC_API const psoc_profile *psoc_profile_at(size_t index);       /* NULL past the end */
 
 enum {
   /* The stream's pointers are valid: checks may read everything they point
@@ -603,7 +666,7 @@ typedef struct psoc_check_options {
 ** digest must hold (MD5 with DXBC's final block, over the container's
 ** bytes from offset 20 to its size field). 0, or -1 when the blob has no
 ** DXBC header with a size within 'size'. */
-int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]);
+PSOC_API int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]);
 
 /* Parse, then run the rules: kind deduction, irrelevant subobjects, field
 ** and cross-field rules, capability checks against the profile (when one
@@ -611,7 +674,7 @@ int psoc_shader_checksum(const void *blob, size_t size, uint8_t out[16]);
 ** PSOC_CHECK_FOLLOW_POINTERS) and shader container checks
 ** (PSOC_CHECK_FOLLOW_POINTERS). PSOC_OK when no error (and, with
 ** PSOC_CHECK_WERROR, no warning) was reported, PSOC_ERR_INVALID otherwise. */
-psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
+PSOC_API psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *options,
                        psoc_diags *diags);
 /* psoc_check for a caller that checks many pipelines sharing shader blobs:
 ** with PSOC_CHECK_FOLLOW_POINTERS, a blob listed in known[0..known_count)
@@ -620,7 +683,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
 ** (psoc_shader_checksum, e.g. when the blob is loaded). A wrong checksum
 ** in the list is reported as the container's own. Within one stream a blob
 ** in several slots is read once either way. */
-psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
+PSOC_API psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
                              const psoc_known_checksum *known, size_t known_count,
                              psoc_diags *diags);
 
@@ -635,7 +698,7 @@ typedef enum psoc_origin {
   PSOC_ORIGIN_UNUSED = 3          /* irrelevant for the pipeline kind */
 } psoc_origin;
 
-const char *psoc_origin_name(psoc_origin origin); /* "default", "explicit", ... */
+PSOC_API const char *psoc_origin_name(psoc_origin origin); /* "default", "explicit", ... */
 
 /* Superset of RASTERIZER, RASTERIZER1 and RASTERIZER2. */
 typedef struct psoc_rasterizer_state {
@@ -683,18 +746,18 @@ typedef struct psoc_resolved {
 } psoc_resolved;
 
 /* Resolve a parsed stream. Pointer fields are copied, never followed. */
-psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out);
+PSOC_API psoc_status psoc_resolve(const psoc_parsed *parsed, psoc_resolved *out);
 
 /* Conversions to and from the classic descs. */
-psoc_status psoc_resolved_to_graphics_desc(const psoc_resolved *resolved,
-                                           D3D12_GRAPHICS_PIPELINE_STATE_DESC *out);
-psoc_status psoc_resolved_to_compute_desc(const psoc_resolved *resolved,
-                                          D3D12_COMPUTE_PIPELINE_STATE_DESC *out);
+PSOC_API psoc_status psoc_resolved_to_graphics_desc(const psoc_resolved *resolved,
+                                                    D3D12_GRAPHICS_PIPELINE_STATE_DESC *out);
+PSOC_API psoc_status psoc_resolved_to_compute_desc(const psoc_resolved *resolved,
+                                                   D3D12_COMPUTE_PIPELINE_STATE_DESC *out);
 /* Append every subobject the desc holds to a builder (all explicit). */
-psoc_status psoc_builder_add_graphics_desc(psoc_builder *builder,
-                                           const D3D12_GRAPHICS_PIPELINE_STATE_DESC *desc);
-psoc_status psoc_builder_add_compute_desc(psoc_builder *builder,
-                                          const D3D12_COMPUTE_PIPELINE_STATE_DESC *desc);
+PSOC_API psoc_status psoc_builder_add_graphics_desc(psoc_builder *builder,
+                                                    const D3D12_GRAPHICS_PIPELINE_STATE_DESC *desc);
+PSOC_API psoc_status psoc_builder_add_compute_desc(psoc_builder *builder,
+                                                   const D3D12_COMPUTE_PIPELINE_STATE_DESC *desc);
 
 /* ------------------------------------------------------------------ */
 /* Hash and dump                                                       */
@@ -719,22 +782,22 @@ enum {
 ** (otherwise pointers hash as null/non-null), padding never. Independent of
 ** subobject order. 'root_signature_name', when not NULL, replaces the
 ** root-signature pointer in the hash. */
-psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
-                      const char *root_signature_name, psoc_hash128 *out);
+PSOC_API psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
+                               const char *root_signature_name, psoc_hash128 *out);
 /* 32 lowercase hex digits plus NUL */
-void psoc_hash_hex(psoc_hash128 hash, char out[33]);
+PSOC_API void psoc_hash_hex(psoc_hash128 hash, char out[33]);
 
 typedef int (*psoc_write_fn)(void *ud, const char *text, size_t length); /* 0 = ok */
 
 /* Readable text, one subobject per block, generic over the registry. */
-psoc_status psoc_dump(const void *data, size_t size, uint32_t flags, psoc_write_fn write,
-                      void *ud);
+PSOC_API psoc_status psoc_dump(const void *data, size_t size, uint32_t flags, psoc_write_fn write,
+                               void *ud);
 
 /* Format one scalar value of a field kind (UINT, INT, BOOL, FLOAT, ENUM,
 ** FLAGS, COUNT): enum names, flags joined with '|'.
 ** Returns the length written (truncated to n-1). */
-size_t psoc_format_scalar(uint8_t kind, unsigned size, const psoc_enum *enumeration,
-                          const unsigned char *src, char *out, size_t n);
+PSOC_API size_t psoc_format_scalar(uint8_t kind, unsigned size, const psoc_enum *enumeration,
+                                   const unsigned char *src, char *out, size_t n);
 
 #ifdef __cplusplus
 }

@@ -53,7 +53,7 @@ typedef enum psoc_archive_component_kind {
 
 /* "shader", "input_layout", "so_declaration", "so_strides",
 ** "view_instances", "root_signature", "cached_blob"; "unknown" otherwise. */
-const char *psoc_archive_component_kind_name(uint32_t kind);
+PSOC_API const char *psoc_archive_component_kind_name(uint32_t kind);
 
 /* ------------------------------------------------------------------ */
 /* Writer                                                              */
@@ -63,8 +63,8 @@ typedef struct psoc_archive_writer psoc_archive_writer;
 typedef struct psoc_archive psoc_archive;
 
 /* A new, empty writer; memory from 'alloc' (NULL: realloc/free). */
-psoc_status psoc_archive_writer_create(const psoc_allocator *alloc, psoc_archive_writer **out);
-void psoc_archive_writer_free(psoc_archive_writer *w);
+PSOC_API psoc_status psoc_archive_writer_create(const psoc_allocator *alloc, psoc_archive_writer **out);
+PSOC_API void psoc_archive_writer_free(psoc_archive_writer *w);
 
 /* Add one pipeline. 'stream' is a stream whose pointers are valid in this
 ** process (a psoc_stream, a psol_pipeline's stream, a hand-built one):
@@ -92,7 +92,7 @@ void psoc_archive_writer_free(psoc_archive_writer *w);
 **                       for (a registry entry newer than the format)
 **   PSOC_ERR_NOMEM
 ** On failure the writer is unchanged. */
-psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
+PSOC_API psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
                                     const char *root_signature, const void *stream, size_t size,
                                     char *err, size_t errlen);
 
@@ -100,7 +100,7 @@ psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
 ** loaded and added as psoc_archive_writer_add would; a damaged pipeline or
 ** a name clash fails the call (PSOC_ERR_INVALID, PSOC_ERR_DUPLICATE) with
 ** the pipelines added before it kept. */
-psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
+PSOC_API psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
                                             size_t errlen);
 
 /* Pipelines added so far, unique components, their bytes, and the bytes
@@ -111,18 +111,18 @@ typedef struct psoc_archive_writer_stats {
   uint64_t component_bytes;
   uint64_t referenced_bytes;
 } psoc_archive_writer_stats;
-void psoc_archive_writer_stats_get(const psoc_archive_writer *w, psoc_archive_writer_stats *out);
+PSOC_API void psoc_archive_writer_stats_get(const psoc_archive_writer *w, psoc_archive_writer_stats *out);
 
 /* Serialize. The bytes depend only on the set of pipelines added (names,
 ** root-signature names and stream content), never on the add order. They
 ** belong to the writer and stay valid until the next add, finish or free. */
-psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size);
+PSOC_API psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size);
 
 /* Finish, then write the archive to 'path' atomically: a temporary file in
 ** the same folder, written, flushed to disk (fsync) and renamed over
 ** 'path'. On any failure the temporary file is removed and a previous file
 ** at 'path' is untouched. PSOC_ERR_IO with the OS's reason in 'err'. */
-psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, char *err,
+PSOC_API psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, char *err,
                                     size_t errlen);
 
 /* ------------------------------------------------------------------ */
@@ -154,17 +154,17 @@ enum {
 **                     PSOC_ARCHIVE_REJECT_DAMAGED any damage
 **   PSOC_ERR_NOMEM
 ** 'alloc' (NULL: realloc/free) serves the archive object only. */
-psoc_status psoc_archive_open_file(const char *path, uint32_t flags, const psoc_allocator *alloc,
+PSOC_API psoc_status psoc_archive_open_file(const char *path, uint32_t flags, const psoc_allocator *alloc,
                                    psoc_archive **out, char *err, size_t errlen);
 /* The same over 'size' bytes at 'data', which the caller owns and keeps
 ** unchanged until psoc_archive_close. 'data' must be 16-byte aligned
 ** (PSOC_ERR_ARG otherwise): loaded streams point into it. */
-psoc_status psoc_archive_open_memory(const void *data, size_t size, uint32_t flags,
+PSOC_API psoc_status psoc_archive_open_memory(const void *data, size_t size, uint32_t flags,
                                      const psoc_allocator *alloc, psoc_archive **out, char *err,
                                      size_t errlen);
 /* Unmap (open_file) and free. Loaded streams point into the archive: they
 ** are invalid afterwards. NULL is ignored. */
-void psoc_archive_close(psoc_archive *a);
+PSOC_API void psoc_archive_close(psoc_archive *a);
 
 /* What the header says. */
 typedef struct psoc_archive_info {
@@ -179,9 +179,9 @@ typedef struct psoc_archive_info {
   uint64_t component_bytes;    /* bytes of the component store */
   uint64_t table_bytes;        /* header, table of contents, tables, records, end marker */
 } psoc_archive_info;
-void psoc_archive_info_get(const psoc_archive *a, psoc_archive_info *out);
+PSOC_API void psoc_archive_info_get(const psoc_archive *a, psoc_archive_info *out);
 
-size_t psoc_archive_count(const psoc_archive *a);
+PSOC_API size_t psoc_archive_count(const psoc_archive *a);
 
 /* One pipeline. Pointers point into the archive and live until close. */
 typedef struct psoc_archive_entry {
@@ -196,18 +196,18 @@ typedef struct psoc_archive_entry {
 } psoc_archive_entry;
 
 /* Entries are sorted by name (bytewise). PSOC_ERR_ARG past the end. */
-psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_archive_entry *out);
+PSOC_API psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_archive_entry *out);
 /* The i-th component index the pipeline references (ascending). */
-psoc_status psoc_archive_entry_component(const psoc_archive *a, size_t index, size_t i,
+PSOC_API psoc_status psoc_archive_entry_component(const psoc_archive *a, size_t index, size_t i,
                                          size_t *component);
 
 #define PSOC_ARCHIVE_NOT_FOUND ((size_t)-1)
 /* Index of the pipeline called 'name' (binary search), or
 ** PSOC_ARCHIVE_NOT_FOUND. */
-size_t psoc_archive_find(const psoc_archive *a, const char *name);
+PSOC_API size_t psoc_archive_find(const psoc_archive *a, const char *name);
 /* Index of the first pipeline (in name order) with this canonical hash,
 ** or PSOC_ARCHIVE_NOT_FOUND. */
-size_t psoc_archive_find_hash(const psoc_archive *a, psoc_hash128 hash);
+PSOC_API size_t psoc_archive_find_hash(const psoc_archive *a, psoc_hash128 hash);
 
 /* One component of the store (for listings such as psoc ls). */
 typedef struct psoc_archive_component {
@@ -219,8 +219,8 @@ typedef struct psoc_archive_component {
   const void *data;            /* in the archive; unverified in lazy mode */
 } psoc_archive_component;
 
-size_t psoc_archive_component_count(const psoc_archive *a);
-psoc_status psoc_archive_component_get(const psoc_archive *a, size_t index,
+PSOC_API size_t psoc_archive_component_count(const psoc_archive *a);
+PSOC_API psoc_status psoc_archive_component_get(const psoc_archive *a, size_t index,
                                        psoc_archive_component *out);
 
 /* ---- loading ------------------------------------------------------- */
@@ -258,7 +258,7 @@ typedef struct psoc_archive_load_options {
 **                     damaged, or its root signature did not resolve
 ** In lazy mode the first load of a pipeline verifies it; lazy archives
 ** must not be loaded from several threads at once (VERIFY_ALL ones may). */
-psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
+PSOC_API psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
                               void *scratch, size_t scratch_size,
                               D3D12_PIPELINE_STATE_STREAM_DESC *desc, size_t *needed, char *err,
                               size_t errlen);
@@ -288,7 +288,7 @@ typedef int (*psoc_archive_damage_fn)(void *ud, const psoc_archive_damage *damag
 ** loads. '*lost' (may be NULL) receives the number of pipelines that
 ** cannot load. PSOC_OK when nothing is damaged, PSOC_ERR_INVALID
 ** otherwise. */
-psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void *ud,
+PSOC_API psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void *ud,
                                 size_t *lost);
 
 /* ------------------------------------------------------------------ */
@@ -318,7 +318,7 @@ typedef struct psoc_archive_override {
 ** wrong size, or the scratch too small: see *needed), PSOC_ERR_DUPLICATE
 ** (two overrides of one class), PSOC_ERR_INVALID (the base does not
 ** parse). */
-psoc_status psoc_archive_derive(const D3D12_PIPELINE_STATE_STREAM_DESC *base,
+PSOC_API psoc_status psoc_archive_derive(const D3D12_PIPELINE_STATE_STREAM_DESC *base,
                                 const psoc_archive_override *overrides, size_t override_count,
                                 void *scratch, size_t scratch_size,
                                 D3D12_PIPELINE_STATE_STREAM_DESC *out, size_t *needed);

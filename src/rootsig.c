@@ -130,7 +130,7 @@ typedef struct vctx {
 } vctx;
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 4, 5)))
+__attribute__((format(PSOC_PRINTF_FORMAT, 4, 5)))
 #endif
 static void report(vctx *v, psoc_severity sev, const char *field, const char *fmt, ...) {
   va_list ap;
@@ -621,7 +621,7 @@ typedef struct pctx {
 } pctx;
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(PSOC_PRINTF_FORMAT, 3, 4)))
 #endif
 static psoc_status bad(pctx *p, uint32_t at, const char *fmt, ...) {
   char f[PSOC_DIAG_FIELD_MAX];

@@ -145,14 +145,14 @@ typedef void (*rule_fn)(const rule_ctx *ctx);
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 7, 8)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 7, 8)))
 #endif
     ;
 
 /* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
 const char *psoc_rule_field(char *buf, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 

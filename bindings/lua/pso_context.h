@@ -145,7 +145,7 @@ int psoi_site(lua_State *L, int level, lua_Debug *ar, pso_site *site);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 /* " (did you mean 'a', 'b'?)" (or " (valid: ...)" for short lists). */

@@ -95,7 +95,7 @@ void psoi_cv_push_frame(psoi_cv *c, const char *key, int index);
 /* Raise "WHERE: PATH: message" (the arena lock is dropped first). */
 int psoi_cv_error(psoi_cv *c, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 int psoi_cv_type_error(psoi_cv *c, int idx, const char *expected);

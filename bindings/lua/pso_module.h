@@ -22,7 +22,7 @@ extern "C" {
 
 /* require "pso": pushes the module table. Safe to call more than once per
 ** state (the per-state context is shared). */
-int luaopen_pso(lua_State *L);
+PSO_MODULE_API int luaopen_pso(lua_State *L);
 
 typedef struct pso_hooks {
   /* Read a file named by a script (pso.shader / pso.blob). Push the
@@ -38,14 +38,14 @@ typedef struct pso_hooks {
 
 /* Stored per state (copied); NULL restores the defaults. May be called
 ** before or after luaopen_pso. */
-void pso_set_hooks(lua_State *L, const pso_hooks *hooks);
+PSOL_API void pso_set_hooks(lua_State *L, const pso_hooks *hooks);
 
 /* Remember the source text of a chunk loaded under 'chunkname' ("@file"
 ** or "=name"; other names are the text itself already) so that errors
 ** inside a table constructor can name the line of the offending key, not
 ** only the line of the call. The sandbox calls it for every chunk it
 ** loads. Kept in the state's registry (its memory counts as the state's). */
-void pso_remember_source(lua_State *L, const char *chunkname, const char *src, size_t len);
+PSOL_API void pso_remember_source(lua_State *L, const char *chunkname, const char *src, size_t len);
 
 typedef struct pso_pipeline pso_pipeline;
 
@@ -53,21 +53,21 @@ typedef struct pso_pipeline pso_pipeline;
 ** pointer (and everything it hands out) stays valid while the Lua value is
 ** reachable. The stream lives inside the pipeline's userdata: never
 ** psoc_stream_free it; psoc_stream_copy it to keep it longer. */
-pso_pipeline *pso_topipeline(lua_State *L, int idx);
-const psoc_stream *pso_pipeline_stream(const pso_pipeline *p);
+PSOL_API pso_pipeline *pso_topipeline(lua_State *L, int idx);
+PSOL_API const psoc_stream *pso_pipeline_stream(const pso_pipeline *p);
 /* The pipeline's name, or NULL when the script gave none. */
-const char *pso_pipeline_name(const pso_pipeline *p);
+PSOL_API const char *pso_pipeline_name(const pso_pipeline *p);
 /* The root-signature name, or NULL (none given, or given as a pointer). */
-const char *pso_pipeline_root_signature(const pso_pipeline *p);
-psoc_kind pso_pipeline_kind(const pso_pipeline *p);
+PSOL_API const char *pso_pipeline_root_signature(const pso_pipeline *p);
+PSOL_API psoc_kind pso_pipeline_kind(const pso_pipeline *p);
 /* Push a new pipeline holding a copy of 'stream' (a stream psoc made, e.g.
 ** the stream of a pipeline of another state), with its kind, name (NULL:
 ** unnamed) and root-signature name (NULL: none). It reads back, hashes,
 ** checks and derives like the original; its declaration (pso.derive,
 ** explain) is what p:table() gives. The pso module must be open in L.
 ** Raises a Lua error when the stream does not parse or memory runs out. */
-pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
-                                const char *name, const char *root_signature);
+PSOL_API pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
+                                         const char *name, const char *root_signature);
 
 /* The psoc_check flags every stream of a pipeline can be checked with:
 ** the module filled in the input-layout, stream-output and view-instancing
@@ -81,7 +81,7 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
 ** "DEPTH_STENCIL_FORMAT" -> "depth_format", "BLEND.RenderTarget[1].SrcBlend"
 ** -> "blend.render_targets[2].src". A field it cannot map is copied
 ** unchanged. Writes at most n bytes (NUL included); returns the length. */
-size_t pso_field_path(const char *field, char *out, size_t n);
+PSOL_API size_t pso_field_path(const char *field, char *out, size_t n);
 
 /* Check a material script's result at idx: a pipeline, or a list of
 ** pipelines in which no two share a name (unnamed ones never clash).
@@ -89,10 +89,10 @@ size_t pso_field_path(const char *field, char *out, size_t n);
 ** ("result[3]: two pipelines are named 'lit' (result[1] and result[3]);
 ** ..."), for the embedder to prefix with the script's name. Work and
 ** memory are linear in the list (a Lua table in the state). */
-int pso_check_result(lua_State *L, int idx);
+PSOL_API int pso_check_result(lua_State *L, int idx);
 /* Canonical hash: psoc_hash with PSOC_FOLLOW_POINTERS and the
 ** root-signature name in place of the pointer (what p:hash() prints). */
-psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);
+PSOL_API psoc_hash128 pso_pipeline_hash(const pso_pipeline *p);
 
 /* ---- where things were declared and went wrong (data, not text) ------ */
 
@@ -108,7 +108,7 @@ typedef struct pso_site {
 ** compute or derive call in the first Lua function on the stack (the
 ** shared module's factory when a material called one). {NULL, 0} for a
 ** pipeline made by pso_push_pipeline. Valid while the pipeline is. */
-pso_site pso_pipeline_site(const pso_pipeline *p);
+PSOL_API pso_site pso_pipeline_site(const pso_pipeline *p);
 
 /* One error the module raised, as data. */
 typedef struct pso_error {
@@ -131,7 +131,7 @@ typedef struct pso_error {
 ** the module's last error (another error was raised since, or the script
 ** raised its own). The strings stay valid until the module raises its
 ** next error in this state. No Lua error is raised. */
-size_t pso_error_info(lua_State *L, int idx, pso_error *out, size_t max);
+PSOL_API size_t pso_error_info(lua_State *L, int idx, pso_error *out, size_t max);
 
 #ifdef __cplusplus
 }

@@ -54,7 +54,7 @@ static const char named_key = 'r';
 /* ---- errors and keys ---------------------------------------------------- */
 
 #if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
+__attribute__((format(PSOC_PRINTF_FORMAT, 3, 4)))
 #endif
 static int rs_error(lua_State *L, const char *path, const char *fmt, ...) {
   char msg[512];

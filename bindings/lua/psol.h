@@ -203,41 +203,42 @@ typedef struct psol_result {
 **   PSOC_ERR_NOMEM    the result could not be allocated
 **   PSOC_ERR_ARG      NULL arguments or unusable options (bad root)
 ** 'opts' may be NULL (all defaults). Always call psol_result_free. */
-psoc_status psol_evaluate_file(const psol_options *opts, const char *path, psol_result *out);
-psoc_status psol_evaluate_string(const psol_options *opts, const char *chunkname,
-                                 const char *src, size_t len, psol_result *out);
-void psol_result_free(psol_result *r);
+PSOL_API psoc_status psol_evaluate_file(const psol_options *opts, const char *path,
+                                        psol_result *out);
+PSOL_API psoc_status psol_evaluate_string(const psol_options *opts, const char *chunkname,
+                                          const char *src, size_t len, psol_result *out);
+PSOL_API void psol_result_free(psol_result *r);
 
 /* Lower level, for tools that run several scripts or tests in one state.
 ** psol_newstate returns NULL (with 'err' filled) on failure. The options
 ** (roots, callbacks) are copied; the callbacks' ud must outlive the state.
 ** Each top-level call (psol_dofile, psol_dostring, psol_pcall not nested
 ** in another) gets the full instruction and time budgets. */
-lua_State *psol_newstate(const psol_options *opts, char *err, size_t errlen);
+PSOL_API lua_State *psol_newstate(const psol_options *opts, char *err, size_t errlen);
 /* Sandboxed text-only load of 'path' plus a pcall with a traceback.
 ** Returns LUA_OK with 'nresults' values pushed (LUA_MULTRET allowed), or
 ** an error status with the message (and traceback) on the stack. Without
 ** roots, the script's directory is the root while it runs. */
-int psol_dofile(lua_State *L, const char *path, int nresults);
+PSOL_API int psol_dofile(lua_State *L, const char *path, int nresults);
 /* Same for a string chunk; 'chunkname' is used as given by Lua
 ** ("@file.lua" or "=name"). */
-int psol_dostring(lua_State *L, const char *chunkname, const char *src, size_t len,
-                  int nresults);
+PSOL_API int psol_dostring(lua_State *L, const char *chunkname, const char *src, size_t len,
+                           int nresults);
 /* Call the function below 'nargs' arguments on the top of the stack
 ** with the sandbox's message handler (traceback, limit messages). */
-int psol_pcall(lua_State *L, int nargs, int nresults);
+PSOL_API int psol_pcall(lua_State *L, int nargs, int nresults);
 /* The message of an error left by psol_dofile/psol_pcall, without the
 ** traceback, copied into 'buf'. Returns 'buf'. */
-const char *psol_error_message(lua_State *L, int idx, char *buf, size_t buflen);
+PSOL_API const char *psol_error_message(lua_State *L, int idx, char *buf, size_t buflen);
 /* Where the pipeline at 'idx' was declared: the line of its pso.graphics,
 ** mesh, compute or derive call (0 when unknown), and the chunk's name
 ** (the file for "@file" chunks) in 'source'. */
-int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen);
+PSOL_API int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sourcelen);
 /* Instructions executed so far (to the granularity of the count hook)
 ** and bytes currently allocated by the state. */
-uint64_t psol_instructions(lua_State *L);
-size_t psol_memory(lua_State *L);
-void psol_close(lua_State *L);
+PSOL_API uint64_t psol_instructions(lua_State *L);
+PSOL_API size_t psol_memory(lua_State *L);
+PSOL_API void psol_close(lua_State *L);
 
 #ifdef __cplusplus
 }

@@ -1795,7 +1795,7 @@ static void set_error(psol_result *out, const char *file, const char *msg) {
 static psoc_status fail(psol_result *out, psoc_status status, psoc_code code, const char *file,
                         const char *pipeline, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 6, 7)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 6, 7)))
 #endif
     ;
 

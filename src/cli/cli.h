@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "psoc.h" /* PSOC_PRINTF_FORMAT */
 struct psoc_diag;
 
 /* Exit statuses, shared by every command. */
@@ -153,7 +154,7 @@ int cli_has_arg(int argc, char **argv, const char *flag);
 ** (COMMAND NULL: the global form). Returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 

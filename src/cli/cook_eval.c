@@ -51,7 +51,7 @@ static void buf_str(text_buf *b, const char *s) {
 
 static void buf_printf(text_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
+    __attribute__((format(PSOC_PRINTF_FORMAT, 2, 3)))
 #endif
     ;
 static void buf_printf(text_buf *b, const char *fmt, ...) {

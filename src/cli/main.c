@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "cook.h"
+#include "platform.h"
 #include "psoc.h"
 
 static int cmd_check(int argc, char **argv);
@@ -149,6 +150,7 @@ static int print_version(void) {
 
 int main(int argc, char **argv) {
   const cli_command *command;
+  (void)psoc_plat_main_init(&argc, &argv); /* Windows: UTF-8 argv, binary stdio */
   if (argc < 2) {
     print_usage(stderr);
     return CLI_EXIT_USAGE;

@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# The Windows programs that scripts/windows.sh built, run under wine64:
+#
+#   1. psoc.exe --version prints psoc.h's version
+#   2. psoc.dll and pso.dll export exactly their public functions
+#      (tests/consumer/test_exports.sh --pe)
+#   3. windows_consumer.exe (links psoc.dll and lua54.dll) evaluates
+#      tests/consumer/material.lua through pso.dll: psoc.dll's hash of the
+#      stream equals pso.dll's, and both equal the Linux build's when
+#      build/lib/pso.so exists; windows_engine.exe (psol.h, static libpsoc)
+#      prints the same hash
+#   4. the Lua suites (tests/lua, scripts/tests) through psoc.exe test
+#   5. with --full (some 600 Wine starts, ~10 minutes on 2 cores):
+#      tests/runner/test_runner.sh, tests/cli/test_cli.sh and
+#      tests/cli/test_scripts.sh with tests/windows/psoc-wine as the psoc
+#      binary, reported as PASS/FAIL counts
+#
+# Exit status 0 only if every check passed. The WINEPREFIX is
+# build/windows/wine (created by the first run), WINEDEBUG=-all.
+set -uo pipefail
+
+FULL=0
+[[ ${1:-} == --full ]] && FULL=1
+
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+ROOT=$PWD
+W=$ROOT/build/windows
+BIN=$W/bin
+export WINEPREFIX=${WINEPREFIX:-$W/wine} WINEDEBUG=${WINEDEBUG:--all}
+WINE=$(command -v wine64 || echo /usr/lib/wine/wine64)
+WINESERVER=$(command -v wineserver || echo /usr/lib/wine/wineserver)
+
+pass=0
+fail=0
+results=()
+ok() {
+    pass=$((pass + 1))
+    results+=("PASS  $1")
+    echo "ok   $1"
+}
+bad() {
+    fail=$((fail + 1))
+    results+=("FAIL  $1")
+    echo "FAIL $1"
+}
+wrun() { "$WINE" "$@"; }
+
+if [[ ! -x $WINE ]]; then
+    echo "FAIL no wine64 (install wine64; scripts/lib.sh PSOC_DEPS)"
+    exit 1
+fi
+mkdir -p "$WINEPREFIX"
+# Wine's z: drive is a link to / inside the prefix: tools that walk build/
+# (luacheck, find) would walk the whole file system through it. It exists
+# only while this script runs (psoc-wine makes it when it is missing).
+if [[ -d $WINEPREFIX/dosdevices ]]; then ln -sfn / "$WINEPREFIX/dosdevices/z:"; fi
+trap 'rm -f "$WINEPREFIX/dosdevices/z:"' EXIT
+
+# 1. --version
+want=$(sed -n 's/^#define PSOC_VERSION_STRING "\(.*\)"$/\1/p' src/psoc.h)
+out=$(wrun "$BIN/psoc.exe" --version 2>&1 | tr -d '\r')
+if [[ -n $want && $out == *"$want"* ]]; then
+    ok "psoc.exe --version: $out"
+else
+    bad "psoc.exe --version printed '$out' (want $want)"
+fi
+
+# 2. export tables
+if bash tests/consumer/test_exports.sh --pe "$BIN"; then
+    ok "psoc.dll and pso.dll export exactly the declared functions"
+else
+    bad "psoc.dll / pso.dll exports"
+fi
+
+# 3. consumers
+material=tests/consumer/material.lua
+line=$(wrun "$BIN/windows_consumer.exe" "$material" "$BIN" forward 2>&1 | tr -d '\r')
+read -r name dll_hash module_hash errors <<<"$line"
+if [[ $name == consumer_lit && ${#dll_hash} == 32 && $dll_hash == "$module_hash" && $errors == 0 ]]
+then
+    ok "windows_consumer.exe (psoc.dll): $name $dll_hash, pso.dll agrees, 0 errors"
+else
+    bad "windows_consumer.exe printed '$line'"
+fi
+engine=$(wrun "$BIN/windows_engine.exe" "$material" 2>&1 | tr -d '\r')
+if [[ $engine == "consumer_lit $dll_hash "* ]]; then
+    ok "windows_engine.exe (psol.h): $engine"
+else
+    bad "windows_engine.exe printed '$engine' (want consumer_lit $dll_hash)"
+fi
+if [[ -f build/lib/pso.so ]] && command -v lua5.4 >/dev/null 2>&1; then
+    linux=$(cd tests/consumer && LUA_CPATH="$ROOT/build/lib/?.so" lua5.4 -e \
+        'local p = dofile("material.lua"); io.write(p:hash())' 2>&1)
+    if [[ $linux == "$dll_hash" ]]; then
+        ok "the Windows hash equals the Linux build's ($linux)"
+    else
+        bad "Linux pso.so hashes material.lua as '$linux', Windows as '$dll_hash'"
+    fi
+fi
+
+# A persistent wineserver: each later start takes ~0.5 s instead of seconds.
+"$WINESERVER" -p 2>/dev/null || true
+
+# 4. Lua suites through psoc.exe test
+suites=()
+for dir in tests/lua scripts/tests; do
+    [[ -d $dir ]] && suites+=("$dir")
+done
+mkdir -p build/reports
+if tests/windows/psoc-wine test --junit build/reports/lua-windows.xml "${suites[@]}" \
+    >"$W/lua.log" 2>&1; then
+    ok "psoc.exe test ${suites[*]}: $(tail -n 1 "$W/lua.log")"
+else
+    tail -n 40 "$W/lua.log"
+    bad "psoc.exe test ${suites[*]}: $(tail -n 1 "$W/lua.log") (log: $W/lua.log)"
+fi
+
+# 5. the CLI scripts (--full)
+((FULL)) || scripts=()
+((FULL)) && scripts=(tests/runner/test_runner.sh tests/cli/test_cli.sh tests/cli/test_scripts.sh)
+for script in "${scripts[@]}"; do
+    if bash "$script" tests/windows/psoc-wine >"$W/${script##*/}.log" 2>&1; then
+        ok "$script: $(tail -n 1 "$W/${script##*/}.log")"
+    else
+        grep -E '^(FAIL|not ok)' "$W/${script##*/}.log" | head -n 40
+        bad "$script: $(tail -n 1 "$W/${script##*/}.log") (log: $W/${script##*/}.log)"
+    fi
+done
+
+"$WINESERVER" -k 2>/dev/null || true
+
+printf '\n---- windows summary\n'
+printf '%s\n' "${results[@]}"
+echo "windows: $pass passed, $fail failed"
+((fail == 0))
