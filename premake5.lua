@@ -98,6 +98,8 @@ local PSOC_MAJOR, PSOC_MINOR = psoc_version()
 local PSOC_ABI = PSOC_MAJOR .. "." .. PSOC_MINOR
 
 local CONFIGS = { "release", "debug", "sanitize", "tsan" }
+-- ThreadSanitizer (tsan) is a GCC/Clang build: Visual Studio gets the other three.
+if tostring(_ACTION or ""):match("^vs") then CONFIGS = { "release", "debug", "sanitize" } end
 local CONFIG_SUBDIR = { release = "", debug = "/debug", sanitize = "/sanitize", tsan = "/tsan" }
 
 ---------------------------------------------------------------------------
@@ -295,9 +297,11 @@ solution "psoc"
         buildoptions(join(OPT_FLAGS.sanitize, SANITIZE_FLAGS))
         if not IS_VS then linkoptions(SANITIZE_FLAGS) end
 
-    configuration "tsan"
-        buildoptions(join({ "-g", "-O1" }, TSAN_FLAGS))
-        linkoptions(TSAN_FLAGS)
+    if not IS_VS then
+        configuration "tsan"
+            buildoptions(join({ "-g", "-O1" }, TSAN_FLAGS))
+            linkoptions(TSAN_FLAGS)
+    end
 
     configuration "*"
 

@@ -70,6 +70,16 @@ static int last_errno(void) { return win_errno(GetLastError()); }
 
 /* ---- time ---------------------------------------------------------------- */
 
+int psoc_plat_local_time(int *hour, int *minute, int *second, int *ms) {
+  SYSTEMTIME t;
+  GetLocalTime(&t);
+  *hour = t.wHour;
+  *minute = t.wMinute;
+  *second = t.wSecond;
+  *ms = t.wMilliseconds;
+  return 0;
+}
+
 uint64_t psoc_plat_now_ns(void) {
   static LARGE_INTEGER freq; /* the same on every call: a benign race */
   LARGE_INTEGER now;
@@ -397,6 +407,184 @@ void psoc_plat_close(psoc_plat_file *f) {
   f->handle = NULL;
 }
 
+int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
+  BY_HANDLE_FILE_INFORMATION info;
+  int e;
+  HANDLE h;
+  *kind = PSOC_PLAT_MISSING;
+  if (size) *size = 0;
+  h = open_meta(path, 0, &e); /* follows symlinks and junctions */
+  if (h == INVALID_HANDLE_VALUE) return e == ENOENT || e == ENOTDIR ? 0 : e;
+  if (GetFileType(h) != FILE_TYPE_DISK) {
+    *kind = PSOC_PLAT_OTHER;
+  } else if (!GetFileInformationByHandle(h, &info)) {
+    e = last_errno();
+  } else if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
+    *kind = PSOC_PLAT_DIR;
+  } else if (info.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) {
+    *kind = PSOC_PLAT_OTHER;
+  } else {
+    *kind = PSOC_PLAT_FILE;
+    if (size) *size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  }
+  CloseHandle(h);
+  return e;
+}
+
+/* The kind and size of what an open handle refers to. */
+static int handle_kind(HANDLE h, int *kind, uint64_t *size) {
+  BY_HANDLE_FILE_INFORMATION info;
+  *kind = PSOC_PLAT_MISSING;
+  *size = 0;
+  if (h == INVALID_HANDLE_VALUE || h == NULL) return EBADF;
+  switch (GetFileType(h)) {
+  case FILE_TYPE_PIPE: *kind = PSOC_PLAT_FIFO; return 0;
+  case FILE_TYPE_CHAR: *kind = PSOC_PLAT_CHARDEV; return 0;
+  case FILE_TYPE_DISK: break;
+  default: *kind = PSOC_PLAT_OTHER; return 0;
+  }
+  if (!GetFileInformationByHandle(h, &info)) return last_errno();
+  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
+  else {
+    *kind = PSOC_PLAT_FILE;
+    *size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  }
+  return 0;
+}
+
+int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
+  return handle_kind((HANDLE)_get_osfhandle(_fileno(f)), kind, size);
+}
+
+/* The volume serial number and file index: a file's identity on Windows. */
+static int handle_id(HANDLE h, psoc_plat_file_id *id) {
+  BY_HANDLE_FILE_INFORMATION info;
+  if (!GetFileInformationByHandle(h, &info)) return last_errno();
+  id->dev = info.dwVolumeSerialNumber;
+  id->ino = ((uint64_t)info.nFileIndexHigh << 32) | info.nFileIndexLow;
+  return 0;
+}
+
+int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id) {
+  int e;
+  HANDLE h = open_meta(path, 0, &e);
+  id->dev = id->ino = 0;
+  if (h == INVALID_HANDLE_VALUE) return e;
+  e = handle_id(h, id);
+  CloseHandle(h);
+  return e;
+}
+
+/* Create 'path' exclusively for writing; *h on success. */
+static int create_exclusive(const char *path, HANDLE *h) {
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  int e = to_wide(path, w);
+  *h = INVALID_HANDLE_VALUE;
+  if (e) return e;
+  *h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW,
+                   FILE_ATTRIBUTE_NORMAL, NULL);
+  if (*h != INVALID_HANDLE_VALUE) return 0;
+  return GetLastError() == ERROR_FILE_EXISTS || GetLastError() == ERROR_ALREADY_EXISTS
+             ? EEXIST
+             : last_errno();
+}
+
+/* A new temporary file beside 'path' (name in tmp[PSOC_PLAT_PATH_MAX]):
+** the process id, the clock and an attempt number, created exclusively. */
+static int temp_beside(const char *path, char *tmp, HANDLE *h) {
+  int attempt, e = EEXIST;
+  for (attempt = 0; attempt < 100 && e == EEXIST; attempt++) {
+    int len = snprintf(tmp, PSOC_PLAT_PATH_MAX, "%s.tmp.%lu.%llx.%d", path,
+                       (unsigned long)GetCurrentProcessId(),
+                       (unsigned long long)psoc_plat_now_ns(), attempt);
+    if (len < 0 || len >= PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
+    e = create_exclusive(tmp, h);
+  }
+  return e;
+}
+
+int psoc_plat_temp_create(const char *path, char *out, FILE **f) {
+  HANDLE h;
+  int fd, e;
+  *f = NULL;
+  if ((e = temp_beside(path, out, &h)) != 0) return e;
+  fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+  if (fd < 0) {
+    CloseHandle(h);
+    (void)psoc_plat_remove(out);
+    return EIO;
+  }
+  *f = _fdopen(fd, "wb");
+  if (!*f) {
+    e = errno ? errno : EIO;
+    _close(fd);
+    (void)psoc_plat_remove(out);
+    return e;
+  }
+  return 0;
+}
+
+int psoc_plat_redirect_stdout(const char *path,
+                              int (*accept)(void *ud, const psoc_plat_file_id *id), void *ud) {
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  psoc_plat_file_id id;
+  int fd, kind, e;
+  uint64_t size;
+  HANDLE h;
+  if ((e = to_wide(path, w)) != 0) return e;
+  /* no truncation yet: what was checked before the open may not be this
+  ** file; a symbolic link is opened as itself (and is not a file) */
+  h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_ALWAYS,
+                  FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
+  if (h == INVALID_HANDLE_VALUE) return last_errno();
+  if (handle_kind(h, &kind, &size) != 0 || kind != PSOC_PLAT_FILE || handle_id(h, &id) != 0) {
+    CloseHandle(h);
+    return PSOC_PLAT_ENOTREG;
+  }
+  if (accept && !accept(ud, &id)) {
+    CloseHandle(h);
+    return PSOC_PLAT_EREFUSED;
+  }
+  if (!SetEndOfFile(h)) {
+    e = last_errno();
+    CloseHandle(h);
+    return e;
+  }
+  fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
+  if (fd < 0) {
+    CloseHandle(h);
+    return EIO;
+  }
+  e = 0;
+  if (fflush(stdout) != 0 || _dup2(fd, _fileno(stdout)) != 0) e = errno ? errno : EIO;
+  _close(fd);
+  return e;
+}
+
+/* Write size bytes at data to a new file beside 'path' and move it over
+** 'path' in one step; 'flush' forces the bytes to disk first. The
+** temporary file is removed on failure and 'path' is untouched. */
+static int win_replace_with(const char *path, const void *data, size_t size, int flush) {
+  char tmp[PSOC_PLAT_PATH_MAX];
+  const char *p = (const char *)data;
+  HANDLE h;
+  int e;
+  if (!path || !*path || (!data && size)) return EINVAL;
+  if ((e = temp_beside(path, tmp, &h)) != 0) return e;
+  while (size && !e) {
+    DWORD want = size > 0x40000000u ? 0x40000000u : (DWORD)size, n = 0;
+    if (!WriteFile(h, p, want, &n, NULL)) e = last_errno();
+    else if (n == 0) e = EIO;
+    p += n;
+    size -= n;
+  }
+  if (!e && flush && !FlushFileBuffers(h)) e = last_errno();
+  if (!CloseHandle(h) && !e) e = last_errno();
+  if (!e) e = psoc_plat_rename(tmp, path);
+  if (e) (void)psoc_plat_remove(tmp);
+  return e;
+}
+
 const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
   if (e == EILSEQ) return "not valid UTF-8";
@@ -439,17 +627,20 @@ int psoc_plat_dir_open(const char *path, psoc_plat_dir **out) {
   return 0;
 }
 
-const char *psoc_plat_dir_next(psoc_plat_dir *d) {
-  if (d->find == INVALID_HANDLE_VALUE) return NULL;
+int psoc_plat_dir_next(psoc_plat_dir *d, const char **name) {
+  *name = NULL;
+  if (d->find == INVALID_HANDLE_VALUE) return 0;
   for (;;) {
     const wchar_t *n = d->data.cFileName;
-    if (!d->first && !FindNextFileW(d->find, &d->data)) return NULL;
+    if (!d->first && !FindNextFileW(d->find, &d->data))
+      return GetLastError() == ERROR_NO_MORE_FILES ? 0 : last_errno();
     d->first = 0;
     if (n[0] == L'.' && (n[1] == 0 || (n[1] == L'.' && n[2] == 0))) continue;
     if (WideCharToMultiByte(CP_UTF8, WC_ERR_INVALID_CHARS, n, -1, d->name, sizeof d->name, NULL,
                             NULL) <= 0)
       continue; /* a name that is not valid UTF-16: cannot be named in UTF-8 */
-    return d->name;
+    *name = d->name;
+    return 0;
   }
 }
 
@@ -459,42 +650,9 @@ void psoc_plat_dir_close(psoc_plat_dir *d) {
   free(d);
 }
 
-int psoc_plat_getcwd(char *out) {
-  wchar_t w[PSOC_PLAT_PATH_MAX];
-  DWORD n = GetCurrentDirectoryW(PSOC_PLAT_PATH_MAX, w);
-  if (n == 0) return last_errno();
-  if (n >= PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
-  return from_wide(w, out, PSOC_PLAT_PATH_MAX);
-}
-
 /* ---- writing files (owner h8) ------------------------------------------- */
 
-int psoc_plat_create_new(const char *path, FILE **out) {
-  wchar_t w[PSOC_PLAT_PATH_MAX];
-  HANDLE h;
-  int fd, e;
-  *out = NULL;
-  if ((e = to_wide(path, w)) != 0) return e;
-  h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, CREATE_NEW,
-                  FILE_ATTRIBUTE_NORMAL, NULL);
-  if (h == INVALID_HANDLE_VALUE)
-    return GetLastError() == ERROR_FILE_EXISTS || GetLastError() == ERROR_ALREADY_EXISTS
-               ? EEXIST
-               : last_errno();
-  fd = _open_osfhandle((intptr_t)h, _O_WRONLY | _O_BINARY);
-  if (fd < 0) {
-    CloseHandle(h);
-    return EIO;
-  }
-  *out = _fdopen(fd, "wb");
-  if (!*out) {
-    _close(fd);
-    return errno ? errno : EIO;
-  }
-  return 0;
-}
-
-int psoc_plat_replace(const char *from, const char *to) {
+int psoc_plat_rename(const char *from, const char *to) {
   wchar_t wf[PSOC_PLAT_PATH_MAX], wt[PSOC_PLAT_PATH_MAX];
   int e;
   if ((e = to_wide(from, wf)) != 0 || (e = to_wide(to, wt)) != 0) return e;
@@ -514,7 +672,8 @@ int psoc_plat_mkdir(const char *path) {
   int e;
   if ((e = to_wide(path, w)) != 0) return e;
   if (CreateDirectoryW(w, NULL)) return 0;
-  return GetLastError() == ERROR_ALREADY_EXISTS ? EEXIST : last_errno();
+  if (GetLastError() == ERROR_ALREADY_EXISTS) return psoc_plat_is_dir(path) == 0 ? 0 : EEXIST;
+  return last_errno();
 }
 
 /* ---- programs (owner h8) ------------------------------------------------ */
@@ -570,6 +729,21 @@ int psoc_plat_main_init(int *argc, char ***argv) {
 #endif
 
 /* ---- time ---------------------------------------------------------------- */
+
+int psoc_plat_local_time(int *hour, int *minute, int *second, int *ms) {
+  struct timespec ts;
+  struct tm tm;
+  time_t s;
+  *hour = *minute = *second = *ms = 0;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return errno ? errno : EIO;
+  s = ts.tv_sec;
+  if (!localtime_r(&s, &tm)) return errno ? errno : EIO;
+  *hour = tm.tm_hour;
+  *minute = tm.tm_min;
+  *second = tm.tm_sec;
+  *ms = (int)(ts.tv_nsec / 1000000L);
+  return 0;
+}
 
 uint64_t psoc_plat_now_ns(void) {
   struct timespec ts;
@@ -679,20 +853,6 @@ int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
   return stat_kind(1, path, kind, size);
 }
 
-const char *psoc_plat_kind_name(int kind) {
-  switch (kind) {
-  case PSOC_PLAT_MISSING: return "missing";
-  case PSOC_PLAT_DIR: return "a directory";
-  case PSOC_PLAT_FILE: return "a regular file";
-  case PSOC_PLAT_LINK: return "a symbolic link";
-  case PSOC_PLAT_FIFO: return "a FIFO";
-  case PSOC_PLAT_CHARDEV: return "a character device";
-  case PSOC_PLAT_BLOCKDEV: return "a block device";
-  case PSOC_PLAT_SOCKET: return "a socket";
-  default: return "not a regular file";
-  }
-}
-
 int psoc_plat_readlink(const char *path, char *out, size_t size) {
   ssize_t n;
   if (size == 0) return ENAMETOOLONG;
@@ -771,10 +931,6 @@ int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id) {
   id->dev = (uint64_t)st.st_dev;
   id->ino = (uint64_t)st.st_ino;
   return 0;
-}
-
-int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) {
-  return a->dev == b->dev && a->ino == b->ino;
 }
 
 /* ---- writing ------------------------------------------------------------ */
@@ -897,6 +1053,26 @@ int psoc_plat_main_init(int *argc, char ***argv) {
 }
 
 #endif /* _WIN32 */
+
+/* ---- both systems --------------------------------------------------------- */
+
+const char *psoc_plat_kind_name(int kind) {
+  switch (kind) {
+  case PSOC_PLAT_MISSING: return "missing";
+  case PSOC_PLAT_DIR: return "a directory";
+  case PSOC_PLAT_FILE: return "a regular file";
+  case PSOC_PLAT_LINK: return "a symbolic link";
+  case PSOC_PLAT_FIFO: return "a FIFO";
+  case PSOC_PLAT_CHARDEV: return "a character device";
+  case PSOC_PLAT_BLOCKDEV: return "a block device";
+  case PSOC_PLAT_SOCKET: return "a socket";
+  default: return "not a regular file";
+  }
+}
+
+int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) {
+  return a->dev == b->dev && a->ino == b->ino;
+}
 
 /* ---- file watching, directory listing, signals (owner h7) ---- */
 /* The OS-specific part first (POSIX, then Win32: FindFirstFile,
@@ -1039,7 +1215,7 @@ static uint64_t filetime_ns(FILETIME ft) {
   return t > epoch ? (t - epoch) * 100u : 0;
 }
 
-static int win_errno(DWORD e) {
+static int watch_win_errno(DWORD e) {
   switch (e) {
   case ERROR_FILE_NOT_FOUND:
   case ERROR_PATH_NOT_FOUND: return ENOENT;
@@ -1069,7 +1245,7 @@ int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, in
   h = FindFirstFileA(pattern, &fd);
   if (h == INVALID_HANDLE_VALUE) {
     DWORD e = GetLastError();
-    return e == ERROR_FILE_NOT_FOUND ? 0 : win_errno(e);
+    return e == ERROR_FILE_NOT_FOUND ? 0 : watch_win_errno(e);
   }
   do {
     if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
@@ -1085,7 +1261,7 @@ int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exist
   *exists = 0;
   if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
     DWORD e = GetLastError();
-    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : win_errno(e);
+    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : watch_win_errno(e);
   }
   *exists = 1;
   sig->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
@@ -1108,7 +1284,7 @@ typedef struct wake_t {
 
 static int wake_open(wake_t *k) {
   k->ev = CreateEventA(NULL, FALSE, FALSE, NULL);
-  return k->ev ? 0 : win_errno(GetLastError());
+  return k->ev ? 0 : watch_win_errno(GetLastError());
 }
 
 static void wake_close(wake_t *k) { CloseHandle(k->ev); }
@@ -1132,7 +1308,7 @@ static BOOL WINAPI on_console_event(DWORD type) {
 
 int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
   interrupt_flag = flag;
-  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : win_errno(GetLastError());
+  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : watch_win_errno(GetLastError());
 }
 #endif /* _WIN32 */
 
@@ -1542,6 +1718,52 @@ int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
   }
   return 0;
 }
+#else /* _WIN32: a file mapping; MoveFileExW with MOVEFILE_WRITE_THROUGH */
+
+int psoc_plat_map_file(const char *path, psoc_plat_map *m) {
+  psoc_plat_file f;
+  HANDLE map;
+  const void *p;
+  int e;
+  m->data = NULL;
+  m->size = 0;
+  m->handle = NULL;
+  if ((e = psoc_plat_open_regular(path, &f)) != 0) return e;
+  if (f.size > (uint64_t)SIZE_MAX) {
+    psoc_plat_close(&f);
+    return EFBIG;
+  }
+  if (f.size == 0) {
+    psoc_plat_close(&f);
+    return 0;
+  }
+  map = CreateFileMappingW((HANDLE)f.handle, NULL, PAGE_READONLY, 0, 0, NULL);
+  e = map ? 0 : last_errno();
+  psoc_plat_close(&f); /* the mapping keeps the file */
+  if (e) return e;
+  p = MapViewOfFile(map, FILE_MAP_READ, 0, 0, (SIZE_T)f.size);
+  if (!p) {
+    e = last_errno();
+    CloseHandle(map);
+    return e;
+  }
+  m->data = p;
+  m->size = (size_t)f.size;
+  m->handle = map;
+  return 0;
+}
+
+void psoc_plat_unmap(psoc_plat_map *m) {
+  if (m->data) UnmapViewOfFile(m->data);
+  if (m->handle) CloseHandle((HANDLE)m->handle);
+  m->data = NULL;
+  m->size = 0;
+  m->handle = NULL;
+}
+
+int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
+  return win_replace_with(path, data, size, 1);
+}
 #endif
 
 /* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
@@ -1573,5 +1795,25 @@ int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
   if (e == 0 && rename(tmp, path) != 0) e = errno ? errno : EIO;
   if (e != 0) unlink(tmp);
   return e;
+}
+#else /* _WIN32 */
+
+int psoc_plat_isatty(int stream) {
+  DWORD mode;
+  HANDLE h;
+  if (stream != 1 && stream != 2) return 0;
+  h = GetStdHandle(stream == 1 ? STD_OUTPUT_HANDLE : STD_ERROR_HANDLE);
+  return h != NULL && h != INVALID_HANDLE_VALUE && GetConsoleMode(h, &mode) != 0;
+}
+
+unsigned psoc_plat_cpu_count(void) {
+  SYSTEM_INFO si;
+  GetSystemInfo(&si);
+  return si.dwNumberOfProcessors < 1 ? 1u : si.dwNumberOfProcessors > 1024 ? 1024u
+                                                                          : (unsigned)si.dwNumberOfProcessors;
+}
+
+int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
+  return win_replace_with(path, data, size, 0);
 }
 #endif

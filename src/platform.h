@@ -35,6 +35,9 @@ extern "C" {
 
 /* Monotonic clock in nanoseconds (0 when there is none). */
 uint64_t psoc_plat_now_ns(void);
+/* The local wall-clock time of day, for log lines: hours, minutes,
+** seconds and milliseconds. 0, or an errno value (all zero). */
+int psoc_plat_local_time(int *hour, int *minute, int *second, int *ms);
 
 /* ---- threads --------------------------------------------------------------- */
 

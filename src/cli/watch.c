@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli.h"
 #include "platform.h"
@@ -166,20 +165,12 @@ static void cook_free(cook_table *t) {
 }
 
 static void print_time(void) {
-  struct timespec ts;
-  struct tm tm;
-  time_t s;
-  if (timespec_get(&ts, TIME_UTC) != TIME_UTC) {
+  int h, m, sec, ms;
+  if (psoc_plat_local_time(&h, &m, &sec, &ms) != 0) {
     fputs("--:--:--.--- ", stdout);
     return;
   }
-  s = ts.tv_sec;
-#if defined(_WIN32)
-  localtime_s(&tm, &s);
-#else
-  localtime_r(&s, &tm);
-#endif
-  printf("%02d:%02d:%02d.%03ld ", tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L);
+  printf("%02d:%02d:%02d.%03d ", h, m, sec, ms);
 }
 
 static int print_event(const psol_reload_event *e) {
