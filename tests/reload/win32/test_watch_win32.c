@@ -3,7 +3,9 @@
 ** watching"), both backends, driven directly: create, write, an atomic
 ** rename over a file (both names for the native backend), delete, two
 ** files at once, a new subfolder, UTF-8 names, a path in the POSIX view
-** ("/C:/dir"), and the wake-up (before a wait and from another thread).
+** ("/C:/dir"), the WRITING flag (an empty file just made), 70 folders
+** (more than one WaitForMultipleObjects), a watched folder removed, and
+** the wake-up (before a wait and from another thread).
 ** Cross-compiled with mingw-w64 and run under wine by ../test_watch_win32.sh
 ** (in a folder of its own: not part of the Linux psoc_reload_tests):
 **
@@ -180,7 +182,20 @@ static void run(const char *base, int backend) {
   CHECK(r == 0 && s.calls == 0, "nothing changed: wait(0) reports nothing");
 
   CHECK(write_file(a, "one") && expect1(w, &s, a), "create a file");
+  CHECK(s.flags[s.n - 1] == 0, "a written file is not WRITING");
   drain(w, &s);
+  {
+    char empty[MAX_PATH];
+    int i, writing = 0;
+    snprintf(empty, sizeof empty, "%s/empty.lua", dir);
+    CHECK(write_file(empty, "") && expect1(w, &s, empty), "create an empty file");
+    for (i = 0; i < s.n; i++)
+      if (strcmp(s.path[i], empty) == 0 && (s.flags[i] & PSOC_PLAT_WATCH_WRITING)) writing = 1;
+    CHECK(writing, "an empty file just made is WRITING (truncate-then-write)");
+    drain(w, &s);
+    DeleteFileA(empty);
+    drain(w, &s);
+  }
   CHECK(append_file(a, " two") && expect1(w, &s, a), "write to it");
   drain(w, &s);
   {
@@ -265,6 +280,52 @@ static void run(const char *base, int backend) {
     }
   }
   seen_clear(&s);
+
+  /* more folders than one WaitForMultipleObjects takes (63 beside the
+  ** wake event): a change in the last one is still seen */
+  {
+    char many[MAX_PATH], last[MAX_PATH], file[MAX_PATH];
+    int i, ok = 1;
+    e = psoc_plat_watch_open(&w, backend, 10);
+    ok = e == 0;
+    for (i = 0; ok && i < 70; i++) {
+      snprintf(many, sizeof many, "%s/many%02d", dir, i);
+      CreateDirectoryA(many, NULL);
+      ok = psoc_plat_watch_add(w, many) == 0;
+      memcpy(last, many, sizeof last);
+    }
+    CHECK(ok, "add 70 folders");
+    if (ok) {
+      snprintf(file, sizeof file, "%s/x.lua", last);
+      CHECK(write_file(file, "x") && expect1(w, &s, file), "70 folders: a change in the 70th");
+    }
+    if (e == 0) psoc_plat_watch_close(w);
+    seen_clear(&s);
+  }
+
+  /* a watched folder removed: its files are reported gone, and waiting
+  ** goes on without an error (Windows completes the pending read with an
+  ** error, reported as the folder itself; wine leaves it pending) */
+  {
+    char gone[MAX_PATH];
+    snprintf(gone, sizeof gone, "%s/gone", dir);
+    CreateDirectoryA(gone, NULL);
+    e = psoc_plat_watch_open(&w, backend, 10);
+    CHECK(e == 0 && psoc_plat_watch_add(w, gone) == 0, "add a folder to remove");
+    if (e == 0) {
+      char f[MAX_PATH];
+      snprintf(f, sizeof f, "%s/f.lua", gone);
+      CHECK(write_file(f, "f") && expect1(w, &s, f), "a file in it");
+      drain(w, &s);
+      CHECK(DeleteFileA(f) && RemoveDirectoryA(gone) && expect1(w, &s, f),
+            "remove it: its file reported gone");
+      drain(w, &s);
+      r = psoc_plat_watch_wait(w, 0, collect, &s);
+      CHECK(r >= 0, "wait after the folder went: no error");
+      psoc_plat_watch_close(w);
+    }
+    seen_clear(&s);
+  }
 #undef CHECK
 }
 
