@@ -213,6 +213,13 @@ main() {
     step "reload (tsan)" run_reload_tsan
     step "watch (release)" bash tests/reload/test_watch.sh "$(psoc_outdir release)/bin/psoc"
     step "watch (sanitize)" bash tests/reload/test_watch.sh "$(psoc_outdir sanitize)/bin/psoc"
+    # The Win32 watcher (ReadDirectoryChangesW, polling) cross-compiled with
+    # mingw-w64 and run under wine (owner h9); skipped without them.
+    if command -v x86_64-w64-mingw32-gcc > /dev/null && { command -v wine64 || command -v wine; } > /dev/null; then
+        step "reload watcher (wine)" bash tests/reload/test_watch_win32.sh
+    else
+        record "reload watcher (wine)" SKIP "x86_64-w64-mingw32-gcc or wine64 not installed"
+    fi
     # The DXBC assembler, checked against vkd3d-compiler, and the device suite.
     suite "dxbc_asm (release)" release psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     suite "dxbc_asm (sanitize)" sanitize psoc_dxbc_asm_tests tests/dxbc_asm '*.c'

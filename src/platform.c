@@ -1075,10 +1075,10 @@ int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) 
 }
 
 /* ---- file watching, directory listing, signals (owner h7) ---- */
-/* The OS-specific part first (POSIX, then Win32: FindFirstFile,
-** GetFileAttributesEx, an event object; the Win32 watcher polls, a
-** ReadDirectoryChangesW backend can go beside inotify), then what both
-** share: the watcher's directory table and the polling backend. */
+/* The OS-specific part first (POSIX, then Win32: FindFirstFileW,
+** GetFileAttributesExW, an event object), then what both share: the
+** watcher's directory table and the polling backend, with the native
+** backends beside it (inotify on Linux, ReadDirectoryChangesW on Windows). */
 #include <stdio.h>
 #if !defined(_WIN32)
 #include <dirent.h>
@@ -1206,7 +1206,14 @@ int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
 }
 
 #else /* _WIN32 */
+#ifndef _WIN32_WINNT
+#define _WIN32_WINNT 0x0600 /* Vista: CancelIoEx */
+#endif
 #include <windows.h>
+#define PSOC_PLAT_HAVE_RDCW 1 /* ReadDirectoryChangesW, below */
+
+/* The helpers of this section are prefixed watch_ so that they stay apart
+** from the names of the Win32 half of this file. */
 
 /* 100 ns ticks since 1601 -> ns since 1970 */
 static uint64_t filetime_ns(FILETIME ft) {
@@ -1218,14 +1225,48 @@ static uint64_t filetime_ns(FILETIME ft) {
 static int watch_win_errno(DWORD e) {
   switch (e) {
   case ERROR_FILE_NOT_FOUND:
-  case ERROR_PATH_NOT_FOUND: return ENOENT;
+  case ERROR_PATH_NOT_FOUND:
+  case ERROR_INVALID_NAME: return ENOENT;
   case ERROR_ALREADY_EXISTS:
   case ERROR_FILE_EXISTS: return EEXIST;
-  case ERROR_ACCESS_DENIED: return EACCES;
+  case ERROR_ACCESS_DENIED:
+  case ERROR_SHARING_VIOLATION: return EACCES;
   case ERROR_NOT_ENOUGH_MEMORY:
   case ERROR_OUTOFMEMORY: return ENOMEM;
+  case ERROR_DIRECTORY: return ENOTDIR;
+  case ERROR_FILENAME_EXCED_RANGE: return ENAMETOOLONG;
   default: return EIO;
   }
+}
+
+/* UTF-8 'path' as a UTF-16 path with backslashes into w[n]; the POSIX
+** view of a drive path ("/C:/dir", what psoc_plat_realpath gives on
+** Windows) loses its leading '/'. 0, EILSEQ, ENAMETOOLONG or ENOENT. */
+static int watch_wide(const char *path, wchar_t *w, int n) {
+  int len, i;
+  if (!path || !path[0]) return ENOENT;
+  if (path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':') path++;
+  len = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, n);
+  if (len <= 0) return GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ENAMETOOLONG : EILSEQ;
+  for (i = 0; w[i]; i++)
+    if (w[i] == L'/') w[i] = L'\\';
+  return 0;
+}
+
+/* 'len' UTF-16 units at 'w' as NUL-terminated UTF-8 with '/' separators
+** into out[n]. 0, EILSEQ or ENAMETOOLONG. */
+static int watch_utf8(const wchar_t *w, int len, char *out, int n) {
+  int got, i;
+  if (len == 0) {
+    out[0] = '\0';
+    return 0;
+  }
+  got = WideCharToMultiByte(CP_UTF8, 0, w, len, out, n - 1, NULL, NULL);
+  if (got <= 0) return GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ENAMETOOLONG : EILSEQ;
+  out[got] = '\0';
+  for (i = 0; i < got; i++)
+    if (out[i] == '\\') out[i] = '/';
+  return 0;
 }
 
 static int attr_kind(DWORD a) {
@@ -1236,32 +1277,39 @@ static int attr_kind(DWORD a) {
 
 int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
                        void *ud) {
-  char pattern[PSOC_PLAT_PATH_MAX];
-  WIN32_FIND_DATAA fd;
+  char pattern[PSOC_PLAT_PATH_MAX], name[PSOC_PLAT_PATH_MAX];
+  wchar_t wpattern[PSOC_PLAT_PATH_MAX];
+  WIN32_FIND_DATAW fd;
   HANDLE h;
   int rc = 0;
   if ((size_t)snprintf(pattern, sizeof pattern, "%s/*", dir) >= sizeof pattern)
     return ENAMETOOLONG;
-  h = FindFirstFileA(pattern, &fd);
+  if ((rc = watch_wide(pattern, wpattern, PSOC_PLAT_PATH_MAX)) != 0) return rc;
+  h = FindFirstFileW(wpattern, &fd);
   if (h == INVALID_HANDLE_VALUE) {
     DWORD e = GetLastError();
     return e == ERROR_FILE_NOT_FOUND ? 0 : watch_win_errno(e);
   }
   do {
-    if (strcmp(fd.cFileName, ".") == 0 || strcmp(fd.cFileName, "..") == 0) continue;
-    rc = fn(ud, fd.cFileName, attr_kind(fd.dwFileAttributes));
-  } while (rc == 0 && FindNextFileA(h, &fd));
+    if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0) continue;
+    if (watch_utf8(fd.cFileName, (int)wcslen(fd.cFileName), name, (int)sizeof name) != 0)
+      continue; /* cannot be named in UTF-8 */
+    rc = fn(ud, name, attr_kind(fd.dwFileAttributes));
+  } while (rc == 0 && FindNextFileW(h, &fd));
   FindClose(h);
   return rc;
 }
 
 int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
   WIN32_FILE_ATTRIBUTE_DATA a;
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  int e;
   memset(sig, 0, sizeof *sig);
   *exists = 0;
-  if (!GetFileAttributesExA(path, GetFileExInfoStandard, &a)) {
-    DWORD e = GetLastError();
-    return e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND ? 0 : watch_win_errno(e);
+  if ((e = watch_wide(path, w, PSOC_PLAT_PATH_MAX)) != 0) return e == ENOENT ? 0 : e;
+  if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
+    DWORD err = GetLastError();
+    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 0 : watch_win_errno(err);
   }
   *exists = 1;
   sig->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
@@ -1277,13 +1325,13 @@ static uint64_t wall_ns(void) {
   return filetime_ns(ft);
 }
 
-/* Wakes a waiting watcher: an auto-reset event. */
+/* Wakes a waiting watcher: an auto-reset event (both backends wait on it). */
 typedef struct wake_t {
   HANDLE ev;
 } wake_t;
 
 static int wake_open(wake_t *k) {
-  k->ev = CreateEventA(NULL, FALSE, FALSE, NULL);
+  k->ev = CreateEventW(NULL, FALSE, FALSE, NULL);
   return k->ev ? 0 : watch_win_errno(GetLastError());
 }
 
@@ -1319,9 +1367,16 @@ typedef struct watch_entry {
   int seen; /* in the current scan */
 } watch_entry;
 
+#ifdef PSOC_PLAT_HAVE_RDCW
+typedef struct watch_native watch_native;
+#endif
+
 typedef struct watch_dir {
   char *path;
   int wd;               /* inotify watch, or -1 */
+#ifdef PSOC_PLAT_HAVE_RDCW
+  watch_native *nat;    /* ReadDirectoryChangesW, or NULL */
+#endif
   watch_entry *entries; /* poll backend */
   uint64_t last_scan;   /* wall-clock ns of the previous scan */
   size_t count, cap;
@@ -1339,7 +1394,7 @@ struct psoc_plat_watch {
 int psoc_plat_watch_open(psoc_plat_watch **out, int backend, uint32_t poll_ms) {
   psoc_plat_watch *w;
   *out = NULL;
-#ifndef PSOC_PLAT_HAVE_INOTIFY
+#if !defined(PSOC_PLAT_HAVE_INOTIFY) && !defined(PSOC_PLAT_HAVE_RDCW)
   if (backend == PSOC_PLAT_WATCH_NATIVE) return ENOSYS;
   backend = PSOC_PLAT_WATCH_POLL;
 #endif
@@ -1475,6 +1530,175 @@ static int scan_dir(psoc_plat_watch *w, watch_dir *d, int initial,
   return c.reported;
 }
 
+#ifdef PSOC_PLAT_HAVE_RDCW
+/* Windows native backend: one directory handle per watched directory
+** (FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OVERLAPPED), always one
+** overlapped ReadDirectoryChangesW pending on it, completed through a
+** manual-reset event of its own. The waiting thread waits on the wake
+** event and the directories' events together (in slices when there are
+** more than WaitForMultipleObjects takes), then collects every completed
+** read and issues the next one. A read that comes back empty (the
+** system's buffer overflowed) or aborted reports the directory itself,
+** so callers rescan it. Windows says nothing when a file is closed: a
+** file created or modified and found empty is reported as
+** PSOC_PLAT_WATCH_WRITING (the middle of a truncate-then-write), as the
+** poll backend does. */
+#define RDCW_FILTER                                                                              \
+  (FILE_NOTIFY_CHANGE_FILE_NAME | FILE_NOTIFY_CHANGE_DIR_NAME | FILE_NOTIFY_CHANGE_SIZE |        \
+   FILE_NOTIFY_CHANGE_LAST_WRITE | FILE_NOTIFY_CHANGE_ATTRIBUTES | FILE_NOTIFY_CHANGE_CREATION)
+/* bytes; at most 64 KiB for directories on network shares (a test build
+** makes it small to see an overflow) */
+#ifndef PSOC_PLAT_RDCW_BUFFER
+#define PSOC_PLAT_RDCW_BUFFER 65536
+#endif
+#define RDCW_BUFFER PSOC_PLAT_RDCW_BUFFER
+
+struct watch_native {
+  HANDLE h;        /* the directory */
+  OVERLAPPED ov;   /* ov.hEvent: manual reset, set when the read completes */
+  int pending;     /* a read is in flight */
+  DWORD buf[RDCW_BUFFER / sizeof(DWORD)]; /* DWORD-aligned, as the call needs */
+};
+
+/* Issue the next read. 0 or an errno value. */
+static int rdcw_arm(watch_native *n) {
+  HANDLE ev = n->ov.hEvent;
+  memset(&n->ov, 0, sizeof n->ov);
+  n->ov.hEvent = ev;
+  ResetEvent(ev);
+  if (!ReadDirectoryChangesW(n->h, n->buf, (DWORD)sizeof n->buf, FALSE, RDCW_FILTER, NULL, &n->ov,
+                             NULL))
+    return watch_win_errno(GetLastError());
+  n->pending = 1;
+  return 0;
+}
+
+/* Stop the read in flight (waiting for it: the buffer is ours until it
+** completes) and close the handles. */
+static void rdcw_close(watch_native *n) {
+  if (!n) return;
+  if (n->pending) {
+    DWORD got;
+    CancelIoEx(n->h, &n->ov);
+    GetOverlappedResult(n->h, &n->ov, &got, TRUE);
+  }
+  if (n->h != INVALID_HANDLE_VALUE) CloseHandle(n->h);
+  if (n->ov.hEvent) CloseHandle(n->ov.hEvent);
+  free(n);
+}
+
+static int rdcw_open(const char *dir, watch_native **out) {
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  watch_native *n;
+  int e;
+  *out = NULL;
+  if ((e = watch_wide(dir, w, PSOC_PLAT_PATH_MAX)) != 0) return e;
+  if (!(n = (watch_native *)calloc(1, sizeof *n))) return ENOMEM;
+  n->h = CreateFileW(w, FILE_LIST_DIRECTORY, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                     NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OVERLAPPED, NULL);
+  if (n->h == INVALID_HANDLE_VALUE) {
+    e = watch_win_errno(GetLastError());
+    free(n);
+    return e;
+  }
+  n->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
+  e = n->ov.hEvent ? rdcw_arm(n) : watch_win_errno(GetLastError());
+  if (e) {
+    rdcw_close(n);
+    return e;
+  }
+  *out = n;
+  return 0;
+}
+
+/* Report "DIR/NAME" for 'len' UTF-16 units of a notification. */
+static int rdcw_report(const watch_dir *d, const wchar_t *name, int len, DWORD action,
+                       void (*fn)(void *, const char *, int), void *ud) {
+  char full[PSOC_PLAT_PATH_MAX];
+  size_t dl = strlen(d->path);
+  int flags = 0;
+  if (dl + 2 >= sizeof full) return 0;
+  memcpy(full, d->path, dl);
+  full[dl] = '/';
+  if (watch_utf8(name, len, full + dl + 1, (int)(sizeof full - dl - 1)) != 0) return 0;
+  if (action == FILE_ACTION_ADDED || action == FILE_ACTION_MODIFIED) {
+    psoc_plat_stat_sig sig;
+    int exists;
+    if (psoc_plat_stat_sig_get(full, &sig, &exists) == 0 && exists &&
+        sig.kind == PSOC_PLAT_FILE && sig.size == 0)
+      flags = PSOC_PLAT_WATCH_WRITING;
+  }
+  if (fn) fn(ud, full, flags);
+  return 1;
+}
+
+static int rdcw_report_dir(const watch_dir *d, void (*fn)(void *, const char *, int), void *ud) {
+  if (fn) fn(ud, d->path, 0);
+  return 1;
+}
+
+/* Collect the completed read of 'd' (if any) and issue the next. */
+static int rdcw_collect(watch_dir *d, void (*fn)(void *, const char *, int), void *ud) {
+  watch_native *n = d->nat;
+  DWORD got = 0, err = 0;
+  int reported = 0;
+  if (!n) return 0;
+  if (n->pending) {
+    if (WaitForSingleObject(n->ov.hEvent, 0) != WAIT_OBJECT_0) return 0; /* still waiting */
+    if (!GetOverlappedResult(n->h, &n->ov, &got, FALSE)) err = GetLastError();
+    if (err == ERROR_IO_INCOMPLETE) return 0;
+    n->pending = 0;
+    if (err == 0 && got > 0) {
+      const unsigned char *p = (const unsigned char *)n->buf;
+      size_t off = 0, head = offsetof(FILE_NOTIFY_INFORMATION, FileName);
+      for (;;) {
+        const FILE_NOTIFY_INFORMATION *fi = (const FILE_NOTIFY_INFORMATION *)(p + off);
+        if (off + head > got || off + head + fi->FileNameLength > got) break;
+        reported += rdcw_report(d, fi->FileName, (int)(fi->FileNameLength / sizeof(WCHAR)),
+                                fi->Action, fn, ud);
+        if (fi->NextEntryOffset == 0) break;
+        off += fi->NextEntryOffset;
+      }
+    } else {
+      reported += rdcw_report_dir(d, fn, ud); /* overflowed (0 bytes), aborted or failed */
+    }
+  }
+  if (rdcw_arm(n) != 0) { /* the directory is gone: it stays reported, no longer watched */
+    if (!reported) reported += rdcw_report_dir(d, fn, ud);
+    rdcw_close(n);
+    d->nat = NULL;
+  }
+  return reported;
+}
+
+static int rdcw_wait(psoc_plat_watch *w, uint32_t timeout_ms,
+                     void (*fn)(void *, const char *, int), void *ud) {
+  ULONGLONG start = GetTickCount64();
+  for (;;) {
+    HANDLE hs[MAXIMUM_WAIT_OBJECTS];
+    DWORD nh = 0, r, slice;
+    ULONGLONG spent = GetTickCount64() - start;
+    size_t i, active = 0;
+    int total = 0;
+    hs[nh++] = w->wake.ev;
+    for (i = 0; i < w->count; i++) {
+      watch_native *n = w->dirs[i].nat;
+      if (!n) continue;
+      active++;
+      if (nh < MAXIMUM_WAIT_OBJECTS) hs[nh++] = n->ov.hEvent; /* always pending here */
+    }
+    slice = spent >= timeout_ms ? 0 : (DWORD)(timeout_ms - spent);
+    if (active + 1 > nh && slice > 10) slice = 10; /* the rest are looked at between slices */
+    r = WaitForMultipleObjects(nh, hs, FALSE, slice);
+    if (r == WAIT_OBJECT_0) return 0; /* woken (the auto-reset event is consumed) */
+    if (r == WAIT_FAILED) return -watch_win_errno(GetLastError());
+    for (i = 0; i < w->count; i++) total += rdcw_collect(&w->dirs[i], fn, ud);
+    if (total) return total;
+    if (GetTickCount64() - start >= timeout_ms) return 0;
+  }
+}
+#endif
+
 int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
   watch_dir *d;
   size_t i, len = strlen(dir);
@@ -1509,6 +1733,13 @@ int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir) {
       free(d->path);
       return e;
     }
+  }
+#endif
+#ifdef PSOC_PLAT_HAVE_RDCW
+  d->nat = NULL;
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE && (e = rdcw_open(d->path, &d->nat)) != 0) {
+    free(d->path);
+    return e;
   }
 #endif
   if (w->backend == PSOC_PLAT_WATCH_POLL && scan_dir(w, d, 1, NULL, NULL) < 0) {
@@ -1588,6 +1819,9 @@ int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
     return fds[1].revents ? read_inotify(w, fn, ud) : 0;
   }
 #endif
+#ifdef PSOC_PLAT_HAVE_RDCW
+  if (w->backend == PSOC_PLAT_WATCH_NATIVE) return rdcw_wait(w, timeout_ms, fn, ud);
+#endif
   /* poll backend: sleep one interval (or less), then scan */
   t = timeout_ms < w->poll_ms ? timeout_ms : w->poll_ms;
   r = wake_sleep(&w->wake, t);
@@ -1609,6 +1843,9 @@ void psoc_plat_watch_close(psoc_plat_watch *w) {
     for (j = 0; j < w->dirs[i].count; j++) free(w->dirs[i].entries[j].name);
     free(w->dirs[i].entries);
     free(w->dirs[i].path);
+#ifdef PSOC_PLAT_HAVE_RDCW
+    rdcw_close(w->dirs[i].nat);
+#endif
   }
   free(w->dirs);
 #ifdef PSOC_PLAT_HAVE_INOTIFY

@@ -284,7 +284,10 @@ int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exist
 ** directory that is created, written, truncated, renamed (either name),
 ** deleted or has its attributes changed is reported as "DIR/NAME" (DIR as
 ** given to psoc_plat_watch_add). Callers filter the paths they care about.
-**   native  inotify on Linux (a Win32 section adds ReadDirectoryChangesW);
+**   native  inotify on Linux; ReadDirectoryChangesW on Windows (one
+**           overlapped read per directory; a lost batch, the system's
+**           buffer overflowing, reports the directory "DIR" itself, as
+**           inotify's queue overflow reports every directory: rescan);
 **   poll    stats every entry of every watched directory each interval and
 **           reports what changed; a file whose modification time is within
 **           10 ms of the previous scan is reported again (a second write
@@ -309,7 +312,9 @@ int psoc_plat_watch_add(psoc_plat_watch *w, const char *dir);
 ** thread at a time. flags: PSOC_PLAT_WATCH_WRITING when more is likely to
 ** come (a truncate-then-write save): the native backend saw the file
 ** written and not yet closed, the poll backend sees it empty and just
-** modified; 0 otherwise (closed, renamed, deleted, attributes). */
+** modified (so does ReadDirectoryChangesW, which sees no close: a file
+** created or modified and found empty); 0 otherwise (closed, renamed,
+** deleted, attributes). */
 #define PSOC_PLAT_WATCH_WRITING 1
 int psoc_plat_watch_wait(psoc_plat_watch *w, uint32_t timeout_ms,
                          void (*fn)(void *ud, const char *path, int flags), void *ud);

@@ -89,7 +89,7 @@ typedef struct psol_reload psol_reload;
 #define PSOL_RELOAD_DEFAULT_POLL_MS 50u
 
 typedef enum psol_reload_watch {
-  PSOL_RELOAD_WATCH_AUTO = 0,   /* the OS's notifications (inotify), else polling */
+  PSOL_RELOAD_WATCH_AUTO = 0,   /* inotify or ReadDirectoryChangesW, else polling */
   PSOL_RELOAD_WATCH_NATIVE = 1, /* the OS's notifications; create fails without them */
   PSOL_RELOAD_WATCH_POLL = 2,   /* stat every watched folder each poll_ms */
   PSOL_RELOAD_WATCH_NONE = 3    /* manual: no thread, no watching; the engine

@@ -156,6 +156,11 @@ static int under(const char *path, const char *dir) {
   return strncmp(path, dir, n) == 0 && path[n] == '/';
 }
 
+/* 'path' is an entry of the directory 'dir' itself (not deeper). */
+static int in_dir(const char *path, const char *dir) {
+  return under(path, dir) && !strchr(path + strlen(dir) + 1, '/');
+}
+
 /* A script of a folder: *.lua, not *_test.lua, no hidden component below it. */
 static int folder_script_name(const char *path, const char *dir) {
   const char *p = path + strlen(dir);
@@ -691,6 +696,7 @@ static void collect(void *ud, const char *path, int flags) {
 ** those whose inputs hash differently. */
 static void run_batch(psol_reload *r, int rescan) {
   size_t i, j, k;
+  int dir;
   for (i = 0; i < r->nscripts; i++) r->scripts[i].candidate = rescan;
   if (rescan)
     for (i = 0; i < r->folders.n; i++) walk(r, r->folders.v[i], r->folders.v[i], 0);
@@ -699,17 +705,23 @@ static void run_batch(psol_reload *r, int rescan) {
     for (i = 0; i < r->folders.n; i++) {
       const char *f = r->folders.v[i];
       int kind;
-      if (!under(p, f) || psoc_plat_lstat(p, &kind) != 0) continue;
-      if (kind == PSOC_PLAT_DIR && !strstr(p + strlen(f), "/.")) walk(r, p, f, 1);
+      int self = strcmp(p, f) == 0;
+      if ((!self && !under(p, f)) || psoc_plat_lstat(p, &kind) != 0) continue;
+      if (kind == PSOC_PLAT_DIR && !strstr(p + strlen(f), "/.")) walk(r, p, f, !self);
       else if (kind == PSOC_PLAT_FILE && folder_script_name(p, f) && !script_find(r, p))
         script_add(r, p, f);
     }
+    /* a directory reported itself: the watcher lost its notifications
+    ** (inotify's queue or the Windows read buffer overflowed), so what was
+    ** read from it is looked at again (owner h9) */
+    dir = psoc_plat_is_dir(p) == 0;
     for (i = 0; i < r->nscripts; i++) {
       script *s = &r->scripts[i];
       if (s->candidate) continue;
-      if (strcmp(s->path, p) == 0) s->candidate = 1;
+      if (strcmp(s->path, p) == 0 || (dir && in_dir(s->path, p))) s->candidate = 1;
       for (j = 0; j < s->ndeps && !s->candidate; j++)
-        if (strcmp(s->deps[j].path, p) == 0) s->candidate = 1;
+        if (strcmp(s->deps[j].path, p) == 0 || (dir && in_dir(s->deps[j].path, p)))
+          s->candidate = 1;
     }
   }
   for (i = 0; i < r->nscripts; i++) {

@@ -637,6 +637,44 @@ START_TEST(test_manual_mode) {
 }
 END_TEST
 
+/* A watched folder reported by itself (what the watchers do when their
+** notifications are lost: inotify's queue or the Windows read buffer
+** overflowed) looks again at every script and dependency directly in it:
+** the folder of the material tree itself, and a shader folder below it. */
+START_TEST(test_folder_reported_itself) {
+  tctx t;
+  const rec *e;
+  char sub[1024];
+  setup_dir(&t);
+  mkdir_in(&t.dir, "sh");
+  put(&t.dir, "sh/s.vs", "vs");
+  material(&t.dir, "a.lua", "a", "sh/s.vs", 1);
+  start(&t, PSOL_RELOAD_WATCH_NONE, 0);
+  ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 1);
+  mark(&t);
+  material(&t.dir, "a.lua", "a", "sh/s.vs", 4);
+  material(&t.dir, "b.lua", "b", "sh/s.vs", 1); /* new while notifications were lost */
+  psol_reload_notify(t.r, t.dir.path);
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  drain(&t);
+  e = find(&t, PSOL_RELOAD_CHANGED, "a");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_uint_eq(e->version, 2);
+  e = find(&t, PSOL_RELOAD_CHANGED, "b");
+  ck_assert_ptr_nonnull(e);
+  ck_assert_uint_eq(e->version, 1);
+  /* the shader's folder: both materials read it */
+  mark(&t);
+  put(&t.dir, "sh/s.vs", "vs2");
+  pathf(sub, sizeof sub, &t.dir, "sh");
+  psol_reload_notify(t.r, sub);
+  ck_assert_int_eq(psol_reload_update(t.r), PSOC_OK);
+  drain(&t);
+  ck_assert_uint_eq(count_kind(&t, PSOL_RELOAD_CHANGED), 2);
+  finish(&t);
+}
+END_TEST
+
 /* A virtual file system: the engine's read_file hook has the files (none
 ** exist on disk); it notifies changes; hashes come from the hook. */
 typedef struct vfs_file {
@@ -987,6 +1025,7 @@ static Suite *reload_suite(void) {
   tcase_add_loop_test(tc, test_shared_module_and_shader, 0, 2);
   tcase_add_loop_test(tc, test_many_at_once, 0, 2);
   tcase_add_test(tc, test_manual_mode);
+  tcase_add_test(tc, test_folder_reported_itself);
   tcase_add_test(tc, test_stream_lifetime);
   tcase_add_test(tc, test_virtual_files);
   tcase_add_test(tc, test_many_cycles);
