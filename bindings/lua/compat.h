@@ -352,4 +352,22 @@ static inline int pso_compat_in_finalizer(lua_State *L) {
 }
 /* end sandbox */
 
+/* ---- vendored matcher (owner h10) ----
+** The 5.4 API that vendor/lua-5.4.4/lstrlib_match.c (through
+** sandbox_match.c) uses, for the versions before 5.4. */
+#if LUA_VERSION_NUM < 504
+#ifndef luaL_pushfail
+#define luaL_pushfail(L) lua_pushnil(L)
+#endif
+#ifndef lua_newuserdatauv
+#define lua_newuserdatauv(L, size, nuv) ((void)(nuv), lua_newuserdata(L, (size)))
+#endif
+#ifndef luaL_argexpected /* 5.4 names the type as luaL_typeerror does */
+#define luaL_argexpected(L, cond, arg, tname)                                        \
+  ((void)((cond) || luaL_argerror(L, (arg), lua_pushfstring(L, "%s expected, got %s", \
+                                                            (tname), luaL_typename(L, (arg))))))
+#endif
+#endif
+/* end vendored matcher */
+
 #endif

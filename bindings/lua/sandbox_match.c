@@ -1,16 +1,25 @@
 /*
 ** sandbox_match.c: string.find, match, gmatch and gsub for the sandbox,
 ** with a step budget. Lua's own matcher backtracks in C, where no count
-** hook fires: ("a"):rep(3000):find(".-.-.-b") runs for hours. This is the
-** matcher of Lua 5.4's lstrlib.c (Copyright (C) 1994-2022 Lua.org,
-** PUC-Rio, MIT license), with one change: every PSOL_MATCH_TICK steps it
-** calls the charge function psol_match_install was given (the sandbox's
-** charges the steps to the instruction budget and raises an error when it
-** is spent). Plain searches
-** are charged by the bytes they scan and by each candidate's comparison,
-** back-references by the bytes they compare and [sets] by their length at
-** every position they are tried. Patterns follow Lua 5.4's rules in
-** every Lua version.
+** hook fires: ("a"):rep(3000):find(".-.-.-b") runs for hours.
+**
+** The matcher itself is Lua 5.4.4's, vendored in
+** vendor/lua-5.4.4/lstrlib_match.c (Copyright (C) 1994-2022 Lua.org,
+** PUC-Rio, MIT license: vendor/lua-5.4.4/LICENSE) with a few hook lines
+** marked "psoc" (vendor/lua-5.4.4/README.md lists them). This file is the
+** psoc side: it defines those hooks, the names lstrlib.c takes from its
+** own file and from Lua's internals, and the installation.
+**
+** The hooks count steps and, every PSOL_MATCH_TICK of them, call the
+** charge function psol_match_install was given (the sandbox's charges the
+** steps to the instruction budget and raises an error when it is spent).
+** Every match() call and every repetition max_expand takes is a step, and
+** so is every byte %b scans; [sets] cost their length / 16 at every
+** position they are tried and back-references the bytes they compare / 16.
+** Plain searches are charged by the bytes memchr scans and by each
+** candidate's comparison (a long needle costs its length at each place its
+** first byte occurs). Patterns follow Lua 5.4's rules in every Lua version
+** (the 5.4 API the vendored code uses is supplied by compat.h).
 */
 #include <ctype.h>
 #include <stddef.h>
@@ -23,16 +32,7 @@
 #include "compat.h"
 #include "sandbox_match.h"
 
-#define PSOL_MATCH_TICK 1024u /* steps between calls of the tick function */
-
-#ifndef LUA_MAXCAPTURES
-#define LUA_MAXCAPTURES 32
-#endif
-#define MAXCCALLS 200
-#define L_ESC '%'
-#define SPECIALS "^$*+?.([%-"
-#define CAP_UNFINISHED (-1)
-#define CAP_POSITION (-2)
+#define PSOL_MATCH_TICK 1024u /* steps between calls of the charge function */
 
 /* Registry key of a userdata holding the charge function. */
 static const char charge_key = 'c';
@@ -53,601 +53,61 @@ static psol_charge_fn charge_of(lua_State *L) {
   return f && *f ? *f : no_charge;
 }
 
-typedef struct MatchState {
-  const char *src_init;
-  const char *src_end;
-  const char *p_end;
-  lua_State *L;
-  psol_charge_fn charge;
-  int matchdepth;
-  unsigned char level;
+/* ---- what lstrlib.c takes from its own file and from Lua's internals */
+#if !defined(LUA_MAXCAPTURES)
+#define LUA_MAXCAPTURES 32
+#endif
+#define uchar(c) ((unsigned char)(c))
+#ifndef l_unlikely /* luaconf.h defines it for LUA_LIB builds only */
+#define l_unlikely(x) (x)
+#endif
+#ifndef lua_assert /* lauxlib.h has it from 5.4 on */
+#define lua_assert(c) ((void)0)
+#endif
+
+/* ---- the budget hooks (the "psoc" lines of the vendored file) */
+
+/* Extra MatchState fields: the charge function and the steps not yet
+** charged. */
+#define PSOC_MATCHSTATE_FIELDS \
+  psol_charge_fn charge;       \
   size_t steps;
-  struct {
-    const char *init;
-    ptrdiff_t len;
-  } capture[LUA_MAXCAPTURES];
-} MatchState;
+
+struct MatchState;
+static void psoc_steps(struct MatchState *ms, size_t n);
+
+#define PSOC_STEPS(ms, n) psoc_steps((ms), (n))
+#define PSOC_STEP(ms) psoc_steps((ms), 1)
+#define PSOC_PREPSTATE(ms) ((ms)->charge = charge_of((ms)->L), (ms)->steps = 0)
+
+/* lmemfind: 'psoc_due' collects the cost of the plain search, charged
+** every PSOL_MATCH_TICK and when the search ends. */
+#define PSOC_MEMFIND_START(L)                \
+  psol_charge_fn psoc_charge = charge_of(L); \
+  uint64_t psoc_due = 1
+#define PSOC_MEMFIND_TRY(L, scanned)          \
+  do {                                        \
+    psoc_due += 1 + ((scanned) >> 4);         \
+    if (psoc_due >= PSOL_MATCH_TICK) {        \
+      psoc_charge((L), psoc_due);             \
+      psoc_due = 0;                           \
+    }                                         \
+  } while (0)
+#define PSOC_MEMFIND_FOUND(L) psoc_charge((L), psoc_due)
+#define PSOC_MEMFIND_END(L, rest) psoc_charge((L), psoc_due + (rest))
+
+/* The vendored code is compiled here, as part of this file, so that it sees
+** the hooks above (a relative path: every build of bindings/lua finds it). */
+#include "../../vendor/lua-5.4.4/lstrlib_match.c" /* NOLINT(bugprone-suspicious-include) */
 
 /* Count 'n' steps; every PSOL_MATCH_TICK of them are charged. */
-static void steps(MatchState *ms, size_t n) {
+static void psoc_steps(MatchState *ms, size_t n) {
   ms->steps += n;
   if (ms->steps >= PSOL_MATCH_TICK) {
     size_t due = ms->steps;
     ms->steps = 0;
     ms->charge(ms->L, (uint64_t)due);
   }
-}
-
-static void step(MatchState *ms) { steps(ms, 1); }
-
-/* translate a relative initial string position (negative means back
-** from the end): clip result to [1, inf); the length of the string is
-** 'len' */
-static size_t posrelat(lua_Integer pos, size_t len) {
-  if (pos > 0) return (size_t)pos;
-  else if (pos == 0) return 1;
-  else if (pos < -(lua_Integer)len) return 1;
-  else return len + (size_t)pos + 1;
-}
-
-static int check_capture(MatchState *ms, int l) {
-  l -= '1';
-  if (l < 0 || l >= ms->level || ms->capture[l].len == CAP_UNFINISHED)
-    return luaL_error(ms->L, "invalid capture index %%%d", l + 1);
-  return l;
-}
-
-static int capture_to_close(MatchState *ms) {
-  int level = ms->level;
-  for (level--; level >= 0; level--)
-    if (ms->capture[level].len == CAP_UNFINISHED) return level;
-  return luaL_error(ms->L, "invalid pattern capture");
-}
-
-static const char *classEnd(MatchState *ms, const char *p) {
-  switch (*p++) {
-  case L_ESC: {
-    if (p == ms->p_end) luaL_error(ms->L, "malformed pattern (ends with '%%')");
-    return p + 1;
-  }
-  case '[': {
-    if (*p == '^') p++;
-    do { /* look for a ']' */
-      if (p == ms->p_end) luaL_error(ms->L, "malformed pattern (missing ']')");
-      if (*(p++) == L_ESC && p < ms->p_end) p++; /* skip escapes (e.g. '%]') */
-    } while (*p != ']');
-    return p + 1;
-  }
-  default: return p;
-  }
-}
-
-static int match_class(int c, int cl) {
-  int res;
-  switch (tolower(cl)) {
-  case 'a': res = isalpha(c); break;
-  case 'c': res = iscntrl(c); break;
-  case 'd': res = isdigit(c); break;
-  case 'g': res = isgraph(c); break;
-  case 'l': res = islower(c); break;
-  case 'p': res = ispunct(c); break;
-  case 's': res = isspace(c); break;
-  case 'u': res = isupper(c); break;
-  case 'w': res = isalnum(c); break;
-  case 'x': res = isxdigit(c); break;
-  case 'z': res = (c == 0); break; /* deprecated option */
-  default: return (cl == c);
-  }
-  if (isupper(cl)) res = !res;
-  return res;
-}
-
-static int matchbracketclass(int c, const char *p, const char *ec) {
-  int sig = 1;
-  if (*(p + 1) == '^') {
-    sig = 0;
-    p++; /* skip the '^' */
-  }
-  while (++p < ec) {
-    if (*p == L_ESC) {
-      p++;
-      if (match_class(c, (unsigned char)*p)) return sig;
-    } else if (*(p + 1) == '-' && (p + 2 < ec)) {
-      p += 2;
-      if ((unsigned char)*(p - 2) <= c && c <= (unsigned char)*p) return sig;
-    } else if ((unsigned char)*p == c) {
-      return sig;
-    }
-  }
-  return !sig;
-}
-
-static int singlematch(MatchState *ms, const char *s, const char *p, const char *ep) {
-  if (s >= ms->src_end) return 0;
-  else {
-    int c = (unsigned char)*s;
-    switch (*p) {
-    case '.': return 1; /* matches any char */
-    case L_ESC: return match_class(c, (unsigned char)*(p + 1));
-    case '[': /* scans the set: a long one costs at every position */
-      steps(ms, (size_t)(ep - p) >> 4);
-      return matchbracketclass(c, p, ep - 1);
-    default: return ((unsigned char)*p == c);
-    }
-  }
-}
-
-static const char *match(MatchState *ms, const char *s, const char *p);
-
-static const char *matchbalance(MatchState *ms, const char *s, const char *p) {
-  if (p >= ms->p_end - 1) luaL_error(ms->L, "malformed pattern (missing arguments to '%%b')");
-  if (*s != *p) return NULL;
-  else {
-    int b = *p;
-    int e = *(p + 1);
-    int cont = 1;
-    while (++s < ms->src_end) {
-      step(ms);
-      if (*s == e) {
-        if (--cont == 0) return s + 1;
-      } else if (*s == b) {
-        cont++;
-      }
-    }
-  }
-  return NULL; /* string ends out of balance */
-}
-
-static const char *max_expand(MatchState *ms, const char *s, const char *p, const char *ep) {
-  ptrdiff_t i = 0; /* counts maximum expand for item */
-  while (singlematch(ms, s + i, p, ep)) {
-    step(ms);
-    i++;
-  }
-  /* keeps trying to match with the maximum repetitions */
-  while (i >= 0) {
-    const char *res = match(ms, (s + i), ep + 1);
-    if (res) return res;
-    i--; /* else didn't match; reduce 1 repetition to try again */
-  }
-  return NULL;
-}
-
-static const char *min_expand(MatchState *ms, const char *s, const char *p, const char *ep) {
-  for (;;) {
-    const char *res = match(ms, s, ep + 1);
-    if (res != NULL) return res;
-    else if (singlematch(ms, s, p, ep)) s++; /* try with one more repetition */
-    else return NULL;
-  }
-}
-
-static const char *start_capture(MatchState *ms, const char *s, const char *p, int what) {
-  const char *res;
-  int level = ms->level;
-  if (level >= LUA_MAXCAPTURES) luaL_error(ms->L, "too many captures");
-  ms->capture[level].init = s;
-  ms->capture[level].len = what;
-  ms->level = (unsigned char)(level + 1);
-  if ((res = match(ms, s, p)) == NULL) /* match failed? */
-    ms->level--;                        /* undo capture */
-  return res;
-}
-
-static const char *end_capture(MatchState *ms, const char *s, const char *p) {
-  int l = capture_to_close(ms);
-  const char *res;
-  ms->capture[l].len = s - ms->capture[l].init; /* close capture */
-  if ((res = match(ms, s, p)) == NULL)           /* match failed? */
-    ms->capture[l].len = CAP_UNFINISHED;         /* undo capture */
-  return res;
-}
-
-static const char *match_capture(MatchState *ms, const char *s, int l) {
-  size_t len;
-  l = check_capture(ms, l);
-  len = (size_t)ms->capture[l].len;
-  steps(ms, len >> 4); /* the comparison below */
-  if ((size_t)(ms->src_end - s) >= len && memcmp(ms->capture[l].init, s, len) == 0)
-    return s + len;
-  else
-    return NULL;
-}
-
-static const char *match(MatchState *ms, const char *s, const char *p) {
-  if (ms->matchdepth-- == 0) luaL_error(ms->L, "pattern too complex");
-init: /* using goto's to optimize tail recursion */
-  step(ms);
-  if (p != ms->p_end) { /* end of pattern? */
-    switch (*p) {
-    case '(': { /* start capture */
-      if (*(p + 1) == ')') /* position capture? */
-        s = start_capture(ms, s, p + 2, CAP_POSITION);
-      else
-        s = start_capture(ms, s, p + 1, CAP_UNFINISHED);
-      break;
-    }
-    case ')': { /* end capture */
-      s = end_capture(ms, s, p + 1);
-      break;
-    }
-    case '$': {
-      if ((p + 1) != ms->p_end) /* is the '$' the last char in pattern? */
-        goto dflt;              /* no; go to default */
-      s = (s == ms->src_end) ? s : NULL; /* check end of string */
-      break;
-    }
-    case L_ESC: { /* escaped sequences not in the format class[*+?-]? */
-      switch (*(p + 1)) {
-      case 'b': { /* balanced string? */
-        s = matchbalance(ms, s, p + 2);
-        if (s != NULL) {
-          p += 4;
-          goto init; /* return match(ms, s, p + 4); */
-        } /* else fail (s == NULL) */
-        break;
-      }
-      case 'f': { /* frontier? */
-        const char *ep;
-        char previous;
-        p += 2;
-        if (*p != '[') luaL_error(ms->L, "missing '[' after '%%f' in pattern");
-        ep = classEnd(ms, p); /* points to what is next */
-        previous = (s == ms->src_init) ? '\0' : *(s - 1);
-        if (!matchbracketclass((unsigned char)previous, p, ep - 1) &&
-            matchbracketclass((s < ms->src_end) ? (unsigned char)*s : '\0', p, ep - 1)) {
-          p = ep;
-          goto init; /* return match(ms, s, ep); */
-        }
-        s = NULL; /* match failed */
-        break;
-      }
-      case '0': case '1': case '2': case '3': case '4':
-      case '5': case '6': case '7': case '8': case '9': { /* capture results (%0-%9)? */
-        s = match_capture(ms, s, (unsigned char)*(p + 1));
-        if (s != NULL) {
-          p += 2;
-          goto init; /* return match(ms, s, p + 2) */
-        }
-        break;
-      }
-      default: goto dflt;
-      }
-      break;
-    }
-    default:
-    dflt: { /* pattern class plus optional suffix */
-      const char *ep = classEnd(ms, p); /* points to optional suffix */
-      /* does not match at least once? */
-      if (!singlematch(ms, s, p, ep)) {
-        if (*ep == '*' || *ep == '?' || *ep == '-') { /* accept empty? */
-          p = ep + 1;
-          goto init; /* return match(ms, s, ep + 1); */
-        } else {     /* '+' or no suffix */
-          s = NULL;  /* fail */
-        }
-      } else { /* matched once */
-        switch (*ep) { /* handle optional suffix */
-        case '?': { /* optional */
-          const char *res;
-          if ((res = match(ms, s + 1, ep + 1)) != NULL) {
-            s = res;
-          } else {
-            p = ep + 1;
-            goto init; /* else return match(ms, s, ep + 1); */
-          }
-          break;
-        }
-        case '+': /* 1 or more repetitions */
-          s++;    /* 1 match already done */
-          /* FALLTHROUGH */
-        case '*': /* 0 or more repetitions */
-          s = max_expand(ms, s, p, ep);
-          break;
-        case '-': /* 0 or more repetitions (minimum) */
-          s = min_expand(ms, s, p, ep);
-          break;
-        default: /* no suffix */
-          s++;
-          p = ep;
-          goto init; /* return match(ms, s + 1, ep); */
-        }
-      }
-      break;
-    }
-    }
-  }
-  ms->matchdepth++;
-  return s;
-}
-
-/* get information about the i-th capture. If there are no captures
-** and 'i==0', return information about the whole match, which
-** is the range 's'..'e'. If the capture is a string, return
-** its length and put its address in '*cap'. If it is an integer
-** (a position), push it on the stack and return CAP_POSITION. */
-static size_t get_onecapture(MatchState *ms, int i, const char *s, const char *e,
-                             const char **cap) {
-  if (i >= ms->level) {
-    if (i != 0) luaL_error(ms->L, "invalid capture index %%%d", i + 1);
-    *cap = s;
-    return (size_t)(e - s);
-  } else {
-    ptrdiff_t capl = ms->capture[i].len;
-    *cap = ms->capture[i].init;
-    if (capl == CAP_UNFINISHED) luaL_error(ms->L, "unfinished capture");
-    else if (capl == CAP_POSITION)
-      lua_pushinteger(ms->L, (lua_Integer)(ms->capture[i].init - ms->src_init) + 1);
-    return (size_t)capl;
-  }
-}
-
-/* Push the i-th capture on the stack. */
-static void push_onecapture(MatchState *ms, int i, const char *s, const char *e) {
-  const char *cap;
-  ptrdiff_t l = (ptrdiff_t)get_onecapture(ms, i, s, e, &cap);
-  if (l != CAP_POSITION) lua_pushlstring(ms->L, cap, (size_t)l);
-  /* else position was already pushed */
-}
-
-static int push_captures(MatchState *ms, const char *s, const char *e) {
-  int i;
-  int nlevels = (ms->level == 0 && s) ? 1 : ms->level;
-  luaL_checkstack(ms->L, nlevels, "too many captures");
-  for (i = 0; i < nlevels; i++) push_onecapture(ms, i, s, e);
-  return nlevels; /* number of strings pushed */
-}
-
-/* check whether pattern has no special characters */
-static int nospecials(const char *p, size_t l) {
-  size_t upto = 0;
-  do {
-    if (strpbrk(p + upto, SPECIALS)) return 0; /* pattern has a special character */
-    upto += strlen(p + upto) + 1; /* may have more after \0 */
-  } while (upto <= l);
-  return 1; /* no special chars found */
-}
-
-/* Plain search for s2 in s1, charged as it goes: the bytes memchr scans
-** and every candidate's comparison (a long needle costs its length at
-** each place its first byte occurs). */
-static const char *lmemfind(lua_State *L, const char *s1, size_t l1, const char *s2, size_t l2) {
-  psol_charge_fn charge = charge_of(L);
-  uint64_t due = 1;
-  if (l2 == 0) return s1; /* empty strings are everywhere */
-  else if (l2 > l1) return NULL; /* avoids a negative 'l1' */
-  else {
-    const char *init; /* to search for a '*s2' inside 's1' */
-    l2--;             /* 1st char will be checked by 'memchr' */
-    l1 = l1 - l2;     /* 's2' cannot be found after that */
-    while (l1 > 0 && (init = (const char *)memchr(s1, *s2, l1)) != NULL) {
-      due += 1 + (((size_t)(init - s1) + l2) >> 4);
-      if (due >= PSOL_MATCH_TICK) {
-        charge(L, due);
-        due = 0;
-      }
-      init++; /* 1st char is already checked */
-      if (memcmp(init, s2 + 1, l2) == 0) {
-        charge(L, due);
-        return init - 1;
-      }
-      l1 -= (size_t)(init - s1); /* correct 'l1' and 's1' to try again */
-      s1 = init;
-    }
-    charge(L, due + (l1 >> 4));
-    return NULL; /* not found */
-  }
-}
-
-static void prepstate(MatchState *ms, lua_State *L, const char *s, size_t ls, const char *p,
-                      size_t lp) {
-  ms->L = L;
-  ms->charge = charge_of(L);
-  ms->matchdepth = MAXCCALLS;
-  ms->src_init = s;
-  ms->src_end = s + ls;
-  ms->p_end = p + lp;
-  ms->steps = 0;
-}
-
-static void reprepstate(MatchState *ms) {
-  ms->level = 0;
-}
-
-static int str_find_aux(lua_State *L, int find) {
-  size_t ls, lp;
-  const char *s = luaL_checklstring(L, 1, &ls);
-  const char *p = luaL_checklstring(L, 2, &lp);
-  size_t init = posrelat(luaL_optinteger(L, 3, 1), ls) - 1;
-  if (init > ls) { /* start after string's end? */
-    lua_pushnil(L); /* cannot find anything */
-    return 1;
-  }
-  /* explicit request or no special characters? */
-  if (find && (lua_toboolean(L, 4) || nospecials(p, lp))) {
-    /* do a plain search (memchr and memcmp: no backtracking) */
-    const char *s2;
-    s2 = lmemfind(L, s + init, ls - init, p, lp);
-    if (s2) {
-      lua_pushinteger(L, (lua_Integer)(s2 - s) + 1);
-      lua_pushinteger(L, (lua_Integer)((s2 - s) + (ptrdiff_t)lp));
-      return 2;
-    }
-  } else {
-    MatchState ms;
-    const char *s1 = s + init;
-    int anchor = (*p == '^');
-    if (anchor) {
-      p++;
-      lp--; /* skip anchor character */
-    }
-    prepstate(&ms, L, s, ls, p, lp);
-    do {
-      const char *res;
-      reprepstate(&ms);
-      if ((res = match(&ms, s1, p)) != NULL) {
-        if (find) {
-          lua_pushinteger(L, (lua_Integer)(s1 - s) + 1); /* start */
-          lua_pushinteger(L, (lua_Integer)(res - s));     /* end */
-          return push_captures(&ms, NULL, 0) + 2;
-        } else {
-          return push_captures(&ms, s1, res);
-        }
-      }
-    } while (s1++ < ms.src_end && !anchor);
-  }
-  lua_pushnil(L); /* not found */
-  return 1;
-}
-
-static int str_find(lua_State *L) { return str_find_aux(L, 1); }
-static int str_match(lua_State *L) { return str_find_aux(L, 0); }
-
-/* state for 'gmatch' */
-typedef struct GMatchState {
-  const char *src;       /* current position */
-  const char *p;         /* pattern */
-  const char *lastmatch; /* end of last match */
-  MatchState ms;         /* match state */
-} GMatchState;
-
-static int gmatch_aux(lua_State *L) {
-  GMatchState *gm = (GMatchState *)lua_touserdata(L, lua_upvalueindex(3));
-  const char *src;
-  gm->ms.L = L;
-  for (src = gm->src; src <= gm->ms.src_end; src++) {
-    const char *e;
-    reprepstate(&gm->ms);
-    if ((e = match(&gm->ms, src, gm->p)) != NULL && e != gm->lastmatch) {
-      gm->src = gm->lastmatch = e;
-      return push_captures(&gm->ms, src, e);
-    }
-  }
-  return 0; /* not found */
-}
-
-static int gmatch(lua_State *L) {
-  size_t ls, lp;
-  const char *s = luaL_checklstring(L, 1, &ls);
-  const char *p = luaL_checklstring(L, 2, &lp);
-  size_t init = posrelat(luaL_optinteger(L, 3, 1), ls) - 1;
-  GMatchState *gm;
-  lua_settop(L, 2); /* keep strings on closure to avoid being collected */
-  gm = (GMatchState *)lua_newuserdata(L, sizeof(GMatchState));
-  if (init > ls)      /* start after string's end? */
-    init = ls + 1;    /* avoid overflows in 's + init' */
-  prepstate(&gm->ms, L, s, ls, p, lp);
-  gm->src = s + init;
-  gm->p = p;
-  gm->lastmatch = NULL;
-  lua_pushcclosure(L, gmatch_aux, 3);
-  return 1;
-}
-
-static void add_s(MatchState *ms, luaL_Buffer *b, const char *s, const char *e) {
-  size_t l;
-  lua_State *L = ms->L;
-  const char *news = lua_tolstring(L, 3, &l);
-  const char *p;
-  while ((p = (char *)memchr(news, L_ESC, l)) != NULL) {
-    luaL_addlstring(b, news, (size_t)(p - news));
-    p++; /* skip ESC */
-    if (*p == L_ESC) /* '%%' */
-      luaL_addchar(b, *p);
-    else if (*p == '0') /* '%0' */
-      luaL_addlstring(b, s, (size_t)(e - s));
-    else if (isdigit((unsigned char)(*p))) { /* '%n' */
-      const char *cap;
-      ptrdiff_t resl = (ptrdiff_t)get_onecapture(ms, *p - '1', s, e, &cap);
-      if (resl == CAP_POSITION) luaL_addvalue(b); /* add position to accumulated result */
-      else luaL_addlstring(b, cap, (size_t)resl);
-    } else {
-      luaL_error(L, "invalid use of '%c' in replacement string", L_ESC);
-    }
-    l -= (size_t)(p + 1 - news);
-    news = p + 1;
-  }
-  luaL_addlstring(b, news, l);
-}
-
-/* Add the replacement value for the match to the buffer; returns 1 when
-** the original string was changed. */
-static int add_value(MatchState *ms, luaL_Buffer *b, const char *s, const char *e, int tr) {
-  lua_State *L = ms->L;
-  switch (tr) {
-  case LUA_TFUNCTION: { /* call the function */
-    int n;
-    lua_pushvalue(L, 3); /* push the function */
-    n = push_captures(ms, s, e); /* all captures as arguments */
-    lua_call(L, n, 1); /* call it */
-    break;
-  }
-  case LUA_TTABLE: { /* index the table */
-    push_onecapture(ms, 0, s, e); /* first capture is the index */
-    lua_gettable(L, 3);
-    break;
-  }
-  default: { /* LUA_TNUMBER or LUA_TSTRING */
-    add_s(ms, b, s, e); /* add value to the buffer */
-    return 1; /* something changed */
-  }
-  }
-  if (!lua_toboolean(L, -1)) { /* nil or false? */
-    lua_pop(L, 1); /* remove value */
-    luaL_addlstring(b, s, (size_t)(e - s)); /* keep original text */
-    return 0; /* no changes */
-  } else if (!lua_isstring(L, -1)) {
-    return luaL_error(L, "invalid replacement value (a %s)", luaL_typename(L, -1));
-  } else {
-    luaL_addvalue(b); /* add result to accumulator */
-    return 1; /* something changed */
-  }
-}
-
-static int str_gsub(lua_State *L) {
-  size_t srcl, lp;
-  const char *src = luaL_checklstring(L, 1, &srcl); /* subject */
-  const char *p = luaL_checklstring(L, 2, &lp);     /* pattern */
-  const char *lastmatch = NULL; /* end of last match */
-  int tr = lua_type(L, 3); /* replacement type */
-  lua_Integer max_s = luaL_optinteger(L, 4, (lua_Integer)srcl + 1); /* max replacements */
-  int anchor = (*p == '^');
-  lua_Integer n = 0; /* replacement count */
-  int changed = 0; /* change flag */
-  MatchState ms;
-  luaL_Buffer b;
-  if (!(tr == LUA_TNUMBER || tr == LUA_TSTRING || tr == LUA_TFUNCTION || tr == LUA_TTABLE))
-    return luaL_argerror(L, 3, lua_pushfstring(L, "string/function/table expected, got %s",
-                                                luaL_typename(L, 3)));
-  lua_settop(L, 4);
-  luaL_buffinit(L, &b);
-  if (anchor) {
-    p++;
-    lp--; /* skip anchor character */
-  }
-  prepstate(&ms, L, src, srcl, p, lp);
-  while (n < max_s) {
-    const char *e;
-    reprepstate(&ms); /* (re)prepare state for new match */
-    if ((e = match(&ms, src, p)) != NULL && e != lastmatch) { /* match? */
-      n++;
-      changed = add_value(&ms, &b, src, e, tr) | changed;
-      src = lastmatch = e;
-    } else if (src < ms.src_end) { /* otherwise, skip one character */
-      luaL_addchar(&b, *src++);
-    } else {
-      break; /* end of subject */
-    }
-    if (anchor) break;
-  }
-  if (!changed) { /* no changes? */
-    lua_pushvalue(L, 1); /* return original string */
-  } else { /* something changed */
-    luaL_addlstring(&b, src, (size_t)(ms.src_end - src));
-    luaL_pushresult(&b); /* create and return new string */
-  }
-  lua_pushinteger(L, n); /* number of substitutions */
-  return 2;
 }
 
 void psol_match_install(lua_State *L, int idx, psol_charge_fn charge) {

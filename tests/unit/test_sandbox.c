@@ -543,6 +543,36 @@ START_TEST(test_library_surface) {
 }
 END_TEST
 
+/* The sandbox's matcher (vendor/lua-5.4.4) follows Lua 5.4.4's pattern
+** rules under every Lua version: each line below differs under 5.1's
+** stock string library (find from past the end, empty matches after a
+** match, '%x' in a replacement, gmatch's init argument). */
+START_TEST(test_pattern_rules_are_54s) {
+  static const char src[] =
+    "assert(('abc'):find('', 10) == nil and ('abc'):find('', 4) == 4)\n"
+    "local s, n = ('hello world'):gsub('%w*', '-') assert(s == '- -' and n == 2, s)\n"
+    "s, n = ('abc'):gsub('b*', 'X') assert(s == 'XaXcX' and n == 3, s)\n"
+    "local ok, e = pcall(string.gsub, 'abc', 'b', '%x')\n"
+    "assert(not ok and e:find(\"invalid use of '%' in replacement string\", 1, true), e)\n"
+    "local k = 0 for _ in ('abab'):gmatch('b', 3) do k = k + 1 end assert(k == 1, k)\n"
+    "assert(select(2, ('THE (quick) fox'):find('%f[%a]%a+', 5)) == 10)\n"
+    "assert(('word'):find('%f[%z]') == 5 and ('x(a(b)c)y'):match('%b()') == '(a(b)c)')\n"
+    "assert(('abcabc'):match('(abc)%1') == 'abc' and select(2, ('aaa'):match('()a()')) == 2)\n"
+    "ok, e = pcall(string.gsub, 'abc', 'b', true)\n"
+    "assert(not ok and e:find('string/function/table expected, got boolean', 1, true), e)\n"
+    "ok, e = pcall(string.find, 'a', '[a')\n"
+    "assert(not ok and e:find(\"malformed pattern (missing ']')\", 1, true), e)\n"
+    "local pso = require 'pso'\n"
+    "return pso.compute { name = 'ok', cs = pso.shader 'cs.cso' }\n";
+  psol_options o = sandbox_options();
+  psol_result r;
+  ck_assert_msg(psol_evaluate_string(&o, "=patterns", src, strlen(src), &r) == PSOC_OK, "%s",
+                r.error);
+  ck_assert_uint_eq(r.count, 1);
+  psol_result_free(&r);
+}
+END_TEST
+
 /* ---- escapes: each fails cleanly, then a fresh evaluation works -------- */
 
 typedef struct escape {
@@ -799,6 +829,7 @@ Suite *suite_sandbox(void) {
   tcase_add_test(tc, test_bad_results);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_library_surface);
+  tcase_add_test(tc, test_pattern_rules_are_54s);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("escapes");
