@@ -21,7 +21,7 @@ set -uo pipefail
 # The chain, bottom first. A new file of the module goes in here.
 LAYERS=(pso_context pso_values pso_presets pso_convert pso_pipeline pso_rootsig pso_declare pso)
 # Files above the module in bindings/lua (they see pso_module.h only).
-ABOVE=(pso_test sandbox sandbox_match testlib_lua)
+ABOVE=(pso_test sandbox sandbox_match testlib_lua reload)
 
 rank_of() { # NAME -> index in LAYERS, or -1
     local i

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "pso_values.h"
+#include "platform.h" /* read_file_default */
 
 const char psoi_preset_data_tag = 'd';
 const char psoi_preset_label_tag = 'l';
@@ -98,31 +99,30 @@ static int blob_len(lua_State *L) {
   return 1;
 }
 
-/* Default file reader: fopen relative to the current directory. */
+/* Default file reader: the platform file's regular-file read, relative to
+** the current directory (a FIFO or device is refused, never waited on). */
 static int read_file_default(lua_State *L, const char *path) {
   luaL_Buffer buf;
-  FILE *f = fopen(path, "rb");
-  size_t n;
-  if (!f) {
-    lua_pushstring(L, strerror(errno));
+  psoc_plat_file f;
+  size_t got = 0;
+  int e = psoc_plat_open_regular(path, &f);
+  if (e != 0) {
+    lua_pushstring(L, psoc_plat_strerror(e));
     return 0;
   }
   luaL_buffinit(L, &buf);
   do {
     char *p = luaL_prepbuffer(&buf);
-    n = fread(p, 1, LUAL_BUFFERSIZE, f);
-    luaL_addsize(&buf, n);
-  } while (n == LUAL_BUFFERSIZE);
-  if (ferror(f)) {
-    int e = errno;
-    fclose(f);
-    luaL_pushresult(&buf);
+    e = psoc_plat_read(&f, p, LUAL_BUFFERSIZE, &got);
+    luaL_addsize(&buf, got);
+  } while (e == 0 && got == LUAL_BUFFERSIZE);
+  psoc_plat_close(&f);
+  luaL_pushresult(&buf);
+  if (e != 0) {
     lua_pop(L, 1);
-    lua_pushstring(L, strerror(e));
+    lua_pushstring(L, psoc_plat_strerror(e));
     return 0;
   }
-  fclose(f);
-  luaL_pushresult(&buf);
   return 1;
 }
 

@@ -1903,8 +1903,11 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
   for (i = 0; i < diags.count; i++) {
     const psoc_diag *d = &diags.items[i];
     char key[PSOC_DIAG_FIELD_MAX + 16];
+    psoc_severity sev = d->severity;
     pso_field_path(d->field, key, sizeof key); /* the material's keys */
-    if (add_diag(out, d->severity, d->code, d->message_id, file, line, name, key, d->message) !=
+    /* under PSOC_CHECK_WERROR a warning fails the pipeline: as data it is an error */
+    if (sev == PSOC_SEVERITY_WARNING && (check.flags & PSOC_CHECK_WERROR)) sev = PSOC_SEVERITY_ERROR;
+    if (add_diag(out, sev, d->code, d->message_id, file, line, name, key, d->message) !=
         PSOC_OK) {
       psoc_diags_free(&diags);
       return fail(out, PSOC_ERR_NOMEM, PSOC_CODE_LIMIT, NULL, name, "out of memory");

@@ -19,13 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <lauxlib.h>
 #include <lua.h>
 
 #include "cli.h"
 #include "compat.h"
+#include "platform.h"
 #include "pso_module.h"
 #include "psoc.h"
 #include "psol.h"
@@ -1239,14 +1239,16 @@ typedef struct diff_side {
 /* "script.lua:name": split at the last ':' when the whole argument is not
 ** a file but the part before the ':' is. */
 static int parse_side(const char *arg, diff_side *s) {
-  struct stat st;
   const char *colon = strrchr(arg, ':');
+  int kind;
   s->name = NULL;
   s->path = xstrdup(arg);
   if (!s->path) return -1;
-  if (stat(arg, &st) == 0 || !colon || colon == arg) return 0;
+  if ((psoc_plat_stat(arg, &kind, NULL) == 0 && kind != PSOC_PLAT_MISSING) || !colon ||
+      colon == arg)
+    return 0;
   s->path[colon - arg] = '\0';
-  if (stat(s->path, &st) != 0) {
+  if (psoc_plat_stat(s->path, &kind, NULL) != 0 || kind == PSOC_PLAT_MISSING) {
     s->path[colon - arg] = ':';
     return 0;
   }

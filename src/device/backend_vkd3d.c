@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "backend.h"
+#include "platform.h" /* psoc_plat_now_ns */
 
 #define FENCE_DEADLINE_MS 5000
 
@@ -135,11 +136,7 @@ long dev_create_graphics(dev *d, const void *desc, size_t desc_size) {
   return (long)hr;
 }
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
+static double now_ms(void) { return (double)psoc_plat_now_ns() / 1e6; }
 
 /* Execute one closed list and poll the fence until it completes. */
 static int submit(dev *d, ID3D12GraphicsCommandList *list, char *err, size_t n) {

@@ -363,6 +363,13 @@ START_TEST(test_werror_result) {
   ck_assert_msg(strncmp(r.error, "warned:2: pipeline 'warned': ", 29) == 0, "%s", r.error);
   ck_assert_msg(strstr(r.error, "(a warning; an error under PSOC_CHECK_WERROR)") != NULL, "%s",
                 r.error);
+  /* as data, the failing warning is an error (warnings count as errors) */
+  {
+    size_t i, errors = 0;
+    for (i = 0; i < r.diagnostic_count; i++)
+      if (r.diagnostics[i].severity == PSOC_SEVERITY_ERROR) errors++;
+    ck_assert_uint_ge(errors, 1);
+  }
   psol_result_free(&r);
 }
 END_TEST
