@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "pso_convert.h"
+#include "xxh.h" /* content tags of blobs in text output */
 #include "pso_values.h"
 
 #define MAX_FIELDS 32   /* fields per struct (checked at init) */
@@ -2264,17 +2265,6 @@ void psoi_push_leaf(lua_State *L, const psoi_vval *val, const char *rs_name) {
   }
 }
 
-/* 64-bit FNV-1a: a short content tag for blobs in text output. */
-static uint64_t fnv1a(const unsigned char *p, size_t n) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= p[i];
-    h *= 0x100000001b3ull;
-  }
-  return h;
-}
-
 size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, size_t n) {
   int w = 0;
   uint64_t u;
@@ -2306,8 +2296,8 @@ size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, si
   case PSOC_FIELD_FLAGS: flags_text(val->e, read_uint(val->p, val->size), out, n); break;
   case PSOC_FIELD_BLOB:
     if (val->blob)
-      w = snprintf(out, n, "%s, %zu bytes, fnv %016llx", val->is_shader ? "shader" : "blob",
-                   val->blob_size, (unsigned long long)fnv1a(val->blob, val->blob_size));
+      w = snprintf(out, n, "%s, %zu bytes, xxh3 %016llx", val->is_shader ? "shader" : "blob",
+                   val->blob_size, (unsigned long long)psoc_xxh3(val->blob, val->blob_size));
     else
       w = snprintf(out, n, "null");
     break;

@@ -1123,13 +1123,13 @@ static void json_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *
     if (!val->blob) {
       luaL_addstring(j->b, "null");
     } else {
-      snprintf(text, sizeof text, "{\"kind\":\"%s\",\"size\":%zu,\"fnv\":\"",
+      snprintf(text, sizeof text, "{\"kind\":\"%s\",\"size\":%zu,\"xxh3\":\"",
                val->is_shader ? "shader" : "blob", val->blob_size);
       luaL_addstring(j->b, text);
-      psoi_format_leaf(val, NULL, text, sizeof text); /* "..., fnv HEX" */
+      psoi_format_leaf(val, NULL, text, sizeof text); /* "..., xxh3 HEX" */
       {
-        const char *h = strstr(text, "fnv ");
-        luaL_addstring(j->b, h ? h + 4 : "");
+        const char *h = strstr(text, "xxh3 ");
+        luaL_addstring(j->b, h ? h + 5 : "");
       }
       luaL_addstring(j->b, "\"}");
     }
