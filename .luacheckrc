@@ -66,12 +66,14 @@ files["scripts/gen_enums.lua"] = { ignore = { "211/s" } }
 -- premake5.lua runs inside premake (4.3 and 5), which provides these
 -- globals; the premake4 workarounds replace functions in premake.gcc.
 stds.premake = {
-  globals = { "premake" },
+  -- links: for Visual Studio premake5.lua wraps it to drop m, dl and pthread
+  globals = { "premake", "links" },
   read_globals = {
     "_ACTION", "_OPTIONS", "_PREMAKE_VERSION", "_MAKE", "_SCRIPT",
     "newoption", "solution", "workspace", "project", "configurations", "configuration",
     "filter", "location", "kind", "language", "files", "excludes", "includedirs",
-    "defines", "buildoptions", "linkoptions", "links", "targetdir", "targetname",
+    "defines", "buildoptions", "linkoptions", "targetdir", "targetname",
+    "platforms", "libdirs",
     "targetprefix", "objdir", "flags",
     os = { other_fields = true },
   },
