@@ -209,17 +209,18 @@ psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
   psoc_walker walker;
   psoc_view view, views[HASH_VIEWS];
   uint8_t order[HASH_VIEWS];
-  uint32_t start[33] = { 0 };
+  uint32_t start[PSOC_SO_TYPE_COUNT + 1] = { 0 };
   hash_ctx c;
-  uint32_t present = 0, type, n = 0, i;
+  uint64_t present = 0, m; /* PSOC_TYPE_BIT()s of the types walked */
+  uint32_t type, n = 0, i;
   if (!out) return PSOC_ERR_ARG;
   memset(out, 0, sizeof *out);
   if (!data || size == 0) return PSOC_ERR_INVALID;
   /* One walk: structure, and the subobjects kept in stream order. */
   psoc_walk_init(&walker, data, size);
   while (psoc_walk_next(&walker, &view, NULL)) {
-    if (view.type >= 32) return PSOC_ERR_INVALID; /* the registry grew: widen 'present' */
-    present |= 1u << view.type;
+    if (view.type >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_INVALID; /* the walk knows the type */
+    present |= PSOC_TYPE_BIT(view.type);
     if (n < HASH_VIEWS) views[n] = view;
     n++;
   }
@@ -229,12 +230,12 @@ psoc_status psoc_hash(const void *data, size_t size, uint32_t flags,
   c.flags = flags;
   if (n <= HASH_VIEWS) {
     for (i = 0; i < n; i++) start[views[i].type + 1]++; /* a stable counting sort */
-    for (type = 0; type < 32; type++) start[type + 1] += start[type];
+    for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) start[type + 1] += start[type];
     for (i = 0; i < n; i++) order[start[views[i].type]++] = (uint8_t)i;
     for (i = 0; i < n; i++) hash_subobject(&c, &views[order[i]], root_signature_name);
   } else {
-    for (type = 0; type < 32; type++) {
-      if (!(present & (1u << type))) continue;
+    for (m = present; m; m &= m - 1) {
+      type = psoc_lowest_bit(m);
       psoc_walk_init(&walker, data, size);
       while (psoc_walk_next(&walker, &view, NULL))
         if (view.type == type) hash_subobject(&c, &view, root_signature_name);
