@@ -482,7 +482,7 @@ if wanted("psoc_dxbc_asm", "src/tools/dxbc_asm.c") then
     c_project("psoc_dxbc_asm", "ConsoleApp", "bin")
         files { "src/tools/dxbc_asm_main.c" }
         includedirs { "src/tools" }
-        links { "psoc_dxbc_asm_lib", "psoc_static", "m" }
+        links { "psoc_dxbc_asm_lib", "psoc_static", "m", "pthread" } -- pthread: src/platform.c
 end
 
 -- Material library generator for benchmarks (tests/bench/gen, documented in

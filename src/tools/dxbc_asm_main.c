@@ -8,40 +8,40 @@
 **
 ** Errors are printed as "SOURCE.asm:LINE: message".
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dxbc_asm.h"
+#include "platform.h"
 
+/* The whole regular file 'path' (at most 16 MiB: not a small shader),
+** through the platform file. 0 or an errno value (PSOC_PLAT_ENOTREG). */
 static int read_file(const char *path, char **data, size_t *size) {
-  FILE *f = fopen(path, "rb");
-  char *p = NULL;
-  size_t n = 0, cap = 0;
-  if (!f) return -1;
-  for (;;) {
-    size_t got;
-    if (n == cap) {
-      char *q;
-      cap = cap ? cap * 2 : 4096;
-      if (cap > ((size_t)16 << 20)) break; /* 16 MiB: not a small shader */
-      q = realloc(p, cap);
-      if (!q) break;
-      p = q;
-    }
-    got = fread(p + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) break;
-      fclose(f);
-      *data = p;
-      *size = n;
-      return 0;
-    }
+  psoc_plat_file f;
+  char *p;
+  size_t got = 0;
+  int e = psoc_plat_open_regular(path, &f);
+  if (e) return e;
+  if (f.size > ((uint64_t)16 << 20)) {
+    psoc_plat_close(&f);
+    return EFBIG;
   }
-  fclose(f);
-  free(p);
-  return -1;
+  p = malloc(f.size ? (size_t)f.size : 1);
+  if (!p) {
+    psoc_plat_close(&f);
+    return ENOMEM;
+  }
+  e = psoc_plat_read(&f, p, (size_t)f.size, &got);
+  psoc_plat_close(&f);
+  if (e) {
+    free(p);
+    return e;
+  }
+  *data = p;
+  *size = got;
+  return 0;
 }
 
 static int usage(void) {
@@ -52,7 +52,7 @@ static int usage(void) {
 
 int main(int argc, char **argv) {
   const char *src_path = NULL, *out_path = NULL;
-  int check = 0, i, rc = 0;
+  int check = 0, i, rc = 0, e;
   char *src = NULL, err[256];
   size_t len = 0;
   dxbc_asm_blob blob;
@@ -69,8 +69,8 @@ int main(int argc, char **argv) {
     else return usage();
   }
   if (!src_path || !out_path) return usage();
-  if (read_file(src_path, &src, &len)) {
-    fprintf(stderr, "psoc_dxbc_asm: cannot read %s\n", src_path);
+  if ((e = read_file(src_path, &src, &len)) != 0) {
+    fprintf(stderr, "psoc_dxbc_asm: cannot read %s: %s\n", src_path, psoc_plat_strerror(e));
     return 1;
   }
   if (dxbc_asm(src, len, &blob, err, sizeof err)) {
@@ -93,9 +93,9 @@ int main(int argc, char **argv) {
     }
     free(old);
   } else {
-    FILE *f = fopen(out_path, "wb");
-    if (!f || fwrite(blob.data, 1, blob.size, f) != blob.size || fclose(f) != 0) {
-      fprintf(stderr, "psoc_dxbc_asm: cannot write %s\n", out_path);
+    /* atomically: a failed write leaves the old OUT.cso (or none) */
+    if ((e = psoc_plat_write_atomic(out_path, blob.data, blob.size)) != 0) {
+      fprintf(stderr, "psoc_dxbc_asm: cannot write %s: %s\n", out_path, psoc_plat_strerror(e));
       rc = 1;
     }
   }
