@@ -799,6 +799,120 @@ PSOC_API psoc_status psoc_dump(const void *data, size_t size, uint32_t flags, ps
 PSOC_API size_t psoc_format_scalar(uint8_t kind, unsigned size, const psoc_enum *enumeration,
                                    const unsigned char *src, char *out, size_t n);
 
+/* ------------------------------------------------------------------ */
+/* Explain, diff and JSON: the effective state as data (owner s7)      */
+/* ------------------------------------------------------------------ */
+
+/* The effective state of a stream spelt the way the material language
+** spells it (docs/json.md): every field of every class the pipeline's kind
+** uses, whether the stream holds it or the runtime supplies it. What
+** 'psoc explain', 'psoc diff' and 'psoc dump --json' print. Paths use the
+** language's keys, list indexes count from 1 ("blend.render_targets[1].src",
+** "input_layout[2].semantic"); values are the language's spelling (enum
+** keys, flags joined with '|', the shortest float that reads back, "true",
+** "shader, 532 bytes, xxh3 a17cc518fe50981d", "append_aligned"). */
+
+typedef struct psoc_explain_options {
+  /* PSOC_FOLLOW_POINTERS: the stream's pointers are valid (a built
+  ** stream): input elements, stream-output entries, view-instance
+  ** locations, strings and blobs are read. Without it (raw bytes from a
+  ** file) nothing is followed: an array is one row "N elements, not
+  ** followed" (JSON {"count":N}), a string is "set" or "null", a blob
+  ** "shader, N bytes" without its xxh3 (JSON without "xxh3"). */
+  uint32_t flags;
+  /* Spelt in place of the root-signature pointer (NULL: the pointer is
+  ** "null" or printed with %p). */
+  const char *root_signature_name;
+} psoc_explain_options;
+
+/* Row kinds (psoc_explain_row.what) */
+enum {
+  PSOC_EXPLAIN_FIELD = 0,  /* one value of a field */
+  PSOC_EXPLAIN_VERSION = 1 /* which version of a class the stream holds:
+                              path is the class key, value the type's key
+                              ("rasterizer = rasterizer1"); only for present
+                              classes that have several versions */
+};
+
+typedef struct psoc_explain_row {
+  const char *path;      /* "rasterizer.cull" */
+  const char *value;     /* "back" */
+  uint32_t dup_class;    /* the class (its base type) */
+  uint32_t type;         /* the type the value is read from: the stream's
+                            subobject, or the class base for a default */
+  uint8_t origin;        /* PSOC_ORIGIN_EXPLICIT: the stream holds the class;
+                            PSOC_ORIGIN_DEFAULT: the runtime's default;
+                            PSOC_ORIGIN_HIDDEN_DEFAULT: a default that depends
+                            on other state (see 'note') */
+  uint8_t what;          /* PSOC_EXPLAIN_FIELD or PSOC_EXPLAIN_VERSION */
+  uint8_t field_kind;    /* psoc_field_kind of a FIELD row's value */
+  int32_t offset;        /* byte offset in the payload of 'type' that holds
+                            the value; an element of an out-of-line array
+                            gives its array field's offset; -1 for a
+                            VERSION row */
+  const char *note;      /* HIDDEN_DEFAULT: why ("hidden default: ..."), else NULL */
+} psoc_explain_row;
+
+typedef struct psoc_explanation {
+  psoc_kind kind;          /* deduced from the stream */
+  uint32_t subobjects;     /* subobjects in the stream (psoc_parsed.count) */
+  uint32_t render_targets; /* NumRenderTargets in effect */
+  psoc_explain_row *rows;  /* in class order, fields in payload order */
+  size_t count;
+  /* internal */
+  psoc_allocator alloc_;
+  void *block_;
+  size_t block_size_;
+} psoc_explanation;
+
+/* Explain a stream: one row per field of each class its kind uses, in type
+** order (blend lists max(1, NumRenderTargets) render targets). The stream
+** must parse (PSOC_ERR_INVALID otherwise, with nothing allocated);
+** PSOC_ERR_ARG on NULL out or options. 'alloc' may be NULL. The rows and
+** their strings live in one block that psoc_explain_free releases. */
+PSOC_API psoc_status psoc_explain(const void *data, size_t size, const psoc_explain_options *options,
+                                  const psoc_allocator *alloc, psoc_explanation *out);
+PSOC_API void psoc_explain_free(psoc_explanation *explain);
+
+typedef struct psoc_diff_row {
+  const char *path;  /* "kind" for the pipeline kind, else an explain path */
+  const char *a;     /* the value in A, or NULL when A has no such row */
+  const char *b;     /* the value in B, or NULL */
+} psoc_diff_row;
+
+typedef struct psoc_diff {
+  psoc_diff_row *rows;
+  size_t count;      /* 0: the two explain the same */
+  /* internal */
+  psoc_allocator alloc_;
+  void *block_;
+  size_t block_size_;
+} psoc_diff;
+
+/* The differences between the explain rows of A and B: "kind" first when
+** the kinds differ, then each row of A whose value differs in B or that B
+** lacks (in A's order), then each row only B has (in B's order). Options
+** per side (NULL: none). PSOC_ERR_INVALID when either stream does not
+** parse. Free with psoc_diff_free. */
+PSOC_API psoc_status psoc_diff_streams(const void *a, size_t a_size, const psoc_explain_options *a_options,
+                                       const void *b, size_t b_size, const psoc_explain_options *b_options,
+                                       const psoc_allocator *alloc, psoc_diff *out);
+/* The same for two explains already made. */
+PSOC_API psoc_status psoc_diff_explains(const psoc_explanation *a, const psoc_explanation *b,
+                                        const psoc_allocator *alloc, psoc_diff *out);
+PSOC_API void psoc_diff_free(psoc_diff *diff);
+
+/* One JSON object for a stream (docs/json.md, "pipeline objects"):
+** {"name", "kind", "root_signature", "hash" (psoc_hash with the options'
+** flags and root-signature name), "subobjects" (the keys of its
+** subobjects in stream order), "state" (every class the kind uses, every
+** render target)}. 'name' may be NULL (null). Strings are valid UTF-8
+** (bad bytes become U+FFFD); NaN and infinities are null. Written in
+** pieces through 'write'; PSOC_ERR_IO when it fails, PSOC_ERR_INVALID when
+** the stream does not parse, PSOC_ERR_NOMEM. */
+PSOC_API psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options *options,
+                               const char *name, psoc_write_fn write, void *ud);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,5 +18,6 @@ Suite *suite_language(void);
 Suite *suite_rootsig(void);
 Suite *suite_embed(void);
 Suite *suite_archive(void);
+Suite *suite_explain(void);
 
 #endif
