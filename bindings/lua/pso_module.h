@@ -133,6 +133,38 @@ typedef struct pso_error {
 ** next error in this state. No Lua error is raised. */
 PSOL_API size_t pso_error_info(lua_State *L, int idx, pso_error *out, size_t max);
 
+/* ---- explain: counts and where values came from (owner s7) ----------- */
+
+/* The number of subobjects in the pipeline's stream (what the builder
+** added; psoc_parsed.count of its stream), without walking it. */
+PSOL_API uint32_t pso_pipeline_subobjects(const pso_pipeline *p);
+
+/* Where the values of one class of a pipeline came from: per byte of the
+** payload its stream holds for the class (psoc_explain_row.offset indexes
+** it), the declaration that set it. */
+#define PSO_ORIGIN_BYTES 512
+typedef struct pso_origins {
+  /* 0: a field the declaration left to the runtime's default; else the
+  ** index of its text in text[] */
+  uint8_t label[PSO_ORIGIN_BYTES];
+  /* text[i] for label i ("script", "preset blend.opaque", "base lit"):
+  ** valid while the value pso_pipeline_origins pushed stays reachable;
+  ** NULL where unknown */
+  const char *text[256];
+  size_t text_count;
+  /* 0: the declaration table was modified after the pipeline was declared,
+  ** so the labels cannot be trusted */
+  int known;
+} pso_origins;
+
+/* Fill 'out' for class 'dup_class' (a base type, e.g. PSOC_SO_RASTERIZER)
+** of the pipeline at idx, as p:explain() labels its rows; a class the
+** stream lacks has every label 0. Pushes one value that keeps out->text
+** alive (pop it when done) and returns 1; or returns 0 with an error
+** message pushed (not a pipeline, not a class, out of memory). Runs
+** protected: raises no Lua error. */
+PSOL_API int pso_pipeline_origins(lua_State *L, int idx, uint32_t dup_class, pso_origins *out);
+
 #ifdef __cplusplus
 }
 #endif

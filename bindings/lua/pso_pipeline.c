@@ -1247,3 +1247,51 @@ void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx) {
   lua_rawseti(L, keys_idx, PSOI_K_PIPE_MT);
   lua_settop(L, mt - 1);
 }
+
+/* ---- explain origins for embedders (pso_module.h; owner s7) --------- */
+
+uint32_t pso_pipeline_subobjects(const pso_pipeline *p) { return p ? p->count : 0; }
+
+/* origins_body(out, cls, pipeline): the label list explain_rows keeps. */
+static int origins_body(lua_State *L) {
+  pso_origins *o = (pso_origins *)lua_touserdata(L, 1);
+  uint32_t cls = (uint32_t)lua_tointeger(L, 2);
+  int K, list;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
+  K = lua_gettop(L);
+  lua_newtable(L);
+  list = lua_gettop(L);
+  lua_pushliteral(L, "script");
+  lua_rawseti(L, list, 1);
+  lua_pushliteral(L, "script");
+  lua_pushinteger(L, 1);
+  lua_rawset(L, list);
+  o->known = psoi_class_origins(L, K, 3, cls, o->label, sizeof o->label, list);
+  lua_settop(L, list);
+  return 1;
+}
+
+int pso_pipeline_origins(lua_State *L, int idx, uint32_t dup_class, pso_origins *out) {
+  const psoc_subobject_info *info = psoc_subobject_info_get(dup_class);
+  size_t i, n;
+  idx = lua_absindex(L, idx);
+  memset(out, 0, sizeof *out);
+  if (!pso_topipeline(L, idx) || !info || info->dup_class != dup_class) {
+    lua_pushliteral(L, "pso_pipeline_origins: not a pipeline and a class");
+    return 0;
+  }
+  if (!lua_checkstack(L, 8)) return 0;
+  lua_pushcfunction(L, origins_body);
+  lua_pushlightuserdata(L, out);
+  lua_pushinteger(L, (lua_Integer)dup_class);
+  lua_pushvalue(L, idx);
+  if (lua_pcall(L, 3, 1, 0) != LUA_OK) return 0;
+  n = (size_t)lua_rawlen(L, -1);
+  for (i = 1; i <= n && i < sizeof out->text / sizeof out->text[0]; i++) {
+    lua_rawgeti(L, -1, (int)i);
+    out->text[i] = lua_tostring(L, -1); /* anchored in the list */
+    lua_pop(L, 1);
+  }
+  out->text_count = i;
+  return 1;
+}

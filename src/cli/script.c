@@ -1,13 +1,14 @@
 /*
 ** script.c: the material-script forms of 'psoc check', 'dump', 'explain'
-** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the
-** pipelines they return are dumped with psoc_dump over their streams and
-** inspected through the pso module's methods (p:json(), p:explain_table());
-** check runs psoc_check on their
-** streams directly (what p:check() does), so that it can take a capability
-** profile and follow the stream's pointers. Every script runs in a fresh
-** state of its own, in every command (diff compares two states' explain
-** rows in C), so no script can change what another one returns.
+** and 'diff'. Scripts run in the sandbox of bindings/lua (psol.h); the CLI
+** takes the streams of the pipelines they return through pso_module.h and
+** hands them to libpsoc: psoc_dump (dump), psoc_json (dump --json),
+** psoc_explain with the module's declaration origins (explain),
+** psoc_diff_streams (diff) and psoc_check (check, so that it can take a
+** capability profile and follow the stream's pointers). No pipeline method
+** is called by name. Every script runs in a fresh state of its own, in
+** every command (diff compares two states' streams in C), so no script can
+** change what another one returns.
 **
 ** Everything a script controls (names, messages, paths, print output) is
 ** printed through cli_text / cli_json_string: escaped, and valid UTF-8.
@@ -429,17 +430,6 @@ static const char *pipeline_name(const pso_pipeline *p) {
   return name ? name : "";
 }
 
-/* Call method 'name' of the pipeline at 'idx' with 'nargs' arguments on
-** the top of the stack; one result. Returns LUA_OK or the error. */
-static int call_method(lua_State *L, int idx, const char *name, int nargs) {
-  idx = lua_absindex(L, idx);
-  lua_getfield(L, idx, name);
-  lua_insert(L, -1 - nargs);
-  lua_pushvalue(L, idx);
-  lua_insert(L, -1 - nargs);
-  return psol_pcall(L, nargs + 1, 1);
-}
-
 static void print_script_error(lua_State *L, const char *path, const char *label) {
   char msg[2048];
   long line;
@@ -625,9 +615,9 @@ static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx,
   const psoc_stream *stream = pso_pipeline_stream(p);
   const char *name = pipeline_name(p), *kind = psoc_kind_name(pso_pipeline_kind(p));
   const char *earlier = NULL;
-  size_t bytes = stream ? psoc_stream_size(stream) : 0, subobjects = 0, i, errors;
+  size_t bytes = stream ? psoc_stream_size(stream) : 0, i, errors;
+  size_t subobjects = pso_pipeline_subobjects(p); /* the module's count: no walk */
   char hash[33];
-  psoc_parsed parsed;
   psoc_check_options options;
   psoc_diags diags;
   cli_type_map types;
@@ -645,11 +635,7 @@ static int check_pipeline(lua_State *L, check_run *r, const char *path, int idx,
   options.flags = o->deep ? PSOC_CHECK_FOLLOW_POINTERS : PSO_PIPELINE_CHECK_FLAGS;
   if (o->werror) options.flags |= PSOC_CHECK_WERROR;
   psoc_diags_init(&diags, NULL);
-  if (stream) {
-    if (psoc_parse(psoc_stream_data(stream), bytes, &parsed, NULL) != PSOC_ERR_ARG)
-      subobjects = parsed.count;
-    psoc_check(psoc_stream_data(stream), bytes, &options, &diags);
-  }
+  if (stream) psoc_check(psoc_stream_data(stream), bytes, &options, &diags);
   if (name[0]) earlier = name_first(&r->names, name, where);
   errors = diags.errors + (earlier ? 1 : 0);
   r->t.pipelines++;
@@ -940,35 +926,86 @@ static const char *rows_find(const field_rows *r, const char *path) {
   return NULL;
 }
 
-/* Copy the explain rows of the pipeline at 'idx' (p:explain_table()) out
-** of its state. Returns LUA_OK, or an error with its message on the stack. */
-static int collect_rows(lua_State *L, int idx, field_rows *out) {
-  int n, i, list, rc = call_method(L, idx, "explain_table", 0);
-  if (rc != LUA_OK) return rc;
-  list = lua_gettop(L);
-  n = lua_istable(L, list) ? (int)lua_rawlen(L, list) : 0;
-  for (i = 1; i <= n; i++) {
-    const char *path, *value, *origin;
-    lua_rawgeti(L, list, i);
-    if (!lua_istable(L, -1)) {
-      lua_pop(L, 1);
-      continue;
-    }
-    lua_getfield(L, -1, "path");
-    lua_getfield(L, -2, "value");
-    lua_getfield(L, -3, "origin");
-    path = lua_tostring(L, -3);
-    value = lua_tostring(L, -2);
-    origin = lua_tostring(L, -1);
-    if (path && rows_add(out, path, value ? value : "", origin ? origin : "") != 0) {
-      lua_settop(L, list - 1);
-      lua_pushliteral(L, "out of memory");
-      return LUA_ERRMEM;
-    }
-    lua_pop(L, 4);
+#define ORIGIN_DEFAULT "runtime default"
+#define ORIGIN_UNKNOWN "unknown: the declaration table was modified after the pipeline was declared"
+
+/* The text of label 'id' of 'org' ("script" when it has none). */
+static const char *label_text(const pso_origins *org, uint8_t id) {
+  const char *t = id < org->text_count ? org->text[id] : NULL;
+  return t ? t : "script";
+}
+
+/* The origin text of an explain row (what p:explain() prints in
+** parentheses): libpsoc's default and hidden-default origins, else the
+** declaration that set the byte (pso_pipeline_origins). */
+static const char *row_origin(const psoc_explain_row *r, const pso_origins *org) {
+  if (r->origin == PSOC_ORIGIN_HIDDEN_DEFAULT && r->note) return r->note;
+  if (r->origin != PSOC_ORIGIN_EXPLICIT) return ORIGIN_DEFAULT;
+  if (!org->known) return ORIGIN_UNKNOWN;
+  if (r->what == PSOC_EXPLAIN_VERSION) { /* the first byte the declaration set */
+    const psoc_subobject_info *info = psoc_subobject_info_get(r->type);
+    size_t k, size = info ? info->payload->size : 0;
+    if (size > PSO_ORIGIN_BYTES) size = PSO_ORIGIN_BYTES;
+    for (k = 0; k < size; k++)
+      if (org->label[k]) return label_text(org, org->label[k]);
+    return "script";
   }
-  lua_settop(L, list - 1);
-  return LUA_OK;
+  if (r->offset < 0 || r->offset >= PSO_ORIGIN_BYTES || !org->label[r->offset])
+    return ORIGIN_DEFAULT;
+  return label_text(org, org->label[r->offset]);
+}
+
+/* The explain rows of the pipeline at 'idx': psoc_explain over its stream,
+** each row's origin from the module's declaration records. Returns LUA_OK,
+** or an error with its message on the stack. */
+static int collect_rows(lua_State *L, int idx, field_rows *out) {
+  pso_pipeline *p = pso_topipeline(L, idx);
+  const psoc_stream *stream = p ? pso_pipeline_stream(p) : NULL;
+  psoc_explain_options eo;
+  psoc_explanation e;
+  pso_origins *org;
+  uint32_t cls = PSOC_SO_TYPE_COUNT;
+  int anchored = 0, rc = LUA_OK;
+  size_t i;
+  psoc_status st = PSOC_ERR_NOMEM;
+  idx = lua_absindex(L, idx);
+  if (!stream) {
+    lua_pushliteral(L, "not a pipeline");
+    return LUA_ERRRUN;
+  }
+  memset(&eo, 0, sizeof eo);
+  eo.flags = PSOC_FOLLOW_POINTERS;
+  eo.root_signature_name = pso_pipeline_root_signature(p);
+  if ((org = calloc(1, sizeof *org)) != NULL)
+    st = psoc_explain(psoc_stream_data(stream), psoc_stream_size(stream), &eo, NULL, &e);
+  if (st != PSOC_OK) {
+    free(org);
+    if (st == PSOC_ERR_NOMEM) lua_pushliteral(L, "out of memory");
+    else lua_pushliteral(L, "the pipeline's stream does not parse");
+    return st == PSOC_ERR_NOMEM ? LUA_ERRMEM : LUA_ERRRUN;
+  }
+  for (i = 0; i < e.count && rc == LUA_OK; i++) {
+    const psoc_explain_row *r = &e.rows[i];
+    if (r->origin == PSOC_ORIGIN_EXPLICIT && r->dup_class != cls) { /* a present class */
+      if (anchored) lua_pop(L, 1);
+      anchored = 0;
+      cls = r->dup_class;
+      if (!pso_pipeline_origins(L, idx, cls, org)) {
+        rc = LUA_ERRRUN; /* the message is on the stack */
+        break;
+      }
+      anchored = 1;
+    }
+    if (rows_add(out, r->path, r->value, row_origin(r, org)) != 0) {
+      lua_pushliteral(L, "out of memory");
+      rc = LUA_ERRMEM;
+    }
+  }
+  if (rc != LUA_OK && anchored) lua_remove(L, -2); /* keep only the message */
+  else if (anchored) lua_pop(L, 1);
+  psoc_explain_free(&e);
+  free(org);
+  return rc;
 }
 
 /* The runtime's defaults of a pipeline kind, as explain rows: two
@@ -1119,14 +1156,42 @@ static int print_dump(lua_State *L) {
   return LUA_OK;
 }
 
-/* Print one pipeline (at the top of the stack): its dump, JSON or explain
-** rows. Returns LUA_OK or an error with its message on the stack. */
-static int print_pipeline(lua_State *L, const script_options *o, const char *method) {
+/* The JSON object of the pipeline at the top of the stack: psoc_json over
+** its stream (what p:json() returns). Returns LUA_OK, or an error with its
+** message on the stack. */
+static int print_json(lua_State *L) {
+  pso_pipeline *p = pso_topipeline(L, -1);
+  const psoc_stream *stream = p ? pso_pipeline_stream(p) : NULL;
+  psoc_explain_options eo;
+  psoc_status st;
+  text_buf b;
+  if (!stream) {
+    lua_pushliteral(L, "not a pipeline");
+    return LUA_ERRRUN;
+  }
+  memset(&eo, 0, sizeof eo);
+  eo.flags = PSOC_FOLLOW_POINTERS;
+  eo.root_signature_name = pso_pipeline_root_signature(p);
+  memset(&b, 0, sizeof b);
+  st = psoc_json(psoc_stream_data(stream), psoc_stream_size(stream), &eo, pso_pipeline_name(p),
+                 text_buf_write, &b);
+  if (st != PSOC_OK) {
+    free(b.data);
+    if (st == PSOC_ERR_INVALID) lua_pushliteral(L, "the pipeline's stream does not parse");
+    else lua_pushliteral(L, "out of memory"); /* the text buffer could not grow */
+    return st == PSOC_ERR_INVALID ? LUA_ERRRUN : LUA_ERRMEM;
+  }
+  cli_utf8_write(stdout, b.data, b.len);
+  free(b.data);
+  return LUA_OK;
+}
+
+/* Print one pipeline (at the top of the stack) in 'mode' ("dump", "json"
+** or "explain"). Returns LUA_OK or an error with its message on the stack. */
+static int print_pipeline(lua_State *L, const script_options *o, const char *mode) {
   field_rows rows;
-  size_t len;
-  const char *text;
   int rc;
-  if (strcmp(method, "explain") == 0) {
+  if (strcmp(mode, "explain") == 0) {
     memset(&rows, 0, sizeof rows);
     rc = collect_rows(L, -1, &rows);
     if (rc == LUA_OK)
@@ -1135,23 +1200,13 @@ static int print_pipeline(lua_State *L, const script_options *o, const char *met
     rows_free(&rows);
     return rc;
   }
-  if (strcmp(method, "dump") == 0) return print_dump(L);
-  if ((rc = call_method(L, -1, method, 0)) != LUA_OK) return rc;
-  text = lua_tolstring(L, -1, &len);
-  if (o->json) {
-    if (text) cli_utf8_write(stdout, text, len);
-    else fputs("null", stdout);
-  } else if (text) {
-    cli_text_block(stdout, text, len);
-    if (len && text[len - 1] != '\n') fputs("\n", stdout);
-  }
-  lua_pop(L, 1);
-  return LUA_OK;
+  if (strcmp(mode, "json") == 0) return print_json(L);
+  return print_dump(L);
 }
 
-/* Print method 'method' of every pipeline of every script (or only those
-** called o->pipeline), each script in a fresh state. */
-static int run_print(const script_options *o, const char *method) {
+/* Print every pipeline of every script (or only those called
+** o->pipeline) in 'mode', each script in a fresh state. */
+static int run_print(const script_options *o, const char *mode) {
   int j, n, rc = CLI_EXIT_OK, printed = 0, matched = 0;
   size_t i;
   lua_State *L = open_state(o, NULL, NULL); /* fails early on a bad --root */
@@ -1195,7 +1250,7 @@ static int run_print(const script_options *o, const char *method) {
         cli_text(stdout, pipeline_name(p));
         printf(" (%s) <==\n", psoc_kind_name(pso_pipeline_kind(p)));
       }
-      if (print_pipeline(L, o, method) != LUA_OK) {
+      if (print_pipeline(L, o, mode) != LUA_OK) {
         char msg[2048];
         if (o->json) fputs("null", stdout);
         fflush(stdout);
@@ -1307,19 +1362,6 @@ static pso_pipeline *side_pipeline(const diff_side *s, int i) {
   return p;
 }
 
-static int side_rows(const diff_side *s, int i, field_rows *rows) {
-  int rc;
-  lua_rawgeti(s->L, s->list, i);
-  rc = collect_rows(s->L, -1, rows);
-  if (rc != LUA_OK) {
-    fputs("psoc diff: ", stderr);
-    print_stderr_error(s->L);
-    lua_pop(s->L, 1);
-  }
-  lua_pop(s->L, 1);
-  return rc;
-}
-
 static void print_change(const char *path, const char *a, const char *b) {
   cli_text(stdout, path);
   fputs(": ", stdout);
@@ -1330,17 +1372,26 @@ static void print_change(const char *path, const char *a, const char *b) {
 }
 
 /* Print the differences of pipeline ai of a and bi of b, compared outside
-** both states; returns 1 when they differ, 0 when they are the same, or
-** CLI_EXIT_USAGE. */
+** both states (psoc_diff_streams over their streams); returns 1 when they
+** differ, 0 when they are the same, or CLI_EXIT_USAGE. */
 static int diff_pair(const diff_side *a, int ai, const diff_side *b, int bi) {
   pso_pipeline *pa = side_pipeline(a, ai), *pb = side_pipeline(b, bi);
-  field_rows ra, rb;
-  size_t i, n = 0;
-  memset(&ra, 0, sizeof ra);
-  memset(&rb, 0, sizeof rb);
-  if (side_rows(a, ai, &ra) != LUA_OK || side_rows(b, bi, &rb) != LUA_OK) {
-    rows_free(&ra);
-    rows_free(&rb);
+  const psoc_stream *sa = pso_pipeline_stream(pa), *sb = pso_pipeline_stream(pb);
+  psoc_explain_options oa, ob;
+  psoc_diff d;
+  psoc_status st;
+  size_t i, n;
+  memset(&oa, 0, sizeof oa);
+  oa.flags = PSOC_FOLLOW_POINTERS;
+  ob = oa;
+  oa.root_signature_name = pso_pipeline_root_signature(pa);
+  ob.root_signature_name = pso_pipeline_root_signature(pb);
+  st = psoc_diff_streams(psoc_stream_data(sa), psoc_stream_size(sa), &oa, psoc_stream_data(sb),
+                         psoc_stream_size(sb), &ob, NULL, &d);
+  if (st != PSOC_OK) {
+    fflush(stdout);
+    fprintf(stderr, "psoc diff: %s\n",
+            st == PSOC_ERR_NOMEM ? "out of memory" : "a pipeline's stream does not parse");
     return CLI_EXIT_USAGE;
   }
   fputs("--- ", stdout);
@@ -1352,26 +1403,10 @@ static int diff_pair(const diff_side *a, int ai, const diff_side *b, int bi) {
   fputs(":", stdout);
   cli_text(stdout, pipeline_name(pb));
   fputs("\n", stdout);
-  if (pso_pipeline_kind(pa) != pso_pipeline_kind(pb)) {
-    print_change("kind", psoc_kind_name(pso_pipeline_kind(pa)),
-                 psoc_kind_name(pso_pipeline_kind(pb)));
-    n++;
-  }
-  for (i = 0; i < ra.count; i++) {
-    const char *vb = rows_find(&rb, ra.items[i].path);
-    if (!vb || strcmp(vb, ra.items[i].value) != 0) {
-      print_change(ra.items[i].path, ra.items[i].value, vb);
-      n++;
-    }
-  }
-  for (i = 0; i < rb.count; i++)
-    if (!rows_find(&ra, rb.items[i].path)) {
-      print_change(rb.items[i].path, NULL, rb.items[i].value);
-      n++;
-    }
-  if (n == 0) puts("(no differences)");
-  rows_free(&ra);
-  rows_free(&rb);
+  for (i = 0; i < d.count; i++) print_change(d.rows[i].path, d.rows[i].a, d.rows[i].b);
+  if (d.count == 0) puts("(no differences)");
+  n = d.count;
+  psoc_diff_free(&d);
   return n ? 1 : 0;
 }
 
