@@ -778,7 +778,7 @@ typedef struct json_out {
   psoc_write_fn write;
   void *ud;
   const char *rs_name;
-  char buf[4096];
+  char buf[1024]; /* written through in pieces: psoc_json allocates nothing */
   size_t len;
   int failed;
   int depth;
@@ -938,11 +938,10 @@ static void j_leaf(ex_vis *v, const char *key, int index, const ex_val *val) {
 psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options *options,
                       const char *name, psoc_write_fn write, void *ud) {
   effective st;
-  json_out *j;
+  json_out jo, *j = &jo;
   psoc_walker w;
   psoc_view view;
   psoc_hash128 hash;
-  psoc_allocator al = psoc_alloc_or_default(NULL);
   char hex[33];
   uint32_t cls;
   int first = 1;
@@ -952,7 +951,6 @@ psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options 
   if (psoc_hash(data, size, options->flags, options->root_signature_name, &hash) != PSOC_OK)
     return PSOC_ERR_INVALID;
   psoc_hash_hex(hash, hex);
-  if ((j = psoc_mem(&al, NULL, 0, sizeof *j)) == NULL) return PSOC_ERR_NOMEM;
   memset(j, 0, sizeof *j);
   j->v.open = j_open;
   j->v.close = j_close;
@@ -990,7 +988,5 @@ psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options 
   }
   j_puts(j, "}}");
   j_flush(j);
-  status = j->failed ? PSOC_ERR_IO : PSOC_OK;
-  psoc_mem(&al, j, sizeof *j, 0);
-  return status;
+  return j->failed ? PSOC_ERR_IO : PSOC_OK;
 }

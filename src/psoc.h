@@ -908,8 +908,9 @@ PSOC_API void psoc_diff_free(psoc_diff *diff);
 ** subobjects in stream order), "state" (every class the kind uses, every
 ** render target)}. 'name' may be NULL (null). Strings are valid UTF-8
 ** (bad bytes become U+FFFD); NaN and infinities are null. Written in
-** pieces through 'write'; PSOC_ERR_IO when it fails, PSOC_ERR_INVALID when
-** the stream does not parse, PSOC_ERR_NOMEM. */
+** pieces through 'write' (it allocates nothing); PSOC_ERR_IO when that
+** fails, PSOC_ERR_INVALID when the stream does not parse, PSOC_ERR_ARG on
+** NULL options or write. */
 PSOC_API psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options *options,
                                const char *name, psoc_write_fn write, void *ud);
 

@@ -1005,198 +1005,24 @@ static int m_diff(lua_State *L) {
 
 /* ---- json ---------------------------------------------------------- */
 
-typedef struct json {
-  psoi_vis v;
-  luaL_Buffer *b;
-  const char *rs_name;
-  int depth;
-  uint8_t first[DEPTH_MAX + 2];
-  uint8_t list[DEPTH_MAX + 2];
-} json;
-
-/* Length of the well-formed UTF-8 sequence at s (1-4), or 0: a stray
-** continuation byte, a truncated sequence, an overlong form, a surrogate or
-** a code point past U+10FFFF. */
-static size_t utf8_sequence(const unsigned char *s) {
-  unsigned c = s[0], lo = 0x80, hi = 0xbf;
-  size_t n, i;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c >= 0xe0 && c <= 0xef) n = 3;
-  else if (c >= 0xf0 && c <= 0xf4) n = 4;
-  else return 0;
-  if (c == 0xe0) lo = 0xa0;      /* overlong */
-  else if (c == 0xed) hi = 0x9f; /* surrogates */
-  else if (c == 0xf0) lo = 0x90; /* overlong */
-  else if (c == 0xf4) hi = 0x8f; /* past U+10FFFF */
-  if (s[1] < lo || s[1] > hi) return 0;
-  for (i = 2; i < n; i++)
-    if (s[i] < 0x80 || s[i] > 0xbf) return 0;
-  return n;
+static int json_write(void *ud, const char *text, size_t length) {
+  luaL_addlstring((luaL_Buffer *)ud, text, length);
+  return 0;
 }
 
-/* A JSON string literal: always valid UTF-8 (each byte that is not part of
-** a well-formed sequence becomes U+FFFD, as the CLI's JSON does). */
-static void json_string(luaL_Buffer *b, const char *s) {
-  const unsigned char *u = (const unsigned char *)s;
-  luaL_addchar(b, '"');
-  while (*u) {
-    unsigned char c = *u;
-    size_t n;
-    if (c == '"' || c == '\\') {
-      luaL_addchar(b, '\\');
-      luaL_addchar(b, (char)c);
-      u++;
-    } else if (c < 0x20) {
-      char esc[8];
-      snprintf(esc, sizeof esc, "\\u%04x", c);
-      luaL_addstring(b, esc);
-      u++;
-    } else if ((n = utf8_sequence(u)) == 0) {
-      luaL_addstring(b, "\\ufffd");
-      u++;
-    } else {
-      luaL_addlstring(b, (const char *)u, n);
-      u += n;
-    }
-  }
-  luaL_addchar(b, '"');
-}
-
-static void json_key(json *j, const char *key) {
-  int d = j->depth < DEPTH_MAX ? j->depth : DEPTH_MAX;
-  if (!j->first[d]) luaL_addchar(j->b, ',');
-  j->first[d] = 0;
-  if (key && !j->list[d]) {
-    json_string(j->b, key);
-    luaL_addchar(j->b, ':');
-  }
-}
-
-static void json_open(psoi_vis *v, const char *key, int index, int is_list) {
-  json *j = (json *)v;
-  (void)index;
-  json_key(j, key);
-  luaL_addchar(j->b, is_list ? '[' : '{');
-  j->depth++;
-  if (j->depth <= DEPTH_MAX) {
-    j->first[j->depth] = 1;
-    j->list[j->depth] = (uint8_t)is_list;
-  }
-}
-
-static void json_close(psoi_vis *v, int is_list) {
-  json *j = (json *)v;
-  j->depth--;
-  luaL_addchar(j->b, is_list ? ']' : '}');
-}
-
-static void json_leaf(psoi_vis *v, const char *key, int index, const psoi_vval *val) {
-  json *j = (json *)v;
-  char text[256];
-  (void)index;
-  json_key(j, key);
-  switch (val->kind) {
-  case PSOC_FIELD_UINT:
-  case PSOC_FIELD_INT:
-  case PSOC_FIELD_COUNT:
-  case PSOC_FIELD_BOOL:
-    psoi_format_leaf(val, NULL, text, sizeof text);
-    if (val->append_aligned) json_string(j->b, text); /* "append_aligned": a name */
-    else luaL_addstring(j->b, text);
-    break;
-  case PSOC_FIELD_FLOAT: {
-    char *c;
-    psoi_format_leaf(val, NULL, text, sizeof text);
-    for (c = text; *c; c++)
-      if (*c == ',') *c = '.'; /* a decimal comma from the C locale */
-    if (strchr(text, 'n') || strchr(text, 'i')) luaL_addstring(j->b, "null");
-    else luaL_addstring(j->b, text);
-    break;
-  }
-  case PSOC_FIELD_ENUM:
-  case PSOC_FIELD_FLAGS:
-    psoi_format_leaf(val, NULL, text, sizeof text);
-    json_string(j->b, text);
-    break;
-  case PSOC_FIELD_BLOB:
-    if (!val->blob) {
-      luaL_addstring(j->b, "null");
-    } else {
-      snprintf(text, sizeof text, "{\"kind\":\"%s\",\"size\":%zu,\"xxh3\":\"",
-               val->is_shader ? "shader" : "blob", val->blob_size);
-      luaL_addstring(j->b, text);
-      psoi_format_leaf(val, NULL, text, sizeof text); /* "..., xxh3 HEX" */
-      {
-        const char *h = strstr(text, "xxh3 ");
-        luaL_addstring(j->b, h ? h + 5 : "");
-      }
-      luaL_addstring(j->b, "\"}");
-    }
-    break;
-  case PSOC_FIELD_STRING:
-  case PSOC_FIELD_OBJECT:
-    if ((val->kind == PSOC_FIELD_STRING && !val->str) ||
-        (val->kind == PSOC_FIELD_OBJECT && !val->ptr && !j->rs_name)) {
-      luaL_addstring(j->b, "null");
-    } else {
-      psoi_format_leaf(val, j->rs_name, text, sizeof text);
-      json_string(j->b, text);
-    }
-    break;
-  default: luaL_addstring(j->b, "null"); break;
-  }
-}
-
+/* p:json(): psoc_json over the stream (libpsoc writes the object). */
 static int m_json(lua_State *L) {
   pso_pipeline *p = check_pipeline(L, 1);
-  state st;
+  psoc_explain_options o;
   luaL_Buffer b;
-  json j;
-  uint32_t cls;
-  char hex[33];
-  psoc_walker w;
-  psoc_view v;
-  int first = 1;
-  parse_state(L, p, &st);
-  psoc_hash_hex(pso_pipeline_hash(p), hex);
+  memset(&o, 0, sizeof o);
+  o.flags = PSOC_FOLLOW_POINTERS;
+  o.root_signature_name = p->root_signature;
+  lua_settop(L, 1);
   luaL_buffinit(L, &b);
-  luaL_addstring(&b, "{\"name\":");
-  if (p->name) json_string(&b, p->name);
-  else luaL_addstring(&b, "null");
-  luaL_addstring(&b, ",\"kind\":");
-  json_string(&b, psoc_kind_name((psoc_kind)p->kind));
-  luaL_addstring(&b, ",\"root_signature\":");
-  if (p->root_signature) json_string(&b, p->root_signature);
-  else luaL_addstring(&b, "null");
-  luaL_addstring(&b, ",\"hash\":");
-  json_string(&b, hex);
-  luaL_addstring(&b, ",\"subobjects\":[");
-  psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
-  while (psoc_walk_next(&w, &v, NULL)) {
-    if (!first) luaL_addchar(&b, ',');
-    first = 0;
-    json_string(&b, v.info->key);
-  }
-  luaL_addstring(&b, "],\"state\":{");
-  memset(&j, 0, sizeof j);
-  j.v.open = json_open;
-  j.v.close = json_close;
-  j.v.leaf = json_leaf;
-  j.b = &b;
-  j.rs_name = p->root_signature;
-  j.depth = 0;
-  j.first[0] = 1;
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
-    const psoc_subobject_info *info = psoc_subobject_info_get(cls);
-    psoi_payload_buf buf;
-    int present;
-    uint32_t type;
-    if (!is_class_base(info) || !uses(p, info)) continue;
-    type = effective(&st, cls, &buf, &present);
-    psoi_visit_class(&j.v, info->key, type, buf.b);
-  }
-  luaL_addstring(&b, "}}");
+  if (psoc_json(psoc_stream_data(p->stream), psoc_stream_size(p->stream), &o, p->name, json_write,
+                &b) != PSOC_OK)
+    return luaL_error(L, "pso: internal error: a pipeline's stream does not parse");
   luaL_pushresult(&b);
   return 1;
 }

@@ -527,6 +527,73 @@ START_TEST(test_same_text_as_module) {
 }
 END_TEST
 
+/* pso_pipeline_origins: the labels p:explain() prints, per payload byte;
+** pso_pipeline_subobjects: the builder's count. */
+START_TEST(test_module_origins_and_count) {
+  static const char src[] =
+    "local pso = require 'pso' "
+    "local base = pso.graphics { name = 'base', vs = pso.shader { bytes = 'vs' }, "
+    "  blend = pso.blend.opaque, rasterizer = { cull = 'front' } } "
+    "return { base, pso.derive(base, { name = 'd', rasterizer = { fill = 'wireframe' } }) }";
+  lua_State *L = psol_newstate(NULL, NULL, 0);
+  pso_origins *org = calloc(1, sizeof *org);
+  const pso_pipeline *p;
+  psoc_parsed parsed;
+  ck_assert_ptr_nonnull(L);
+  ck_assert_ptr_nonnull(org);
+  ck_assert_int_eq(psol_dostring(L, "=m", src, strlen(src), 1), LUA_OK);
+  lua_rawgeti(L, -1, 1); /* base */
+  p = pso_topipeline(L, -1);
+  ck_assert_int_eq(psoc_parse(psoc_stream_data(pso_pipeline_stream(p)),
+                              psoc_stream_size(pso_pipeline_stream(p)), &parsed, NULL),
+                   PSOC_OK);
+  ck_assert_uint_eq(pso_pipeline_subobjects(p), parsed.count);
+  ck_assert_uint_eq(pso_pipeline_subobjects(p), 3);
+  ck_assert_uint_eq(pso_pipeline_subobjects(NULL), 0);
+  /* a field the script set, and one it left to the runtime */
+  ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_RASTERIZER, org), 1);
+  ck_assert(org->known);
+  ck_assert_uint_ne(org->label[offsetof(D3D12_RASTERIZER_DESC, CullMode)], 0);
+  ck_assert_str_eq(org->text[org->label[offsetof(D3D12_RASTERIZER_DESC, CullMode)]], "script");
+  ck_assert_uint_eq(org->label[offsetof(D3D12_RASTERIZER_DESC, FrontCounterClockwise)], 0);
+  lua_pop(L, 1);
+  /* a preset */
+  ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_BLEND, org), 1);
+  ck_assert_str_eq(org->text[org->label[offsetof(D3D12_BLEND_DESC, RenderTarget[0].SrcBlend)]],
+                   "preset blend.opaque");
+  lua_pop(L, 1);
+  /* an absent class: nothing labelled */
+  ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_DEPTH_STENCIL, org), 1);
+  ck_assert(org->known);
+  ck_assert_uint_eq(org->label[0], 0);
+  lua_pop(L, 1);
+  /* not a class base: an error message, nothing raised */
+  ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_RASTERIZER1, org), 0);
+  ck_assert(lua_isstring(L, -1));
+  lua_pop(L, 2);
+  /* the derived pipeline: its own field, then its base's */
+  lua_rawgeti(L, -1, 2);
+  ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_RASTERIZER, org), 1);
+  ck_assert_str_eq(org->text[org->label[offsetof(D3D12_RASTERIZER_DESC, FillMode)]], "script");
+  ck_assert_str_eq(org->text[org->label[offsetof(D3D12_RASTERIZER_DESC, CullMode)]], "base base");
+  lua_pop(L, 2);
+  lua_pop(L, 1);
+  /* a declaration table changed after the pipeline was declared */
+  {
+    static const char mod[] =
+      "local pso = require 'pso' local t = { vs = pso.shader { bytes = 'vs' }, "
+      "rasterizer = { cull = 'front' } } local p = pso.graphics(t) t.rasterizer.cull = 'none' "
+      "return p";
+    ck_assert_int_eq(psol_dostring(L, "=mod", mod, strlen(mod), 1), LUA_OK);
+    ck_assert_int_eq(pso_pipeline_origins(L, -1, PSOC_SO_RASTERIZER, org), 1);
+    ck_assert(!org->known);
+    lua_pop(L, 2);
+  }
+  psol_close(L);
+  free(org);
+}
+END_TEST
+
 Suite *suite_explain(void) {
   Suite *s = suite_create("explain");
   TCase *tc = tcase_create("explain");
@@ -538,6 +605,7 @@ Suite *suite_explain(void) {
   tcase_add_test(tc, test_diff_fields_kind_and_sides);
   tcase_add_test(tc, test_json_object);
   tcase_add_test(tc, test_same_text_as_module);
+  tcase_add_test(tc, test_module_origins_and_count);
   suite_add_tcase(s, tc);
   return s;
 }
