@@ -19,7 +19,8 @@
 #   reload, watch     tests/reload: the hot-reload library (release, sanitize,
 #                     tsan: build/tsan holds only its tests) and 'psoc watch'
 #   dxbc_asm          the DXBC assembler's known answers (release, sanitize) and
-#                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler)
+#                     tests/dxbc_asm/test_vkd3d_compiler.sh (vkd3d-compiler),
+#                     test_tool_files.sh (the tool's file handling)
 #   gen_library       tests/bench/gen/test_gen_library.sh: generated material
 #                     libraries pass psoc check --deep --werror, deterministically
 #   device            tests/device: material scripts -> psoc -> vkd3d 1.2 on
@@ -224,6 +225,8 @@ main() {
     suite "dxbc_asm (release)" release psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     suite "dxbc_asm (sanitize)" sanitize psoc_dxbc_asm_tests tests/dxbc_asm '*.c'
     step "dxbc_asm vkd3d-compiler" bash tests/dxbc_asm/test_vkd3d_compiler.sh \
+        "$(psoc_outdir release)/bin/psoc_dxbc_asm"
+    step "dxbc_asm files" bash tests/dxbc_asm/test_tool_files.sh \
         "$(psoc_outdir release)/bin/psoc_dxbc_asm"
     # The benchmark library generator: what it writes passes psoc check --deep.
     step "gen_library" bash tests/bench/gen/test_gen_library.sh "$(psoc_outdir release)/bin"
