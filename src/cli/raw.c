@@ -280,8 +280,9 @@ static void report_json(const raw_options *o, const char *name, const cli_file *
   cli_type_map m;
   size_t i;
   int first = 1;
-  psoc_parse(file->data, file->size, &parsed, NULL);
-  cli_type_map_build(&m, file->data, file->size);
+  psoc_parse(file->data, file->size, &parsed, NULL); /* kind and count, once */
+  memset(&m, 0, sizeof m); /* subobject types: walked only to label diagnostics */
+  if (diags->count) cli_type_map_build(&m, file->data, file->size);
   json_file_open(t, name);
   printf(",\"bytes\":%zu,\"kind\":\"%s\",\"subobjects\":%u", file->size,
          psoc_kind_name(parsed.kind), parsed.count);
@@ -300,7 +301,8 @@ static void report_text(const raw_options *o, const char *name, const cli_file *
                         const psoc_diags *diags) {
   cli_type_map m;
   size_t i, shown = 0, hidden = 0;
-  cli_type_map_build(&m, file->data, file->size);
+  memset(&m, 0, sizeof m); /* subobject types: walked only to label diagnostics */
+  if (diags->count) cli_type_map_build(&m, file->data, file->size);
   for (i = 0; i < diags->count; i++) {
     if (o->quiet && diags->items[i].severity != PSOC_SEVERITY_ERROR) continue;
     if (o->max_diags && shown == o->max_diags) {
