@@ -14,6 +14,7 @@
 
 #include <lua.h>
 
+#include "compat.h" /* lua_rawlen on Lua 5.1 and LuaJIT */
 #include "pso_module.h"
 #include "psoc.h"
 #include "psol.h"
