@@ -204,6 +204,9 @@ main() {
     step "cli scripts (release)" bash tests/cli/test_scripts.sh "$(psoc_outdir release)/bin/psoc"
     step "cli (sanitize)" bash tests/cli/test_cli.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cli scripts (sanitize)" bash tests/cli/test_scripts.sh "$(psoc_outdir sanitize)/bin/psoc"
+    # explain, diff and dump --json byte for byte against tests/cli/golden (owner s7)
+    step "cli explain golden (release)" bash tests/cli/test_explain_golden.sh "$(psoc_outdir release)/bin/psoc"
+    step "cli explain golden (sanitize)" bash tests/cli/test_explain_golden.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cook (release)" bash tests/cook/test_cook.sh "$(psoc_outdir release)/bin/psoc"
     step "cook (sanitize)" bash tests/cook/test_cook.sh "$(psoc_outdir sanitize)/bin/psoc"
     # Hot reload (tests/reload): the library against real files with both
