@@ -186,24 +186,33 @@ static int next_line(dep_reader *r, const char **line, size_t *len) {
   return 1;
 }
 
-/* "HASH SIZE" at the start of 's' (then a space or the end). */
+/* "HASH SIZE" at the start of 's' (then a space or the end): 16 hex digits
+** and a decimal number, parsed by hand (a cache lookup reads one such line
+** per file every material read). NULL when malformed. */
 static const char *parse_hash_size(const char *s, const char *end, uint64_t *hash,
                                    uint64_t *size) {
-  char tmp[64];
-  char *stop;
-  size_t len = (size_t)(end - s);
-  const char *sp;
-  if (len >= sizeof tmp) len = sizeof tmp - 1;
-  memcpy(tmp, s, len);
-  tmp[len] = '\0';
-  if (len < 18 || tmp[16] != ' ') return NULL;
-  tmp[16] = '\0';
-  *hash = strtoull(tmp, &stop, 16);
-  if (*stop != '\0') return NULL;
-  *size = strtoull(tmp + 17, &stop, 10);
-  if (stop == tmp + 17 || (*stop != '\0' && *stop != ' ')) return NULL;
-  sp = s + (stop - tmp);
-  return sp;
+  uint64_t h = 0, n = 0;
+  int i;
+  if (end - s < 18 || s[16] != ' ') return NULL;
+  for (i = 0; i < 16; i++) {
+    char c = s[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+    else return NULL;
+    h = h << 4 | d;
+  }
+  s += 17;
+  if (s >= end || *s < '0' || *s > '9') return NULL;
+  for (i = 0; s < end && *s >= '0' && *s <= '9'; s++, i++) {
+    if (i == 19) return NULL; /* more digits than a uint64_t holds safely */
+    n = n * 10 + (uint64_t)(*s - '0');
+  }
+  if (s < end && *s != ' ') return NULL;
+  *hash = h;
+  *size = n;
+  return s;
 }
 
 static char *dup_len(const char *s, size_t n) {
