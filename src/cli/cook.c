@@ -89,22 +89,6 @@ typedef struct cook_args {
   int input_count;
 } cook_args;
 
-static int value_of(const char *cmd, const char *arg, const char *name, int argc, char **argv,
-                    int *i, const char **out) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) == 0 && arg[n] == '=' && name[1] == '-') {
-    *out = arg + n + 1;
-    return 1;
-  }
-  if (strcmp(arg, name) != 0) return 0;
-  if (*i + 1 >= argc) {
-    cli_usage_error(cmd, "%s needs a value", name);
-    return -1;
-  }
-  *out = argv[++*i];
-  return 1;
-}
-
 /* -1 to go on, else the exit status. */
 static int parse_cook(cook_args *a, int argc, char **argv) {
   int i, done = 0, r;
@@ -129,26 +113,26 @@ static int parse_cook(cook_args *a, int argc, char **argv) {
       done = 1;
       continue;
     }
-    if ((r = value_of(cmd, arg, "-o", argc, argv, &i, &v)) != 0 ||
-        (r = value_of(cmd, arg, "--output", argc, argv, &i, &v)) != 0) {
+    if ((r = cli_option_value(cmd, arg, "-o", argc, argv, &i, &v)) != 0 ||
+        (r = cli_option_value(cmd, arg, "--output", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->output = v;
-    } else if ((r = value_of(cmd, arg, "-j", argc, argv, &i, &v)) != 0 ||
-               (r = value_of(cmd, arg, "--jobs", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "-j", argc, argv, &i, &v)) != 0 ||
+               (r = cli_option_value(cmd, arg, "--jobs", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if (cli_parse_count(v, &jobs) != 0 || jobs < 1 || jobs > 256)
         return cli_usage_error(cmd, "--jobs needs a count from 1 to 256, got '%s'", v);
       a->o.jobs = (unsigned)jobs;
-    } else if ((r = value_of(cmd, arg, "--cache", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--cache", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->cache = v;
-    } else if ((r = value_of(cmd, arg, "--depfile", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--depfile", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->depfile = v;
-    } else if ((r = value_of(cmd, arg, "--profile", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--profile", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if ((r = cli_find_profile(cmd, v, &a->o.profile)) != 0) return r;
-    } else if ((r = value_of(cmd, arg, "--root", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--root", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if (a->o.root_count == MAX_ROOTS)
         return cli_usage_error(cmd, "too many --root options (at most %d)", MAX_ROOTS);
@@ -587,8 +571,8 @@ int cli_merge_main(int argc, char **argv) {
       in[count++] = arg;
     } else if (strcmp(arg, "--") == 0) {
       done = 1;
-    } else if ((r = value_of("merge", arg, "-o", argc, argv, &k, &v)) != 0 ||
-               (r = value_of("merge", arg, "--output", argc, argv, &k, &v)) != 0) {
+    } else if ((r = cli_option_value("merge", arg, "-o", argc, argv, &k, &v)) != 0 ||
+               (r = cli_option_value("merge", arg, "--output", argc, argv, &k, &v)) != 0) {
       if (r < 0) {
         rc = CLI_EXIT_USAGE;
         goto out;
