@@ -435,6 +435,7 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
   size_t i, failed = 0, unreadable = 0, evaluated = 0, cached = 0;
   uint64_t size = 0;
   int rc = CLI_EXIT_OK, have_sink = 0;
+  memset(&sink, 0, sizeof sink);
   if (!m) goto nomem;
   for (i = 0; i < scripts->count; i++) {
     m[i].path = scripts->items[i].path;
