@@ -214,6 +214,7 @@ START_TEST(test_merge_clash_and_finish_again) {
   ck_assert_int_eq(psoc_archive_open_memory(u[1].data, u[1].size, PSOC_ARCHIVE_VERIFY_ALL, NULL, &a, err,
                                             sizeof err), PSOC_OK);
   ck_assert_int_eq(psoc_archive_writer_add_archive(w, a, err, sizeof err), PSOC_OK);
+  psoc_archive_close(a);
   ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
   ck_assert_ptr_eq(d1, d2);
   /* a clash: a unit holding e.name with other content */
