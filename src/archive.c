@@ -74,7 +74,19 @@ static void print_struct(psoc_xxh3_state *st, const psoc_struct *s, int depth) {
 /* XXH3-64 over every known type's number, stride, payload offset and
 ** payload layout (field kinds, sizes, offsets; never names): two builds
 ** agree on it exactly when they lay out every stream the same way. */
+/* The fingerprint depends on the build only: computed once (every open
+** compares it, and a cook opens a unit per material). */
+static uint64_t g_fingerprint;
+static psoc_plat_once g_fingerprint_once = PSOC_PLAT_ONCE_INIT;
+static uint64_t compute_fingerprint(void);
+static void init_fingerprint(void) { g_fingerprint = compute_fingerprint(); }
+
 uint64_t arc_subobject_fingerprint(void) {
+  if (psoc_plat_once_run(&g_fingerprint_once, init_fingerprint) != 0) return compute_fingerprint();
+  return g_fingerprint;
+}
+
+static uint64_t compute_fingerprint(void) {
   psoc_xxh3_state st;
   uint32_t t;
   memset(&st, 0, sizeof st); /* reset sets it up; zeroed so no tool sees it read unset */

@@ -148,4 +148,33 @@ void arc_errf(char *err, size_t errlen, const char *fmt, ...)
 #endif
     ;
 
+/* ---- raw parts for the writer's merge (owner s6; archive_read.c's end) ---- */
+
+/* A pipeline as its archive stores it: the record (pointer slots hold
+** component index + 1 of that archive, 1 for a root-signature name). */
+typedef struct arc_raw_pipe {
+  const char *name, *rs;       /* rs NULL: none */
+  size_t name_len, rs_len;
+  psoc_hash128 hash;
+  uint32_t kind;
+  const unsigned char *record;
+  size_t record_size;
+} arc_raw_pipe;
+
+typedef struct arc_raw_comp {
+  uint32_t kind, count, stride;
+  uint64_t hash;               /* XXH3-64 of its bytes */
+  size_t size;
+  const unsigned char *data;
+} arc_raw_comp;
+
+/* Pipeline 'index' once its record and every component it references
+** verify (in lazy mode they are verified now): PSOC_OK, PSOC_ERR_INVALID
+** with the damage in 'err' (the message psoc_archive_verify gives for a
+** lost pipeline), PSOC_ERR_ARG past the end. */
+psoc_status arc_raw_pipeline(psoc_archive *a, size_t index, arc_raw_pipe *out, char *err,
+                             size_t errlen);
+/* Component 'index' once it verifies: PSOC_OK, PSOC_ERR_INVALID, PSOC_ERR_ARG. */
+psoc_status arc_raw_component(psoc_archive *a, size_t index, arc_raw_comp *out);
+
 #endif

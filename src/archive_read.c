@@ -924,3 +924,43 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
   if (lost) *lost = nlost;
   return damaged ? PSOC_ERR_INVALID : PSOC_OK;
 }
+
+/* ---- raw parts for the writer's merge (owner s6) ---------------------------- */
+
+psoc_status arc_raw_pipeline(psoc_archive *a, size_t index, arc_raw_pipe *out, char *err,
+                             size_t errlen) {
+  const unsigned char *e;
+  uint32_t rs;
+  size_t bad;
+  if (!a || !out || index >= a->npipes) return PSOC_ERR_ARG;
+  if (!pipe_ok(a, index, &bad)) {
+    damage_message(a, index, bad, err, errlen);
+    return PSOC_ERR_INVALID;
+  }
+  e = pent(a, index);
+  out->name = pname(a, index);
+  out->name_len = arc_get32(e + ARC_P_NAME_LEN);
+  rs = arc_get32(e + ARC_P_RS);
+  out->rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
+  out->rs_len = rs == ARC_NO_STRING ? 0 : arc_get32(e + ARC_P_RS_LEN);
+  out->hash.lo = arc_get64(e + ARC_P_HASH_LO);
+  out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
+  out->kind = arc_get32(e + ARC_P_KIND);
+  out->record = crec(a, index);
+  out->record_size = arc_get32(e + ARC_P_REC_SIZE);
+  return PSOC_OK;
+}
+
+psoc_status arc_raw_component(psoc_archive *a, size_t index, arc_raw_comp *out) {
+  const unsigned char *e;
+  if (!a || !out || index >= a->ncomps) return PSOC_ERR_ARG;
+  if (!comp_ok(a, index)) return PSOC_ERR_INVALID;
+  e = cent(a, index);
+  out->kind = arc_get32(e + ARC_C_KIND);
+  out->count = arc_get32(e + ARC_C_COUNT);
+  out->stride = arc_get32(e + ARC_C_STRIDE);
+  out->hash = arc_get64(e + ARC_C_CHECKSUM);
+  out->size = (size_t)arc_get64(e + ARC_C_SIZE);
+  out->data = cdata(a, index);
+  return PSOC_OK;
+}

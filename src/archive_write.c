@@ -40,6 +40,7 @@ struct psoc_archive_writer {
   uint64_t referenced_bytes;
   unsigned char *out;
   size_t out_size;
+  int out_current;             /* 'out' is the finish of the pipelines now held */
 };
 
 static void *wmem(psoc_archive_writer *w, void *p, size_t o, size_t n) {
@@ -380,6 +381,45 @@ static void rollback(psoc_archive_writer *w, size_t ncomps) {
   }
 }
 
+/* Append a pipeline whose components are stored already; 'rec' (of 'size'
+** bytes, from wmem) belongs to the writer on success. */
+static psoc_status commit_pipe(psoc_archive_writer *w, const char *name, size_t name_len,
+                               const char *rs, size_t rs_len, psoc_hash128 hash, uint32_t kind,
+                               unsigned char *rec, size_t size) {
+  wpipe *p;
+  size_t j;
+  if (w->npipes == w->cap_pipes) {
+    size_t ncap = w->cap_pipes ? w->cap_pipes * 2 : 64;
+    wpipe *n = wmem(w, w->pipes, w->cap_pipes * sizeof *n, ncap * sizeof *n);
+    if (!n) return PSOC_ERR_NOMEM;
+    w->pipes = n;
+    w->cap_pipes = ncap;
+  }
+  if (!grow_table(w, &w->ntab, &w->ntab_cap, w->npipes, pipe_key)) return PSOC_ERR_NOMEM;
+  p = &w->pipes[w->npipes];
+  memset(p, 0, sizeof *p);
+  p->name = wstrdup(w, name, name_len);
+  p->rs = rs ? wstrdup(w, rs, rs_len) : NULL;
+  if (!p->name || (rs && !p->rs)) {
+    if (p->name) wmem(w, p->name, name_len + 1, 0);
+    if (p->rs) wmem(w, p->rs, rs_len + 1, 0);
+    return PSOC_ERR_NOMEM;
+  }
+  p->name_len = name_len;
+  p->rs_len = rs_len;
+  p->hash = hash;
+  p->kind = kind;
+  p->record = rec;
+  p->record_size = size;
+  for (j = (size_t)name_hash(name, name_len) & (w->ntab_cap - 1); w->ntab[j];
+       j = (j + 1) & (w->ntab_cap - 1)) {
+  }
+  w->ntab[j] = (uint32_t)w->npipes + 1;
+  w->npipes++;
+  w->out_current = 0;
+  return PSOC_OK;
+}
+
 static int name_ok(const char *s, size_t *len) {
   size_t n = strlen(s);
   *len = n;
@@ -394,7 +434,6 @@ psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
   psoc_hash128 hash;
   size_t name_len, rs_len = 0, existing, i, ncomps;
   psoc_status st;
-  wpipe *p;
   int r;
   if (err && errlen) err[0] = 0;
   if (!w || !name || !stream) {
@@ -480,43 +519,12 @@ psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
     }
     arc_put_slot(b.rec + b.pend[i].slot, (uint64_t)id + 1);
   }
-  st = PSOC_ERR_NOMEM;
-  if (w->npipes == w->cap_pipes) {
-    size_t ncap = w->cap_pipes ? w->cap_pipes * 2 : 64;
-    wpipe *n = wmem(w, w->pipes, w->cap_pipes * sizeof *n, ncap * sizeof *n);
-    if (!n) {
-      rollback(w, ncomps);
-      goto fail;
-    }
-    w->pipes = n;
-    w->cap_pipes = ncap;
-  }
-  if (!grow_table(w, &w->ntab, &w->ntab_cap, w->npipes, pipe_key)) {
+  st = commit_pipe(w, name, name_len, root_signature, rs_len, hash, (uint32_t)parsed.kind, b.rec,
+                   size);
+  if (st != PSOC_OK) {
     rollback(w, ncomps);
     goto fail;
   }
-  p = &w->pipes[w->npipes];
-  memset(p, 0, sizeof *p);
-  p->name = wstrdup(w, name, name_len);
-  p->rs = root_signature ? wstrdup(w, root_signature, rs_len) : NULL;
-  if (!p->name || (root_signature && !p->rs)) {
-    if (p->name) wmem(w, p->name, name_len + 1, 0);
-    if (p->rs) wmem(w, p->rs, rs_len + 1, 0);
-    rollback(w, ncomps);
-    goto fail;
-  }
-  p->name_len = name_len;
-  p->rs_len = rs_len;
-  p->hash = hash;
-  p->kind = (uint32_t)parsed.kind;
-  p->record = b.rec;
-  p->record_size = size;
-  {
-    size_t j = (size_t)name_hash(name, name_len) & (w->ntab_cap - 1);
-    while (w->ntab[j]) j = (j + 1) & (w->ntab_cap - 1);
-    w->ntab[j] = (uint32_t)w->npipes + 1;
-  }
-  w->npipes++;
   for (i = 0; i < b.npend; i++) w->referenced_bytes += b.pend[i].size;
   free_pending(&b);
   return PSOC_OK;
@@ -540,45 +548,123 @@ void psoc_archive_writer_stats_get(const psoc_archive_writer *w, psoc_archive_wr
 
 /* ---- merging archives ------------------------------------------------ */
 
-static void *merge_resolve(void *ud, const char *name) {
-  (void)name;
-  return ud; /* any non-NULL pointer: add stores the name, never the pointer */
+/* Merging copies what the archive verified: each record as it is stored
+** there, its component references renumbered into the writer, and each
+** component (by its verified checksum, which is its content hash) interned
+** once. Nothing is loaded, parsed or hashed again: the records and
+** components are exactly what psoc_archive_writer_add made of the streams
+** they came from, so the result is the same as adding those streams. */
+#define UNMAPPED UINT32_MAX
+
+typedef struct merge_ctx {
+  psoc_archive_writer *w;
+  psoc_archive *a;
+  unsigned char *rec;
+  uint32_t *map;               /* the archive's component index -> writer id */
+  size_t ncomps;               /* components in the archive */
+  uint64_t referenced;
+  psoc_status status;
+} merge_ctx;
+
+static int slot_merge(void *ud, const arc_slot *slot) {
+  merge_ctx *m = ud;
+  uint64_t v = arc_get_slot(m->rec + slot->offset);
+  size_t c;
+  if (slot->kind == 0 || v == 0) return 0; /* a root-signature name, or NULL */
+  c = (size_t)(v - 1);
+  if (v > m->ncomps) { /* cannot happen in a verified record */
+    m->status = PSOC_ERR_INVALID;
+    return 1;
+  }
+  if (m->map[c] == UNMAPPED) {
+    arc_raw_comp rc;
+    pending pd;
+    uint32_t id;
+    if ((m->status = arc_raw_component(m->a, c, &rc)) != PSOC_OK) return 1;
+    memset(&pd, 0, sizeof pd);
+    pd.kind = rc.kind;
+    pd.count = rc.count;
+    pd.stride = rc.stride;
+    pd.hash = rc.hash;
+    pd.size = rc.size;
+    pd.bytes = rc.data;
+    if ((m->status = intern(m->w, &pd, &id)) != PSOC_OK) return 1;
+    m->map[c] = id;
+  }
+  m->referenced += m->w->comps[m->map[c]].size;
+  arc_put_slot(m->rec + slot->offset, (uint64_t)m->map[c] + 1);
+  return 0;
 }
 
 psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
                                             size_t errlen) {
-  static const char marker = 0;
-  psoc_archive_load_options opts;
-  unsigned char *scratch = NULL;
-  size_t cap = 0, i, n;
+  merge_ctx m;
+  size_t i, n, k;
   psoc_status st = PSOC_OK;
   if (err && errlen) err[0] = 0;
   if (!w || !a) return PSOC_ERR_ARG;
-  memset(&opts, 0, sizeof opts);
-  opts.resolve_root_signature = merge_resolve;
-  opts.ud = (void *)(uintptr_t)&marker;
+  memset(&m, 0, sizeof m);
+  m.w = w;
+  m.a = a;
+  m.ncomps = psoc_archive_component_count(a);
+  m.map = wmem(w, NULL, 0, (m.ncomps + 1) * sizeof *m.map);
+  if (!m.map) {
+    arc_errf(err, errlen, "out of memory");
+    return PSOC_ERR_NOMEM;
+  }
+  for (k = 0; k < m.ncomps; k++) m.map[k] = UNMAPPED;
   n = psoc_archive_count(a);
   for (i = 0; i < n && st == PSOC_OK; i++) {
-    psoc_archive_entry e;
-    D3D12_PIPELINE_STATE_STREAM_DESC desc;
-    st = psoc_archive_entry_get(a, i, &e);
+    arc_raw_pipe rp;
+    size_t existing, ncomps = w->ncomps;
+    st = arc_raw_pipeline(a, i, &rp, err, errlen);
     if (st != PSOC_OK) break;
-    if (e.load_size > cap) {
-      size_t ncap = e.load_size;
-      unsigned char *s = wmem(w, scratch, cap, ncap);
-      if (!s) {
-        st = PSOC_ERR_NOMEM;
-        break;
-      }
-      scratch = s;
-      cap = ncap;
+    existing = find_pipe(w, rp.name, rp.name_len);
+    if (existing != (size_t)-1) {
+      const wpipe *e = &w->pipes[existing];
+      int same_rs = (!e->rs && !rp.rs) ||
+                    (e->rs && rp.rs && e->rs_len == rp.rs_len && memcmp(e->rs, rp.rs, rp.rs_len) == 0);
+      if (e->hash.lo == rp.hash.lo && e->hash.hi == rp.hash.hi && same_rs) continue;
+      arc_errf(err, errlen, "pipeline '%s' is added twice with different content", rp.name);
+      st = PSOC_ERR_DUPLICATE;
+      break;
     }
-    st = psoc_archive_load(a, i, &opts, scratch, cap, &desc, NULL, err, errlen);
-    if (st != PSOC_OK) break;
-    st = psoc_archive_writer_add(w, e.name, e.root_signature, desc.pPipelineStateSubobjectStream,
-                                 desc.SizeInBytes, err, errlen);
+    if (w->npipes >= UINT32_MAX - 1) {
+      st = PSOC_ERR_SIZE;
+      break;
+    }
+    if (rp.record_size == 0) { /* a verified record parses: never empty */
+      st = PSOC_ERR_INVALID;
+      break;
+    }
+    m.rec = wmem(w, NULL, 0, rp.record_size);
+    if (!m.rec) {
+      st = PSOC_ERR_NOMEM;
+      break;
+    }
+    memcpy(m.rec, rp.record, rp.record_size);
+    m.referenced = 0;
+    m.status = PSOC_OK;
+    if (arc_slots_trusted(m.rec, rp.record_size, slot_merge, &m) != 0 && m.status == PSOC_OK)
+      m.status = PSOC_ERR_INVALID;
+    st = m.status;
+    if (st == PSOC_OK)
+      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m.rec,
+                       rp.record_size);
+    if (st != PSOC_OK) {
+      /* undo this pipeline's new components, and forget their ids */
+      for (k = 0; k < m.ncomps; k++)
+        if (m.map[k] != UNMAPPED && m.map[k] >= ncomps) m.map[k] = UNMAPPED;
+      rollback(w, ncomps);
+      wmem(w, m.rec, rp.record_size, 0);
+      if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
+        arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
+      break;
+    }
+    w->referenced_bytes += m.referenced;
   }
-  if (scratch) wmem(w, scratch, cap, 0);
+  if (st == PSOC_ERR_NOMEM && err && errlen && !err[0]) arc_errf(err, errlen, "out of memory");
+  wmem(w, m.map, (m.ncomps + 1) * sizeof *m.map, 0);
   return st;
 }
 
@@ -665,6 +751,11 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
   if (data) *data = NULL;
   if (size) *size = 0;
   if (!w || !data || !size) return PSOC_ERR_ARG;
+  if (w->out && w->out_current) { /* nothing added since: the same bytes */
+    *data = w->out;
+    *size = w->out_size;
+    return PSOC_OK;
+  }
   n = w->npipes;
   m = w->ncomps;
   porder = wmem(w, NULL, 0, (n + 1) * sizeof *porder);
@@ -824,6 +915,7 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
   memcpy(q + 8, out + ARC_H_CHECKSUM, 8);
   w->out = out;
   w->out_size = (size_t)file;
+  w->out_current = 1;
   *data = out;
   *size = (size_t)file;
   st = PSOC_OK;

@@ -96,10 +96,14 @@ PSOC_API psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char 
                                     const char *root_signature, const void *stream, size_t size,
                                     char *err, size_t errlen);
 
-/* Add every pipeline of an opened archive (merging cook units). Each is
-** loaded and added as psoc_archive_writer_add would; a damaged pipeline or
-** a name clash fails the call (PSOC_ERR_INVALID, PSOC_ERR_DUPLICATE) with
-** the pipelines added before it kept. */
+/* Add every pipeline of an opened archive (merging cook units), with the
+** result psoc_archive_writer_add of its stream would give: each record is
+** copied as the archive verified it, its component references renumbered,
+** and each component it uses interned by its checksum (nothing is loaded,
+** parsed or hashed again; a lazily opened archive verifies the pipelines
+** as they are copied). A damaged pipeline or a name clash fails the call
+** (PSOC_ERR_INVALID, PSOC_ERR_DUPLICATE) with the pipelines added before
+** it kept. */
 PSOC_API psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
                                             size_t errlen);
 
@@ -115,7 +119,8 @@ PSOC_API void psoc_archive_writer_stats_get(const psoc_archive_writer *w, psoc_a
 
 /* Serialize. The bytes depend only on the set of pipelines added (names,
 ** root-signature names and stream content), never on the add order. They
-** belong to the writer and stay valid until the next add, finish or free. */
+** belong to the writer and stay valid until the next add, finish or free
+** (a finish with nothing added since gives the same bytes again at once). */
 PSOC_API psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size);
 
 /* Finish, then write the archive to 'path' atomically: a temporary file in

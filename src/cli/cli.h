@@ -150,6 +150,13 @@ int cli_is_help(const char *arg); /* "-h" or "--help" */
 /* Is 'flag' one of argv[1..] before a "--"? */
 int cli_has_arg(int argc, char **argv, const char *flag);
 
+/* Option 'name' taking a value, at argv[*i] ('arg'): "NAME VALUE" (*i then
+** moves to the value) or "NAME=VALUE". 1 with *out set; 0 when 'arg' is not
+** that option; -1 after "psoc COMMAND: NAME needs a value" on stderr (the
+** caller returns CLI_EXIT_USAGE). Shared by every command's parser. */
+int cli_option_value(const char *command, const char *arg, const char *name, int argc, char **argv,
+                     int *i, const char **out);
+
 /* "psoc COMMAND: MESSAGE" plus "try 'psoc COMMAND --help'" on stderr
 ** (COMMAND NULL: the global form). Returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *command, const char *fmt, ...)

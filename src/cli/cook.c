@@ -16,6 +16,7 @@
 
 #include "cook.h"
 #include "platform.h"
+#include "xxh.h"
 
 #define MAX_ROOTS 64
 
@@ -88,22 +89,6 @@ typedef struct cook_args {
   int input_count;
 } cook_args;
 
-static int value_of(const char *cmd, const char *arg, const char *name, int argc, char **argv,
-                    int *i, const char **out) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) == 0 && arg[n] == '=' && name[1] == '-') {
-    *out = arg + n + 1;
-    return 1;
-  }
-  if (strcmp(arg, name) != 0) return 0;
-  if (*i + 1 >= argc) {
-    cli_usage_error(cmd, "%s needs a value", name);
-    return -1;
-  }
-  *out = argv[++*i];
-  return 1;
-}
-
 /* -1 to go on, else the exit status. */
 static int parse_cook(cook_args *a, int argc, char **argv) {
   int i, done = 0, r;
@@ -128,26 +113,26 @@ static int parse_cook(cook_args *a, int argc, char **argv) {
       done = 1;
       continue;
     }
-    if ((r = value_of(cmd, arg, "-o", argc, argv, &i, &v)) != 0 ||
-        (r = value_of(cmd, arg, "--output", argc, argv, &i, &v)) != 0) {
+    if ((r = cli_option_value(cmd, arg, "-o", argc, argv, &i, &v)) != 0 ||
+        (r = cli_option_value(cmd, arg, "--output", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->output = v;
-    } else if ((r = value_of(cmd, arg, "-j", argc, argv, &i, &v)) != 0 ||
-               (r = value_of(cmd, arg, "--jobs", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "-j", argc, argv, &i, &v)) != 0 ||
+               (r = cli_option_value(cmd, arg, "--jobs", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if (cli_parse_count(v, &jobs) != 0 || jobs < 1 || jobs > 256)
         return cli_usage_error(cmd, "--jobs needs a count from 1 to 256, got '%s'", v);
       a->o.jobs = (unsigned)jobs;
-    } else if ((r = value_of(cmd, arg, "--cache", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--cache", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->cache = v;
-    } else if ((r = value_of(cmd, arg, "--depfile", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--depfile", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       a->depfile = v;
-    } else if ((r = value_of(cmd, arg, "--profile", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--profile", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if ((r = cli_find_profile(cmd, v, &a->o.profile)) != 0) return r;
-    } else if ((r = value_of(cmd, arg, "--root", argc, argv, &i, &v)) != 0) {
+    } else if ((r = cli_option_value(cmd, arg, "--root", argc, argv, &i, &v)) != 0) {
       if (r < 0) return CLI_EXIT_USAGE;
       if (a->o.root_count == MAX_ROOTS)
         return cli_usage_error(cmd, "too many --root options (at most %d)", MAX_ROOTS);
@@ -194,54 +179,118 @@ static void print_bytes(FILE *out, uint64_t n) {
 
 /* ---- merging units --------------------------------------------------------- */
 
-/* An input of a merge: a cook unit in memory or an archive file. */
-typedef struct merge_input {
-  const char *label;          /* the material or unit file, for messages */
-  psoc_archive *archive;
-} merge_input;
+/* The merge: units are added to one writer one at a time, in input order,
+** and may be freed as soon as they are added. For the message of a name
+** clash, the merger remembers which input each pipeline came from: the
+** XXH3-64 of its name, its canonical hash and the input's label, per
+** pipeline (the writer itself keeps the names). */
+typedef struct merge_slot {
+  uint64_t name_hash;
+  psoc_hash128 hash;
+  const char *label;           /* NULL: free slot */
+} merge_slot;
 
-/* Name the input that first holds pipeline 'name' (for a clash). */
-static const char *first_holder(const merge_input *in, size_t count, const char *name) {
-  size_t i;
-  for (i = 0; i < count; i++)
-    if (in[i].archive && psoc_archive_find(in[i].archive, name) != PSOC_ARCHIVE_NOT_FOUND)
-      return in[i].label;
-  return NULL;
+typedef struct merger {
+  const char *cmd;             /* "cook" or "merge" */
+  psoc_archive_writer *w;
+  merge_slot *slots;
+  size_t cap, used;            /* cap: a power of two */
+  int rc;                      /* CLI_EXIT_OK until an input fails */
+  char message[1024];          /* why it failed, a line to print (when rc != OK) */
+} merger;
+
+static int merger_init(merger *mg, const char *cmd) {
+  memset(mg, 0, sizeof *mg);
+  mg->cmd = cmd;
+  mg->rc = CLI_EXIT_OK;
+  mg->cap = 1024;
+  if ((mg->slots = calloc(mg->cap, sizeof *mg->slots)) == NULL) return -1;
+  if (psoc_archive_writer_create(NULL, &mg->w) != PSOC_OK) {
+    free(mg->slots);
+    mg->slots = NULL;
+    return -1;
+  }
+  return 0;
 }
 
-/* Add every input's pipelines to 'w'. On a clash or damage: an error on
-** stderr naming the inputs, and CLI_EXIT_ERRORS. */
-static int merge_inputs(const char *cmd, psoc_archive_writer *w, const merge_input *in,
-                        size_t count) {
-  size_t i, k;
-  char err[512];
-  for (i = 0; i < count; i++) {
-    psoc_status s = psoc_archive_writer_add_archive(w, in[i].archive, err, sizeof err);
-    if (s == PSOC_OK) continue;
-    if (s == PSOC_ERR_DUPLICATE) {
-      /* find the clashing name: the first of this input's pipelines that
-      ** an earlier input holds too */
-      for (k = 0; k < psoc_archive_count(in[i].archive); k++) {
-        psoc_archive_entry e;
-        const char *other;
-        if (psoc_archive_entry_get(in[i].archive, k, &e) != PSOC_OK) continue;
-        if ((other = first_holder(in, i, e.name)) == NULL) continue;
-        cli_text(stderr, in[i].label);
-        fputs(": error: pipeline '", stderr);
-        cli_text(stderr, e.name);
-        fputs("' is also declared, with different content, by ", stderr);
-        cli_text(stderr, other);
-        fputs(" (pipeline names must be unique in an archive)\n", stderr);
-        return CLI_EXIT_ERRORS;
-      }
+static void merger_free(merger *mg) {
+  psoc_archive_writer_free(mg->w);
+  free(mg->slots);
+  mg->w = NULL;
+  mg->slots = NULL;
+}
+
+static merge_slot *merger_slot(merge_slot *slots, size_t cap, uint64_t name_hash) {
+  size_t i = (size_t)name_hash & (cap - 1);
+  while (slots[i].label && slots[i].name_hash != name_hash) i = (i + 1) & (cap - 1);
+  return &slots[i];
+}
+
+/* Remember where a's pipelines came from (those seen before keep their
+** first input). Only costs the clash message its second name when out of
+** memory. */
+static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
+  size_t k, n = psoc_archive_count(a);
+  for (k = 0; k < n; k++) {
+    psoc_archive_entry e;
+    merge_slot *sl;
+    if (mg->used * 2 >= mg->cap) {
+      size_t cap = mg->cap * 2, i;
+      merge_slot *slots = calloc(cap, sizeof *slots);
+      if (!slots) return;
+      for (i = 0; i < mg->cap; i++)
+        if (mg->slots[i].label) *merger_slot(slots, cap, mg->slots[i].name_hash) = mg->slots[i];
+      free(mg->slots);
+      mg->slots = slots;
+      mg->cap = cap;
     }
-    cli_text(stderr, in[i].label);
-    fprintf(stderr, ": error: cannot %s: ", cmd);
-    cli_text(stderr, err);
-    fputs("\n", stderr);
-    return s == PSOC_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
+    if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
+    sl = merger_slot(mg->slots, mg->cap, psoc_xxh3(e.name, strlen(e.name)));
+    if (sl->label) continue;
+    sl->name_hash = psoc_xxh3(e.name, strlen(e.name));
+    sl->hash = e.hash;
+    sl->label = label;
+    mg->used++;
   }
-  return CLI_EXIT_OK;
+}
+
+/* Add archive 'a' (input 'label') to the merge. On a clash or damage,
+** mg->rc and mg->message say why (later inputs are then ignored). */
+static void merger_add(merger *mg, psoc_archive *a, const char *label) {
+  char err[512];
+  size_t k;
+  int n;
+  psoc_status s;
+  if (mg->rc != CLI_EXIT_OK) return;
+  s = psoc_archive_writer_add_archive(mg->w, a, err, sizeof err);
+  if (s == PSOC_OK) {
+    merger_remember(mg, a, label);
+    return;
+  }
+  mg->rc = s == PSOC_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
+  if (s == PSOC_ERR_DUPLICATE) {
+    /* the clashing pipeline: the first of this input's whose name an
+    ** earlier input holds with other content */
+    for (k = 0; k < psoc_archive_count(a); k++) {
+      psoc_archive_entry e;
+      const merge_slot *sl;
+      if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
+      sl = merger_slot(mg->slots, mg->cap, psoc_xxh3(e.name, strlen(e.name)));
+      if (!sl->label || (sl->hash.lo == e.hash.lo && sl->hash.hi == e.hash.hi)) continue;
+      n = snprintf(mg->message, sizeof mg->message,
+                   "%s: error: pipeline '%s' is also declared, with different content, by %s "
+                   "(pipeline names must be unique in an archive)",
+                   label, e.name, sl->label);
+      if (n >= 0) return;
+    }
+  }
+  snprintf(mg->message, sizeof mg->message, "%s: error: cannot %s: %s", label, mg->cmd, err);
+}
+
+/* The failure's line on stderr (control characters escaped). */
+static void merger_print(const merger *mg) {
+  cli_text(stderr, mg->message);
+  fputs("\n", stderr);
 }
 
 static int write_archive(const char *cmd, psoc_archive_writer *w, const char *path,
@@ -283,20 +332,6 @@ static void print_summary(const char *path, const psoc_archive_writer_stats *st,
 }
 
 /* ---- cook ------------------------------------------------------------------ */
-
-/* An archive over a unit's bytes (kept by the material). */
-static int open_unit(const cook_material *m, psoc_archive **out) {
-  char err[512];
-  if (psoc_archive_open_memory(m->unit, m->unit_size,
-                               PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL, out,
-                               err, sizeof err) == PSOC_OK)
-    return 0;
-  cli_text(stderr, m->path);
-  fputs(": error: its cook unit does not open: ", stderr);
-  cli_text(stderr, err);
-  fputs("\n", stderr);
-  return -1;
-}
 
 /* ' ', '#', '\\' and '$' escaped as make (and ninja's depfile reader) read them. */
 static void depfile_path(cli_file *buf, size_t *cap, const char *s, int *failed);
@@ -378,18 +413,40 @@ static int cook_unit(const cook_args *a, cook_material *m) {
   return CLI_EXIT_OK;
 }
 
+/* cook_options.ready: merge each material as it is done, in input order,
+** and free its unit (so that the units of a big library are never all in
+** memory at once). Failed materials are left to run_cook to report. */
+typedef struct cook_sink {
+  merger mg;
+  int any_failed;
+} cook_sink;
+
+static void sink_ready(void *ud, cook_material *m) {
+  cook_sink *k = ud;
+  if (m->failed) k->any_failed = 1;
+  if (!k->any_failed && m->archive) merger_add(&k->mg, m->archive, m->path);
+  cook_material_drop_unit(m);
+}
+
 static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
   cook_material *m = calloc(scripts->count ? scripts->count : 1, sizeof *m);
-  merge_input *in = calloc(scripts->count ? scripts->count : 1, sizeof *in);
-  psoc_archive_writer *w = NULL;
+  cook_sink sink;
   psoc_archive_writer_stats st;
   size_t i, failed = 0, unreadable = 0, evaluated = 0, cached = 0;
   uint64_t size = 0;
-  int rc = CLI_EXIT_OK;
-  if (!m || !in) goto nomem;
+  int rc = CLI_EXIT_OK, have_sink = 0;
+  memset(&sink, 0, sizeof sink);
+  if (!m) goto nomem;
   for (i = 0; i < scripts->count; i++) {
     m[i].path = scripts->items[i].path;
     m[i].root = scripts->items[i].root;
+  }
+  if (!a->unit) {
+    if (merger_init(&sink.mg, "cook") != 0) goto nomem;
+    have_sink = 1;
+    sink.any_failed = 0;
+    a->o.ready = sink_ready;
+    a->o.ready_ud = &sink;
   }
   if (cook_evaluate(&a->o, m, scripts->count) != 0) goto nomem;
   for (i = 0; i < scripts->count; i++) {
@@ -419,16 +476,11 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
     rc = unreadable ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
     goto done;
   }
-  if (psoc_archive_writer_create(NULL, &w) != PSOC_OK) goto nomem;
-  for (i = 0; i < scripts->count; i++) {
-    in[i].label = m[i].path;
-    if (open_unit(&m[i], &in[i].archive) != 0) {
-      rc = CLI_EXIT_ERRORS;
-      goto done;
-    }
+  if ((rc = sink.mg.rc) != CLI_EXIT_OK) {
+    merger_print(&sink.mg);
+    goto done;
   }
-  if ((rc = merge_inputs("cook", w, in, scripts->count)) != CLI_EXIT_OK) goto done;
-  if ((rc = write_archive("cook", w, a->output, &st, &size)) != CLI_EXIT_OK) goto done;
+  if ((rc = write_archive("cook", sink.mg.w, a->output, &st, &size)) != CLI_EXIT_OK) goto done;
   if (!a->quiet)
     print_summary(a->output, &st, size, scripts->count, "materials", evaluated, cached,
                   psoc_plat_now_ns() - start);
@@ -437,10 +489,8 @@ nomem:
   fprintf(stderr, "psoc cook: out of memory\n");
   rc = CLI_EXIT_USAGE;
 done:
-  psoc_archive_writer_free(w);
-  for (i = 0; in && i < scripts->count; i++) psoc_archive_close(in[i].archive);
+  if (have_sink) merger_free(&sink.mg);
   for (i = 0; m && i < scripts->count; i++) cook_material_free(&m[i]);
-  free(in);
   free(m);
   return rc;
 }
@@ -498,8 +548,9 @@ int cook_write_atomic(const char *path, const void *data, size_t size, int durab
 
 int cli_merge_main(int argc, char **argv) {
   const char *output = NULL, *v;
-  merge_input *in = calloc((size_t)argc + 1, sizeof *in);
-  psoc_archive_writer *w = NULL;
+  const char **in = calloc((size_t)argc + 1, sizeof *in);
+  merger mg;
+  int have_mg = 0;
   psoc_archive_writer_stats st;
   size_t count = 0, i;
   uint64_t size = 0, start = psoc_plat_now_ns();
@@ -518,11 +569,11 @@ int cli_merge_main(int argc, char **argv) {
   for (k = 1; k < argc; k++) {
     const char *arg = argv[k];
     if (done || arg[0] != '-' || arg[1] == '\0') {
-      in[count++].label = arg;
+      in[count++] = arg;
     } else if (strcmp(arg, "--") == 0) {
       done = 1;
-    } else if ((r = value_of("merge", arg, "-o", argc, argv, &k, &v)) != 0 ||
-               (r = value_of("merge", arg, "--output", argc, argv, &k, &v)) != 0) {
+    } else if ((r = cli_option_value("merge", arg, "-o", argc, argv, &k, &v)) != 0 ||
+               (r = cli_option_value("merge", arg, "--output", argc, argv, &k, &v)) != 0) {
       if (r < 0) {
         rc = CLI_EXIT_USAGE;
         goto out;
@@ -543,31 +594,38 @@ int cli_merge_main(int argc, char **argv) {
     rc = cli_usage_error("merge", "no UNIT given");
     goto out;
   }
+  if (merger_init(&mg, "merge") != 0) {
+    fprintf(stderr, "psoc merge: out of memory\n");
+    rc = CLI_EXIT_USAGE;
+    goto out;
+  }
+  have_mg = 1;
+  /* one input open at a time: each is verified, merged and closed */
   for (i = 0; i < count; i++) {
-    psoc_status s = psoc_archive_open_file(in[i].label,
+    psoc_archive *a = NULL;
+    psoc_status s = psoc_archive_open_file(in[i],
                                            PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED,
-                                           NULL, &in[i].archive, err, sizeof err);
+                                           NULL, &a, err, sizeof err);
     if (s != PSOC_OK) {
-      cli_text(stderr, in[i].label);
+      cli_text(stderr, in[i]);
       fputs(s == PSOC_ERR_INVALID ? ": error: " : ": cannot open: ", stderr);
       cli_text(stderr, err);
       fputs("\n", stderr);
       rc = s == PSOC_ERR_INVALID ? CLI_EXIT_ERRORS : CLI_EXIT_USAGE;
       goto out;
     }
+    merger_add(&mg, a, in[i]);
+    psoc_archive_close(a);
+    if ((rc = mg.rc) != CLI_EXIT_OK) {
+      merger_print(&mg);
+      goto out;
+    }
   }
-  if (psoc_archive_writer_create(NULL, &w) != PSOC_OK) {
-    fprintf(stderr, "psoc merge: out of memory\n");
-    rc = CLI_EXIT_USAGE;
-    goto out;
-  }
-  if ((rc = merge_inputs("merge", w, in, count)) != CLI_EXIT_OK) goto out;
-  if ((rc = write_archive("merge", w, output, &st, &size)) != CLI_EXIT_OK) goto out;
+  if ((rc = write_archive("merge", mg.w, output, &st, &size)) != CLI_EXIT_OK) goto out;
   if (!quiet)
     print_summary(output, &st, size, count, "units", 0, 0, psoc_plat_now_ns() - start);
 out:
-  psoc_archive_writer_free(w);
-  for (i = 0; i < count; i++) psoc_archive_close(in[i].archive);
+  if (have_mg) merger_free(&mg);
   free(in);
   return rc;
 }

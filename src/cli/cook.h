@@ -56,6 +56,7 @@ typedef struct cook_material {
   int cacheable;          /* the evaluation said which files it read */
   unsigned char *unit;    /* the cook unit's bytes (malloc) */
   size_t unit_size;
+  psoc_archive *archive;  /* the unit opened and verified (over 'unit') */
   size_t pipelines;       /* pipelines in the unit */
   char *report;           /* diagnostics to print, "" when none (malloc) */
   cook_file *files;       /* every file the evaluation read (script first) */
@@ -79,6 +80,12 @@ typedef struct cook_options {
   int progress;                 /* draw a progress bar on stderr */
   int verbose;                  /* one line per material on stderr */
   cook_memo *memo;              /* NULL: hash every file every time */
+  /* Called for each material in input order, as soon as it and every
+  ** material before it are done: from one worker thread at a time (the
+  ** calls never overlap), while the others go on evaluating. It may free
+  ** the material's unit (cook_material_drop_unit). NULL: none. */
+  void (*ready)(void *ud, cook_material *m);
+  void *ready_ud;
 } cook_options;
 
 /* Evaluate (or take from the cache) every material, on o->jobs threads.
@@ -87,6 +94,8 @@ typedef struct cook_options {
 ** be started (then nothing was evaluated). */
 int cook_evaluate(const cook_options *o, cook_material *m, size_t count);
 void cook_material_free(cook_material *m);
+/* Free the unit (bytes and archive) and keep the rest (report, files). */
+void cook_material_drop_unit(cook_material *m);
 
 /* ---- the cache (cook_cache.c) ----------------------------------------- */
 
@@ -94,8 +103,9 @@ void cook_material_free(cook_material *m);
 ** format, the options that change a result (profile, --werror, the roots or
 ** the folder 'root' the script was found in) and the script's real path. */
 uint64_t cook_cache_key(const cook_options *o, const char *root, const char *script_realpath);
-/* On a hit: 1, with m->unit, m->pipelines, m->report and m->files filled
-** from the entry (every recorded file still has its recorded content).
+/* On a hit: 1, with m->unit, m->archive, m->pipelines, m->report and
+** m->files filled from the entry (every recorded file still has its
+** recorded content, and the unit opens with every checksum verified).
 ** 0 on a miss (no entry, a file changed, a damaged entry). */
 int cook_cache_lookup(const cook_options *o, uint64_t key, cook_material *m);
 /* Record m (a successful evaluation with its files). 0, or -1 with the

@@ -13,9 +13,11 @@
 **
 ** HASH is XXH3-64 (src/xxh.h) in 16 hex digits. An entry is used only when
 ** every file it lists still has the recorded size and content hash and the
-** unit file has its recorded hash: a changed script, module, shader or
-** blob, a damaged or half-written entry all read as a miss, and the
-** material is evaluated again. Entries are written atomically (unit first,
+** unit file has its recorded size and pipeline count and opens as an
+** archive with every checksum verified (the unit's HASH is recorded, not
+** checked: the archive's own checksums cover every byte that is used): a
+** changed script, module, shader or blob, a damaged or half-written entry
+** all read as a miss, and the material is evaluated again. Entries are written atomically (unit first,
 ** then the .dep that points at it), so a cook killed at any moment leaves
 ** either the old entry or the new one. They are not fsync'ed: a machine
 ** crash may leave a short file, which its hash then rejects. Nothing is ever deleted: remove the
@@ -184,24 +186,33 @@ static int next_line(dep_reader *r, const char **line, size_t *len) {
   return 1;
 }
 
-/* "HASH SIZE" at the start of 's' (then a space or the end). */
+/* "HASH SIZE" at the start of 's' (then a space or the end): 16 hex digits
+** and a decimal number, parsed by hand (a cache lookup reads one such line
+** per file every material read). NULL when malformed. */
 static const char *parse_hash_size(const char *s, const char *end, uint64_t *hash,
                                    uint64_t *size) {
-  char tmp[64];
-  char *stop;
-  size_t len = (size_t)(end - s);
-  const char *sp;
-  if (len >= sizeof tmp) len = sizeof tmp - 1;
-  memcpy(tmp, s, len);
-  tmp[len] = '\0';
-  if (len < 18 || tmp[16] != ' ') return NULL;
-  tmp[16] = '\0';
-  *hash = strtoull(tmp, &stop, 16);
-  if (*stop != '\0') return NULL;
-  *size = strtoull(tmp + 17, &stop, 10);
-  if (stop == tmp + 17 || (*stop != '\0' && *stop != ' ')) return NULL;
-  sp = s + (stop - tmp);
-  return sp;
+  uint64_t h = 0, n = 0;
+  int i;
+  if (end - s < 18 || s[16] != ' ') return NULL;
+  for (i = 0; i < 16; i++) {
+    char c = s[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') d = (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f') d = (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = (unsigned)(c - 'A' + 10);
+    else return NULL;
+    h = h << 4 | d;
+  }
+  s += 17;
+  if (s >= end || *s < '0' || *s > '9') return NULL;
+  for (i = 0; s < end && *s >= '0' && *s <= '9'; s++, i++) {
+    if (i == 19) return NULL; /* more digits than a uint64_t holds safely */
+    n = n * 10 + (uint64_t)(*s - '0');
+  }
+  if (s < end && *s != ' ') return NULL;
+  *hash = h;
+  *size = n;
+  return s;
 }
 
 static char *dup_len(const char *s, size_t n) {
@@ -285,7 +296,20 @@ int cook_cache_lookup(const cook_options *o, uint64_t key, cook_material *m) {
   }
   entry_path(o, key, "unit", path, sizeof path);
   if (cli_read_file(path, UNIT_MAX_SIZE, &unit, err, sizeof err) != 0) goto miss;
-  if (unit.size != unit_size || psoc_xxh3(unit.data, unit.size) != unit_hash) {
+  /* The unit is an archive: its own checksums (header, tables, every
+  ** record and component) verify it, so its bytes are read once here and
+  ** not hashed again as a whole; the merge then copies it as it is. */
+  (void)unit_hash;
+  if (unit.size != unit_size ||
+      psoc_archive_open_memory(unit.data, unit.size,
+                               PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL,
+                               &m->archive, err, sizeof err) != PSOC_OK) {
+    cli_file_free(&unit);
+    goto miss;
+  }
+  if (psoc_archive_count(m->archive) != pipelines) {
+    psoc_archive_close(m->archive);
+    m->archive = NULL;
     cli_file_free(&unit);
     goto miss;
   }

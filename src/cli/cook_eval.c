@@ -205,7 +205,12 @@ static int build_unit(cook_material *m, const psol_result *r, char *err, size_t 
     memcpy(m->unit, data, size);
     m->unit_size = size;
     m->pipelines = r->count;
-  } else {
+    /* verified here, on the worker: the merge then copies it as it is */
+    s = psoc_archive_open_memory(m->unit, m->unit_size,
+                                 PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL,
+                                 &m->archive, why, sizeof why);
+  }
+  if (s != PSOC_OK) {
     snprintf(err, n, "cannot cook: %s", why[0] ? why : psoc_status_name(s));
   }
   psoc_archive_writer_free(w);
@@ -257,16 +262,23 @@ static void cook_one(const cook_options *o, cook_material *m) {
   psol_result_free(&r);
 }
 
+void cook_material_drop_unit(cook_material *m) {
+  psoc_archive_close(m->archive); /* before the bytes it reads */
+  free(m->unit);
+  m->archive = NULL;
+  m->unit = NULL;
+  m->unit_size = 0;
+}
+
 void cook_material_free(cook_material *m) {
   size_t i;
+  cook_material_drop_unit(m);
   for (i = 0; i < m->file_count; i++) free(m->files[i].path);
   free(m->files);
-  free(m->unit);
   free(m->report);
   m->files = NULL;
-  m->unit = NULL;
   m->report = NULL;
-  m->file_count = m->unit_size = 0;
+  m->file_count = 0;
 }
 
 /* ---- workers ----------------------------------------------------------- */
@@ -275,6 +287,9 @@ typedef struct work {
   const cook_options *o;
   cook_material *m;
   size_t count, next, done;
+  unsigned char *finished;     /* per material: evaluated (for the ready order) */
+  size_t handed;               /* materials given to o->ready so far */
+  int handing;                 /* a worker is calling o->ready */
   psoc_plat_mutex lock;
   uint64_t last_draw_ns;
 } work;
@@ -310,6 +325,21 @@ static void worker(void *arg) {
     psoc_plat_mutex_lock(&w->lock);
     w->done++;
     if (w->o->progress) draw_progress(w, 0);
+    if (w->o->ready) {
+      w->finished[i] = 1;
+      /* Hand on the done prefix, in input order, one worker at a time; a
+      ** worker that finishes meanwhile leaves its material to this loop. */
+      if (!w->handing) {
+        w->handing = 1;
+        while (w->handed < w->count && w->finished[w->handed]) {
+          cook_material *m = &w->m[w->handed++];
+          psoc_plat_mutex_unlock(&w->lock);
+          w->o->ready(w->o->ready_ud, m);
+          psoc_plat_mutex_lock(&w->lock);
+        }
+        w->handing = 0;
+      }
+    }
     psoc_plat_mutex_unlock(&w->lock);
   }
 }
@@ -324,7 +354,11 @@ int cook_evaluate(const cook_options *o, cook_material *m, size_t count) {
   w.o = o;
   w.m = m;
   w.count = count;
-  if (psoc_plat_mutex_init(&w.lock) != 0) return -1;
+  if (o->ready && (w.finished = calloc(count ? count : 1, 1)) == NULL) return -1;
+  if (psoc_plat_mutex_init(&w.lock) != 0) {
+    free(w.finished);
+    return -1;
+  }
   if (jobs > count) jobs = count ? (unsigned)count : 1;
   /* The calling thread is one of the workers. */
   for (i = 1; i < jobs; i++) {
@@ -335,5 +369,6 @@ int cook_evaluate(const cook_options *o, cook_material *m, size_t count) {
   for (i = 0; i < started; i++) psoc_plat_thread_join(&threads[i]);
   if (o->progress) draw_progress(&w, 1);
   psoc_plat_mutex_destroy(&w.lock);
+  free(w.finished);
   return 0;
 }

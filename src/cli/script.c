@@ -203,18 +203,7 @@ static void print_help(const char *command) {
 
 static int takes_value(const char *arg, const char *name, int argc, char **argv, int *i,
                        const char **out, const char *command) {
-  size_t n = strlen(name);
-  if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
-    *out = arg + n + 1;
-    return 1;
-  }
-  if (strcmp(arg, name) != 0) return 0;
-  if (*i + 1 >= argc) {
-    cli_usage_error(command, "%s needs a value", name);
-    return -1;
-  }
-  *out = argv[++*i];
-  return 1;
+  return cli_option_value(command, arg, name, argc, argv, i, out); /* util.c */
 }
 
 /* Returns -1 to go on, else the exit status to end with. */

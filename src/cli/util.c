@@ -306,6 +306,22 @@ int cli_has_arg(int argc, char **argv, const char *flag) {
   return 0;
 }
 
+int cli_option_value(const char *command, const char *arg, const char *name, int argc, char **argv,
+                     int *i, const char **out) {
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
+    *out = arg + n + 1;
+    return 1;
+  }
+  if (strcmp(arg, name) != 0) return 0;
+  if (*i + 1 >= argc) {
+    cli_usage_error(command, "%s needs a value", name);
+    return -1;
+  }
+  *out = argv[++*i];
+  return 1;
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...) {
   va_list ap;
   fprintf(stderr, "psoc%s%s: ", command ? " " : "", command ? command : "");

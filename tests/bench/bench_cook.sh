@@ -1,28 +1,35 @@
 #!/usr/bin/env bash
 # Benchmarks of 'psoc cook' (issue 11, Deliver 7, the CLI side), side by side
-# in one run, reported as ratios. A benchmark, not a test: it asserts nothing
-# about time and exits 0 unless a cook fails.
+# in one run, reported as RESULT / RATIO / TARGET lines. A benchmark, not a
+# test: it asserts nothing about time and exits 0 unless a cook fails.
 #
-#   tests/bench/bench_cook.sh [--psoc BIN] [--scripts N] [--per-script K]
-#                             [--runs R] [--callgrind] [--big]
+#   tests/bench/bench_cook.sh [--psoc BIN] [--ref BIN] [--scripts N]
+#                             [--per-script K] [--runs R] [--callgrind] [--big]
 #
 #   incremental  re-cook after editing 1 of N scripts (default 1000) vs a
 #                full cook of all N (cache cold); goal <= 5%
-#   jobs         full cook (no cache) with --jobs 2 vs --jobs 1; goal >= 1.7x
+#   jobs         full cook (no cache) with --jobs 2 vs --jobs 1: wall-time
+#                speed-up (goal >= 1.7x) and, since wall time means little
+#                on a loaded machine, the CPU time (user + sys) of each and
+#                the CPU-time efficiency of --jobs 2 (CPU / wall, at most 2),
+#                with the load average before and after
 #   memory       (--big) peak RSS (/usr/bin/time -v) of cooking 100,000
 #                pipelines vs the archive's size + 32 MB; goal <= 2x
 #
-# Each figure is the median of R runs (default 3) of wall time; --callgrind
-# adds callgrind instruction counts (Ir, all threads) for the incremental
-# pair, which do not depend on the machine's load. The library: N*K
-# pipelines in N scripts (default 1,000 x 10 = 10,000) over 300 shaders, made
-# by h2's psoc_gen_library (tests/bench/gen, next to the psoc binary: shared
+# --ref BIN runs every figure with a second psoc as well (e.g. a build of
+# main) and prints the ratios of the two, in the same run. Each figure is
+# the median of R runs (default 3) of wall time; --callgrind adds callgrind
+# instruction counts (Ir, all threads) for the incremental pair, which do
+# not depend on the machine's load. The library: N*K pipelines in N scripts
+# (default 1,000 x 10 = 10,000) over 300 shaders, made by h2's
+# psoc_gen_library (tests/bench/gen, next to the psoc binary: shared
 # modules, derive chains, signed DXBC shaders); without it, a simpler
 # generator here (graphics and compute pipelines over the example shaders).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 psoc=build/bin/psoc
+ref=
 scripts=1000
 per=10
 runs=3
@@ -31,16 +38,18 @@ big=0
 while (($#)); do
     case $1 in
     --psoc) psoc=$2; shift 2 ;;
+    --ref) ref=$2; shift 2 ;;
     --scripts) scripts=$2; shift 2 ;;
     --per-script) per=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --callgrind) callgrind=1; shift ;;
     --big) big=1; shift ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_cook.sh: unknown argument '$1'" >&2; exit 2 ;;
     esac
 done
 [[ $psoc == /* ]] || psoc=$PWD/$psoc
+[[ -z $ref || $ref == /* ]] || ref=$PWD/$ref
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/psoc_bench_cook.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
@@ -116,44 +125,93 @@ fi
 mkdir -p "$TMP/out"
 echo "library: $scripts scripts x $per pipelines ($((scripts * per)) pipelines); $runs runs per figure; $(nproc) processors"
 
+# the binaries measured: "new" (--psoc) and, with --ref, "ref"
+bins=(new)
+declare -A bin=([new]=$psoc)
+if [[ -n $ref ]]; then
+    bins+=(ref)
+    bin[ref]=$ref
+fi
+# result NAME VALUE / ratio NAME VALUE / target NAME GOAL
+result() { printf 'RESULT %s %s\n' "$1" "$2"; }
+ratio() { printf 'RATIO %s %s\n' "$1" "$2"; }
+target() { printf 'TARGET %s %s\n' "$1" "$2"; }
+# timed CMD...: "WALL CPU" seconds of one run (CPU = user + sys, all threads)
+# (bash's own 'time': no /usr/bin/time needed)
+timed() {
+    local TIMEFORMAT='%3R %3U %3S'
+    { time "$@" >/dev/null 2>"$TMP/err1"; } 2>"$TMP/time1"
+    awk '{ printf "%s %.3f\n", $1, $2 + $3 }' "$TMP/time1"
+}
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+
 # ---- incremental: full cold cook vs re-cook after editing one script --------
-full=() incr=()
-for ((r = 0; r < runs; r++)); do
-    rm -rf "$TMP/out/cache"
-    full+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
-    printf -- '-- edit %d\n' "$r" >>"$edit"
-    incr+=("$(seconds "$psoc" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
+declare -A full_s recook_s
+for b in "${bins[@]}"; do
+    full=() incr=()
+    for ((r = 0; r < runs; r++)); do
+        rm -rf "$TMP/out/cache"
+        full+=("$(seconds "${bin[$b]}" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
+        printf -- '-- edit %s %d\n' "$b" "$r" >>"$edit"
+        incr+=("$(seconds "${bin[$b]}" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")")
+    done
+    full_s[$b]=$(printf '%s\n' "${full[@]}" | median)
+    recook_s[$b]=$(printf '%s\n' "${incr[@]}" | median)
+    result "cook_${b}_full_s" "${full_s[$b]}"
+    result "cook_${b}_recook_s" "${recook_s[$b]}"
+    ratio "cook_${b}_recook_pct" "$(calc "100 * ${recook_s[$b]} / ${full_s[$b]}")"
 done
-tf=$(printf '%s\n' "${full[@]}" | median)
-ti=$(printf '%s\n' "${incr[@]}" | median)
-printf 'incremental: full cook %.3f s, re-cook after editing 1 of %d scripts %.3f s: %.2f%% (goal <= 5%%)\n' \
-    "$tf" "$scripts" "$ti" "$(calc "100 * $ti / $tf")"
+target cook_new_recook_pct "<= 5"
 if ((callgrind)) && command -v valgrind >/dev/null; then
     ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }
-    rm -rf "$TMP/out/cache"
-    irf=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
-    printf -- '-- edit cg\n' >>"$edit"
-    iri=$(ir "$psoc" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
-    printf 'incremental (callgrind, --jobs 1): full %d Ir, re-cook %d Ir: %.2f%%\n' "$irf" "$iri" \
-        "$(calc "100 * $iri / $irf")"
+    declare -A irf iri
+    for b in "${bins[@]}"; do
+        rm -rf "$TMP/out/cache"
+        irf[$b]=$(ir "${bin[$b]}" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
+        printf -- '-- edit cg %s\n' "$b" >>"$edit"
+        iri[$b]=$(ir "${bin[$b]}" cook -q --jobs 1 --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
+        result "cook_${b}_full_ir" "${irf[$b]}"
+        result "cook_${b}_recook_ir" "${iri[$b]}"
+        ratio "cook_${b}_recook_ir_pct" "$(calc "100 * ${iri[$b]} / ${irf[$b]}")"
+    done
+    target cook_new_recook_ir_pct "<= 5"
+    if [[ -n $ref ]]; then
+        ratio cook_full_ir_new_vs_ref "$(calc "${irf[new]} / ${irf[ref]}")"
+        ratio cook_recook_ir_new_vs_ref "$(calc "${iri[new]} / ${iri[ref]}")"
+    fi
 fi
 size=$(stat -c %s "$TMP/out/a.psoa")
 
 # ---- --jobs 2 vs --jobs 1 (no cache) ----------------------------------------
-j1=() j2=()
-for ((r = 0; r < runs; r++)); do
-    j1+=("$(seconds "$psoc" cook -q --no-cache --jobs 1 "${inputs[@]}" -o "$TMP/out/j1.psoa")")
-    j2+=("$(seconds "$psoc" cook -q --no-cache --jobs 2 "${inputs[@]}" -o "$TMP/out/j2.psoa")")
+for b in "${bins[@]}"; do
+    w1=() c1=() w2=() c2=()
+    for ((r = 0; r < runs; r++)); do
+        read -r w c < <(timed "${bin[$b]}" cook -q --no-cache --jobs 1 "${inputs[@]}" -o "$TMP/out/j1.psoa")
+        w1+=("$w") c1+=("$c")
+        read -r w c < <(timed "${bin[$b]}" cook -q --no-cache --jobs 2 "${inputs[@]}" -o "$TMP/out/j2.psoa")
+        w2+=("$w") c2+=("$c")
+    done
+    cmp -s "$TMP/out/j1.psoa" "$TMP/out/j2.psoa" || { echo "bench_cook.sh: --jobs 1 and 2 differ" >&2; exit 1; }
+    t1=$(printf '%s\n' "${w1[@]}" | median) t2=$(printf '%s\n' "${w2[@]}" | median)
+    u1=$(printf '%s\n' "${c1[@]}" | median) u2=$(printf '%s\n' "${c2[@]}" | median)
+    result "cook_${b}_jobs1_wall_s" "$t1"
+    result "cook_${b}_jobs1_cpu_s" "$u1"
+    result "cook_${b}_jobs2_wall_s" "$t2"
+    result "cook_${b}_jobs2_cpu_s" "$u2"
+    ratio "cook_${b}_jobs2_speedup" "$(calc "$t1 / $t2")"
+    ratio "cook_${b}_jobs2_cpu_efficiency" "$(calc "$u2 / $t2")"
+    ratio "cook_${b}_jobs2_cpu_vs_jobs1" "$(calc "$u2 / $u1")"
 done
-t1=$(printf '%s\n' "${j1[@]}" | median)
-t2=$(printf '%s\n' "${j2[@]}" | median)
-cmp -s "$TMP/out/j1.psoa" "$TMP/out/j2.psoa" || { echo "bench_cook.sh: --jobs 1 and 2 differ" >&2; exit 1; }
-printf 'jobs: --jobs 1 %.3f s, --jobs 2 %.3f s: %.2fx (goal >= 1.7x); archive %d bytes\n' \
-    "$t1" "$t2" "$(calc "$t1 / $t2")" "$size"
+target cook_new_jobs2_speedup ">= 1.7"
+echo "jobs: CPU efficiency is CPU seconds per wall second of --jobs 2 (2.00 = both cores busy all the time);"
+echo "      cpu_vs_jobs1 is the CPU time --jobs 2 spends over --jobs 1's (1.00 = no overhead)"
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) processors; archive $size bytes"
 
 # ---- peak memory of 100,000 pipelines (--big) ------------------------------------
-if ((big)); then
+if ((big)) && [[ ! -x /usr/bin/time ]]; then
+    echo "memory: skipped (no /usr/bin/time for the peak RSS)"
+elif ((big)); then
     biglib=$TMP/big
     if [[ -x $genlib ]]; then
         "$genlib" "$biglib" --pipelines 100000 --files 2000 --shaders 300 --seed 2 >/dev/null
@@ -162,10 +220,14 @@ if ((big)); then
         gen "$biglib" 2000 50
         biginputs=("$biglib"/m*.lua)
     fi
-    /usr/bin/time -v "$psoc" cook -q --no-cache "${biginputs[@]}" -o "$TMP/out/big.psoa" \
-        2>"$TMP/out/time.txt" >/dev/null
-    rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$TMP/out/time.txt")
-    bsize=$(stat -c %s "$TMP/out/big.psoa")
-    printf 'memory: 100,000 pipelines: peak RSS %d KiB, archive %d KiB: %.2fx of archive + 32 MiB (goal <= 2x)\n' \
-        "$rss" $((bsize / 1024)) "$(calc "$rss / ($bsize / 1024 + 32768)")"
+    for b in "${bins[@]}"; do
+        /usr/bin/time -v "${bin[$b]}" cook -q --no-cache "${biginputs[@]}" -o "$TMP/out/big.psoa" \
+            2>"$TMP/out/time.txt" >/dev/null
+        rss=$(sed -n 's/.*Maximum resident set size (kbytes): \([0-9]*\)/\1/p' "$TMP/out/time.txt")
+        bsize=$(stat -c %s "$TMP/out/big.psoa")
+        result "cook_${b}_big_rss_kib" "$rss"
+        result "cook_${b}_big_archive_kib" $((bsize / 1024))
+        ratio "cook_${b}_big_memory" "$(calc "$rss / ($bsize / 1024 + 32768)")"
+    done
+    target cook_new_big_memory "<= 2 (peak RSS / (archive + 32 MiB), 100,000 pipelines)"
 fi

@@ -9,7 +9,8 @@
 # --jobs 1 vs 2: byte-identical archives), that a failing material leaves the
 # previous archive untouched, atomicity (kill -9 during cooks, a few times:
 # the previous archive stays intact and verifies), the cache (an edit of one
-# script re-evaluates that one; of a shared module, its users), the
+# script re-evaluates that one; of a shared module, exactly its users, also
+# through another module; a clash with a cached material), the
 # build-system mode through ninja and make -j2 (the merged archive equals
 # 'psoc cook' of the folder), and inspection. Prints one line per failure
 # and a summary; exits 0 only if every check passed.
@@ -219,6 +220,73 @@ test_cache() {
     cp -R scripts/materials/. "$MAT/" && rm -f "$MAT/build.ninja" "$MAT/cook.mk"
 }
 
+# Modules: an edit of a module re-evaluates exactly the materials that read
+# it (also through another module), and the archive made from the cache is
+# the one a cook without it makes; a partly warm cache with --jobs 3 gives
+# the bytes of --jobs 1 without it. Merging copies units: a pipeline two
+# materials declare alike is kept once, a clash names both materials.
+test_cache_modules() {
+    local r=$TMP/modlib c=$TMP/modcache
+    mkdir -p "$r/mods" "$r/shaders"
+    cp "$MAT"/shaders/cull.cs.cso "$r/shaders/"
+    echo 'return { mask = 1 }' >"$r/mods/inner.lua"
+    printf '%s\n' 'local pso = require "pso"' \
+        'return function(name) return pso.compute { name = name, cs = pso.shader "shaders/cull.cs.cso" } end' \
+        >"$r/mods/a.lua"
+    printf '%s\n' 'local pso = require "pso"' 'local inner = require "mods.inner"' \
+        'return function(name)' \
+        '  return pso.compute { name = name, cs = pso.shader "shaders/cull.cs.cso", node_mask = inner.mask }' \
+        'end' >"$r/mods/b.lua"
+    echo 'return (require "mods.a")("ra")' >"$r/ra.lua"
+    echo 'return (require "mods.b")("rb")' >"$r/rb.lua"
+    echo 'return { (require "mods.a")("rab1"), (require "mods.b")("rab2") }' >"$r/rab.lua"
+    echo 'return (require "pso").compute { name = "none", cs = (require "pso").shader "shaders/cull.cs.cso" }' >"$r/none.lua"
+    local -a in=(--root "$r" "$r/none.lua" "$r/ra.lua" "$r/rab.lua" "$r/rb.lua")
+    expect 0 cook -v --cache "$c" "${in[@]}" -o "$TMP/mod.psoa"
+    evaluated 4 0
+    # the module b requires: rb and rab (through b), not ra or none
+    echo 'return { mask = 2 }' >"$r/mods/inner.lua"
+    expect 0 cook -v --jobs 2 --cache "$c" "${in[@]}" -o "$TMP/mod.psoa"
+    evaluated 2 2
+    count "$ERR" ": evaluated$" 2
+    has "$ERR" "/rb\.lua: evaluated$"
+    has "$ERR" "/rab\.lua: evaluated$"
+    has "$ERR" "/ra\.lua: cached$"
+    has "$ERR" "/none\.lua: cached$"
+    expect 0 cook --no-cache --jobs 1 "${in[@]}" -o "$TMP/mod.nocache.psoa"
+    same "$TMP/mod.psoa" "$TMP/mod.nocache.psoa" "the archive from the cache after a module edit"
+    expect 0 dump "$TMP/mod.psoa" rb
+    has "$OUT" "NodeMask = 2" "the edited module's value in the archive"
+    # module a: ra and rab
+    printf '\n-- edited\n' >>"$r/mods/a.lua"
+    expect 0 cook -v --jobs 3 --cache "$c" "${in[@]}" -o "$TMP/mod.psoa"
+    evaluated 2 2
+    has "$ERR" "/ra\.lua: evaluated$"
+    has "$ERR" "/rab\.lua: evaluated$"
+    has "$ERR" "/rb\.lua: cached$"
+    same "$TMP/mod.psoa" "$TMP/mod.nocache.psoa" "a partly warm cache with --jobs 3"
+    # a pipeline declared alike by another material is kept once
+    echo 'return (require "mods.a")("ra")' >"$r/ra_again.lua"
+    expect 0 cook --cache "$c" "${in[@]}" "$r/ra_again.lua" -o "$TMP/mod.psoa"
+    has "$OUT" ": 5 pipelines from 5 materials \(evaluated 1, cached 4\)"
+    # other content under that name: the clash names both materials (the
+    # first one taken from the cache) and leaves the archive as it was
+    cp "$TMP/mod.psoa" "$TMP/mod.prev"
+    echo 'return (require "mods.b")("ra")' >"$r/ra_other.lua"
+    expect 1 cook --cache "$c" "${in[@]}" "$r/ra_other.lua" -o "$TMP/mod.psoa"
+    has "$ERR" "ra_other\.lua: error: pipeline 'ra' is also declared, with different content, by .*/ra\.lua " \
+        "the clash names both materials"
+    same "$TMP/mod.psoa" "$TMP/mod.prev" "the previous archive after a clash with a cached material"
+    # psoc merge names both units the same way and writes nothing
+    expect 0 cook --unit --root "$r" "$r/ra.lua" -o "$TMP/ra.unit"
+    expect 0 cook --unit --root "$r" "$r/ra_other.lua" -o "$TMP/ra_other.unit"
+    expect 0 cook --unit --root "$r" "$r/rb.lua" -o "$TMP/rb.unit"
+    expect 1 merge "$TMP/rb.unit" "$TMP/ra.unit" "$TMP/ra_other.unit" -o "$TMP/mod.merge.psoa"
+    has "$ERR" "ra_other\.unit: error: pipeline 'ra' is also declared, with different content, by .*/ra\.unit " \
+        "merge's clash"
+    [[ ! -e $TMP/mod.merge.psoa ]] && pass || fail "a failed merge wrote its output"
+}
+
 # ---- build-system mode -------------------------------------------------------
 
 test_units() {
@@ -343,6 +411,7 @@ test_cook
 test_failure
 test_kill
 test_cache
+test_cache_modules
 test_units
 test_ninja_make
 test_inspect

@@ -13,7 +13,7 @@ typedef Suite *(*suite_fn)(void);
 static const suite_fn suites[] = {
   suite_builder, suite_hash_dump, suite_parse, suite_rules, suite_resolve,
   suite_validation, suite_validation_shader, suite_sandbox, suite_language, suite_rootsig,
-  suite_embed, suite_archive, suite_explain,
+  suite_embed, suite_archive, suite_explain, suite_archive_merge,
 };
 
 int main(void) {

@@ -19,5 +19,6 @@ Suite *suite_rootsig(void);
 Suite *suite_embed(void);
 Suite *suite_archive(void);
 Suite *suite_explain(void);
+Suite *suite_archive_merge(void); /* test_archive_merge.c (s6) */
 
 #endif
