@@ -24,8 +24,7 @@ static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialia
 }
 
 /* The rasterizer subobject 'view' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
-static HOT_INLINE void resolve_rasterizer(const psoc_view *view, psoc_resolved *out) {
-  psoc_rasterizer_state *r = &out->rasterizer;
+static HOT_INLINE void resolve_rasterizer(const psoc_view *view, psoc_rasterizer_state *r) {
   if (view->type == PSOC_SO_RASTERIZER2) {
     psoc_rasterizer_desc2 d;
     memcpy(&d, view->payload, sizeof d);
@@ -142,7 +141,7 @@ static HOT_INLINE void take(const psoc_view *view, psoc_resolved *out) {
   case PSOC_SO_RASTERIZER:
   case PSOC_SO_RASTERIZER1:
   case PSOC_SO_RASTERIZER2:
-    resolve_rasterizer(view, out);
+    resolve_rasterizer(view, &out->rasterizer);
     break;
   default: /* DEPTH_STENCIL, 1 and 2: after the DSV format, in psoc_resolve */
     break;
@@ -355,9 +354,7 @@ psoc_status psoc_builder_add_compute_desc(psoc_builder *b,
 /* psoc_check reads payloads in place and widens only the two versioned
 ** classes, with the same conversions as psoc_resolve. */
 void psoc_resolve_rasterizer_view(const psoc_view *view, psoc_rasterizer_state *out) {
-  psoc_resolved r;
-  resolve_rasterizer(view, &r);
-  *out = r.rasterizer;
+  resolve_rasterizer(view, out);
 }
 
 void psoc_resolve_depth_stencil_view(const psoc_view *view, D3D12_DEPTH_STENCIL_DESC2 *out) {

@@ -14,17 +14,8 @@ enum {
   NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
 };
 
-/* In rule.classes: run whatever classes the stream holds (bit 63 is no type). */
+/* In a rule's classes: run whatever classes the stream holds (bit 63 is no type). */
 #define ANY_CLASS PSOC_TYPE_BIT(63)
-
-typedef struct rule {
-  const char *name;
-  uint8_t kinds;    /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
-  uint8_t needs;    /* NEEDS_* */
-  uint64_t classes; /* runs only when one of these classes is present
-                       (PSOC_TYPE_BIT of the class base type), or ANY_CLASS */
-  rule_fn fn;
-} rule;
 
 #define MSG_CANNOT_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
 
@@ -97,7 +88,7 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 ** RUNS below. */
 #define WALK NEEDS_COMPLETE_WALK
 #define RULE_LIST(X, k, h)                                                                      \
-  X(k, h, kind, ANY_KIND, WALK, ANY_CLASS, rule_kind)                                           \
+  X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind)                                           \
   X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant)                         \
   X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
   X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
@@ -119,10 +110,6 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 enum { RULE_LIST(RULE_ID, 0, 0) RULE_COUNT };
 #undef RULE_ID
 
-#define RULE_ROW(k, h, name, kinds, needs, classes, fn) { #name, kinds, needs, classes, fn },
-static const rule rules[RULE_COUNT] = { RULE_LIST(RULE_ROW, 0, 0) };
-#undef RULE_ROW
-
 /* The rules that can run for kind bit 'k' when the check has 'h' (NEEDS_*),
 ** as a bit per rule: a compile-time table, so psoc_check looks only at
 ** those and tests each one's classes. */
@@ -139,11 +126,6 @@ static const uint32_t runnable[4][4] = {
 #undef RUNS
 _Static_assert(RULE_COUNT <= 32, "one bit per rule in runnable[]");
 _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 columns");
-
-#undef WALK
-
-#undef B
-#undef K
 
 /* ---- helpers shared by the rule modules ----------------------------- */
 
@@ -187,7 +169,8 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
 static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *storage, size_t size,
                                  size_t align) {
   int t = p->class_type[cls];
-  const void *src = t >= 0 ? (const void *)p->views[t].payload : psoc_info(cls)->default_payload;
+  const void *src =
+      t >= 0 ? (const void *)p->views[t].payload : psoc_registry_rows[cls].default_payload;
   if (((uintptr_t)src & (align - 1)) == 0) return src;
   memcpy(storage, src, size);
   return storage;
@@ -196,7 +179,7 @@ static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *stora
 static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
   int t = p->class_type[cls];
   return psoc_rd32(t >= 0 ? p->views[t].payload
-                          : (const unsigned char *)psoc_info(cls)->default_payload);
+                          : (const unsigned char *)psoc_registry_rows[cls].default_payload);
 }
 
 /* The versioned class 'cls' as the view that supplied it, or a view of the
@@ -208,7 +191,7 @@ static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
   v.type = cls;
   v.index = 0;
   v.offset = 0;
-  v.info = psoc_info(cls);
+  v.info = &psoc_registry_rows[cls];
   v.payload = v.info->default_payload;
   return v;
 }
@@ -315,9 +298,17 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   if (parsed.complete) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
   have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  for (run = runnable[(unsigned)parsed.kind & 3u][have]; run; run &= run - 1) {
-    const rule *r = &rules[psoc_lowest_bit(run)];
-    if (r->classes & classes) r->fn(ctx);
-  }
+  run = runnable[(unsigned)parsed.kind & 3u][have];
+  /* In list order, each rule a direct call behind two tests of compile-time
+  ** masks: the rule can run for the kind and the check's options, and one
+  ** of its classes is present. */
+#define CALL(k, h, name, kinds, needs, cls, fn) \
+  if (((run >> RULE_##name) & 1u) && (classes & (cls))) fn(ctx);
+  RULE_LIST(CALL, 0, 0)
+#undef CALL
   return verdict(diags, errors_before, warnings_before, flags);
 }
+
+#undef WALK
+#undef B
+#undef K

@@ -36,17 +36,15 @@ static const stage_info stages[PSOC_STAGE_COUNT] = {
                       "CREATECOMPUTEPIPELINESTATE_INVALID_SHADER" },
 };
 
-/* The stages each kind uses, as bits per PSOC_STAGE_*. */
-static uint32_t stages_used(psoc_kind kind) {
-  switch (kind) {
-  case PSOC_KIND_GRAPHICS:
-    return (1u << PSOC_STAGE_VS) | (1u << PSOC_STAGE_HS) | (1u << PSOC_STAGE_DS) |
-           (1u << PSOC_STAGE_GS) | (1u << PSOC_STAGE_PS);
-  case PSOC_KIND_MESH: return (1u << PSOC_STAGE_AS) | (1u << PSOC_STAGE_MS) | (1u << PSOC_STAGE_PS);
-  case PSOC_KIND_COMPUTE: return 1u << PSOC_STAGE_CS;
-  default: return 0;
-  }
-}
+/* The stages each kind uses are the shader rows with the kind. */
+#define TB(t) PSOC_TYPE_BIT(PSOC_SO_##t)
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_GRAPHICS) ==
+                   (TB(VS) | TB(HS) | TB(DS) | TB(GS) | TB(PS)),
+               "graphics stages");
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_MESH) == (TB(AS) | TB(MS) | TB(PS)),
+               "mesh stages");
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_COMPUTE) == TB(CS), "compute stages");
+#undef TB
 
 /* The stage of a shader subobject type. */
 static int stage_of(uint32_t type) {
@@ -83,17 +81,20 @@ static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc
 
 void psoc_rules_load_shaders(rule_ctx *ctx) {
   const psoc_parsed *p = ctx->parsed;
-  uint32_t used = stages_used(p->kind), types = p->type_mask & PSOC_SHADER_TYPES;
-  for (; types; types &= types - 1) { /* the shader subobjects present */
+  uint64_t types;
+  /* the shader subobjects present in slots the kind uses: the registry's
+  ** rows with the kind */
+  if (p->kind == PSOC_KIND_NONE) return;
+  types = p->type_mask & PSOC_SHADER_TYPES & ~psoc_ignored_types(p->kind);
+  for (; types; types &= types - 1) {
     uint32_t slot = psoc_lowest_bit(types);
     int s = stage_of(slot);
     D3D12_SHADER_BYTECODE bc;
-    if (!((used >> s) & 1u)) continue;
-    memcpy(&bc, p->views[slot].payload, sizeof bc);
-    if (!bc.pShaderBytecode) continue;
+    if (!psoc_rdptr(p->views[slot].payload)) continue; /* null bytecode: absent */
     ctx->shaders[s].slot = slot;
     ctx->shaders_present |= 1u << s;
     if (!ctx->follow) continue;
+    memcpy(&bc, p->views[slot].payload, sizeof bc);
     load_container(ctx, s, &bc);
     ctx->shaders_parsed |= 1u << s;
   }
