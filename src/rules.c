@@ -183,17 +183,16 @@ static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
 }
 
 /* The versioned class 'cls' as the view that supplied it, or a view of the
-** registry's default payload of the base type. */
-static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
+** registry's default payload of the base type, built in 'dflt'. */
+static const psoc_view *class_view(const psoc_parsed *p, uint32_t cls, psoc_view *dflt) {
   int t = p->class_type[cls];
-  psoc_view v;
-  if (t >= 0) return p->views[t];
-  v.type = cls;
-  v.index = 0;
-  v.offset = 0;
-  v.info = &psoc_registry_rows[cls];
-  v.payload = v.info->default_payload;
-  return v;
+  if (t >= 0) return &p->views[t];
+  dflt->type = cls;
+  dflt->index = 0;
+  dflt->offset = 0;
+  dflt->info = &psoc_registry_rows[cls];
+  dflt->payload = dflt->info->default_payload;
+  return dflt;
 }
 
 #define PAYLOAD(cls, member, T)                                                          \
@@ -227,18 +226,20 @@ static void load_state(rule_ctx *ctx) {
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
   if (p->kind == PSOC_KIND_NONE) return;
   {
-    psoc_view v = class_view(p, PSOC_SO_RASTERIZER);
-    s->rasterizer_type = v.type;
-    psoc_resolve_rasterizer_view(&v, &s->rasterizer);
-    v = class_view(p, PSOC_SO_DEPTH_STENCIL);
-    s->depth_stencil_type = v.type;
+    const psoc_view *v;
+    psoc_view dflt;
+    v = class_view(p, PSOC_SO_RASTERIZER, &dflt);
+    s->rasterizer_type = v->type;
+    psoc_resolve_rasterizer_view(v, &s->rasterizer);
+    v = class_view(p, PSOC_SO_DEPTH_STENCIL, &dflt);
+    s->depth_stencil_type = v->type;
     /* DepthEnable .. StencilEnable lead every version of the class */
-    memcpy(&s->depth_stencil, v.payload, 4 * sizeof(uint32_t));
+    memcpy(&s->depth_stencil, v->payload, 4 * sizeof(uint32_t));
     s->depth_stencil.DepthBoundsTestEnable =
-        v.type == PSOC_SO_DEPTH_STENCIL1
-            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
-        : v.type == PSOC_SO_DEPTH_STENCIL2
-            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
+        v->type == PSOC_SO_DEPTH_STENCIL1
+            ? psoc_rd32(v->payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
+        : v->type == PSOC_SO_DEPTH_STENCIL2
+            ? psoc_rd32(v->payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
             : FALSE;
     /* Hidden default: without a depth-stencil subobject, depth testing is
     ** off unless a DSV format other than UNKNOWN is given. */
