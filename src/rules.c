@@ -22,7 +22,7 @@ enum {
 /* Kind: exactly one of the deciding shaders (VS, CS, MS: the registry's
 ** PSOC_DECIDER_TYPES) carries non-null bytecode. */
 static void rule_kind(const rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   char list[64], deciders[64], with_kinds[96];
   size_t len = 0;
   unsigned n = 0, nulls = 0;
@@ -33,7 +33,7 @@ static void rule_kind(const rule_ctx *ctx) {
     if (psoc_rule_code(ctx, t)) {
       with_code |= PSOC_TYPE_BIT(t);
       n++;
-    } else if (p->has[t]) {
+    } else if ((p->type_mask >> t) & 1u) {
       nulls++;
     }
   }
@@ -64,15 +64,16 @@ static void rule_kind(const rule_ctx *ctx) {
 ** shader subobject with null bytecode is absent to the runtime, so it gets
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
 static void rule_irrelevant(const rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   uint64_t types = p->type_mask & psoc_ignored_types(p->kind);
   for (; types; types &= types - 1) { /* in type order */
     uint32_t t = psoc_lowest_bit(types);
-    const psoc_view *v = &p->views[t];
-    if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(v->payload) == 0) continue;
+    psoc_view v;
+    if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(p->payload[t]) == 0) continue;
+    psoc_walked_view(p, t, &v);
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
-                   (int32_t)v->index, (int64_t)v->offset, v->info->name,
-                   "%s is ignored in a %s pipeline", v->info->name, psoc_kind_name(p->kind));
+                   (int32_t)v.index, (int64_t)v.offset, v.info->name,
+                   "%s is ignored in a %s pipeline", v.info->name, psoc_kind_name(p->kind));
   }
 }
 
@@ -131,11 +132,13 @@ _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 co
 
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...) {
-  const psoc_view *view = cls < PSOC_SO_TYPE_COUNT ? psoc_parsed_class(ctx->parsed, cls) : NULL;
+  psoc_view view;
+  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
   va_list ap;
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
   va_start(ap, fmt);
-  psoc_diags_addv(ctx->diags, severity, code, message_id, view ? (int32_t)view->index : -1,
-                  view ? (int64_t)view->offset : -1, field, fmt, ap);
+  psoc_diags_addv(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                  at ? (int64_t)view.offset : -1, field, fmt, ap);
   va_end(ap);
 }
 
@@ -166,33 +169,32 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
 /* The payload of class 'cls': the kept view's when present, else the
 ** registry's default payload; in place when aligned for its type, else
 ** copied to 'storage'. */
-static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *storage, size_t size,
+static const void *class_payload(const psoc_walked *p, uint32_t cls, void *storage, size_t size,
                                  size_t align) {
   int t = p->class_type[cls];
   const void *src =
-      t >= 0 ? (const void *)p->views[t].payload : psoc_registry_rows[cls].default_payload;
+      t >= 0 ? (const void *)p->payload[t] : psoc_registry_rows[cls].default_payload;
   if (((uintptr_t)src & (align - 1)) == 0) return src;
   memcpy(storage, src, size);
   return storage;
 }
 
-static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
+static uint32_t class_u32(const psoc_walked *p, uint32_t cls) {
   int t = p->class_type[cls];
-  return psoc_rd32(t >= 0 ? p->views[t].payload
+  return psoc_rd32(t >= 0 ? p->payload[t]
                           : (const unsigned char *)psoc_registry_rows[cls].default_payload);
 }
 
-/* The versioned class 'cls' as the view that supplied it, or a view of the
-** registry's default payload of the base type, built in 'dflt'. */
-static const psoc_view *class_view(const psoc_parsed *p, uint32_t cls, psoc_view *dflt) {
+/* The versioned class 'cls': the type that supplied it (the base type when
+** absent) and its payload (then the registry's default). */
+static uint32_t class_source(const psoc_walked *p, uint32_t cls, const unsigned char **payload) {
   int t = p->class_type[cls];
-  if (t >= 0) return &p->views[t];
-  dflt->type = cls;
-  dflt->index = 0;
-  dflt->offset = 0;
-  dflt->info = &psoc_registry_rows[cls];
-  dflt->payload = dflt->info->default_payload;
-  return dflt;
+  if (t >= 0) {
+    *payload = p->payload[t];
+    return (uint32_t)t;
+  }
+  *payload = psoc_registry_rows[cls].default_payload;
+  return cls;
 }
 
 #define PAYLOAD(cls, member, T)                                                          \
@@ -203,10 +205,10 @@ _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
                "psoc_rule_depth starts like every DEPTH_STENCIL version");
 
 static void load_state(rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
   int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
-  uint64_t rs = t >= 0 ? psoc_rdptr(p->views[t].payload) : 0;
+  uint64_t rs = t >= 0 ? psoc_rdptr(p->payload[t]) : 0;
   s->root_signature = (const void *)(uintptr_t)rs;
   PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
           psoc_serialized_root_signature_desc);
@@ -226,20 +228,19 @@ static void load_state(rule_ctx *ctx) {
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
   if (p->kind == PSOC_KIND_NONE) return;
   {
-    const psoc_view *v;
-    psoc_view dflt;
-    v = class_view(p, PSOC_SO_RASTERIZER, &dflt);
-    s->rasterizer_type = v->type;
-    psoc_resolve_rasterizer_view(v, &s->rasterizer);
-    v = class_view(p, PSOC_SO_DEPTH_STENCIL, &dflt);
-    s->depth_stencil_type = v->type;
+    const unsigned char *v;
+    uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
+    s->rasterizer_type = type;
+    psoc_resolve_rasterizer_payload(type, v, &s->rasterizer);
+    type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
+    s->depth_stencil_type = type;
     /* DepthEnable .. StencilEnable lead every version of the class */
-    memcpy(&s->depth_stencil, v->payload, 4 * sizeof(uint32_t));
+    memcpy(&s->depth_stencil, v, 4 * sizeof(uint32_t));
     s->depth_stencil.DepthBoundsTestEnable =
-        v->type == PSOC_SO_DEPTH_STENCIL1
-            ? psoc_rd32(v->payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
-        : v->type == PSOC_SO_DEPTH_STENCIL2
-            ? psoc_rd32(v->payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
+        type == PSOC_SO_DEPTH_STENCIL1
+            ? psoc_rd32(v + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
+        : type == PSOC_SO_DEPTH_STENCIL2
+            ? psoc_rd32(v + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
             : FALSE;
     /* Hidden default: without a depth-stencil subobject, depth testing is
     ** off unless a DSV format other than UNKNOWN is given. */
@@ -258,7 +259,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
 psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
                              const psoc_known_checksum *known, size_t known_count,
                              psoc_diags *diags) {
-  psoc_parsed parsed;
+  psoc_walked walk;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
   size_t errors_before, warnings_before;
@@ -273,11 +274,10 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   errors_before = diags->errors;
   warnings_before = diags->warnings;
-  status = psoc_parse(data, size, &parsed, diags);
-  if (status == PSOC_ERR_ARG) return status;
+  (void)psoc_walk_check(data, size, &walk, diags); /* its problems are in diags */
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
-  ctx->parsed = &parsed;
+  ctx->walk = &walk;
   ctx->options = options;
   ctx->has_profile = options && options->profile;
   ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
@@ -287,19 +287,19 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   ctx->known = known;
   ctx->known_count = known ? known_count : 0;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
-    if (parsed.complete) rule_kind(ctx);
+    if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  classes = psoc_classes_of(parsed.type_mask);
-  ctx->explicit_classes = classes & ~psoc_ignored_types(parsed.kind);
+  classes = walk.classes;
+  ctx->explicit_classes = classes & ~psoc_ignored_types(walk.kind);
   load_state(ctx);
   /* Which stages have bytecode is in the stream; the containers are read
   ** only when pointers are valid (FOLLOW_POINTERS). */
   ctx->shaders_present = ctx->shaders_parsed = 0;
-  if (parsed.complete) psoc_rules_load_shaders(ctx);
+  if (walk.complete) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
-  have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  run = runnable[(unsigned)parsed.kind & 3u][have];
+  have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
+  run = runnable[(unsigned)walk.kind & 3u][have];
   /* In list order, each rule a direct call behind two tests of compile-time
   ** masks: the rule can run for the kind and the check's options, and one
   ** of its classes is present. */
