@@ -51,6 +51,9 @@ psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
 /* The registry's rows, indexed by type (registry.c); row 23 has no name. */
 extern const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT];
 
+/* Each row's default_payload by type (NULL for 23), in one block. */
+extern const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT];
+
 /* psoc_subobject_info_get without the call, for the walk's hot path. */
 static inline const psoc_subobject_info *psoc_info(uint32_t type) {
   return type < PSOC_SO_TYPE_COUNT && psoc_registry_rows[type].name ? &psoc_registry_rows[type]
@@ -124,7 +127,10 @@ typedef struct psoc_walked {
   uint64_t type_mask;                /* the types kept (first of each class) */
   uint64_t classes;                  /* their classes: PSOC_TYPE_BIT()s of base types */
   int8_t class_type[PSOC_SO_TYPE_COUNT]; /* per class base type: the type kept, or -1 */
-  const unsigned char *payload[PSOC_SO_TYPE_COUNT]; /* valid where type_mask has the type */
+  /* by type: the payload kept where type_mask has the type, else the
+  ** registry's default payload (so a class's payload is payload[class] for
+  ** the classes with one version) */
+  const unsigned char *payload[PSOC_SO_TYPE_COUNT];
 } psoc_walked;
 
 /* Fills 'out' (never NULL) as psoc_parse would walk; reports what psoc_parse

@@ -324,6 +324,7 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
   out->type_mask = 0;
   out->classes = 0;
   memset(out->class_type, -1, sizeof out->class_type);
+  memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
   if (parse_prologue(data, size, diags)) return PSOC_ERR_INVALID;
   /* psoc_parse's loop, keeping only the payload pointers */
   for (;;) {
@@ -334,7 +335,11 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
       break;
     }
     type = psoc_rd32(bytes + offset);
-    word = type < PSOC_SO_TYPE_COUNT ? walk_words[type] : 0;
+    if (type >= PSOC_SO_TYPE_COUNT) {
+      walked_stop(out, offset, diags);
+      break;
+    }
+    word = walk_words[type];
     stride = word & 0xffffu;
     if ((size_t)stride - 1u >= remaining) { /* no such type (stride 0), or truncated */
       walked_stop(out, offset, diags);

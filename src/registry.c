@@ -350,6 +350,13 @@ static const psoc_serialized_root_signature_desc d_serialized_rs = { 0 };
 
 const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(ROW) };
 
+/* The rows' default payloads on their own, for psoc_walk_check to start from. */
+#define DEFAULT_OF(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = (const unsigned char *)&d_##layout,
+const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT] = {
+  PSOC_SUBOBJECTS(DEFAULT_OF)
+};
+#undef DEFAULT_OF
+
 /* What the list's rows promise, checked when it is compiled: each row's
 ** value is below the count (rows in value order), its payload type is the
 ** size its layout describes and its default is of that type, a version

@@ -171,18 +171,14 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
 ** copied to 'storage'. */
 static const void *class_payload(const psoc_walked *p, uint32_t cls, void *storage, size_t size,
                                  size_t align) {
-  int t = p->class_type[cls];
-  const void *src =
-      t >= 0 ? (const void *)p->payload[t] : psoc_registry_rows[cls].default_payload;
+  const void *src = p->payload[cls]; /* kept, or the default */
   if (((uintptr_t)src & (align - 1)) == 0) return src;
   memcpy(storage, src, size);
   return storage;
 }
 
 static uint32_t class_u32(const psoc_walked *p, uint32_t cls) {
-  int t = p->class_type[cls];
-  return psoc_rd32(t >= 0 ? p->payload[t]
-                          : (const unsigned char *)psoc_registry_rows[cls].default_payload);
+  return psoc_rd32(p->payload[cls]); /* kept, or the default */
 }
 
 /* The versioned class 'cls': the type that supplied it (the base type when

@@ -588,9 +588,9 @@ END_TEST
 
 /* psoc_walk_check against psoc_parse on the first 'len' bytes of 's' at
 ** byte 'shift' of an aligned block: the same status, diagnostics (every
-** field and the message), kind, completeness, kept types and classes, and
-** for each kept type the same payload and the same view from
-** psoc_walked_view. */
+** field and the message), kind, completeness, kept types and classes, for
+** each kept type the same payload and the same view from psoc_walked_view,
+** and the registry's default payload for every other type. */
 static void walk_matches_parse(const sp_stream *s, size_t len, size_t shift) {
   unsigned char *block = malloc(len + shift + 1), *p = block + shift;
   psoc_parsed parsed;
@@ -624,6 +624,11 @@ static void walk_matches_parse(const sp_stream *s, size_t len, size_t shift) {
   ck_assert_uint_eq(parsed.type_mask, walked.type_mask);
   ck_assert_uint_eq(psoc_classes_of(parsed.type_mask), walked.classes);
   ck_assert(!memcmp(parsed.class_type, walked.class_type, sizeof parsed.class_type));
+  for (i = 0; i < PSOC_SO_TYPE_COUNT; i++) { /* absent types: the registry's defaults */
+    const psoc_subobject_info *info = psoc_subobject_info_get((uint32_t)i);
+    if ((parsed.type_mask >> i) & 1u) continue;
+    ck_assert_ptr_eq(walked.payload[i], info ? info->default_payload : NULL);
+  }
   for (m = parsed.type_mask; m; m &= m - 1) {
     uint32_t t = psoc_lowest_bit(m);
     psoc_view v;
