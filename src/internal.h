@@ -4,6 +4,7 @@
 #ifndef PSOC_INTERNAL_H
 #define PSOC_INTERNAL_H
 
+#include <stdalign.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +13,12 @@
 
 #define PSOC_PTR_SIZE ((uint32_t)sizeof(void *))
 #define PSOC_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~(size_t)((a)-1))
+
+/* Where a payload of type T starts in its subobject (after the 4-byte
+** type, aligned for T) and the bytes the subobject occupies in a stream
+** (padded to pointer size): the registry's payload_offset and stride. */
+#define PSOC_PAYLOAD_OFFSET(T) ((uint32_t)PSOC_ALIGN_UP(sizeof(uint32_t), alignof(T)))
+#define PSOC_STRIDE(T) ((uint32_t)PSOC_ALIGN_UP(PSOC_PAYLOAD_OFFSET(T) + sizeof(T), sizeof(void *)))
 
 /* allocator: NULL or fn == NULL selects realloc/free */
 void *psoc_mem(const psoc_allocator *a, void *ptr, size_t osize, size_t nsize);
@@ -43,6 +50,9 @@ psoc_hash128 psoc_hash_bytes(const void *data, size_t size);
 
 /* The registry's rows, indexed by type (registry.c); row 23 has no name. */
 extern const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT];
+
+/* Each row's default_payload by type (NULL for 23), in one block. */
+extern const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT];
 
 /* psoc_subobject_info_get without the call, for the walk's hot path. */
 static inline const psoc_subobject_info *psoc_info(uint32_t type) {
@@ -102,6 +112,34 @@ static inline uint64_t psoc_classes_of(uint64_t types) {
     c |= PSOC_TYPE_BIT(psoc_registry_rows[psoc_lowest_bit(v)].dup_class);
   return c;
 }
+
+/* ---- psoc_check's walk (parse.c) ----------------------------------- */
+
+/* What the rules read of a stream and no more: psoc_parse's walk, its
+** diagnostics in the same order and the same kind, but per kept subobject
+** only the payload pointer (no view is written; psoc_walked_view builds one
+** where a diagnostic needs its index and offset). */
+typedef struct psoc_walked {
+  const unsigned char *data;
+  size_t size;
+  psoc_kind kind;                    /* deduced, or PSOC_KIND_NONE */
+  int complete;                      /* the walk reached the end */
+  uint64_t type_mask;                /* the types kept (first of each class) */
+  uint64_t classes;                  /* their classes: PSOC_TYPE_BIT()s of base types */
+  int8_t class_type[PSOC_SO_TYPE_COUNT]; /* per class base type: the type kept, or -1 */
+  /* by type: the payload kept where type_mask has the type, else the
+  ** registry's default payload (so a class's payload is payload[class] for
+  ** the classes with one version) */
+  const unsigned char *payload[PSOC_SO_TYPE_COUNT];
+} psoc_walked;
+
+/* Fills 'out' (never NULL) as psoc_parse would walk; reports what psoc_parse
+** reports. Returns psoc_parse's status. */
+psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, psoc_diags *diags);
+
+/* The view psoc_parse would hold for kept 'type' (its index counted again:
+** for diagnostics, not for hot paths). */
+void psoc_walked_view(const psoc_walked *w, uint32_t type, psoc_view *out);
 
 /* The valid type values as text ("0-22, 24-29"), for messages that list
 ** them; returns out. */

@@ -120,13 +120,11 @@ static psoc_kind deduce_kind(const psoc_parsed *parsed) {
   return (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
 }
 
-/* 'again' repeats a class already kept in 'out'. */
+/* 'again' repeats the class of 'first', kept earlier. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static void report_duplicate(psoc_parsed *out, const psoc_view *again, psoc_diags *diags) {
-  const psoc_view *first = &out->views[out->class_type[again->info->dup_class]];
-  out->structural_errors++;
+static void report_duplicate(const psoc_view *first, const psoc_view *again, psoc_diags *diags) {
   if (again->type == first->type)
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
                    "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
@@ -143,6 +141,32 @@ static void report_duplicate(psoc_parsed *out, const psoc_view *again, psoc_diag
                    again->info->name, first->info->name, first->index, first->offset);
 }
 
+/* What psoc_parse and psoc_walk_check report before walking: 1 when the
+** stream cannot be walked at all (empty, or NULL). */
+static int parse_prologue(const void *data, size_t size, psoc_diags *diags) {
+  if (size == 0) {
+    char deciders[64];
+    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_ZERO_SIZE_STREAM,
+                   "CREATEPIPELINESTATE_ZERO_SIZE_STREAM", -1, -1, "SizeInBytes",
+                   "the stream is empty (SizeInBytes is 0); a pipeline needs at least a %s "
+                   "subobject", psoc_registry_deciders_text(deciders, sizeof deciders, PSOC_DECIDERS_OR));
+    return 1;
+  }
+  if (!data) {
+    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_NULL_STREAM, MSG_INVALID_STREAM, -1, -1,
+                   "pPipelineStateSubobjectStream",
+                   "pPipelineStateSubobjectStream is NULL but SizeInBytes is %zu", size);
+    return 1;
+  }
+  if ((uintptr_t)data % sizeof(void *) != 0)
+    psoc_diags_add(diags, PSOC_SEVERITY_WARNING, PSOC_CODE_UNALIGNED_STREAM, NULL, -1, -1,
+                   "pPipelineStateSubobjectStream",
+                   "the stream starts at an address that is not %u-byte aligned; the runtime "
+                   "reads its subobjects as aligned structs",
+                   PSOC_PTR_SIZE);
+  return 0;
+}
+
 psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_diags *diags) {
   if (!out) return PSOC_ERR_ARG;
   /* views[] stay unwritten where has[] is 0 (about 1 KB never read). */
@@ -154,28 +178,10 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   out->type_mask = 0;
   memset(out->has, 0, sizeof out->has);
   memset(out->class_type, -1, sizeof out->class_type);
-  if (size == 0) {
-    char deciders[64];
-    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_ZERO_SIZE_STREAM,
-                   "CREATEPIPELINESTATE_ZERO_SIZE_STREAM", -1, -1, "SizeInBytes",
-                   "the stream is empty (SizeInBytes is 0); a pipeline needs at least a %s "
-                   "subobject", psoc_registry_deciders_text(deciders, sizeof deciders, PSOC_DECIDERS_OR));
+  if (parse_prologue(data, size, diags)) {
     out->structural_errors = 1;
     return PSOC_ERR_INVALID;
   }
-  if (!data) {
-    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_NULL_STREAM, MSG_INVALID_STREAM, -1, -1,
-                   "pPipelineStateSubobjectStream",
-                   "pPipelineStateSubobjectStream is NULL but SizeInBytes is %zu", size);
-    out->structural_errors = 1;
-    return PSOC_ERR_INVALID;
-  }
-  if ((uintptr_t)data % sizeof(void *) != 0)
-    psoc_diags_add(diags, PSOC_SEVERITY_WARNING, PSOC_CODE_UNALIGNED_STREAM, NULL, -1, -1,
-                   "pPipelineStateSubobjectStream",
-                   "the stream starts at an address that is not %u-byte aligned; the runtime "
-                   "reads its subobjects as aligned structs",
-                   PSOC_PTR_SIZE);
   /* The walk of psoc_walk_next, with its state in locals and each kept
   ** view written straight into its slot. */
   {
@@ -215,7 +221,8 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
         again.offset = offset;
         again.payload = bytes + offset + info->payload_offset;
         again.info = info;
-        report_duplicate(out, &again, diags);
+        out->structural_errors++;
+        report_duplicate(&out->views[out->class_type[cls]], &again, diags);
       } else {
         view = &out->views[type];
         view->type = type;
@@ -238,6 +245,136 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   if (!out->complete) out->structural_errors++;
   out->kind = deduce_kind(out);
   if (!out->complete || out->structural_errors) return PSOC_ERR_INVALID;
+  return PSOC_OK;
+}
+
+/* ---- psoc_check's walk ------------------------------------------------ */
+
+/* The walk's view of the registry, one word per type value, built at
+** compile time from the registry's list (PSOC_SUBOBJECTS): stride (bits
+** 0-15), payload offset (16-23) and class base type (24-31); 0 for values
+** that are no type (23). */
+#define WALK_WORD(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  [id] = PSOC_STRIDE(T) | (PSOC_PAYLOAD_OFFSET(T) << 16) | ((uint32_t)PSOC_SO_##CLASS << 24),
+static const uint32_t walk_words[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_WORD) };
+#undef WALK_WORD
+#define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
+  _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
+                 #NAME ": stride and payload offset fit a walk word");
+PSOC_SUBOBJECTS(WALK_FITS)
+#undef WALK_FITS
+
+/* The index of the subobject at 'offset' of a stream walked without
+** problems up to there. */
+static uint32_t index_at(const unsigned char *data, size_t offset) {
+  size_t at = 0;
+  uint32_t index = 0;
+  while (at < offset) {
+    at += walk_words[psoc_rd32(data + at)] & 0xffffu;
+    index++;
+  }
+  return index;
+}
+
+void psoc_walked_view(const psoc_walked *w, uint32_t type, psoc_view *out) {
+  out->type = type;
+  out->info = &psoc_registry_rows[type];
+  out->payload = w->payload[type];
+  out->offset = (size_t)(out->payload - w->data) - out->info->payload_offset;
+  out->index = index_at(w->data, out->offset);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static void walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) {
+  psoc_walker walker;
+  const psoc_subobject_info *info = NULL;
+  psoc_walk_init(&walker, w->data, w->size);
+  walker.offset = offset;
+  walker.index = index_at(w->data, offset);
+  if (w->size - offset >= sizeof(uint32_t)) info = psoc_info(psoc_rd32(w->data + offset));
+  walk_stop(&walker, diags, info);
+}
+
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static void walked_duplicate(const psoc_walked *w, size_t offset, uint32_t type, uint32_t cls,
+                             psoc_diags *diags) {
+  psoc_view first, again;
+  psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
+  again.type = type;
+  again.index = index_at(w->data, offset);
+  again.offset = offset;
+  again.info = &psoc_registry_rows[type];
+  again.payload = w->data + offset + again.info->payload_offset;
+  report_duplicate(&first, &again, diags);
+}
+
+psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, psoc_diags *diags) {
+  const unsigned char *bytes = data;
+  size_t offset = 0;
+  uint64_t mask = 0;
+  int duplicates = 0;
+  out->data = bytes;
+  out->size = data ? size : 0;
+  out->kind = PSOC_KIND_NONE;
+  out->complete = 0;
+  out->type_mask = 0;
+  out->classes = 0;
+  memset(out->class_type, -1, sizeof out->class_type);
+  memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
+  if (parse_prologue(data, size, diags)) return PSOC_ERR_INVALID;
+  /* psoc_parse's loop, keeping only the payload pointers */
+  for (;;) {
+    size_t remaining = size - offset;
+    uint32_t type, word, stride, cls;
+    if (remaining < sizeof(uint32_t)) {
+      walked_stop(out, offset, diags);
+      break;
+    }
+    type = psoc_rd32(bytes + offset);
+    if (type >= PSOC_SO_TYPE_COUNT) {
+      walked_stop(out, offset, diags);
+      break;
+    }
+    word = walk_words[type];
+    stride = word & 0xffffu;
+    if ((size_t)stride - 1u >= remaining) { /* no such type (stride 0), or truncated */
+      walked_stop(out, offset, diags);
+      break;
+    }
+    cls = word >> 24;
+    if (out->class_type[cls] >= 0) {
+      walked_duplicate(out, offset, type, cls, diags);
+      duplicates++;
+    } else {
+      out->payload[type] = bytes + offset + ((word >> 16) & 0xffu);
+      out->class_type[cls] = (int8_t)type;
+      mask |= PSOC_TYPE_BIT(type);
+    }
+    offset += stride;
+    if (offset >= size) {
+      out->complete = 1;
+      break;
+    }
+  }
+  out->type_mask = mask;
+  out->classes = psoc_classes_of(mask);
+  /* deduce_kind on the payloads */
+  {
+    uint64_t m = mask & PSOC_DECIDER_TYPES;
+    uint32_t found = PSOC_SO_TYPE_COUNT, n = 0;
+    for (; m; m &= m - 1) {
+      uint32_t t = psoc_lowest_bit(m);
+      if (!psoc_rdptr(out->payload[t])) continue;
+      found = t;
+      n++;
+    }
+    if (n == 1) out->kind = (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
+  }
+  if (!out->complete || duplicates) return PSOC_ERR_INVALID;
   return PSOC_OK;
 }
 

@@ -343,13 +343,19 @@ static const psoc_serialized_root_signature_desc d_serialized_rs = { 0 };
 
 /* ---- the table: PSOC_SUBOBJECTS (psoc.h), row by row ------------------ */
 
-#define PAYLOAD_OFFSET(T) ((uint32_t)PSOC_ALIGN_UP(sizeof(uint32_t), alignof(T)))
-#define STRIDE(T) ((uint32_t)PSOC_ALIGN_UP(PAYLOAD_OFFSET(T) + sizeof(T), sizeof(void *)))
 #define ROW(NAME, id, key, CLASS, kinds, T, layout, bits)                                   \
-  [id] = { id, bits, #NAME, key, PSOC_SO_##CLASS, kinds, PAYLOAD_OFFSET(T), STRIDE(T),       \
+  [id] = { id, bits, #NAME, key, PSOC_SO_##CLASS, kinds, PSOC_PAYLOAD_OFFSET(T),             \
+           PSOC_STRIDE(T),                                                                   \
            &s_##layout, &d_##layout },
 
 const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(ROW) };
+
+/* The rows' default payloads on their own, for psoc_walk_check to start from. */
+#define DEFAULT_OF(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = (const unsigned char *)&d_##layout,
+const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT] = {
+  PSOC_SUBOBJECTS(DEFAULT_OF)
+};
+#undef DEFAULT_OF
 
 /* What the list's rows promise, checked when it is compiled: each row's
 ** value is below the count (rows in value order), its payload type is the

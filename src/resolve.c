@@ -23,12 +23,12 @@ static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialia
                      : PSOC_LINE_RASTERIZATION_MODE_ALIASED;
 }
 
-/* The rasterizer subobject 'view' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
-static HOT_INLINE void resolve_rasterizer(const psoc_view *view, psoc_resolved *out) {
-  psoc_rasterizer_state *r = &out->rasterizer;
-  if (view->type == PSOC_SO_RASTERIZER2) {
+/* The rasterizer payload of 'type' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
+static HOT_INLINE void resolve_rasterizer(uint32_t type, const unsigned char *payload,
+                                          psoc_rasterizer_state *r) {
+  if (type == PSOC_SO_RASTERIZER2) {
     psoc_rasterizer_desc2 d;
-    memcpy(&d, view->payload, sizeof d);
+    memcpy(&d, payload, sizeof d);
     r->FillMode = d.FillMode;
     r->CullMode = d.CullMode;
     r->FrontCounterClockwise = d.FrontCounterClockwise;
@@ -47,11 +47,11 @@ static HOT_INLINE void resolve_rasterizer(const psoc_view *view, psoc_resolved *
   }
   {
     psoc_rasterizer_desc1 d;
-    if (view->type == PSOC_SO_RASTERIZER1) {
-      memcpy(&d, view->payload, sizeof d);
+    if (type == PSOC_SO_RASTERIZER1) {
+      memcpy(&d, payload, sizeof d);
     } else {
       D3D12_RASTERIZER_DESC d0;
-      memcpy(&d0, view->payload, sizeof d0);
+      memcpy(&d0, payload, sizeof d0);
       memcpy(&d, &d0, sizeof d); /* same layout but DepthBias */
       d.DepthBias = (FLOAT)d0.DepthBias;
     }
@@ -80,17 +80,17 @@ static void widen_stencil_op(const D3D12_DEPTH_STENCILOP_DESC *src, UINT8 read, 
   dst->StencilWriteMask = write;
 }
 
-/* The depth-stencil subobject 'view' (DEPTH_STENCIL, 1 or 2). */
-static HOT_INLINE void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
-  D3D12_DEPTH_STENCIL_DESC2 *ds = &out->depth_stencil;
-  if (view->type == PSOC_SO_DEPTH_STENCIL2) {
-    memcpy(ds, view->payload, sizeof *ds);
+/* The depth-stencil payload of 'type' (DEPTH_STENCIL, 1 or 2), widened. */
+static HOT_INLINE void widen_depth_stencil(uint32_t type, const unsigned char *payload,
+                                           D3D12_DEPTH_STENCIL_DESC2 *ds) {
+  if (type == PSOC_SO_DEPTH_STENCIL2) {
+    memcpy(ds, payload, sizeof *ds);
   } else {
     D3D12_DEPTH_STENCIL_DESC1 d;
-    if (view->type == PSOC_SO_DEPTH_STENCIL1) {
-      memcpy(&d, view->payload, sizeof d);
+    if (type == PSOC_SO_DEPTH_STENCIL1) {
+      memcpy(&d, payload, sizeof d);
     } else {
-      memcpy(&d, view->payload, sizeof(D3D12_DEPTH_STENCIL_DESC));
+      memcpy(&d, payload, sizeof(D3D12_DEPTH_STENCIL_DESC));
       d.DepthBoundsTestEnable = FALSE;
     }
     ds->DepthEnable = d.DepthEnable;
@@ -101,6 +101,11 @@ static HOT_INLINE void resolve_depth_stencil(const psoc_view *view, psoc_resolve
     widen_stencil_op(&d.BackFace, d.StencilReadMask, d.StencilWriteMask, &ds->BackFace);
     ds->DepthBoundsTestEnable = d.DepthBoundsTestEnable;
   }
+}
+
+/* The depth-stencil subobject 'view' (DEPTH_STENCIL, 1 or 2). */
+static HOT_INLINE void resolve_depth_stencil(const psoc_view *view, psoc_resolved *out) {
+  widen_depth_stencil(view->type, view->payload, &out->depth_stencil);
   out->depth_enable_origin = PSOC_ORIGIN_EXPLICIT;
 }
 
@@ -142,7 +147,7 @@ static HOT_INLINE void take(const psoc_view *view, psoc_resolved *out) {
   case PSOC_SO_RASTERIZER:
   case PSOC_SO_RASTERIZER1:
   case PSOC_SO_RASTERIZER2:
-    resolve_rasterizer(view, out);
+    resolve_rasterizer(view->type, view->payload, &out->rasterizer);
     break;
   default: /* DEPTH_STENCIL, 1 and 2: after the DSV format, in psoc_resolve */
     break;
@@ -354,14 +359,12 @@ psoc_status psoc_builder_add_compute_desc(psoc_builder *b,
 
 /* psoc_check reads payloads in place and widens only the two versioned
 ** classes, with the same conversions as psoc_resolve. */
-void psoc_resolve_rasterizer_view(const psoc_view *view, psoc_rasterizer_state *out) {
-  psoc_resolved r;
-  resolve_rasterizer(view, &r);
-  *out = r.rasterizer;
+void psoc_resolve_rasterizer_payload(uint32_t type, const unsigned char *payload,
+                                     psoc_rasterizer_state *out) {
+  resolve_rasterizer(type, payload, out);
 }
 
-void psoc_resolve_depth_stencil_view(const psoc_view *view, D3D12_DEPTH_STENCIL_DESC2 *out) {
-  psoc_resolved r;
-  resolve_depth_stencil(view, &r);
-  *out = r.depth_stencil;
+void psoc_resolve_depth_stencil_payload(uint32_t type, const unsigned char *payload,
+                                        D3D12_DEPTH_STENCIL_DESC2 *out) {
+  widen_depth_stencil(type, payload, out);
 }

@@ -14,24 +14,15 @@ enum {
   NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
 };
 
-/* In rule.classes: run whatever classes the stream holds (bit 63 is no type). */
+/* In a rule's classes: run whatever classes the stream holds (bit 63 is no type). */
 #define ANY_CLASS PSOC_TYPE_BIT(63)
-
-typedef struct rule {
-  const char *name;
-  uint8_t kinds;    /* PSOC_KIND_BIT()s it judges (PSOC_KIND_NONE is bit 0) */
-  uint8_t needs;    /* NEEDS_* */
-  uint64_t classes; /* runs only when one of these classes is present
-                       (PSOC_TYPE_BIT of the class base type), or ANY_CLASS */
-  rule_fn fn;
-} rule;
 
 #define MSG_CANNOT_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
 
 /* Kind: exactly one of the deciding shaders (VS, CS, MS: the registry's
 ** PSOC_DECIDER_TYPES) carries non-null bytecode. */
 static void rule_kind(const rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   char list[64], deciders[64], with_kinds[96];
   size_t len = 0;
   unsigned n = 0, nulls = 0;
@@ -42,7 +33,7 @@ static void rule_kind(const rule_ctx *ctx) {
     if (psoc_rule_code(ctx, t)) {
       with_code |= PSOC_TYPE_BIT(t);
       n++;
-    } else if (p->has[t]) {
+    } else if ((p->type_mask >> t) & 1u) {
       nulls++;
     }
   }
@@ -73,15 +64,16 @@ static void rule_kind(const rule_ctx *ctx) {
 ** shader subobject with null bytecode is absent to the runtime, so it gets
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
 static void rule_irrelevant(const rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   uint64_t types = p->type_mask & psoc_ignored_types(p->kind);
   for (; types; types &= types - 1) { /* in type order */
     uint32_t t = psoc_lowest_bit(types);
-    const psoc_view *v = &p->views[t];
-    if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(v->payload) == 0) continue;
+    psoc_view v;
+    if ((PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) && psoc_rdptr(p->payload[t]) == 0) continue;
+    psoc_walked_view(p, t, &v);
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
-                   (int32_t)v->index, (int64_t)v->offset, v->info->name,
-                   "%s is ignored in a %s pipeline", v->info->name, psoc_kind_name(p->kind));
+                   (int32_t)v.index, (int64_t)v.offset, v.info->name,
+                   "%s is ignored in a %s pipeline", v.info->name, psoc_kind_name(p->kind));
   }
 }
 
@@ -97,7 +89,7 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 ** RUNS below. */
 #define WALK NEEDS_COMPLETE_WALK
 #define RULE_LIST(X, k, h)                                                                      \
-  X(k, h, kind, ANY_KIND, WALK, ANY_CLASS, rule_kind)                                           \
+  X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind)                                           \
   X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant)                         \
   X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
   X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
@@ -119,10 +111,6 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 enum { RULE_LIST(RULE_ID, 0, 0) RULE_COUNT };
 #undef RULE_ID
 
-#define RULE_ROW(k, h, name, kinds, needs, classes, fn) { #name, kinds, needs, classes, fn },
-static const rule rules[RULE_COUNT] = { RULE_LIST(RULE_ROW, 0, 0) };
-#undef RULE_ROW
-
 /* The rules that can run for kind bit 'k' when the check has 'h' (NEEDS_*),
 ** as a bit per rule: a compile-time table, so psoc_check looks only at
 ** those and tests each one's classes. */
@@ -140,20 +128,17 @@ static const uint32_t runnable[4][4] = {
 _Static_assert(RULE_COUNT <= 32, "one bit per rule in runnable[]");
 _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 columns");
 
-#undef WALK
-
-#undef B
-#undef K
-
 /* ---- helpers shared by the rule modules ----------------------------- */
 
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...) {
-  const psoc_view *view = cls < PSOC_SO_TYPE_COUNT ? psoc_parsed_class(ctx->parsed, cls) : NULL;
+  psoc_view view;
+  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
   va_list ap;
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
   va_start(ap, fmt);
-  psoc_diags_addv(ctx->diags, severity, code, message_id, view ? (int32_t)view->index : -1,
-                  view ? (int64_t)view->offset : -1, field, fmt, ap);
+  psoc_diags_addv(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                  at ? (int64_t)view.offset : -1, field, fmt, ap);
   va_end(ap);
 }
 
@@ -184,33 +169,28 @@ static psoc_status verdict(const psoc_diags *diags, size_t errors_before, size_t
 /* The payload of class 'cls': the kept view's when present, else the
 ** registry's default payload; in place when aligned for its type, else
 ** copied to 'storage'. */
-static const void *class_payload(const psoc_parsed *p, uint32_t cls, void *storage, size_t size,
+static const void *class_payload(const psoc_walked *p, uint32_t cls, void *storage, size_t size,
                                  size_t align) {
-  int t = p->class_type[cls];
-  const void *src = t >= 0 ? (const void *)p->views[t].payload : psoc_info(cls)->default_payload;
+  const void *src = p->payload[cls]; /* kept, or the default */
   if (((uintptr_t)src & (align - 1)) == 0) return src;
   memcpy(storage, src, size);
   return storage;
 }
 
-static uint32_t class_u32(const psoc_parsed *p, uint32_t cls) {
-  int t = p->class_type[cls];
-  return psoc_rd32(t >= 0 ? p->views[t].payload
-                          : (const unsigned char *)psoc_info(cls)->default_payload);
+static uint32_t class_u32(const psoc_walked *p, uint32_t cls) {
+  return psoc_rd32(p->payload[cls]); /* kept, or the default */
 }
 
-/* The versioned class 'cls' as the view that supplied it, or a view of the
-** registry's default payload of the base type. */
-static psoc_view class_view(const psoc_parsed *p, uint32_t cls) {
+/* The versioned class 'cls': the type that supplied it (the base type when
+** absent) and its payload (then the registry's default). */
+static uint32_t class_source(const psoc_walked *p, uint32_t cls, const unsigned char **payload) {
   int t = p->class_type[cls];
-  psoc_view v;
-  if (t >= 0) return p->views[t];
-  v.type = cls;
-  v.index = 0;
-  v.offset = 0;
-  v.info = psoc_info(cls);
-  v.payload = v.info->default_payload;
-  return v;
+  if (t >= 0) {
+    *payload = p->payload[t];
+    return (uint32_t)t;
+  }
+  *payload = psoc_registry_rows[cls].default_payload;
+  return cls;
 }
 
 #define PAYLOAD(cls, member, T)                                                          \
@@ -221,10 +201,10 @@ _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
                "psoc_rule_depth starts like every DEPTH_STENCIL version");
 
 static void load_state(rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
+  const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
   int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
-  uint64_t rs = t >= 0 ? psoc_rdptr(p->views[t].payload) : 0;
+  uint64_t rs = t >= 0 ? psoc_rdptr(p->payload[t]) : 0;
   s->root_signature = (const void *)(uintptr_t)rs;
   PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
           psoc_serialized_root_signature_desc);
@@ -244,18 +224,19 @@ static void load_state(rule_ctx *ctx) {
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
   if (p->kind == PSOC_KIND_NONE) return;
   {
-    psoc_view v = class_view(p, PSOC_SO_RASTERIZER);
-    s->rasterizer_type = v.type;
-    psoc_resolve_rasterizer_view(&v, &s->rasterizer);
-    v = class_view(p, PSOC_SO_DEPTH_STENCIL);
-    s->depth_stencil_type = v.type;
+    const unsigned char *v;
+    uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
+    s->rasterizer_type = type;
+    psoc_resolve_rasterizer_payload(type, v, &s->rasterizer);
+    type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
+    s->depth_stencil_type = type;
     /* DepthEnable .. StencilEnable lead every version of the class */
-    memcpy(&s->depth_stencil, v.payload, 4 * sizeof(uint32_t));
+    memcpy(&s->depth_stencil, v, 4 * sizeof(uint32_t));
     s->depth_stencil.DepthBoundsTestEnable =
-        v.type == PSOC_SO_DEPTH_STENCIL1
-            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
-        : v.type == PSOC_SO_DEPTH_STENCIL2
-            ? psoc_rd32(v.payload + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
+        type == PSOC_SO_DEPTH_STENCIL1
+            ? psoc_rd32(v + offsetof(D3D12_DEPTH_STENCIL_DESC1, DepthBoundsTestEnable))
+        : type == PSOC_SO_DEPTH_STENCIL2
+            ? psoc_rd32(v + offsetof(D3D12_DEPTH_STENCIL_DESC2, DepthBoundsTestEnable))
             : FALSE;
     /* Hidden default: without a depth-stencil subobject, depth testing is
     ** off unless a DSV format other than UNKNOWN is given. */
@@ -274,7 +255,7 @@ psoc_status psoc_check(const void *data, size_t size, const psoc_check_options *
 psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_options *options,
                              const psoc_known_checksum *known, size_t known_count,
                              psoc_diags *diags) {
-  psoc_parsed parsed;
+  psoc_walked walk;
   psoc_diags local;
   rule_ctx ctx_storage, *ctx;
   size_t errors_before, warnings_before;
@@ -289,11 +270,10 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   errors_before = diags->errors;
   warnings_before = diags->warnings;
-  status = psoc_parse(data, size, &parsed, diags);
-  if (status == PSOC_ERR_ARG) return status;
+  (void)psoc_walk_check(data, size, &walk, diags); /* its problems are in diags */
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
-  ctx->parsed = &parsed;
+  ctx->walk = &walk;
   ctx->options = options;
   ctx->has_profile = options && options->profile;
   ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
@@ -303,21 +283,29 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   ctx->known = known;
   ctx->known_count = known ? known_count : 0;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
-    if (parsed.complete) rule_kind(ctx);
+    if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  classes = psoc_classes_of(parsed.type_mask);
-  ctx->explicit_classes = classes & ~psoc_ignored_types(parsed.kind);
+  classes = walk.classes;
+  ctx->explicit_classes = classes & ~psoc_ignored_types(walk.kind);
   load_state(ctx);
   /* Which stages have bytecode is in the stream; the containers are read
   ** only when pointers are valid (FOLLOW_POINTERS). */
   ctx->shaders_present = ctx->shaders_parsed = 0;
-  if (parsed.complete) psoc_rules_load_shaders(ctx);
+  if (walk.complete) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
-  have = (parsed.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  for (run = runnable[(unsigned)parsed.kind & 3u][have]; run; run &= run - 1) {
-    const rule *r = &rules[psoc_lowest_bit(run)];
-    if (r->classes & classes) r->fn(ctx);
-  }
+  have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
+  run = runnable[(unsigned)walk.kind & 3u][have];
+  /* In list order, each rule a direct call behind two tests of compile-time
+  ** masks: the rule can run for the kind and the check's options, and one
+  ** of its classes is present. */
+#define CALL(k, h, name, kinds, needs, cls, fn) \
+  if (((run >> RULE_##name) & 1u) && (classes & (cls))) fn(ctx);
+  RULE_LIST(CALL, 0, 0)
+#undef CALL
   return verdict(diags, errors_before, warnings_before, flags);
 }
+
+#undef WALK
+#undef B
+#undef K

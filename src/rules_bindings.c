@@ -206,7 +206,7 @@ void psoc_rules_root_bindings(const rule_ctx *ctx) {
   psoc_allocator a = psoc_alloc_or_default(ctx->diags ? &ctx->diags->alloc : NULL);
   psoc_rootsig *rs = NULL;
   psoc_diags rd;
-  if (!ctx->follow || ctx->parsed->kind == PSOC_KIND_NONE) return;
+  if (!ctx->follow || ctx->walk->kind == PSOC_KIND_NONE) return;
   if (r->serialized_root_signature->pSerializedBlob) {
     blob = r->serialized_root_signature->pSerializedBlob;
     size = r->serialized_root_signature->SerializedBlobSizeInBytes;
@@ -232,7 +232,7 @@ void psoc_rules_root_bindings(const rule_ctx *ctx) {
     if (serialized) report_invalid(ctx, &rd); /* warnings only */
     for (s = 0; s < PSOC_STAGE_COUNT; s++) {
       if (!psoc_rule_shader_present(ctx, s)) continue;
-      if ((ctx->parsed->kind == PSOC_KIND_COMPUTE) != (s == PSOC_STAGE_CS)) continue;
+      if ((ctx->walk->kind == PSOC_KIND_COMPUTE) != (s == PSOC_STAGE_CS)) continue;
       check_stage(ctx, s, d, flags);
     }
   }

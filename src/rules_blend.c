@@ -263,6 +263,7 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
   const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
   uint32_t dsv = ctx->state.depth_stencil_format;
   unsigned i, n, unknown = 0;
+  uint32_t past;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_RENDER_TARGET_FORMATS)) {
     n = rts->NumRenderTargets;
@@ -274,7 +275,8 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
                      "of formats you bind (0-8)", n);
       n = 8;
     }
-    for (i = n; i < 8; i++) {
+    for (i = n, past = 0; i < 8; i++) past |= rts->RTFormats[i];
+    for (i = n; past && i < 8; i++) { /* only when a format past the count is set */
       char field[PSOC_DIAG_FIELD_MAX];
       if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_RENDER_TARGETS,

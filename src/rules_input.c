@@ -25,7 +25,7 @@ void psoc_rules_input_layout(const rule_ctx *ctx) {
   uint32_t n = il->NumElements, i, j;
   uint32_t slot_first[32], slot_end[32];
   char msg[PSOC_DIAG_MESSAGE_MAX];
-  if (ctx->parsed->kind != PSOC_KIND_GRAPHICS || !psoc_rule_has(ctx, PSOC_SO_INPUT_LAYOUT)) return;
+  if (ctx->walk->kind != PSOC_KIND_GRAPHICS || !psoc_rule_has(ctx, PSOC_SO_INPUT_LAYOUT)) return;
   if (n > D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INPUT_LAYOUT, IL "TOOMANYELEMENTS",
                    PSOC_SO_INPUT_LAYOUT, "INPUT_LAYOUT.NumElements",

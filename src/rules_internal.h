@@ -113,7 +113,7 @@ typedef struct psoc_rule_state {
 } psoc_rule_state;
 
 typedef struct rule_ctx {
-  const psoc_parsed *parsed;
+  const psoc_walked *walk;      /* the stream as psoc_walk_check saw it */
   const psoc_check_options *options;
   const psoc_profile *profile;  /* never NULL: without a profile, one that
                                    has every capability */
@@ -173,12 +173,12 @@ static inline int psoc_rule_shader_parsed(const rule_ctx *ctx, int stage) {
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
 /* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
 static inline int psoc_rule_is_draw(const rule_ctx *ctx) {
-  return ctx->parsed->kind == PSOC_KIND_GRAPHICS || ctx->parsed->kind == PSOC_KIND_MESH;
+  return ctx->walk->kind == PSOC_KIND_GRAPHICS || ctx->walk->kind == PSOC_KIND_MESH;
 }
 /* Does the stream hold a 'type' subobject with non-null bytecode? */
 static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {
-  const psoc_parsed *p = ctx->parsed;
-  return p->has[type] && psoc_rdptr(p->views[type].payload) != 0;
+  const psoc_walked *w = ctx->walk;
+  return ((w->type_mask >> type) & 1u) && psoc_rdptr(w->payload[type]) != 0;
 }
 
 /* ---- compile-time tables ------------------------------------------- */
@@ -217,10 +217,12 @@ static inline int psoc_rule_valid(uint64_t valid, uint32_t value) {
   return value < 64 && ((valid >> value) & 1u);
 }
 
-/* resolve.c: one versioned class (RASTERIZER*, DEPTH_STENCIL*) of 'view'
-** widened as psoc_resolve widens it. */
-void psoc_resolve_rasterizer_view(const psoc_view *view, psoc_rasterizer_state *out);
-void psoc_resolve_depth_stencil_view(const psoc_view *view, D3D12_DEPTH_STENCIL_DESC2 *out);
+/* resolve.c: the payload of one versioned class (RASTERIZER*, DEPTH_STENCIL*)
+** of subobject 'type' widened as psoc_resolve widens it. */
+void psoc_resolve_rasterizer_payload(uint32_t type, const unsigned char *payload,
+                                     psoc_rasterizer_state *out);
+void psoc_resolve_depth_stencil_payload(uint32_t type, const unsigned char *payload,
+                                        D3D12_DEPTH_STENCIL_DESC2 *out);
 
 /* Rule modules. */
 void psoc_rules_blend(const rule_ctx *ctx);           /* rules_blend.c */

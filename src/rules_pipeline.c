@@ -13,7 +13,7 @@ static int code_of(const rule_ctx *ctx, uint32_t type) { return psoc_rule_code(c
 static int trailing_digit(const char *s, size_t n) { return n > 0 && s[n - 1] >= '0' && s[n - 1] <= '9'; }
 
 void psoc_rules_stages(const rule_ctx *ctx) {
-  psoc_kind kind = ctx->parsed->kind;
+  psoc_kind kind = ctx->walk->kind;
   int hs = code_of(ctx, PSOC_SO_HS), ds = code_of(ctx, PSOC_SO_DS);
   /* A PS (or HS, DS, GS) without a VS is reported by the kind rule as
   ** CANNOT_DEDUCE_TYPE: in a stream, the missing VS is what leaves the type
@@ -47,7 +47,7 @@ void psoc_rules_topology(const rule_ctx *ctx) {
   uint32_t topo = ctx->state.primitive_topology;
   uint32_t cut = ctx->state.ib_strip_cut_value;
   int hs = code_of(ctx, PSOC_SO_HS);
-  if (ctx->parsed->kind != PSOC_KIND_GRAPHICS) return;
+  if (ctx->walk->kind != PSOC_KIND_GRAPHICS) return;
   if (!psoc_rule_valid(PSOC_VALID_TOPOLOGY, topo)) {
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_INVALID_ENUM, GPS "INVALID_PRIMITIVETOPOLOGY",
                    PSOC_SO_PRIMITIVE_TOPOLOGY, "PRIMITIVE_TOPOLOGY",
@@ -89,7 +89,7 @@ void psoc_rules_stream_output(const rule_ctx *ctx) {
   const D3D12_STREAM_OUTPUT_DESC *so = ctx->state.stream_output;
   int gs = code_of(ctx, PSOC_SO_GS);
   uint32_t rs = so->RasterizedStream, i, slot_stream[4] = { ~0u, ~0u, ~0u, ~0u }, gaps = 0;
-  if (ctx->parsed->kind != PSOC_KIND_GRAPHICS || !psoc_rule_has(ctx, PSOC_SO_STREAM_OUTPUT)) return;
+  if (ctx->walk->kind != PSOC_KIND_GRAPHICS || !psoc_rule_has(ctx, PSOC_SO_STREAM_OUTPUT)) return;
   if (so->NumEntries > 512)
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_STREAM_OUTPUT, SO "INVALIDNUMENTRIES",
                    PSOC_SO_STREAM_OUTPUT, "STREAM_OUTPUT.NumEntries",

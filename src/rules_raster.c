@@ -140,7 +140,7 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
     if (d->StencilEnable) { /* the faces, widened to DEPTH_STENCILOP_DESC1 */
       const char *ds = psoc_subobject_info_get(type)->name;
       D3D12_DEPTH_STENCIL_DESC2 full;
-      psoc_resolve_depth_stencil_view(psoc_parsed_class(ctx->parsed, PSOC_SO_DEPTH_STENCIL), &full);
+      psoc_resolve_depth_stencil_payload(type, ctx->walk->payload[type], &full);
       stencil_face(ctx, ds, &full.FrontFace, 0);
       stencil_face(ctx, ds, &full.BackFace, 1);
       if (type == PSOC_SO_DEPTH_STENCIL2 && !ctx->profile->independent_stencil_masks &&

@@ -36,17 +36,15 @@ static const stage_info stages[PSOC_STAGE_COUNT] = {
                       "CREATECOMPUTEPIPELINESTATE_INVALID_SHADER" },
 };
 
-/* The stages each kind uses, as bits per PSOC_STAGE_*. */
-static uint32_t stages_used(psoc_kind kind) {
-  switch (kind) {
-  case PSOC_KIND_GRAPHICS:
-    return (1u << PSOC_STAGE_VS) | (1u << PSOC_STAGE_HS) | (1u << PSOC_STAGE_DS) |
-           (1u << PSOC_STAGE_GS) | (1u << PSOC_STAGE_PS);
-  case PSOC_KIND_MESH: return (1u << PSOC_STAGE_AS) | (1u << PSOC_STAGE_MS) | (1u << PSOC_STAGE_PS);
-  case PSOC_KIND_COMPUTE: return 1u << PSOC_STAGE_CS;
-  default: return 0;
-  }
-}
+/* The stages each kind uses are the shader rows with the kind. */
+#define TB(t) PSOC_TYPE_BIT(PSOC_SO_##t)
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_GRAPHICS) ==
+                   (TB(VS) | TB(HS) | TB(DS) | TB(GS) | TB(PS)),
+               "graphics stages");
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_MESH) == (TB(AS) | TB(MS) | TB(PS)),
+               "mesh stages");
+_Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_COMPUTE) == TB(CS), "compute stages");
+#undef TB
 
 /* The stage of a shader subobject type. */
 static int stage_of(uint32_t type) {
@@ -82,18 +80,21 @@ static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc
 }
 
 void psoc_rules_load_shaders(rule_ctx *ctx) {
-  const psoc_parsed *p = ctx->parsed;
-  uint32_t used = stages_used(p->kind), types = p->type_mask & PSOC_SHADER_TYPES;
-  for (; types; types &= types - 1) { /* the shader subobjects present */
+  const psoc_walked *p = ctx->walk;
+  uint64_t types;
+  /* the shader subobjects present in slots the kind uses: the registry's
+  ** rows with the kind */
+  if (p->kind == PSOC_KIND_NONE) return;
+  types = p->type_mask & PSOC_SHADER_TYPES & ~psoc_ignored_types(p->kind);
+  for (; types; types &= types - 1) {
     uint32_t slot = psoc_lowest_bit(types);
     int s = stage_of(slot);
     D3D12_SHADER_BYTECODE bc;
-    if (!((used >> s) & 1u)) continue;
-    memcpy(&bc, p->views[slot].payload, sizeof bc);
-    if (!bc.pShaderBytecode) continue;
+    if (!psoc_rdptr(p->payload[slot])) continue; /* null bytecode: absent */
     ctx->shaders[s].slot = slot;
     ctx->shaders_present |= 1u << s;
     if (!ctx->follow) continue;
+    memcpy(&bc, p->payload[slot], sizeof bc);
     load_container(ctx, s, &bc);
     ctx->shaders_parsed |= 1u << s;
   }
@@ -202,7 +203,7 @@ static void check_root_signature(const rule_ctx *ctx) {
   const psoc_rule_state *r = &ctx->state;
   int s, all_good = 1, flags_known = 0;
   uint32_t flags = 0;
-  const char *missing = ctx->parsed->kind == PSOC_KIND_COMPUTE
+  const char *missing = ctx->walk->kind == PSOC_KIND_COMPUTE
                             ? "CREATECOMPUTEPIPELINESTATE_MISSING_ROOT_SIGNATURE"
                             : GPS "MISSING_ROOT_SIGNATURE";
   if (r->serialized_root_signature->pSerializedBlob) {
@@ -228,7 +229,7 @@ static void check_root_signature(const rule_ctx *ctx) {
                      "a root signature into the shader", psoc_rule_has(ctx, PSOC_SO_ROOT_SIGNATURE)
                      ? "NULL" : "absent");
   }
-  if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
+  if (flags_known && ctx->walk->kind == PSOC_KIND_GRAPHICS &&
       r->input_layout->NumElements > 0 && !(flags & 0x1u))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
                    GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_INPUT_LAYOUT, "ROOT_SIGNATURE.Flags",
@@ -238,7 +239,7 @@ static void check_root_signature(const rule_ctx *ctx) {
   /* Stream output needs D3D12_ROOT_SIGNATURE_FLAG_ALLOW_STREAM_OUTPUT
   ** (0x40): vkd3d-proton's test_create_graphics_pipeline_state records
   ** E_INVALIDARG from the native runtime without it. */
-  if (flags_known && ctx->parsed->kind == PSOC_KIND_GRAPHICS &&
+  if (flags_known && ctx->walk->kind == PSOC_KIND_GRAPHICS &&
       r->stream_output->NumEntries > 0 && !(flags & 0x40u))
     psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_ROOT_SIGNATURE,
                    GPS "MISSING_ROOT_SIGNATURE_FLAGS", PSOC_SO_STREAM_OUTPUT, "ROOT_SIGNATURE.Flags",
@@ -463,7 +464,7 @@ static void check_position(const rule_ctx *ctx, int last) {
 
 void psoc_rules_shaders(const rule_ctx *ctx) {
   int s, dxil = 0, dxbc = 0;
-  if (!ctx->follow || ctx->parsed->kind == PSOC_KIND_NONE) return;
+  if (!ctx->follow || ctx->walk->kind == PSOC_KIND_NONE) return;
   for (s = 0; s < PSOC_STAGE_COUNT; s++) {
     if (!psoc_rule_shader_parsed(ctx, s)) continue;
     check_container(ctx, s);
@@ -477,7 +478,7 @@ void psoc_rules_shaders(const rule_ctx *ctx) {
                    PSOC_SO_TYPE_COUNT, "", "the pipeline mixes DXBC (shader model 5.x) and DXIL "
                    "(6.x) shaders; compile every stage with the same compiler and model");
   check_root_signature(ctx);
-  if (ctx->parsed->kind == PSOC_KIND_GRAPHICS) {
+  if (ctx->walk->kind == PSOC_KIND_GRAPHICS) {
     int prev = PSOC_STAGE_VS, next;
     check_vs_inputs(ctx);
     for (next = PSOC_STAGE_HS; next <= PSOC_STAGE_PS; next++) {
@@ -488,7 +489,7 @@ void psoc_rules_shaders(const rule_ctx *ctx) {
       prev = next;
     }
     if (!psoc_rule_shader_present(ctx, PSOC_STAGE_PS)) check_position(ctx, prev);
-  } else if (ctx->parsed->kind == PSOC_KIND_MESH) {
+  } else if (ctx->walk->kind == PSOC_KIND_MESH) {
     check_position(ctx, PSOC_STAGE_MS);
     if (psoc_rule_shader_present(ctx, PSOC_STAGE_PS)) check_link(ctx, PSOC_STAGE_MS, PSOC_STAGE_PS, &ms_ps_ids);
   }

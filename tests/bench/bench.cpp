@@ -638,7 +638,9 @@ int main(int argc, char** argv) {
     psoc_builder_free(b);
     psoc_diags_free(&diags);
     for (Stream& s : streams) std::free(s.data);
-    std::printf("loop %s: %ld iterations done\n", loop.c_str(), iterations);
+    /* check_instructions.sh reads the stream count from this line */
+    std::printf("loop %s: %ld iterations done (check set: %zu streams)\n", loop.c_str(), iterations,
+                streams.size());
     return 0;
   }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h" /* psoc_walk_check, psoc_walked_view */
 #include "psoc.h"
 #include "stream_pack.h"
 #include "suites.h"
@@ -582,6 +583,113 @@ START_TEST(test_walker) {
 }
 END_TEST
 
+
+/* ---- psoc_check's walk is psoc_parse's -------------------------------- */
+
+/* psoc_walk_check against psoc_parse on the first 'len' bytes of 's' at
+** byte 'shift' of an aligned block: the same status, diagnostics (every
+** field and the message), kind, completeness, kept types and classes, for
+** each kept type the same payload and the same view from psoc_walked_view,
+** and the registry's default payload for every other type. */
+static void walk_matches_parse(const sp_stream *s, size_t len, size_t shift) {
+  unsigned char *block = malloc(len + shift + 1), *p = block + shift;
+  psoc_parsed parsed;
+  psoc_walked walked;
+  psoc_diags dp, dw;
+  psoc_status sp, sw;
+  uint64_t m;
+  size_t i;
+  ck_assert_ptr_nonnull(block);
+  if (len) memcpy(p, s->data, len);
+  psoc_diags_init(&dp, NULL);
+  psoc_diags_init(&dw, NULL);
+  sp = psoc_parse(p, len, &parsed, &dp);
+  sw = psoc_walk_check(p, len, &walked, &dw);
+  ck_assert_msg(sp == sw, "len %zu: status %d vs %d", len, sp, sw);
+  ck_assert_msg(dp.count == dw.count, "len %zu: parse %s / walk %s", len, sp_summary(&dp),
+                sp_summary(&dw));
+  for (i = 0; i < dp.count; i++) {
+    const psoc_diag *a = &dp.items[i], *b = &dw.items[i];
+    ck_assert_int_eq(a->severity, b->severity);
+    ck_assert_int_eq(a->code, b->code);
+    ck_assert_int_eq(a->subobject, b->subobject);
+    ck_assert_int_eq(a->offset, b->offset);
+    ck_assert_str_eq(a->field, b->field);
+    ck_assert_str_eq(a->message, b->message);
+    ck_assert(a->message_id == b->message_id ||
+              (a->message_id && b->message_id && !strcmp(a->message_id, b->message_id)));
+  }
+  ck_assert_int_eq(parsed.kind, walked.kind);
+  ck_assert_int_eq(parsed.complete, walked.complete);
+  ck_assert_uint_eq(parsed.type_mask, walked.type_mask);
+  ck_assert_uint_eq(psoc_classes_of(parsed.type_mask), walked.classes);
+  ck_assert(!memcmp(parsed.class_type, walked.class_type, sizeof parsed.class_type));
+  for (i = 0; i < PSOC_SO_TYPE_COUNT; i++) { /* absent types: the registry's defaults */
+    const psoc_subobject_info *info = psoc_subobject_info_get((uint32_t)i);
+    if ((parsed.type_mask >> i) & 1u) continue;
+    ck_assert_ptr_eq(walked.payload[i], info ? info->default_payload : NULL);
+  }
+  for (m = parsed.type_mask; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
+    psoc_view v;
+    ck_assert_ptr_eq(walked.payload[t], parsed.views[t].payload);
+    psoc_walked_view(&walked, t, &v);
+    ck_assert_uint_eq(v.type, parsed.views[t].type);
+    ck_assert_uint_eq(v.index, parsed.views[t].index);
+    ck_assert_uint_eq(v.offset, parsed.views[t].offset);
+    ck_assert_ptr_eq(v.payload, parsed.views[t].payload);
+    ck_assert_ptr_eq(v.info, parsed.views[t].info);
+  }
+  psoc_diags_free(&dp);
+  psoc_diags_free(&dw);
+  free(block);
+}
+
+START_TEST(test_check_walk_is_parse) {
+  sp_stream s;
+  size_t len;
+  DXGI_FORMAT dsv = DXGI_FORMAT_D32_FLOAT;
+  UINT mask = 0xF;
+  /* kept, duplicated and ignored subobjects, null and non-null deciders,
+  ** then an unknown type (23) and a value past the list */
+  sp_init(&s);
+  SP_ADD(&s, PSOC_SO_SAMPLE_MASK, mask);
+  sp_add_shader(&s, PSOC_SO_CS, 0);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_default(&s, PSOC_SO_DEPTH_STENCIL1);
+  sp_add_default(&s, PSOC_SO_BLEND);
+  sp_add_default(&s, PSOC_SO_DEPTH_STENCIL);
+  SP_ADD(&s, PSOC_SO_DEPTH_STENCIL_FORMAT, dsv);
+  sp_add_default(&s, PSOC_SO_RASTERIZER2);
+  sp_add_default(&s, PSOC_SO_RASTERIZER);
+  sp_add_shader(&s, PSOC_SO_MS, 1);
+  sp_add_default(&s, PSOC_SO_SAMPLE_MASK);
+  sp_add_default(&s, PSOC_SO_SERIALIZED_ROOT_SIGNATURE);
+  sp_add_raw(&s, 23, 4);
+  for (len = 0; len <= s.size; len++) { /* every cut, aligned and not */
+    walk_matches_parse(&s, len, 0);
+    walk_matches_parse(&s, len, 4);
+  }
+  sp_free(&s);
+  sp_init(&s);
+  sp_add_shader(&s, PSOC_SO_VS, 1);
+  sp_add_raw(&s, 0x7fffffffu, 4);
+  walk_matches_parse(&s, s.size, 0);
+  sp_free(&s);
+  walk_matches_parse(&s, 0, 0); /* empty */
+  {
+    psoc_walked w;
+    psoc_diags d;
+    psoc_diags_init(&d, NULL);
+    ck_assert_int_eq(psoc_walk_check(NULL, 16, &w, &d), PSOC_ERR_INVALID);
+    ck_assert_uint_eq(sp_count(&d, PSOC_CODE_NULL_STREAM), 1);
+    ck_assert_int_eq(w.kind, PSOC_KIND_NONE);
+    ck_assert_uint_eq(w.type_mask, 0);
+    psoc_diags_free(&d);
+  }
+}
+END_TEST
+
 Suite *suite_parse(void) {
   Suite *s = suite_create("parse");
   TCase *tc = tcase_create("structure");
@@ -600,6 +708,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_multiple_problems);
   tcase_add_test(tc, test_unaligned);
   tcase_add_test(tc, test_walker);
+  tcase_add_test(tc, test_check_walk_is_parse);
   suite_add_tcase(s, tc);
   return s;
 }
