@@ -11,7 +11,44 @@
 #include "archive_internal.h"
 #include "platform.h"
 
-enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2 };
+/* Verdicts: a record or component not checked yet, sound, damaged; and a
+** pipeline whose record and every component are sound (it loads). */
+enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2, ST_LOADS = 3 };
+
+/* A shape: the layout of records that psoc_parse would walk the same way
+** (the same size, subobject types in the same order, the same deciding
+** shaders non-NULL, so the same kind) and so the same pointer slots, in
+** stream order. The first record of a shape is parsed in full; the others
+** are matched against it (one pass over their type words) and reuse its
+** slots, for checking and for loading. */
+#define SHAPE_MAX 128u           /* shapes per archive; more fall back to parsing */
+#define SHAPE_BUCKETS 256u       /* hash table over them (a power of two) */
+#define SHAPE_SLOTS 32u
+#define SHAPE_NONE 0xffu
+
+/* A pointer slot in the form checking and loading read it. */
+typedef struct pslot {
+  uint32_t offset;             /* of the pointer, in the stream */
+  uint32_t count_offset;       /* of its COUNT field */
+  uint8_t count_size;
+  uint8_t kind;                /* component kind; 0 for the root-signature object */
+  uint8_t blob;                /* the count is bytes (a blob), not elements */
+  uint8_t nstrings;            /* string fields per element (arrays whose elements
+                                  hold strings: copied and relocated), or
+                                  ARC_STRINGS_DEEP; 0: pointed at in place */
+  uint32_t stride;             /* element bytes (relocated arrays) */
+  uint16_t strings[ARC_SLOT_STRINGS];
+  const psoc_struct *elements; /* for ARC_STRINGS_DEEP */
+} pslot;
+
+typedef struct shape {
+  uint32_t size, ntypes, nslots, ndeciders, deciders;
+  psoc_kind kind;
+  uint8_t types[PSOC_SO_TYPE_COUNT];
+  uint32_t offsets[PSOC_SO_TYPE_COUNT];   /* of each subobject */
+  uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
+  pslot slots[SHAPE_SLOTS];
+} shape;
 
 struct psoc_archive {
   psoc_allocator alloc;
@@ -25,6 +62,11 @@ struct psoc_archive {
   unsigned char *pstate; /* per pipeline: its record */
   unsigned char *cstate; /* per component */
   size_t *need;          /* per pipeline: scratch bytes, once its record is verified */
+  unsigned char *pshape; /* per pipeline: its shape, or SHAPE_NONE */
+  shape *shapes;         /* nshapes of them, room for cshapes */
+  size_t nshapes, cshapes;
+  unsigned char bucket[SHAPE_BUCKETS]; /* shape index + 1, 0 empty */
+  unsigned hint;         /* the shape matched last, tried first */
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -45,10 +87,13 @@ static const unsigned char *cdata(const psoc_archive *a, size_t c) {
 }
 
 static int all_zero(const unsigned char *p, size_t n) {
-  size_t i;
-  for (i = 0; i < n; i++)
-    if (p[i]) return 0;
-  return 1;
+  uint64_t w, acc = 0;
+  for (; n >= 8; n -= 8, p += 8) {
+    memcpy(&w, p, 8);
+    acc |= w;
+  }
+  for (; n; n--) acc |= *p++;
+  return acc == 0;
 }
 
 /* A NUL-terminated string of exactly 'len' bytes at 'off' in a region of
@@ -340,8 +385,29 @@ typedef struct rec_ctx {
   size_t extra;   /* scratch bytes for relocated element arrays */
 } rec_ctx;
 
-static int slot_check(void *ud, const arc_slot *slot) {
-  rec_ctx *r = ud;
+static void pslot_of(const arc_slot *slot, pslot *out) {
+  memset(out, 0, sizeof *out);
+  out->offset = (uint32_t)slot->offset;
+  out->count_offset = (uint32_t)(slot->base + slot->f->count_offset);
+  out->count_size = (uint8_t)slot->count_size;
+  out->kind = (uint8_t)slot->kind;
+  out->blob = slot->f->kind == PSOC_FIELD_BLOB;
+  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) && slot->f->element) {
+    out->stride = slot->f->stride;
+    out->elements = slot->f->element;
+    out->nstrings = slot->nstrings;
+    memcpy(out->strings, slot->strings, sizeof out->strings);
+    if (!out->nstrings) out->nstrings = ARC_STRINGS_DEEP; /* relocated either way */
+  }
+}
+
+static size_t pslot_count(const unsigned char *rec, const pslot *s) {
+  if (s->count_size == 4) return arc_get32(rec + s->count_offset);
+  if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
+  return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
+}
+
+static int check_slot(rec_ctx *r, const pslot *slot) {
   uint64_t v = arc_get_slot(r->rec + slot->offset);
   size_t count;
   const unsigned char *ce;
@@ -350,7 +416,7 @@ static int slot_check(void *ud, const arc_slot *slot) {
     if (v > 1 || (v == 1) != (r->has_rs != 0)) r->why = "root-signature reference does not match the entry";
     return r->why != NULL;
   }
-  count = arc_slot_count(r->rec, slot);
+  count = pslot_count(r->rec, slot);
   if (v == 0) {
     if (count) r->why = "a NULL reference with a non-zero count";
     return r->why != NULL;
@@ -362,8 +428,7 @@ static int slot_check(void *ud, const arc_slot *slot) {
   ce = cent(r->a, (size_t)(v - 1));
   if (arc_get32(ce + ARC_C_KIND) != slot->kind) {
     r->why = "a component of the wrong kind";
-  } else if (slot->f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) != count
-                                              : arc_get32(ce + ARC_C_COUNT) != count) {
+  } else if (slot->blob ? arc_get64(ce + ARC_C_SIZE) != count : arc_get32(ce + ARC_C_COUNT) != count) {
     r->why = "a count that does not match its component";
   } else if (!ref_listed(r->a, r->pipe, v - 1)) {
     r->why = "a component missing from its references";
@@ -378,37 +443,158 @@ static int slot_check(void *ud, const arc_slot *slot) {
     }
     r->used[r->nused++] = (uint32_t)(v - 1);
   }
-  if (slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind))
-    r->extra += (size_t)count * slot->f->stride;
+  if (slot->nstrings) r->extra += count * slot->stride;
   return 0;
 }
 
+static int slot_check(void *ud, const arc_slot *slot) {
+  pslot ps;
+  pslot_of(slot, &ps);
+  return check_slot(ud, &ps);
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+/* Walk a record's type words as psoc_parse would (bounds-checked; no
+** views, no messages): its types and their offsets, which deciding
+** shaders are non-NULL, and a hash of both. 0 when the walk would stop
+** early or has more subobjects than a stream without duplicates can hold
+** (psoc_parse rejects those). */
+static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_t *hash) {
+  size_t off = 0;
+  uint32_t n = 0, d = 0, nd = 0, h = (uint32_t)size * 0x9e3779b1u;
+  while (off < size) {
+    const psoc_subobject_info *info;
+    uint32_t type;
+    if (size - off < 4 || n == PSOC_SO_TYPE_COUNT) return 0;
+    type = psoc_rd32(rec + off);
+    if (type >= PSOC_SO_TYPE_COUNT) return 0;
+    info = &psoc_registry_rows[type];
+    if (!info->stride || info->stride > size - off) return 0;
+    if (PSOC_DECIDER_TYPES & PSOC_TYPE_BIT(type)) {
+      out->decider_at[nd] = (uint32_t)(off + info->payload_offset);
+      if (psoc_rdptr(rec + off + info->payload_offset)) d |= 1u << nd;
+      nd++;
+    }
+    out->types[n] = (uint8_t)type;
+    out->offsets[n++] = (uint32_t)off;
+    h = (h ^ type) * 0x01000193u;
+    off += info->stride;
+  }
+  out->size = (uint32_t)size;
+  out->ntypes = n;
+  out->ndeciders = nd;
+  out->deciders = d;
+  *hash = (h ^ d * 0x85ebca6bu) ^ (h >> 15);
+  return 1;
+}
+
+/* Whether psoc_parse walks 'rec' as it walked the shape's first record:
+** the same size and the same type at each subobject offset make the same
+** walk, and the same deciding shaders non-NULL the same kind. */
+static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
+  uint32_t k, d = 0;
+  if (size != sh->size) return 0;
+  for (k = 0; k < sh->ntypes; k++)
+    if (psoc_rd32(rec + sh->offsets[k]) != sh->types[k]) return 0;
+  for (k = 0; k < sh->ndeciders; k++)
+    if (psoc_rdptr(rec + sh->decider_at[k])) d |= 1u << k;
+  return d == sh->deciders;
+}
+
+static int shape_collect(void *ud, const arc_slot *slot) {
+  shape *sh = ud;
+  if (sh->nslots == SHAPE_SLOTS) return 1;
+  pslot_of(slot, &sh->slots[sh->nslots++]);
+  return 0;
+}
+
+static int shape_any(void *ud, const arc_slot *slot) {
+  (void)ud;
+  (void)slot;
+  return 0;
+}
+
+/* The shape of a record: found, or made from psoc_parse's verdict on it.
+** SHAPE_NONE when the record does not parse the way a shape can stand for
+** (the caller then parses it itself), or when no room is left. */
+static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t size) {
+  shape probe, *sh;
+  uint32_t h, b;
+  psoc_parsed parsed;
+  if (a->hint < a->nshapes && shape_matches(&a->shapes[a->hint], rec, size)) return a->hint;
+  if (!shape_walk(rec, size, &probe, &h)) return SHAPE_NONE;
+  for (b = h & (SHAPE_BUCKETS - 1);; b = (b + 1) & (SHAPE_BUCKETS - 1)) {
+    unsigned x = a->bucket[b];
+    if (!x) break;
+    sh = &a->shapes[x - 1];
+    if (sh->size == probe.size && sh->ntypes == probe.ntypes && sh->deciders == probe.deciders &&
+        memcmp(sh->types, probe.types, probe.ntypes) == 0)
+      return a->hint = x - 1;
+  }
+  /* a new shape, for bucket b */
+  if (a->nshapes == SHAPE_MAX || psoc_parse(rec, size, &parsed, NULL) != PSOC_OK) return SHAPE_NONE;
+  if (a->nshapes == a->cshapes) {
+    size_t c = a->cshapes ? a->cshapes * 2 : 4;
+    shape *ns = psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *ns, c * sizeof *ns);
+    if (!ns) return SHAPE_NONE;
+    a->shapes = ns;
+    a->cshapes = c;
+  }
+  sh = &a->shapes[a->nshapes];
+  *sh = probe;
+  sh->kind = parsed.kind;
+  sh->nslots = 0;
+  if (arc_slots_trusted(rec, size, shape_collect, sh) != 0 ||
+      arc_slots_parsed(&parsed, shape_any, NULL) != 0) /* every pointer field storable */
+    return SHAPE_NONE;
+  a->bucket[b] = (unsigned char)(a->nshapes + 1);
+  return a->hint = (unsigned)a->nshapes++;
+}
+
 /* Check pipeline i's record; on damage write why into msg, else its
-** scratch size into *need (may be NULL). */
-static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n, size_t *need) {
+** scratch size into *need and its shape into *shape_out (both may be
+** NULL; a shape is looked up or made only when shape_out is given). */
+static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, size_t *need,
+                     unsigned char *shape_out) {
   const unsigned char *e = pent(a, i), *rec = crec(a, i);
-  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE), kind = 0;
+  unsigned sx = SHAPE_NONE;
   rec_ctx r;
   psoc_parsed parsed;
-  memset(&r, 0, sizeof r);
+  r.why = NULL;
+  r.a = a;
+  r.pipe = i;
+  r.rec = rec;
+  r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
+  r.nused = 0;
+  r.extra = 0;
+  if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
   else if (!all_zero(rec + size, (size_t)(arc_align(size) - size)))
     r.why = "padding not zero";
+  else if (shape_out && (sx = find_shape(a, rec, size)) != SHAPE_NONE)
+    kind = (uint32_t)a->shapes[sx].kind; /* parsed when the shape was made */
   else if (psoc_parse(rec, size, &parsed, NULL) != PSOC_OK)
     r.why = "the stream does not parse";
-  else if ((uint32_t)parsed.kind != arc_get32(e + ARC_P_KIND))
-    r.why = "the stream's kind differs from the entry's";
-  else {
-    r.a = a;
-    r.pipe = i;
-    r.rec = rec;
-    r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
-    if (arc_slots_parsed(&parsed, slot_check, &r) < 0) r.why = "a pointer field this build cannot load";
+  else
+    kind = (uint32_t)parsed.kind;
+  if (!r.why && kind != arc_get32(e + ARC_P_KIND)) r.why = "the stream's kind differs from the entry's";
+  if (!r.why) {
+    if (sx != SHAPE_NONE) { /* the shape's slots, in stream order */
+      const shape *sh = &a->shapes[sx];
+      uint32_t k;
+      for (k = 0; k < sh->nslots && !check_slot(&r, &sh->slots[k]); k++) {
+      }
+    } else if (arc_slots_parsed(&parsed, slot_check, &r) < 0) {
+      r.why = "a pointer field this build cannot load";
+    }
     if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
   }
   if (!r.why) {
     if (need) *need = PSOC_ALIGN_UP((size_t)size, 8) + r.extra;
+    if (shape_out) *shape_out = (unsigned char)sx;
     return 1;
   }
   snprintf(msg, n, "record of pipeline '%s': %s", pname(a, i), r.why);
@@ -424,15 +610,18 @@ static int comp_ok(psoc_archive *a, size_t c) {
 static int rec_ok(psoc_archive *a, size_t i) {
   char msg[8];
   if (a->pstate[i] == ST_UNKNOWN)
-    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->need[i]) ? ST_OK : ST_DAMAGED;
-  return a->pstate[i] == ST_OK;
+    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->need[i], &a->pshape[i]) ? ST_OK : ST_DAMAGED;
+  return a->pstate[i] == ST_OK || a->pstate[i] == ST_LOADS;
 }
 
 /* 1 when pipeline i loads; else its first damaged part (component index,
 ** or (size_t)-1 for the record) in *bad. */
 static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   const unsigned char *e = pent(a, i);
-  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  uint32_t first, count, k;
+  if (a->pstate[i] == ST_LOADS) return 1; /* the verdict of an earlier call */
+  first = arc_get32(e + ARC_P_REF_FIRST);
+  count = arc_get32(e + ARC_P_REF_COUNT);
   for (k = 0; k < count; k++) {
     uint32_t c = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
     if (!comp_ok(a, c)) {
@@ -444,20 +633,23 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
     *bad = (size_t)-1;
     return 0;
   }
+  a->pstate[i] = ST_LOADS;
   return 1;
 }
 
+/* Every verdict, so that loads afterwards only read them (VERIFY_ALL
+** archives may be loaded from several threads at once). */
 static void verify_all(psoc_archive *a) {
-  size_t i;
+  size_t i, bad;
   for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
-  for (i = 0; i < a->npipes; i++) (void)rec_ok(a, i);
+  for (i = 0; i < a->npipes; i++) (void)pipe_ok(a, i, &bad);
 }
 
 /* The message of pipeline i's first damage. */
-static void damage_message(const psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
+static void damage_message(psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
   char why[256];
   if (bad == (size_t)-1) {
-    if (rec_check(a, i, why, sizeof why, NULL)) snprintf(why, sizeof why, "record damaged");
+    if (rec_check(a, i, why, sizeof why, NULL, NULL)) snprintf(why, sizeof why, "record damaged");
     snprintf(msg, n, "pipeline '%s' lost: %s", pname(a, i), why);
   } else {
     if (comp_check(a, bad, why, sizeof why)) comp_desc(a, bad, why, sizeof why);
@@ -472,12 +664,14 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
   a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
   a->need = psoc_mem(&a->alloc, NULL, 0, (a->npipes + 1) * sizeof *a->need);
-  if (!a->pstate || !a->cstate || !a->need) {
+  a->pshape = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
+  if (!a->pstate || !a->cstate || !a->need || !a->pshape) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
+  memset(a->pshape, SHAPE_NONE, a->npipes + 1);
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
     verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
@@ -588,6 +782,8 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->pstate) psoc_mem(&a->alloc, a->pstate, a->npipes + 1, 0);
   if (a->cstate) psoc_mem(&a->alloc, a->cstate, a->ncomps + 1, 0);
   if (a->need) psoc_mem(&a->alloc, a->need, (a->npipes + 1) * sizeof *a->need, 0);
+  if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
+  if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
 }
@@ -656,7 +852,7 @@ psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_arc
   out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
   out->kind = (psoc_kind)arc_get32(e + ARC_P_KIND);
   out->stream_size = arc_get32(e + ARC_P_REC_SIZE);
-  out->load_size = a->pstate[index] == ST_OK ? a->need[index] : load_size(a, index);
+  out->load_size = a->pstate[index] == ST_OK || a->pstate[index] == ST_LOADS ? a->need[index] : load_size(a, index);
   first = arc_get32(e + ARC_P_REF_FIRST);
   count = arc_get32(e + ARC_P_REF_COUNT);
   out->component_count = count;
@@ -765,10 +961,8 @@ static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsi
   }
 }
 
-static int slot_load(void *ud, const arc_slot *slot) {
-  load_ctx *c = ud;
+static int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
-  const psoc_struct *strings;
   const unsigned char *comp;
   if (slot->kind == 0) {
     void *rs = NULL;
@@ -792,20 +986,19 @@ static int slot_load(void *ud, const arc_slot *slot) {
     return 0;
   }
   comp = cdata(c->a, (size_t)(v - 1));
-  strings = slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) ? slot->f->element : NULL;
-  if (strings) {
-    size_t count = arc_slot_count(c->out, slot), i, stride = slot->f->stride;
+  if (slot->nstrings) {
+    size_t count = pslot_count(c->out, slot), i, stride = slot->stride;
     if (count) {
       memcpy(c->tail, comp, count * stride);
       if (slot->nstrings == ARC_STRINGS_DEEP) {
-        for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, strings, comp, 0);
+        for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, slot->elements, comp, 0);
       } else {
         for (i = 0; i < count; i++) {
           unsigned char *el = c->tail + i * stride;
           unsigned k;
           for (k = 0; k < slot->nstrings; k++) {
-            uint64_t v = arc_get_slot(el + slot->strings[k]);
-            put_ptr(el + slot->strings[k], v ? comp + v - 1 : NULL);
+            uint64_t sv = arc_get_slot(el + slot->strings[k]);
+            put_ptr(el + slot->strings[k], sv ? comp + sv - 1 : NULL);
           }
         }
       }
@@ -816,6 +1009,12 @@ static int slot_load(void *ud, const arc_slot *slot) {
   }
   put_ptr(c->out + slot->offset, comp);
   return 0;
+}
+
+static int slot_load(void *ud, const arc_slot *slot) {
+  pslot ps;
+  pslot_of(slot, &ps);
+  return load_slot(ud, &ps);
 }
 
 psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
@@ -834,7 +1033,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   desc->pPipelineStateSubobjectStream = NULL;
   desc->SizeInBytes = 0;
-  if (!pipe_ok(a, index, &bad)) {
+  if (a->pstate[index] != ST_LOADS && !pipe_ok(a, index, &bad)) {
     damage_message(a, index, bad, err, errlen);
     return PSOC_ERR_INVALID;
   }
@@ -855,7 +1054,14 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
   c.opts = opts;
   c.failed = 0;
-  (void)arc_slots_trusted(scratch, size, slot_load, &c); /* verified by pipe_ok */
+  if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
+    const shape *sh = &a->shapes[a->pshape[index]];
+    uint32_t k;
+    for (k = 0; k < sh->nslots && !load_slot(&c, &sh->slots[k]); k++) {
+    }
+  } else {
+    (void)arc_slots_trusted(scratch, size, slot_load, &c); /* verified by pipe_ok */
+  }
   if (c.failed) {
     arc_errf(err, errlen,
              c.failed == 1 ? "pipeline '%s': root signature '%s' did not resolve"
@@ -895,7 +1101,7 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
     }
   }
   for (i = 0; i < a->npipes; i++) {
-    if (rec_check(a, i, msg, sizeof msg, &a->need[i])) {
+    if (rec_check(a, i, msg, sizeof msg, &a->need[i], &a->pshape[i])) {
       a->pstate[i] = ST_OK;
       continue;
     }
