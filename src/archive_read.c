@@ -61,12 +61,17 @@ struct psoc_archive {
   size_t npipes, ncomps, nrefs;
   unsigned char *pstate; /* per pipeline: its record */
   unsigned char *cstate; /* per component */
-  size_t *need;          /* per pipeline: scratch bytes, once its record is verified */
   unsigned char *pshape; /* per pipeline: its shape, or SHAPE_NONE */
   shape *shapes;         /* nshapes of them, room for cshapes */
   size_t nshapes, cshapes;
   unsigned char bucket[SHAPE_BUCKETS]; /* shape index + 1, 0 empty */
   unsigned hint;         /* the shape matched last, tried first */
+  /* Input-element and stream-output arrays with their semantic-name
+  ** pointers relocated, made once per component when it is verified:
+  ** loads point at them. Component c's copy is at reloc + roff[c]. */
+  unsigned char *reloc;
+  uint64_t *roff;
+  size_t reloc_size;
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -275,20 +280,27 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
     return PSOC_ERR_INVALID;
   }
-  for (i = 0; i < n; i++) {
-    uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
-    const char *why = NULL;
-    if (x >= n)
-      why = "index out of range";
-    else if (i > 0) {
-      uint32_t y = arc_get32(tab(a, ARC_T_HIDX) + (i - 1) * 4);
-      uint64_t xh = arc_get64(pent(a, x) + ARC_P_HASH_HI), xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
-      uint64_t yh = arc_get64(pent(a, y) + ARC_P_HASH_HI), yl = arc_get64(pent(a, y) + ARC_P_HASH_LO);
-      if (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x)))) why = "not sorted by hash";
-    }
-    if (why) {
-      arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
-      return PSOC_ERR_INVALID;
+  {
+    uint64_t yh = 0, yl = 0; /* the previous entry's hash */
+    uint32_t y = 0;
+    for (i = 0; i < n; i++) {
+      uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
+      uint64_t xh, xl;
+      const char *why = NULL;
+      if (x >= n) {
+        why = "index out of range";
+      } else {
+        xh = arc_get64(pent(a, x) + ARC_P_HASH_HI);
+        xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
+        if (i > 0 && (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x))))) why = "not sorted by hash";
+        y = x;
+        yh = xh;
+        yl = xl;
+      }
+      if (why) {
+        arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
+        return PSOC_ERR_INVALID;
+      }
     }
   }
   return PSOC_OK;
@@ -382,7 +394,6 @@ typedef struct rec_ctx {
   const char *why;
   uint32_t used[64];
   size_t nused;
-  size_t extra;   /* scratch bytes for relocated element arrays */
 } rec_ctx;
 
 static void pslot_of(const arc_slot *slot, pslot *out) {
@@ -401,7 +412,7 @@ static void pslot_of(const arc_slot *slot, pslot *out) {
   }
 }
 
-static size_t pslot_count(const unsigned char *rec, const pslot *s) {
+static inline size_t pslot_count(const unsigned char *rec, const pslot *s) {
   if (s->count_size == 4) return arc_get32(rec + s->count_offset);
   if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
   return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
@@ -443,7 +454,6 @@ static int check_slot(rec_ctx *r, const pslot *slot) {
     }
     r->used[r->nused++] = (uint32_t)(v - 1);
   }
-  if (slot->nstrings) r->extra += count * slot->stride;
   return 0;
 }
 
@@ -553,10 +563,8 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
 }
 
 /* Check pipeline i's record; on damage write why into msg, else its
-** scratch size into *need and its shape into *shape_out (both may be
-** NULL; a shape is looked up or made only when shape_out is given). */
-static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, size_t *need,
-                     unsigned char *shape_out) {
+** shape into *shape_out (may be NULL: then no shape is looked up or made). */
+static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned char *shape_out) {
   const unsigned char *e = pent(a, i), *rec = crec(a, i);
   uint32_t size = arc_get32(e + ARC_P_REC_SIZE), kind = 0;
   unsigned sx = SHAPE_NONE;
@@ -568,7 +576,6 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, size_t *nee
   r.rec = rec;
   r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
   r.nused = 0;
-  r.extra = 0;
   if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
@@ -593,7 +600,6 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, size_t *nee
     if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
   }
   if (!r.why) {
-    if (need) *need = PSOC_ALIGN_UP((size_t)size, 8) + r.extra;
     if (shape_out) *shape_out = (unsigned char)sx;
     return 1;
   }
@@ -601,16 +607,51 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, size_t *nee
   return 0;
 }
 
+static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
+
+static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsigned char *comp, int depth) {
+  uint32_t i, k;
+  if (depth > 8) return;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      uint64_t v = arc_get_slot(el + f->offset);
+      put_ptr(el + f->offset, v ? comp + v - 1 : NULL);
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      relocate_strings(el + f->offset, f->element, comp, depth + 1);
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++)
+        relocate_strings(el + f->offset + (size_t)k * f->stride, f->element, comp, depth + 1);
+    }
+  }
+}
+
+/* Record component c's verdict; a sound array whose elements hold strings
+** gets its relocated copy (component_check proved every string inside it). */
+static void comp_verdict(psoc_archive *a, size_t c, int ok) {
+  const unsigned char *e = cent(a, c);
+  uint32_t kind = arc_get32(e + ARC_C_KIND);
+  a->cstate[c] = ok ? ST_OK : ST_DAMAGED;
+  if (ok && arc_kind_strings(kind)) {
+    const psoc_struct *el = arc_kind_string_elements(kind);
+    const unsigned char *p = cdata(a, c);
+    unsigned char *dst = a->reloc + a->roff[c];
+    size_t count = arc_get32(e + ARC_C_COUNT), stride = arc_get32(e + ARC_C_STRIDE), i;
+    memcpy(dst, p, count * stride);
+    for (i = 0; el && i < count; i++) relocate_strings(dst + i * stride, el, p, 0);
+  }
+}
+
 static int comp_ok(psoc_archive *a, size_t c) {
   char msg[8];
-  if (a->cstate[c] == ST_UNKNOWN) a->cstate[c] = comp_check(a, c, msg, sizeof msg) ? ST_OK : ST_DAMAGED;
+  if (a->cstate[c] == ST_UNKNOWN) comp_verdict(a, c, comp_check(a, c, msg, sizeof msg));
   return a->cstate[c] == ST_OK;
 }
 
 static int rec_ok(psoc_archive *a, size_t i) {
   char msg[8];
   if (a->pstate[i] == ST_UNKNOWN)
-    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->need[i], &a->pshape[i]) ? ST_OK : ST_DAMAGED;
+    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->pshape[i]) ? ST_OK : ST_DAMAGED;
   return a->pstate[i] == ST_OK || a->pstate[i] == ST_LOADS;
 }
 
@@ -649,7 +690,7 @@ static void verify_all(psoc_archive *a) {
 static void damage_message(psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
   char why[256];
   if (bad == (size_t)-1) {
-    if (rec_check(a, i, why, sizeof why, NULL, NULL)) snprintf(why, sizeof why, "record damaged");
+    if (rec_check(a, i, why, sizeof why, NULL)) snprintf(why, sizeof why, "record damaged");
     snprintf(msg, n, "pipeline '%s' lost: %s", pname(a, i), why);
   } else {
     if (comp_check(a, bad, why, sizeof why)) comp_desc(a, bad, why, sizeof why);
@@ -663,9 +704,18 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   if (st != PSOC_OK) return st;
   a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
   a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
-  a->need = psoc_mem(&a->alloc, NULL, 0, (a->npipes + 1) * sizeof *a->need);
   a->pshape = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
-  if (!a->pstate || !a->cstate || !a->need || !a->pshape) {
+  a->roff = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->roff);
+  if (a->roff) { /* room for each array with strings: its elements are within its bytes */
+    size_t c;
+    for (c = 0; c < a->ncomps; c++) {
+      a->roff[c] = a->reloc_size;
+      if (arc_kind_strings(arc_get32(cent(a, c) + ARC_C_KIND)))
+        a->reloc_size += (size_t)arc_align(arc_get64(cent(a, c) + ARC_C_SIZE));
+    }
+    a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
+  }
+  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
@@ -781,8 +831,9 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->mapped) psoc_plat_unmap(&a->map);
   if (a->pstate) psoc_mem(&a->alloc, a->pstate, a->npipes + 1, 0);
   if (a->cstate) psoc_mem(&a->alloc, a->cstate, a->ncomps + 1, 0);
-  if (a->need) psoc_mem(&a->alloc, a->need, (a->npipes + 1) * sizeof *a->need, 0);
   if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
+  if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
+  if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
   if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
@@ -810,32 +861,10 @@ void psoc_archive_info_get(const psoc_archive *a, psoc_archive_info *out) {
 size_t psoc_archive_count(const psoc_archive *a) { return a ? a->npipes : 0; }
 size_t psoc_archive_component_count(const psoc_archive *a) { return a ? a->ncomps : 0; }
 
-/* Scratch bytes: the stream (8-aligned) plus relocated element arrays.
-** Computed from the record; a damaged record gives its stream size only. */
-typedef struct need_ctx {
-  const unsigned char *rec;
-  const psoc_archive *a;
-  size_t extra;
-} need_ctx;
-
-static int slot_need(void *ud, const arc_slot *slot) {
-  need_ctx *c = ud;
-  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) &&
-      arc_get_slot(c->rec + slot->offset))
-    c->extra += arc_slot_count(c->rec, slot) * slot->f->stride;
-  return 0;
-}
-
+/* Scratch bytes: the stream, 8-aligned (the arrays whose strings need
+** relocating are relocated once per component, in the archive object). */
 static size_t load_size(const psoc_archive *a, size_t i) {
-  const unsigned char *e = pent(a, i), *rec = crec(a, i);
-  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
-  need_ctx c;
-  psoc_parsed parsed;
-  c.rec = rec;
-  c.a = a;
-  c.extra = 0;
-  if (psoc_parse(rec, size, &parsed, NULL) == PSOC_OK) (void)arc_slots_parsed(&parsed, slot_need, &c);
-  return PSOC_ALIGN_UP((size_t)size, 8) + c.extra;
+  return PSOC_ALIGN_UP((size_t)arc_get32(pent(a, i) + ARC_P_REC_SIZE), 8);
 }
 
 psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_archive_entry *out) {
@@ -852,7 +881,7 @@ psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_arc
   out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
   out->kind = (psoc_kind)arc_get32(e + ARC_P_KIND);
   out->stream_size = arc_get32(e + ARC_P_REC_SIZE);
-  out->load_size = a->pstate[index] == ST_OK || a->pstate[index] == ST_LOADS ? a->need[index] : load_size(a, index);
+  out->load_size = load_size(a, index);
   first = arc_get32(e + ARC_P_REF_FIRST);
   count = arc_get32(e + ARC_P_REF_COUNT);
   out->component_count = count;
@@ -936,30 +965,10 @@ psoc_status psoc_archive_component_get(const psoc_archive *a, size_t index,
 typedef struct load_ctx {
   const psoc_archive *a;
   unsigned char *out;          /* the stream in scratch */
-  unsigned char *tail;         /* next free scratch byte for element arrays */
   const char *rs;
   const psoc_archive_load_options *opts;
   int failed;
 } load_ctx;
-
-static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
-
-static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsigned char *comp, int depth) {
-  uint32_t i, k;
-  if (depth > 8) return;
-  for (i = 0; i < s->field_count; i++) {
-    const psoc_field *f = &s->fields[i];
-    if (f->kind == PSOC_FIELD_STRING) {
-      uint64_t v = arc_get_slot(el + f->offset);
-      put_ptr(el + f->offset, v ? comp + v - 1 : NULL);
-    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
-      relocate_strings(el + f->offset, f->element, comp, depth + 1);
-    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
-      for (k = 0; k < f->count; k++)
-        relocate_strings(el + f->offset + (size_t)k * f->stride, f->element, comp, depth + 1);
-    }
-  }
-}
 
 static int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
@@ -985,28 +994,8 @@ static int load_slot(load_ctx *c, const pslot *slot) {
     put_ptr(c->out + slot->offset, NULL);
     return 0;
   }
-  comp = cdata(c->a, (size_t)(v - 1));
-  if (slot->nstrings) {
-    size_t count = pslot_count(c->out, slot), i, stride = slot->stride;
-    if (count) {
-      memcpy(c->tail, comp, count * stride);
-      if (slot->nstrings == ARC_STRINGS_DEEP) {
-        for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, slot->elements, comp, 0);
-      } else {
-        for (i = 0; i < count; i++) {
-          unsigned char *el = c->tail + i * stride;
-          unsigned k;
-          for (k = 0; k < slot->nstrings; k++) {
-            uint64_t sv = arc_get_slot(el + slot->strings[k]);
-            put_ptr(el + slot->strings[k], sv ? comp + sv - 1 : NULL);
-          }
-        }
-      }
-      put_ptr(c->out + slot->offset, c->tail);
-      c->tail += count * stride;
-      return 0;
-    }
-  }
+  comp = slot->nstrings && pslot_count(c->out, slot) ? c->a->reloc + c->a->roff[v - 1] /* relocated */
+                                                     : cdata(c->a, (size_t)(v - 1));
   put_ptr(c->out + slot->offset, comp);
   return 0;
 }
@@ -1039,7 +1028,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   e = pent(a, index);
   size = arc_get32(e + ARC_P_REC_SIZE);
-  need = a->need[index]; /* pipe_ok verified the record and measured it */
+  need = load_size(a, index);
   if (needed) *needed = need;
   if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
@@ -1050,7 +1039,6 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   rs = arc_get32(e + ARC_P_RS);
   c.a = a;
   c.out = scratch;
-  c.tail = (unsigned char *)scratch + PSOC_ALIGN_UP((size_t)size, 8);
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
   c.opts = opts;
   c.failed = 0;
@@ -1087,10 +1075,10 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
   memset(a->pstate, ST_UNKNOWN, a->npipes);
   for (i = 0; i < a->ncomps; i++) {
     if (comp_check(a, i, msg, sizeof msg)) {
-      a->cstate[i] = ST_OK;
+      comp_verdict(a, i, 1);
       continue;
     }
-    a->cstate[i] = ST_DAMAGED;
+    comp_verdict(a, i, 0);
     damaged++;
     if (fn && !stop) {
       d.what = PSOC_ARCHIVE_DAMAGE_COMPONENT;
@@ -1101,7 +1089,7 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
     }
   }
   for (i = 0; i < a->npipes; i++) {
-    if (rec_check(a, i, msg, sizeof msg, &a->need[i], &a->pshape[i])) {
+    if (rec_check(a, i, msg, sizeof msg, &a->pshape[i])) {
       a->pstate[i] = ST_OK;
       continue;
     }
