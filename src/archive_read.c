@@ -378,22 +378,15 @@ static int comp_check(const psoc_archive *a, size_t c, char *msg, size_t n) {
   return 0;
 }
 
-static int ref_listed(const psoc_archive *a, size_t pipe, uint64_t comp) {
-  const unsigned char *e = pent(a, pipe);
-  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
-  for (k = 0; k < count; k++)
-    if (arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4) == comp) return 1;
-  return 0;
-}
-
 typedef struct rec_ctx {
-  const psoc_archive *a;
-  size_t pipe;
   const unsigned char *rec;
+  const unsigned char *comps;  /* the component table */
+  const unsigned char *refs;   /* the pipeline's references (ascending) */
+  size_t ncomps;
+  uint32_t nrefs;
   int has_rs;
   const char *why;
-  uint32_t used[64];
-  size_t nused;
+  uint64_t used;               /* bit k: refs[k] is used by a slot */
 } rec_ctx;
 
 static void pslot_of(const arc_slot *slot, pslot *out) {
@@ -418,11 +411,14 @@ static inline size_t pslot_count(const unsigned char *rec, const pslot *s) {
   return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
 }
 
-static int check_slot(rec_ctx *r, const pslot *slot) {
+/* One pointer slot of a record: a reference of the right kind and count
+** to a component in the pipeline's reference list (whose entry it marks
+** used). Non-zero, with r->why, on damage. */
+static inline int check_slot(rec_ctx *r, const pslot *slot) {
   uint64_t v = arc_get_slot(r->rec + slot->offset);
   size_t count;
   const unsigned char *ce;
-  size_t k;
+  uint32_t k;
   if (slot->kind == 0) {
     if (v > 1 || (v == 1) != (r->has_rs != 0)) r->why = "root-signature reference does not match the entry";
     return r->why != NULL;
@@ -432,35 +428,44 @@ static int check_slot(rec_ctx *r, const pslot *slot) {
     if (count) r->why = "a NULL reference with a non-zero count";
     return r->why != NULL;
   }
-  if (v - 1 >= r->a->ncomps) {
+  if (v - 1 >= r->ncomps) {
     r->why = "a component reference out of range";
     return 1;
   }
-  ce = cent(r->a, (size_t)(v - 1));
+  ce = r->comps + (size_t)(v - 1) * ARC_COMP_ENTRY;
   if (arc_get32(ce + ARC_C_KIND) != slot->kind) {
     r->why = "a component of the wrong kind";
-  } else if (slot->blob ? arc_get64(ce + ARC_C_SIZE) != count : arc_get32(ce + ARC_C_COUNT) != count) {
+    return 1;
+  }
+  if (slot->blob ? arc_get64(ce + ARC_C_SIZE) != count : arc_get32(ce + ARC_C_COUNT) != count) {
     r->why = "a count that does not match its component";
-  } else if (!ref_listed(r->a, r->pipe, v - 1)) {
+    return 1;
+  }
+  for (k = 0; k < r->nrefs && arc_get32(r->refs + (size_t)k * 4) != v - 1; k++) {
+  }
+  if (k == r->nrefs) {
     r->why = "a component missing from its references";
+    return 1;
   }
-  if (r->why) return 1;
-  for (k = 0; k < r->nused && r->used[k] != v - 1; k++) {
+  if (k >= 64) { /* more references than a stream has pointers */
+    r->why = "too many components";
+    return 1;
   }
-  if (k == r->nused) {
-    if (r->nused == 64) {
-      r->why = "too many components";
-      return 1;
-    }
-    r->used[r->nused++] = (uint32_t)(v - 1);
-  }
+  r->used |= (uint64_t)1 << k;
   return 0;
 }
 
-static int slot_check(void *ud, const arc_slot *slot) {
-  pslot ps;
-  pslot_of(slot, &ps);
-  return check_slot(ud, &ps);
+/* Pointer slots collected by arc_slots_* into an array. */
+typedef struct slot_list {
+  pslot *slots;
+  uint32_t n, cap;
+} slot_list;
+
+static int collect_slot(void *ud, const arc_slot *slot) {
+  slot_list *l = ud;
+  if (l->n == l->cap) return 1;
+  pslot_of(slot, &l->slots[l->n++]);
+  return 0;
 }
 
 /* ---- shapes ------------------------------------------------------------ */
@@ -512,13 +517,6 @@ static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t siz
   return d == sh->deciders;
 }
 
-static int shape_collect(void *ud, const arc_slot *slot) {
-  shape *sh = ud;
-  if (sh->nslots == SHAPE_SLOTS) return 1;
-  pslot_of(slot, &sh->slots[sh->nslots++]);
-  return 0;
-}
-
 static int shape_any(void *ud, const arc_slot *slot) {
   (void)ud;
   (void)slot;
@@ -554,10 +552,16 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
   sh = &a->shapes[a->nshapes];
   *sh = probe;
   sh->kind = parsed.kind;
-  sh->nslots = 0;
-  if (arc_slots_trusted(rec, size, shape_collect, sh) != 0 ||
-      arc_slots_parsed(&parsed, shape_any, NULL) != 0) /* every pointer field storable */
-    return SHAPE_NONE;
+  {
+    slot_list l;
+    l.slots = sh->slots;
+    l.n = 0;
+    l.cap = SHAPE_SLOTS;
+    if (arc_slots_trusted(rec, size, collect_slot, &l) != 0 ||
+        arc_slots_parsed(&parsed, shape_any, NULL) != 0) /* every pointer field storable */
+      return SHAPE_NONE;
+    sh->nslots = l.n;
+  }
   a->bucket[b] = (unsigned char)(a->nshapes + 1);
   return a->hint = (unsigned)a->nshapes++;
 }
@@ -571,11 +575,13 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   rec_ctx r;
   psoc_parsed parsed;
   r.why = NULL;
-  r.a = a;
-  r.pipe = i;
   r.rec = rec;
+  r.comps = tab(a, ARC_T_COMP);
+  r.refs = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+  r.ncomps = a->ncomps;
+  r.nrefs = arc_get32(e + ARC_P_REF_COUNT);
   r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
-  r.nused = 0;
+  r.used = 0;
   if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
@@ -589,15 +595,24 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
     kind = (uint32_t)parsed.kind;
   if (!r.why && kind != arc_get32(e + ARC_P_KIND)) r.why = "the stream's kind differs from the entry's";
   if (!r.why) {
+    pslot own[SHAPE_SLOTS];
+    const pslot *slots = own;
+    uint32_t nslots = 0, k;
     if (sx != SHAPE_NONE) { /* the shape's slots, in stream order */
-      const shape *sh = &a->shapes[sx];
-      uint32_t k;
-      for (k = 0; k < sh->nslots && !check_slot(&r, &sh->slots[k]); k++) {
-      }
-    } else if (arc_slots_parsed(&parsed, slot_check, &r) < 0) {
-      r.why = "a pointer field this build cannot load";
+      slots = a->shapes[sx].slots;
+      nslots = a->shapes[sx].nslots;
+    } else { /* the parsed stream's, in type order */
+      slot_list l;
+      l.slots = own;
+      l.n = 0;
+      l.cap = SHAPE_SLOTS;
+      if (arc_slots_parsed(&parsed, collect_slot, &l) != 0) r.why = "a pointer field this build cannot load";
+      nslots = l.n;
     }
-    if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
+    for (k = 0; !r.why && k < nslots && !check_slot(&r, &slots[k]); k++) {
+    }
+    if (!r.why && (r.nrefs > 64 || r.used != (r.nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << r.nrefs) - 1)))
+      r.why = "references it does not use";
   }
   if (!r.why) {
     if (shape_out) *shape_out = (unsigned char)sx;
@@ -665,7 +680,7 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   count = arc_get32(e + ARC_P_REF_COUNT);
   for (k = 0; k < count; k++) {
     uint32_t c = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
-    if (!comp_ok(a, c)) {
+    if (a->cstate[c] != ST_OK && !comp_ok(a, c)) {
       *bad = c;
       return 0;
     }
@@ -970,7 +985,7 @@ typedef struct load_ctx {
   int failed;
 } load_ctx;
 
-static int load_slot(load_ctx *c, const pslot *slot) {
+static inline int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
   const unsigned char *comp;
   if (slot->kind == 0) {
@@ -998,12 +1013,6 @@ static int load_slot(load_ctx *c, const pslot *slot) {
                                                      : cdata(c->a, (size_t)(v - 1));
   put_ptr(c->out + slot->offset, comp);
   return 0;
-}
-
-static int slot_load(void *ud, const arc_slot *slot) {
-  pslot ps;
-  pslot_of(slot, &ps);
-  return load_slot(ud, &ps);
 }
 
 psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
@@ -1042,13 +1051,23 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
   c.opts = opts;
   c.failed = 0;
-  if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
-    const shape *sh = &a->shapes[a->pshape[index]];
-    uint32_t k;
-    for (k = 0; k < sh->nslots && !load_slot(&c, &sh->slots[k]); k++) {
+  {
+    pslot own[SHAPE_SLOTS];
+    const pslot *slots = own;
+    uint32_t nslots, k;
+    if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
+      slots = a->shapes[a->pshape[index]].slots;
+      nslots = a->shapes[a->pshape[index]].nslots;
+    } else { /* verified by pipe_ok: it walks */
+      slot_list l;
+      l.slots = own;
+      l.n = 0;
+      l.cap = SHAPE_SLOTS;
+      (void)arc_slots_trusted(scratch, size, collect_slot, &l);
+      nslots = l.n;
     }
-  } else {
-    (void)arc_slots_trusted(scratch, size, slot_load, &c); /* verified by pipe_ok */
+    for (k = 0; k < nslots && !load_slot(&c, &slots[k]); k++) {
+    }
   }
   if (c.failed) {
     arc_errf(err, errlen,
