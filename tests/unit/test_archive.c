@@ -668,6 +668,114 @@ START_TEST(test_component_flip_loses_its_pipelines) {
 }
 END_TEST
 
+/* ---- records of one shape -------------------------------------------------- */
+
+/* Little-endian helpers over an archive buffer (docs/archive.md). */
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void wr64(unsigned char *p, uint64_t v) {
+  unsigned i;
+  for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* After editing pipeline i's record: its record checksum, the pipeline
+** table's checksum, the table of contents' and the header's (and the end
+** marker's copy) made consistent again, as a writer with a bug would. */
+static void reseal_record(unsigned char *buf, size_t size, size_t i) {
+  unsigned char *toc = buf + 96, *pipe = buf + rd32(toc + 8), *e = pipe + i * 64;
+  unsigned char *recs = buf + rd32(toc + 5 * 32 + 8);
+  uint64_t pipe_len = rd32(toc + 16);
+  wr64(e + 56, psoc_xxh3(recs + rd32(e + 40), rd32(e + 36)));
+  wr64(toc + 24, psoc_xxh3(pipe, (size_t)pipe_len));
+  wr64(buf + 56, psoc_xxh3(toc, 7 * 32));
+  wr64(buf + 88, psoc_xxh3(buf, 88));
+  memcpy(buf + size - 8, buf + 88, 8);
+}
+
+/* Many records share one layout (a shape: parsed once, the others matched
+** against it). A record of that size whose type words or deciding shader
+** differ, under valid checksums, must still be found damaged, with the
+** reason psoc_parse gives, and lose only its pipeline. */
+START_TEST(test_same_shape_record_damage) {
+  enum { N = 6, VICTIM = 4 };
+  psoc_stream *s[N];
+  psoc_archive_writer *w;
+  const void *d;
+  size_t size, i;
+  unsigned char *clean;
+  char err[512], names[N][16];
+  int which;
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  for (i = 0; i < N; i++) {
+    s[i] = graphics_stream(i % 2 ? D3D12_CULL_MODE_FRONT : D3D12_CULL_MODE_BACK, 1);
+    snprintf(names[i], sizeof names[i], "p%zu", i);
+    ck_assert_int_eq(psoc_archive_writer_add(w, names[i], "forward", psoc_stream_data(s[i]),
+                                             psoc_stream_size(s[i]), err, sizeof err), PSOC_OK);
+  }
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  clean = aligned_copy(d, size);
+  psoc_archive_writer_free(w);
+  for (which = 0; which < 2; which++) {
+    unsigned mode;
+    for (mode = 0; mode < 2; mode++) {
+      unsigned char *buf = aligned_copy(clean, size);
+      unsigned char *toc = buf + 96, *e = buf + rd32(toc + 8) + VICTIM * 64;
+      unsigned char *rec = buf + rd32(toc + 5 * 32 + 8) + rd32(e + 40);
+      psoc_parsed parsed;
+      psoc_archive *a;
+      psoc_archive_entry ent;
+      size_t lost, k;
+      ck_assert_int_eq(psoc_parse(rec, rd32(e + 36), &parsed, NULL), PSOC_OK);
+      if (which == 0) { /* the rasterizer's type word: a type that does not exist */
+        rec[parsed.views[PSOC_SO_RASTERIZER].offset] = 0x7f;
+      } else {
+        /* no vertex shader, and its component taken off the references:
+        ** a consistent record of the same size and types, but of no kind */
+        size_t vs = (size_t)-1, first = rd32(e + 44), count = rd32(e + 48), c;
+        unsigned char *refs = buf + rd32(toc + 2 * 32 + 8);
+        for (k = 0; k < count; k++) {
+          psoc_archive_component info;
+          psoc_archive *ca;
+          c = rd32(refs + (first + k) * 4);
+          ck_assert_int_eq(psoc_archive_open_memory(clean, size, 0, NULL, &ca, err, sizeof err), PSOC_OK);
+          ck_assert_int_eq(psoc_archive_component_get(ca, c, &info), PSOC_OK);
+          if (info.kind == PSOC_ARCHIVE_COMPONENT_SHADER && info.size == sizeof vs_code) vs = k;
+          psoc_archive_close(ca);
+        }
+        ck_assert_msg(vs == 0 || vs == count - 1, "the vertex shader is reference %zu of %zu", vs, count);
+        if (vs == 0) e[44] = (unsigned char)(first + 1); /* first (< 256 here) */
+        e[48] = (unsigned char)(count - 1);
+        memset(rec + parsed.views[PSOC_SO_VS].offset + parsed.views[PSOC_SO_VS].info->payload_offset, 0,
+               sizeof(D3D12_SHADER_BYTECODE));
+      }
+      reseal_record(buf, size, VICTIM);
+      ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL,
+                                             NULL, &a, err, sizeof err) == PSOC_OK, "%s", err);
+      for (k = 0; k < N; k++) { /* the others load, in order, the victim does not */
+        static _Alignas(16) unsigned char scratch[4096];
+        psoc_archive_load_options lo;
+        D3D12_PIPELINE_STATE_STREAM_DESC desc;
+        memset(&lo, 0, sizeof lo);
+        lo.resolve_root_signature = resolve_rs;
+        ck_assert_int_eq(psoc_archive_entry_get(a, k, &ent), PSOC_OK);
+        ck_assert_str_eq(ent.name, names[k]);
+        ck_assert_int_eq(psoc_archive_load(a, k, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err),
+                         k == VICTIM ? PSOC_ERR_INVALID : PSOC_OK);
+        if (k == VICTIM)
+          ck_assert_msg(strstr(err, which == 0 ? "does not parse" : "kind") != NULL, "%s", err);
+      }
+      ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, &lost), PSOC_ERR_INVALID);
+      ck_assert_uint_eq(lost, 1);
+      psoc_archive_close(a);
+      free(buf);
+    }
+  }
+  free(clean);
+  for (i = 0; i < N; i++) psoc_stream_free(s[i]);
+}
+END_TEST
+
 /* Rewrite a header field and make the header's checksum (and the end
 ** marker's copy of it) consistent again, as another build would have. */
 static void patch_header(unsigned char *buf, size_t size, size_t at, uint32_t value) {
@@ -1152,6 +1260,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_every_flip_detected);
   tcase_add_test(t, test_every_truncation_detected);
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
+  tcase_add_test(t, test_same_shape_record_damage);
   tcase_add_test(t, test_version_and_pointer_size_mismatch);
   tcase_add_test(t, test_load_options_and_scratch);
   tcase_add_test(t, test_writer_rejects);
