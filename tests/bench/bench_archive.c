@@ -11,20 +11,30 @@
 ** with psoc_archive_writer into a temporary file (the cook's time is shown,
 ** for information).
 **
-** Rows, each the median of 7 runs (3 with --quick), measured alternately in
-** one process with the file in the page cache:
-**   read        open the file, read all its bytes into a fresh buffer,
-**               close: the floor any loader pays;
+** Rows, each the median of 21 runs (7 with --quick), measured alternately in
+** one process with the file in the page cache, by wall clock and by the
+** thread's CPU time (psoc_plat_thread_cpu_ns: user and system time, which
+** leaves out the time other processes held the CPU on a loaded machine):
+**   read        open the file, read all its bytes into a fresh buffer with
+**               psoc_plat_read, close: the floor any loader pays;
 **   verify_all  psoc_archive_open_file(VERIFY_ALL) (maps, checks every
 **               checksum and structure), then psoc_archive_load of every
 **               pipeline into one reused scratch buffer, then close;
 **   lazy        the same with VERIFY_LAZY: each pipeline verified at its
 **               first load, each component once.
 ** The ratios verify_all/read and lazy/read are the figure (goal <= 2x).
-** For instruction counts, run under callgrind with
-**   --collect-atstart=no --toggle-collect=bench_archive_read_once
-**   (or bench_archive_load_once)
-** which collect exactly one iteration of each workload.
+** For instruction counts, run the profiling mode under callgrind:
+**   valgrind --tool=callgrind --collect-atstart=no \
+**     --toggle-collect=bench_archive_load_once \
+**     build/bin/psoc_bench --loop=archive_all --iterations=1
+** (archive_lazy the same; archive_read with bench_archive_read_once, whose
+** copy happens in the kernel, where callgrind does not count).
+**
+** With --library=DIR (a psoc_gen_library output): its material scripts
+** (DIR/materials) are evaluated in-process (psol_evaluate_file, checked, as
+** psoc cook does) and cooked into an archive; then evaluating them all
+** again is timed against opening that archive (VERIFY_ALL) and loading
+** every pipeline (goal: loading >= 100x faster).
 **
 ** Size: the file against the sum of the unique components' bytes plus the
 ** tables' bytes without alignment padding (header, table of contents,
