@@ -776,6 +776,96 @@ START_TEST(test_same_shape_record_damage) {
 }
 END_TEST
 
+/* More layouts than the reader keeps shapes for (128): 256 pipelines, each
+** with another subset of 8 optional subobjects, so half of them are
+** checked and loaded by parsing their records (no shape). Every one loads,
+** in both verify modes, with its content (hash) and its input layout's
+** semantic names intact. */
+START_TEST(test_many_shapes) {
+  enum { N = 256 };
+  static psoc_hash128 want[N];
+  static _Alignas(16) unsigned char scratch[4096];
+  static const uint32_t optional[8] = { PSOC_SO_SAMPLE_MASK, PSOC_SO_IB_STRIP_CUT_VALUE, PSOC_SO_PRIMITIVE_TOPOLOGY,
+                                        PSOC_SO_DEPTH_STENCIL_FORMAT, PSOC_SO_SAMPLE_DESC, PSOC_SO_NODE_MASK,
+                                        PSOC_SO_FLAGS, PSOC_SO_BLEND };
+  D3D12_SHADER_BYTECODE vs = { vs_code, sizeof vs_code }, ps = { ps_code, sizeof ps_code };
+  D3D12_INPUT_ELEMENT_DESC el[2] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+  };
+  D3D12_INPUT_LAYOUT_DESC il = { el, 2 };
+  psoc_archive_writer *w;
+  psoc_builder *b;
+  const void *d;
+  unsigned char *buf, zero[512];
+  size_t size, i, k;
+  char err[512], name[16];
+  unsigned mode;
+  void *rs = NULL;
+  memset(zero, 0, sizeof zero);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  for (i = 0; i < N; i++) {
+    psoc_stream *st;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_ROOT_SIGNATURE, &rs, sizeof rs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    for (k = 0; k < 8; k++)
+      if (i & ((size_t)1 << k)) {
+        const psoc_subobject_info *info = psoc_subobject_info_get(optional[k]);
+        ck_assert_ptr_nonnull(info);
+        ck_assert_uint_le(info->payload->size, sizeof zero);
+        ck_assert_int_eq(psoc_builder_add(b, optional[k], zero, info->payload->size), PSOC_OK);
+      }
+    ck_assert_int_eq(psoc_builder_finish(b, &st), PSOC_OK);
+    ck_assert_int_eq(psoc_hash(psoc_stream_data(st), psoc_stream_size(st), PSOC_FOLLOW_POINTERS, "forward", &want[i]),
+                     PSOC_OK);
+    snprintf(name, sizeof name, "s%03zu", i);
+    ck_assert_msg(psoc_archive_writer_add(w, name, "forward", psoc_stream_data(st), psoc_stream_size(st), err,
+                                          sizeof err) == PSOC_OK, "%s", err);
+    psoc_stream_free(st);
+  }
+  psoc_builder_free(b);
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  buf = aligned_copy(d, size);
+  psoc_archive_writer_free(w);
+  for (mode = 0; mode < 2; mode++) {
+    psoc_archive *a;
+    psoc_archive_load_options lo;
+    ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL, NULL,
+                                           &a, err, sizeof err) == PSOC_OK, "%s", err);
+    ck_assert_uint_eq(psoc_archive_count(a), N);
+    memset(&lo, 0, sizeof lo);
+    lo.resolve_root_signature = resolve_rs;
+    for (i = 0; i < N; i++) {
+      D3D12_PIPELINE_STATE_STREAM_DESC desc;
+      psoc_parsed parsed;
+      D3D12_INPUT_LAYOUT_DESC got;
+      psoc_hash128 h;
+      size_t at;
+      snprintf(name, sizeof name, "s%03zu", i);
+      at = psoc_archive_find(a, name);
+      ck_assert_uint_ne(at, PSOC_ARCHIVE_NOT_FOUND);
+      ck_assert_msg(psoc_archive_load(a, at, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err) == PSOC_OK,
+                    "%s", err);
+      ck_assert_int_eq(psoc_hash(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, PSOC_FOLLOW_POINTERS,
+                                 "forward", &h), PSOC_OK);
+      ck_assert_msg(heq(h, want[i]), "%s loaded with other content", name);
+      ck_assert_int_eq(psoc_parse(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, &parsed, NULL), PSOC_OK);
+      memcpy(&got, parsed.views[PSOC_SO_INPUT_LAYOUT].payload, sizeof got);
+      ck_assert_uint_eq(got.NumElements, 2);
+      ck_assert_str_eq(got.pInputElementDescs[0].SemanticName, "POSITION");
+      ck_assert_str_eq(got.pInputElementDescs[1].SemanticName, "NORMAL");
+    }
+    ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, NULL), PSOC_OK);
+    psoc_archive_close(a);
+  }
+  free(buf);
+}
+END_TEST
+
 /* Rewrite a header field and make the header's checksum (and the end
 ** marker's copy of it) consistent again, as another build would have. */
 static void patch_header(unsigned char *buf, size_t size, size_t at, uint32_t value) {
@@ -1261,6 +1351,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_every_truncation_detected);
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
   tcase_add_test(t, test_same_shape_record_damage);
+  tcase_add_test(t, test_many_shapes);
   tcase_add_test(t, test_version_and_pointer_size_mismatch);
   tcase_add_test(t, test_load_options_and_scratch);
   tcase_add_test(t, test_writer_rejects);
