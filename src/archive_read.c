@@ -11,7 +11,44 @@
 #include "archive_internal.h"
 #include "platform.h"
 
-enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2 };
+/* Verdicts: a record or component not checked yet, sound, damaged; and a
+** pipeline whose record and every component are sound (it loads). */
+enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2, ST_LOADS = 3 };
+
+/* A shape: the layout of records that psoc_parse would walk the same way
+** (the same size, subobject types in the same order, the same deciding
+** shaders non-NULL, so the same kind) and so the same pointer slots, in
+** stream order. The first record of a shape is parsed in full; the others
+** are matched against it (one pass over their type words) and reuse its
+** slots, for checking and for loading. */
+#define SHAPE_MAX 128u           /* shapes per archive; more fall back to parsing */
+#define SHAPE_BUCKETS 256u       /* hash table over them (a power of two) */
+#define SHAPE_SLOTS 32u
+#define SHAPE_NONE 0xffu
+
+/* A pointer slot in the form checking and loading read it. */
+typedef struct pslot {
+  uint32_t offset;             /* of the pointer, in the stream */
+  uint32_t count_offset;       /* of its COUNT field */
+  uint8_t count_size;
+  uint8_t kind;                /* component kind; 0 for the root-signature object */
+  uint8_t blob;                /* the count is bytes (a blob), not elements */
+  uint8_t nstrings;            /* string fields per element (arrays whose elements
+                                  hold strings: copied and relocated), or
+                                  ARC_STRINGS_DEEP; 0: pointed at in place */
+  uint32_t stride;             /* element bytes (relocated arrays) */
+  uint16_t strings[ARC_SLOT_STRINGS];
+  const psoc_struct *elements; /* for ARC_STRINGS_DEEP */
+} pslot;
+
+typedef struct shape {
+  uint32_t size, ntypes, nslots, ndeciders, deciders;
+  psoc_kind kind;
+  uint8_t types[PSOC_SO_TYPE_COUNT];
+  uint32_t offsets[PSOC_SO_TYPE_COUNT];   /* of each subobject */
+  uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
+  pslot slots[SHAPE_SLOTS];
+} shape;
 
 struct psoc_archive {
   psoc_allocator alloc;
@@ -24,7 +61,17 @@ struct psoc_archive {
   size_t npipes, ncomps, nrefs;
   unsigned char *pstate; /* per pipeline: its record */
   unsigned char *cstate; /* per component */
-  size_t *need;          /* per pipeline: scratch bytes, once its record is verified */
+  unsigned char *pshape; /* per pipeline: its shape, or SHAPE_NONE */
+  shape *shapes;         /* nshapes of them, room for cshapes */
+  size_t nshapes, cshapes;
+  unsigned char bucket[SHAPE_BUCKETS]; /* shape index + 1, 0 empty */
+  unsigned hint;         /* the shape matched last, tried first */
+  /* Input-element and stream-output arrays with their semantic-name
+  ** pointers relocated, made once per component when it is verified:
+  ** loads point at them. Component c's copy is at reloc + roff[c]. */
+  unsigned char *reloc;
+  uint64_t *roff;
+  size_t reloc_size;
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -45,10 +92,13 @@ static const unsigned char *cdata(const psoc_archive *a, size_t c) {
 }
 
 static int all_zero(const unsigned char *p, size_t n) {
-  size_t i;
-  for (i = 0; i < n; i++)
-    if (p[i]) return 0;
-  return 1;
+  uint64_t w, acc = 0;
+  for (; n >= 8; n -= 8, p += 8) {
+    memcpy(&w, p, 8);
+    acc |= w;
+  }
+  for (; n; n--) acc |= *p++;
+  return acc == 0;
 }
 
 /* A NUL-terminated string of exactly 'len' bytes at 'off' in a region of
@@ -230,20 +280,27 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
     return PSOC_ERR_INVALID;
   }
-  for (i = 0; i < n; i++) {
-    uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
-    const char *why = NULL;
-    if (x >= n)
-      why = "index out of range";
-    else if (i > 0) {
-      uint32_t y = arc_get32(tab(a, ARC_T_HIDX) + (i - 1) * 4);
-      uint64_t xh = arc_get64(pent(a, x) + ARC_P_HASH_HI), xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
-      uint64_t yh = arc_get64(pent(a, y) + ARC_P_HASH_HI), yl = arc_get64(pent(a, y) + ARC_P_HASH_LO);
-      if (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x)))) why = "not sorted by hash";
-    }
-    if (why) {
-      arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
-      return PSOC_ERR_INVALID;
+  {
+    uint64_t yh = 0, yl = 0; /* the previous entry's hash */
+    uint32_t y = 0;
+    for (i = 0; i < n; i++) {
+      uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
+      uint64_t xh, xl;
+      const char *why = NULL;
+      if (x >= n) {
+        why = "index out of range";
+      } else {
+        xh = arc_get64(pent(a, x) + ARC_P_HASH_HI);
+        xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
+        if (i > 0 && (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x))))) why = "not sorted by hash";
+        y = x;
+        yh = xh;
+        yl = xl;
+      }
+      if (why) {
+        arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
+        return PSOC_ERR_INVALID;
+      }
     }
   }
   return PSOC_OK;
@@ -321,121 +378,309 @@ static int comp_check(const psoc_archive *a, size_t c, char *msg, size_t n) {
   return 0;
 }
 
-static int ref_listed(const psoc_archive *a, size_t pipe, uint64_t comp) {
-  const unsigned char *e = pent(a, pipe);
-  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
-  for (k = 0; k < count; k++)
-    if (arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4) == comp) return 1;
-  return 0;
-}
-
 typedef struct rec_ctx {
-  const psoc_archive *a;
-  size_t pipe;
   const unsigned char *rec;
+  const unsigned char *comps;  /* the component table */
+  const unsigned char *refs;   /* the pipeline's references (ascending) */
+  size_t ncomps;
+  uint32_t nrefs;
   int has_rs;
   const char *why;
-  uint32_t used[64];
-  size_t nused;
-  size_t extra;   /* scratch bytes for relocated element arrays */
+  uint64_t used;               /* bit k: refs[k] is used by a slot */
 } rec_ctx;
 
-static int slot_check(void *ud, const arc_slot *slot) {
-  rec_ctx *r = ud;
+static void pslot_of(const arc_slot *slot, pslot *out) {
+  memset(out, 0, sizeof *out);
+  out->offset = (uint32_t)slot->offset;
+  out->count_offset = (uint32_t)(slot->base + slot->f->count_offset);
+  out->count_size = (uint8_t)slot->count_size;
+  out->kind = (uint8_t)slot->kind;
+  out->blob = slot->f->kind == PSOC_FIELD_BLOB;
+  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) && slot->f->element) {
+    out->stride = slot->f->stride;
+    out->elements = slot->f->element;
+    out->nstrings = slot->nstrings;
+    memcpy(out->strings, slot->strings, sizeof out->strings);
+    if (!out->nstrings) out->nstrings = ARC_STRINGS_DEEP; /* relocated either way */
+  }
+}
+
+static inline size_t pslot_count(const unsigned char *rec, const pslot *s) {
+  if (s->count_size == 4) return arc_get32(rec + s->count_offset);
+  if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
+  return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
+}
+
+/* One pointer slot of a record: a reference of the right kind and count
+** to a component in the pipeline's reference list (whose entry it marks
+** used). Non-zero, with r->why, on damage. */
+static inline int check_slot(rec_ctx *r, const pslot *slot) {
   uint64_t v = arc_get_slot(r->rec + slot->offset);
   size_t count;
   const unsigned char *ce;
-  size_t k;
+  uint32_t k;
   if (slot->kind == 0) {
     if (v > 1 || (v == 1) != (r->has_rs != 0)) r->why = "root-signature reference does not match the entry";
     return r->why != NULL;
   }
-  count = arc_slot_count(r->rec, slot);
+  count = pslot_count(r->rec, slot);
   if (v == 0) {
     if (count) r->why = "a NULL reference with a non-zero count";
     return r->why != NULL;
   }
-  if (v - 1 >= r->a->ncomps) {
+  if (v - 1 >= r->ncomps) {
     r->why = "a component reference out of range";
     return 1;
   }
-  ce = cent(r->a, (size_t)(v - 1));
+  ce = r->comps + (size_t)(v - 1) * ARC_COMP_ENTRY;
   if (arc_get32(ce + ARC_C_KIND) != slot->kind) {
     r->why = "a component of the wrong kind";
-  } else if (slot->f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) != count
-                                              : arc_get32(ce + ARC_C_COUNT) != count) {
+    return 1;
+  }
+  if (slot->blob ? arc_get64(ce + ARC_C_SIZE) != count : arc_get32(ce + ARC_C_COUNT) != count) {
     r->why = "a count that does not match its component";
-  } else if (!ref_listed(r->a, r->pipe, v - 1)) {
+    return 1;
+  }
+  for (k = 0; k < r->nrefs && arc_get32(r->refs + (size_t)k * 4) != v - 1; k++) {
+  }
+  if (k == r->nrefs) {
     r->why = "a component missing from its references";
+    return 1;
   }
-  if (r->why) return 1;
-  for (k = 0; k < r->nused && r->used[k] != v - 1; k++) {
+  if (k >= 64) { /* more references than a stream has pointers */
+    r->why = "too many components";
+    return 1;
   }
-  if (k == r->nused) {
-    if (r->nused == 64) {
-      r->why = "too many components";
-      return 1;
-    }
-    r->used[r->nused++] = (uint32_t)(v - 1);
-  }
-  if (slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind))
-    r->extra += (size_t)count * slot->f->stride;
+  r->used |= (uint64_t)1 << k;
   return 0;
 }
 
+/* Pointer slots collected by arc_slots_* into an array. */
+typedef struct slot_list {
+  pslot *slots;
+  uint32_t n, cap;
+} slot_list;
+
+static int collect_slot(void *ud, const arc_slot *slot) {
+  slot_list *l = ud;
+  if (l->n == l->cap) return 1;
+  pslot_of(slot, &l->slots[l->n++]);
+  return 0;
+}
+
+/* ---- shapes ------------------------------------------------------------ */
+
+/* Walk a record's type words as psoc_parse would (bounds-checked; no
+** views, no messages): its types and their offsets, which deciding
+** shaders are non-NULL, and a hash of both. 0 when the walk would stop
+** early or has more subobjects than a stream without duplicates can hold
+** (psoc_parse rejects those). */
+static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_t *hash) {
+  size_t off = 0;
+  uint32_t n = 0, d = 0, nd = 0, h = (uint32_t)size * 0x9e3779b1u;
+  while (off < size) {
+    const psoc_subobject_info *info;
+    uint32_t type;
+    if (size - off < 4 || n == PSOC_SO_TYPE_COUNT) return 0;
+    type = psoc_rd32(rec + off);
+    if (type >= PSOC_SO_TYPE_COUNT) return 0;
+    info = &psoc_registry_rows[type];
+    if (!info->stride || info->stride > size - off) return 0;
+    if (PSOC_DECIDER_TYPES & PSOC_TYPE_BIT(type)) {
+      out->decider_at[nd] = (uint32_t)(off + info->payload_offset);
+      if (psoc_rdptr(rec + off + info->payload_offset)) d |= 1u << nd;
+      nd++;
+    }
+    out->types[n] = (uint8_t)type;
+    out->offsets[n++] = (uint32_t)off;
+    h = (h ^ type) * 0x01000193u;
+    off += info->stride;
+  }
+  out->size = (uint32_t)size;
+  out->ntypes = n;
+  out->ndeciders = nd;
+  out->deciders = d;
+  *hash = (h ^ d * 0x85ebca6bu) ^ (h >> 15);
+  return 1;
+}
+
+/* Whether psoc_parse walks 'rec' as it walked the shape's first record:
+** the same size and the same type at each subobject offset make the same
+** walk, and the same deciding shaders non-NULL the same kind. */
+static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
+  uint32_t k, d = 0;
+  if (size != sh->size) return 0;
+  for (k = 0; k < sh->ntypes; k++)
+    if (psoc_rd32(rec + sh->offsets[k]) != sh->types[k]) return 0;
+  for (k = 0; k < sh->ndeciders; k++)
+    if (psoc_rdptr(rec + sh->decider_at[k])) d |= 1u << k;
+  return d == sh->deciders;
+}
+
+static int shape_any(void *ud, const arc_slot *slot) {
+  (void)ud;
+  (void)slot;
+  return 0;
+}
+
+/* The shape of a record: found, or made from psoc_parse's verdict on it.
+** SHAPE_NONE when the record does not parse the way a shape can stand for
+** (the caller then parses it itself), or when no room is left. */
+static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t size) {
+  shape probe, *sh;
+  uint32_t h, b;
+  psoc_parsed parsed;
+  if (a->hint < a->nshapes && shape_matches(&a->shapes[a->hint], rec, size)) return a->hint;
+  if (!shape_walk(rec, size, &probe, &h)) return SHAPE_NONE;
+  for (b = h & (SHAPE_BUCKETS - 1);; b = (b + 1) & (SHAPE_BUCKETS - 1)) {
+    unsigned x = a->bucket[b];
+    if (!x) break;
+    sh = &a->shapes[x - 1];
+    if (sh->size == probe.size && sh->ntypes == probe.ntypes && sh->deciders == probe.deciders &&
+        memcmp(sh->types, probe.types, probe.ntypes) == 0)
+      return a->hint = x - 1;
+  }
+  /* a new shape, for bucket b */
+  if (a->nshapes == SHAPE_MAX || psoc_parse(rec, size, &parsed, NULL) != PSOC_OK) return SHAPE_NONE;
+  if (a->nshapes == a->cshapes) {
+    size_t c = a->cshapes ? a->cshapes * 2 : 4;
+    shape *ns = psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *ns, c * sizeof *ns);
+    if (!ns) return SHAPE_NONE;
+    a->shapes = ns;
+    a->cshapes = c;
+  }
+  sh = &a->shapes[a->nshapes];
+  *sh = probe;
+  sh->kind = parsed.kind;
+  {
+    slot_list l;
+    l.slots = sh->slots;
+    l.n = 0;
+    l.cap = SHAPE_SLOTS;
+    if (arc_slots_trusted(rec, size, collect_slot, &l) != 0 ||
+        arc_slots_parsed(&parsed, shape_any, NULL) != 0) /* every pointer field storable */
+      return SHAPE_NONE;
+    sh->nslots = l.n;
+  }
+  a->bucket[b] = (unsigned char)(a->nshapes + 1);
+  return a->hint = (unsigned)a->nshapes++;
+}
+
 /* Check pipeline i's record; on damage write why into msg, else its
-** scratch size into *need (may be NULL). */
-static int rec_check(const psoc_archive *a, size_t i, char *msg, size_t n, size_t *need) {
+** shape into *shape_out (may be NULL: then no shape is looked up or made). */
+static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned char *shape_out) {
   const unsigned char *e = pent(a, i), *rec = crec(a, i);
-  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE), kind = 0;
+  unsigned sx = SHAPE_NONE;
   rec_ctx r;
   psoc_parsed parsed;
-  memset(&r, 0, sizeof r);
+  r.why = NULL;
+  r.rec = rec;
+  r.comps = tab(a, ARC_T_COMP);
+  r.refs = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+  r.ncomps = a->ncomps;
+  r.nrefs = arc_get32(e + ARC_P_REF_COUNT);
+  r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
+  r.used = 0;
+  if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
   else if (!all_zero(rec + size, (size_t)(arc_align(size) - size)))
     r.why = "padding not zero";
+  else if (shape_out && (sx = find_shape(a, rec, size)) != SHAPE_NONE)
+    kind = (uint32_t)a->shapes[sx].kind; /* parsed when the shape was made */
   else if (psoc_parse(rec, size, &parsed, NULL) != PSOC_OK)
     r.why = "the stream does not parse";
-  else if ((uint32_t)parsed.kind != arc_get32(e + ARC_P_KIND))
-    r.why = "the stream's kind differs from the entry's";
-  else {
-    r.a = a;
-    r.pipe = i;
-    r.rec = rec;
-    r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
-    if (arc_slots_parsed(&parsed, slot_check, &r) < 0) r.why = "a pointer field this build cannot load";
-    if (!r.why && r.nused != arc_get32(e + ARC_P_REF_COUNT)) r.why = "references it does not use";
+  else
+    kind = (uint32_t)parsed.kind;
+  if (!r.why && kind != arc_get32(e + ARC_P_KIND)) r.why = "the stream's kind differs from the entry's";
+  if (!r.why) {
+    pslot own[SHAPE_SLOTS];
+    const pslot *slots = own;
+    uint32_t nslots = 0, k;
+    if (sx != SHAPE_NONE) { /* the shape's slots, in stream order */
+      slots = a->shapes[sx].slots;
+      nslots = a->shapes[sx].nslots;
+    } else { /* the parsed stream's, in type order */
+      slot_list l;
+      l.slots = own;
+      l.n = 0;
+      l.cap = SHAPE_SLOTS;
+      if (arc_slots_parsed(&parsed, collect_slot, &l) != 0) r.why = "a pointer field this build cannot load";
+      nslots = l.n;
+    }
+    for (k = 0; !r.why && k < nslots && !check_slot(&r, &slots[k]); k++) {
+    }
+    if (!r.why && (r.nrefs > 64 || r.used != (r.nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << r.nrefs) - 1)))
+      r.why = "references it does not use";
   }
   if (!r.why) {
-    if (need) *need = PSOC_ALIGN_UP((size_t)size, 8) + r.extra;
+    if (shape_out) *shape_out = (unsigned char)sx;
     return 1;
   }
   snprintf(msg, n, "record of pipeline '%s': %s", pname(a, i), r.why);
   return 0;
 }
 
+static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
+
+static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsigned char *comp, int depth) {
+  uint32_t i, k;
+  if (depth > 8) return;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_STRING) {
+      uint64_t v = arc_get_slot(el + f->offset);
+      put_ptr(el + f->offset, v ? comp + v - 1 : NULL);
+    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
+      relocate_strings(el + f->offset, f->element, comp, depth + 1);
+    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
+      for (k = 0; k < f->count; k++)
+        relocate_strings(el + f->offset + (size_t)k * f->stride, f->element, comp, depth + 1);
+    }
+  }
+}
+
+/* Record component c's verdict; a sound array whose elements hold strings
+** gets its relocated copy (component_check proved every string inside it). */
+static void comp_verdict(psoc_archive *a, size_t c, int ok) {
+  const unsigned char *e = cent(a, c);
+  uint32_t kind = arc_get32(e + ARC_C_KIND);
+  a->cstate[c] = ok ? ST_OK : ST_DAMAGED;
+  if (ok && arc_kind_strings(kind)) {
+    const psoc_struct *el = arc_kind_string_elements(kind);
+    const unsigned char *p = cdata(a, c);
+    unsigned char *dst = a->reloc + a->roff[c];
+    size_t count = arc_get32(e + ARC_C_COUNT), stride = arc_get32(e + ARC_C_STRIDE), i;
+    memcpy(dst, p, count * stride);
+    for (i = 0; el && i < count; i++) relocate_strings(dst + i * stride, el, p, 0);
+  }
+}
+
 static int comp_ok(psoc_archive *a, size_t c) {
   char msg[8];
-  if (a->cstate[c] == ST_UNKNOWN) a->cstate[c] = comp_check(a, c, msg, sizeof msg) ? ST_OK : ST_DAMAGED;
+  if (a->cstate[c] == ST_UNKNOWN) comp_verdict(a, c, comp_check(a, c, msg, sizeof msg));
   return a->cstate[c] == ST_OK;
 }
 
 static int rec_ok(psoc_archive *a, size_t i) {
   char msg[8];
   if (a->pstate[i] == ST_UNKNOWN)
-    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->need[i]) ? ST_OK : ST_DAMAGED;
-  return a->pstate[i] == ST_OK;
+    a->pstate[i] = rec_check(a, i, msg, sizeof msg, &a->pshape[i]) ? ST_OK : ST_DAMAGED;
+  return a->pstate[i] == ST_OK || a->pstate[i] == ST_LOADS;
 }
 
 /* 1 when pipeline i loads; else its first damaged part (component index,
 ** or (size_t)-1 for the record) in *bad. */
 static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   const unsigned char *e = pent(a, i);
-  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  uint32_t first, count, k;
+  if (a->pstate[i] == ST_LOADS) return 1; /* the verdict of an earlier call */
+  first = arc_get32(e + ARC_P_REF_FIRST);
+  count = arc_get32(e + ARC_P_REF_COUNT);
   for (k = 0; k < count; k++) {
     uint32_t c = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
-    if (!comp_ok(a, c)) {
+    if (a->cstate[c] != ST_OK && !comp_ok(a, c)) {
       *bad = c;
       return 0;
     }
@@ -444,17 +689,20 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
     *bad = (size_t)-1;
     return 0;
   }
+  a->pstate[i] = ST_LOADS;
   return 1;
 }
 
+/* Every verdict, so that loads afterwards only read them (VERIFY_ALL
+** archives may be loaded from several threads at once). */
 static void verify_all(psoc_archive *a) {
-  size_t i;
+  size_t i, bad;
   for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
-  for (i = 0; i < a->npipes; i++) (void)rec_ok(a, i);
+  for (i = 0; i < a->npipes; i++) (void)pipe_ok(a, i, &bad);
 }
 
 /* The message of pipeline i's first damage. */
-static void damage_message(const psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
+static void damage_message(psoc_archive *a, size_t i, size_t bad, char *msg, size_t n) {
   char why[256];
   if (bad == (size_t)-1) {
     if (rec_check(a, i, why, sizeof why, NULL)) snprintf(why, sizeof why, "record damaged");
@@ -471,13 +719,24 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   if (st != PSOC_OK) return st;
   a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
   a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
-  a->need = psoc_mem(&a->alloc, NULL, 0, (a->npipes + 1) * sizeof *a->need);
-  if (!a->pstate || !a->cstate || !a->need) {
+  a->pshape = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
+  a->roff = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->roff);
+  if (a->roff) { /* room for each array with strings: its elements are within its bytes */
+    size_t c;
+    for (c = 0; c < a->ncomps; c++) {
+      a->roff[c] = a->reloc_size;
+      if (arc_kind_strings(arc_get32(cent(a, c) + ARC_C_KIND)))
+        a->reloc_size += (size_t)arc_align(arc_get64(cent(a, c) + ARC_C_SIZE));
+    }
+    a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
+  }
+  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
+  memset(a->pshape, SHAPE_NONE, a->npipes + 1);
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
     verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
@@ -587,7 +846,10 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->mapped) psoc_plat_unmap(&a->map);
   if (a->pstate) psoc_mem(&a->alloc, a->pstate, a->npipes + 1, 0);
   if (a->cstate) psoc_mem(&a->alloc, a->cstate, a->ncomps + 1, 0);
-  if (a->need) psoc_mem(&a->alloc, a->need, (a->npipes + 1) * sizeof *a->need, 0);
+  if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
+  if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
+  if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
+  if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
 }
@@ -614,32 +876,10 @@ void psoc_archive_info_get(const psoc_archive *a, psoc_archive_info *out) {
 size_t psoc_archive_count(const psoc_archive *a) { return a ? a->npipes : 0; }
 size_t psoc_archive_component_count(const psoc_archive *a) { return a ? a->ncomps : 0; }
 
-/* Scratch bytes: the stream (8-aligned) plus relocated element arrays.
-** Computed from the record; a damaged record gives its stream size only. */
-typedef struct need_ctx {
-  const unsigned char *rec;
-  const psoc_archive *a;
-  size_t extra;
-} need_ctx;
-
-static int slot_need(void *ud, const arc_slot *slot) {
-  need_ctx *c = ud;
-  if (slot->kind && slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) &&
-      arc_get_slot(c->rec + slot->offset))
-    c->extra += arc_slot_count(c->rec, slot) * slot->f->stride;
-  return 0;
-}
-
+/* Scratch bytes: the stream, 8-aligned (the arrays whose strings need
+** relocating are relocated once per component, in the archive object). */
 static size_t load_size(const psoc_archive *a, size_t i) {
-  const unsigned char *e = pent(a, i), *rec = crec(a, i);
-  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
-  need_ctx c;
-  psoc_parsed parsed;
-  c.rec = rec;
-  c.a = a;
-  c.extra = 0;
-  if (psoc_parse(rec, size, &parsed, NULL) == PSOC_OK) (void)arc_slots_parsed(&parsed, slot_need, &c);
-  return PSOC_ALIGN_UP((size_t)size, 8) + c.extra;
+  return PSOC_ALIGN_UP((size_t)arc_get32(pent(a, i) + ARC_P_REC_SIZE), 8);
 }
 
 psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_archive_entry *out) {
@@ -656,7 +896,7 @@ psoc_status psoc_archive_entry_get(const psoc_archive *a, size_t index, psoc_arc
   out->hash.hi = arc_get64(e + ARC_P_HASH_HI);
   out->kind = (psoc_kind)arc_get32(e + ARC_P_KIND);
   out->stream_size = arc_get32(e + ARC_P_REC_SIZE);
-  out->load_size = a->pstate[index] == ST_OK ? a->need[index] : load_size(a, index);
+  out->load_size = load_size(a, index);
   first = arc_get32(e + ARC_P_REF_FIRST);
   count = arc_get32(e + ARC_P_REF_COUNT);
   out->component_count = count;
@@ -740,35 +980,13 @@ psoc_status psoc_archive_component_get(const psoc_archive *a, size_t index,
 typedef struct load_ctx {
   const psoc_archive *a;
   unsigned char *out;          /* the stream in scratch */
-  unsigned char *tail;         /* next free scratch byte for element arrays */
   const char *rs;
   const psoc_archive_load_options *opts;
   int failed;
 } load_ctx;
 
-static void put_ptr(unsigned char *p, const void *v) { memcpy(p, &v, sizeof v); }
-
-static void relocate_strings(unsigned char *el, const psoc_struct *s, const unsigned char *comp, int depth) {
-  uint32_t i, k;
-  if (depth > 8) return;
-  for (i = 0; i < s->field_count; i++) {
-    const psoc_field *f = &s->fields[i];
-    if (f->kind == PSOC_FIELD_STRING) {
-      uint64_t v = arc_get_slot(el + f->offset);
-      put_ptr(el + f->offset, v ? comp + v - 1 : NULL);
-    } else if (f->kind == PSOC_FIELD_STRUCT && f->element) {
-      relocate_strings(el + f->offset, f->element, comp, depth + 1);
-    } else if (f->kind == PSOC_FIELD_FIXED && f->element) {
-      for (k = 0; k < f->count; k++)
-        relocate_strings(el + f->offset + (size_t)k * f->stride, f->element, comp, depth + 1);
-    }
-  }
-}
-
-static int slot_load(void *ud, const arc_slot *slot) {
-  load_ctx *c = ud;
+static inline int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
-  const psoc_struct *strings;
   const unsigned char *comp;
   if (slot->kind == 0) {
     void *rs = NULL;
@@ -791,29 +1009,8 @@ static int slot_load(void *ud, const arc_slot *slot) {
     put_ptr(c->out + slot->offset, NULL);
     return 0;
   }
-  comp = cdata(c->a, (size_t)(v - 1));
-  strings = slot->f->kind == PSOC_FIELD_ARRAY && arc_kind_strings(slot->kind) ? slot->f->element : NULL;
-  if (strings) {
-    size_t count = arc_slot_count(c->out, slot), i, stride = slot->f->stride;
-    if (count) {
-      memcpy(c->tail, comp, count * stride);
-      if (slot->nstrings == ARC_STRINGS_DEEP) {
-        for (i = 0; i < count; i++) relocate_strings(c->tail + i * stride, strings, comp, 0);
-      } else {
-        for (i = 0; i < count; i++) {
-          unsigned char *el = c->tail + i * stride;
-          unsigned k;
-          for (k = 0; k < slot->nstrings; k++) {
-            uint64_t v = arc_get_slot(el + slot->strings[k]);
-            put_ptr(el + slot->strings[k], v ? comp + v - 1 : NULL);
-          }
-        }
-      }
-      put_ptr(c->out + slot->offset, c->tail);
-      c->tail += count * stride;
-      return 0;
-    }
-  }
+  comp = slot->nstrings && pslot_count(c->out, slot) ? c->a->reloc + c->a->roff[v - 1] /* relocated */
+                                                     : cdata(c->a, (size_t)(v - 1));
   put_ptr(c->out + slot->offset, comp);
   return 0;
 }
@@ -834,13 +1031,13 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   desc->pPipelineStateSubobjectStream = NULL;
   desc->SizeInBytes = 0;
-  if (!pipe_ok(a, index, &bad)) {
+  if (a->pstate[index] != ST_LOADS && !pipe_ok(a, index, &bad)) {
     damage_message(a, index, bad, err, errlen);
     return PSOC_ERR_INVALID;
   }
   e = pent(a, index);
   size = arc_get32(e + ARC_P_REC_SIZE);
-  need = a->need[index]; /* pipe_ok verified the record and measured it */
+  need = load_size(a, index);
   if (needed) *needed = need;
   if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
@@ -851,11 +1048,27 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   rs = arc_get32(e + ARC_P_RS);
   c.a = a;
   c.out = scratch;
-  c.tail = (unsigned char *)scratch + PSOC_ALIGN_UP((size_t)size, 8);
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
   c.opts = opts;
   c.failed = 0;
-  (void)arc_slots_trusted(scratch, size, slot_load, &c); /* verified by pipe_ok */
+  {
+    pslot own[SHAPE_SLOTS];
+    const pslot *slots = own;
+    uint32_t nslots, k;
+    if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
+      slots = a->shapes[a->pshape[index]].slots;
+      nslots = a->shapes[a->pshape[index]].nslots;
+    } else { /* verified by pipe_ok: it walks */
+      slot_list l;
+      l.slots = own;
+      l.n = 0;
+      l.cap = SHAPE_SLOTS;
+      (void)arc_slots_trusted(scratch, size, collect_slot, &l);
+      nslots = l.n;
+    }
+    for (k = 0; k < nslots && !load_slot(&c, &slots[k]); k++) {
+    }
+  }
   if (c.failed) {
     arc_errf(err, errlen,
              c.failed == 1 ? "pipeline '%s': root signature '%s' did not resolve"
@@ -881,10 +1094,10 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
   memset(a->pstate, ST_UNKNOWN, a->npipes);
   for (i = 0; i < a->ncomps; i++) {
     if (comp_check(a, i, msg, sizeof msg)) {
-      a->cstate[i] = ST_OK;
+      comp_verdict(a, i, 1);
       continue;
     }
-    a->cstate[i] = ST_DAMAGED;
+    comp_verdict(a, i, 0);
     damaged++;
     if (fn && !stop) {
       d.what = PSOC_ARCHIVE_DAMAGE_COMPONENT;
@@ -895,7 +1108,7 @@ psoc_status psoc_archive_verify(psoc_archive *a, psoc_archive_damage_fn fn, void
     }
   }
   for (i = 0; i < a->npipes; i++) {
-    if (rec_check(a, i, msg, sizeof msg, &a->need[i])) {
+    if (rec_check(a, i, msg, sizeof msg, &a->pshape[i])) {
       a->pstate[i] = ST_OK;
       continue;
     }

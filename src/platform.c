@@ -2054,3 +2054,19 @@ int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
   return win_replace_with(path, data, size, 0);
 }
 #endif
+
+/* ---- thread CPU clock (owner s5) ---- */
+#ifndef _WIN32
+uint64_t psoc_plat_thread_cpu_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#else
+uint64_t psoc_plat_thread_cpu_ns(void) {
+  FILETIME created, ended, kernel, user;
+  if (!GetThreadTimes(GetCurrentThread(), &created, &ended, &kernel, &user)) return 0;
+  return ((((uint64_t)kernel.dwHighDateTime << 32) | kernel.dwLowDateTime) +
+          (((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime)) * 100u;
+}
+#endif

@@ -328,6 +328,13 @@ void psoc_plat_watch_close(psoc_plat_watch *w);
 ** thread). 0 or an errno value. */
 int psoc_plat_on_interrupt(psoc_plat_flag *flag);
 
+/* ---- thread CPU clock (owner s5) ---- */
+/* CPU time the calling thread has used, user and system, in nanoseconds
+** (0 when the system cannot say). Benchmarks time with it beside
+** psoc_plat_now_ns: on a loaded machine it leaves out the time other
+** processes held the CPU. Windows counts it in scheduler ticks. */
+uint64_t psoc_plat_thread_cpu_ns(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,9 +15,10 @@
 ** only, never on the order they were added, the time or the machine) and
 ** writes files atomically. The reader needs libpsoc alone (no Lua): it
 ** maps a file or reads a caller-owned buffer, verifies at open or lazily
-** per pipeline, and hands back D3D12_PIPELINE_STATE_STREAM_DESCs whose
-** pointers point into the archive (and into a caller-given scratch buffer
-** for the parts that need relocating), with no heap allocation per
+** per pipeline, and hands back D3D12_PIPELINE_STATE_STREAM_DESCs built in
+** a caller-given scratch buffer whose pointers point into the archive (and
+** into copies of the input-element and stream-output arrays, relocated once
+** per component when it is verified), with no heap allocation per
 ** pipeline. A damaged component loses only the pipelines that use it.
 **
 ** Like the rest of libpsoc: never prints, never aborts, never reads
@@ -195,7 +196,8 @@ typedef struct psoc_archive_entry {
   psoc_hash128 hash;           /* psoc_hash(stream, PSOC_FOLLOW_POINTERS, root_signature) */
   psoc_kind kind;
   size_t stream_size;          /* bytes of the stream psoc_archive_load makes */
-  size_t load_size;            /* scratch bytes psoc_archive_load needs */
+  size_t load_size;            /* scratch bytes psoc_archive_load needs: the
+                                  stream's size rounded up to 8 */
   size_t component_count;      /* components it references */
   uint64_t component_bytes;    /* their bytes */
 } psoc_archive_entry;
@@ -248,10 +250,12 @@ typedef struct psoc_archive_load_options {
 } psoc_archive_load_options;
 
 /* Build pipeline 'index' into 'scratch' (8-byte aligned, 'scratch_size'
-** bytes; may be NULL when scratch_size is 0): the stream, and the copies of
-** input-element and stream-output arrays whose semantic-name pointers need
-** relocating. Bytecode, blobs, strides and view-instance locations are
-** pointed at in the archive itself. '*desc' is then ready for
+** bytes; may be NULL when scratch_size is 0): its stream, whose pointers
+** are patched in. Bytecode, blobs, strides and view-instance locations are
+** pointed at in the archive itself; input-element and stream-output arrays,
+** whose semantic-name pointers must be real pointers, at copies the archive
+** object relocated once per component when it verified it (the names stay
+** in the archive; loaded streams share the copies). '*desc' is then ready for
 ** ID3D12Device2::CreatePipelineState and valid while the archive is open
 ** and the scratch unchanged; '*needed' (may be NULL) receives the scratch
 ** bytes required (psoc_archive_entry.load_size). No heap allocation.

@@ -42,6 +42,8 @@ extern "C" int bench_lua_main(int quick);
 extern "C" int bench_checksum_main(int quick);
 extern "C" void bench_checksum_loop(int which, size_t kb, long n);
 extern "C" int bench_archive_main(int quick); /* bench_archive.c: cooked archives */
+extern "C" int bench_archive_loop(const char* what, long iterations);
+extern "C" void bench_archive_set_library(const char* dir);
 
 namespace {
 
@@ -526,7 +528,8 @@ State state_with_shaders(size_t kb) {
 /* ---- output --------------------------------------------------------------- */
 
 void usage(const char* argv0) {
-  std::printf("usage: %s [--quick] [--runs=N] [--ms=MS] [--loop=WHAT [--iterations=N]]\n"
+  std::printf("usage: %s [--quick] [--runs=N] [--ms=MS] [--archive] [--library=DIR]\n"
+              "       [--loop=WHAT [--iterations=N]]\n"
               "  --quick         3 runs of ~10 ms per figure (CI smoke)\n"
               "  --runs=N        runs per figure, median reported (default 7)\n"
               "  --ms=MS         target duration of one run (default 100)\n"
@@ -536,7 +539,12 @@ void usage(const char* argv0) {
               "                  build_borrow, build_copy_at_finish, build_copy, build_hand,\n"
               "                  build_d3dx12_sized, checksum, checksum_nettle (these two\n"
               "                  hash a container of --shader-kb KB)\n"
-              "                  (these four with --shader-kb), hash\n"
+              "                  (these four with --shader-kb), hash; archive_read,\n"
+              "                  archive_all, archive_lazy (bench_archive.c: read the cooked\n"
+              "                  library's bytes, or open it and load every pipeline)\n"
+              "  --archive       run only the archive figures (bench_archive.c)\n"
+              "  --library=DIR   a psoc_gen_library output: the archive figures also evaluate\n"
+              "                  its scripts against loading their archive\n"
               "  --shader-kb=N   4 or 20: VS and PS size of the build_* loops (default 4)\n"
               "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
               argv0);
@@ -546,7 +554,7 @@ void usage(const char* argv0) {
 
 int main(int argc, char** argv) {
   Options opt;
-  bool quick = false;
+  bool quick = false, archive_only = false;
   std::string loop;
   long iterations = 100000;
   long shader_kb = 4;
@@ -560,6 +568,10 @@ int main(int argc, char** argv) {
       opt.runs = std::max(1, std::atoi(a.c_str() + 7));
     } else if (a.rfind("--ms=", 0) == 0) {
       opt.run_ms = std::max(1.0, std::atof(a.c_str() + 5));
+    } else if (a == "--archive") {
+      archive_only = true;
+    } else if (a.rfind("--library=", 0) == 0) {
+      bench_archive_set_library(argv[i] + 10);
     } else if (a.rfind("--loop=", 0) == 0) {
       loop = a.substr(7);
     } else if (a.rfind("--iterations=", 0) == 0) {
@@ -586,6 +598,8 @@ int main(int argc, char** argv) {
     std::printf("loop %s: %ld iterations done\n", loop.c_str(), iterations);
     return 0;
   }
+  if (loop.rfind("archive_", 0) == 0) return bench_archive_loop(loop.c_str() + 8, iterations); /* bench_archive.c */
+  if (archive_only) return bench_archive_main(quick ? 1 : 0) ? 1 : 0; /* bench_archive.c alone */
   if (!loop.empty()) { /* profiling mode: one workload, no clock */
     psoc_builder* b = nullptr;
     if (psoc_builder_new(nullptr, &b) != PSOC_OK) return 1;

@@ -11,20 +11,30 @@
 ** with psoc_archive_writer into a temporary file (the cook's time is shown,
 ** for information).
 **
-** Rows, each the median of 7 runs (3 with --quick), measured alternately in
-** one process with the file in the page cache:
-**   read        open the file, read all its bytes into a fresh buffer,
-**               close: the floor any loader pays;
+** Rows, each the median of 21 runs (7 with --quick), measured alternately in
+** one process with the file in the page cache, by wall clock and by the
+** thread's CPU time (psoc_plat_thread_cpu_ns: user and system time, which
+** leaves out the time other processes held the CPU on a loaded machine):
+**   read        open the file, read all its bytes into a fresh buffer with
+**               psoc_plat_read, close: the floor any loader pays;
 **   verify_all  psoc_archive_open_file(VERIFY_ALL) (maps, checks every
 **               checksum and structure), then psoc_archive_load of every
 **               pipeline into one reused scratch buffer, then close;
 **   lazy        the same with VERIFY_LAZY: each pipeline verified at its
 **               first load, each component once.
 ** The ratios verify_all/read and lazy/read are the figure (goal <= 2x).
-** For instruction counts, run under callgrind with
-**   --collect-atstart=no --toggle-collect=bench_archive_read_once
-**   (or bench_archive_load_once)
-** which collect exactly one iteration of each workload.
+** For instruction counts, run the profiling mode under callgrind:
+**   valgrind --tool=callgrind --collect-atstart=no \
+**     --toggle-collect=bench_archive_load_once \
+**     build/bin/psoc_bench --loop=archive_all --iterations=1
+** (archive_lazy the same; archive_read with bench_archive_read_once, whose
+** copy happens in the kernel, where callgrind does not count).
+**
+** With --library=DIR (a psoc_gen_library output): its material scripts
+** (DIR/materials) are evaluated in-process (psol_evaluate_file, checked, as
+** psoc cook does) and cooked into an archive; then evaluating them all
+** again is timed against opening that archive (VERIFY_ALL) and loading
+** every pipeline (goal: loading >= 100x faster).
 **
 ** Size: the file against the sum of the unique components' bytes plus the
 ** tables' bytes without alignment padding (header, table of contents,
@@ -39,8 +49,11 @@
 #include "platform.h"
 #include "psoc.h"
 #include "psoc_archive.h"
+#include "psol.h"
 
 int bench_archive_main(int quick);
+int bench_archive_loop(const char *what, long iterations);
+void bench_archive_set_library(const char *dir);
 int bench_archive_read_once(const char *path, size_t *bytes);
 int bench_archive_load_once(const char *path, uint32_t flags, unsigned char *scratch, size_t cap);
 
@@ -216,20 +229,18 @@ static int cmp_u64(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-int bench_archive_main(int quick) {
+/* Generate the library, cook it into a temporary file (its path into
+** path[n]); the cook's nanoseconds and the writer's figures. */
+static int cook_library(char *path, size_t n, uint64_t *cook_ns, psoc_archive_writer_stats *stats) {
   static library lib;
-  static _Alignas(16) unsigned char scratch[1 << 16];
   psoc_builder *b;
   psoc_archive_writer *w;
-  psoc_archive_writer_stats stats;
-  psoc_archive *a;
-  psoc_archive_info info;
-  char path[512], err[512];
+  char err[512];
   const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-  int runs = quick ? 3 : 7, r, k;
-  uint64_t t[3][7], t0, cook_ns, tables = 0;
-  size_t i, bytes = 0;
+  uint64_t t0;
+  size_t i;
   for (i = 0; i < 8; i++) snprintf(rs_names[i], sizeof rs_names[i], "rs_%zu", i);
+  rng_state = 0x9e3779b9u;
   make_library(&lib);
   CHECK(psoc_builder_new(NULL, &b));
   CHECK(psoc_archive_writer_create(NULL, &w));
@@ -244,13 +255,214 @@ int bench_archive_main(int quick) {
                                   sizeof err));
     psoc_stream_free(s);
   }
-  snprintf(path, sizeof path, "%s/psoc_bench_archive.%ld.psoa", tmp, (long)psoc_plat_now_ns());
+  snprintf(path, n, "%s/psoc_bench_archive.%ld.psoa", tmp, (long)psoc_plat_now_ns());
   CHECK(psoc_archive_write_file(w, path, err, sizeof err));
-  cook_ns = psoc_plat_now_ns() - t0;
-  psoc_archive_writer_stats_get(w, &stats);
+  *cook_ns = psoc_plat_now_ns() - t0;
+  psoc_archive_writer_stats_get(w, stats);
   psoc_archive_writer_free(w);
   psoc_builder_free(b);
   free_library(&lib);
+  return 0;
+}
+
+/* Profiling mode (psoc_bench --loop=archive_WHAT): cook once, then run
+** one workload 'iterations' times without a clock. WHAT: read, all
+** (VERIFY_ALL + load every pipeline), lazy (VERIFY_LAZY + load every
+** pipeline). Under callgrind, --toggle-collect=bench_archive_read_once (or
+** bench_archive_load_once) counts the workload alone. */
+int bench_archive_loop(const char *what, long iterations) {
+  static _Alignas(16) unsigned char scratch[1 << 16];
+  psoc_archive_writer_stats stats;
+  char path[512];
+  uint64_t cook_ns;
+  size_t bytes = 0;
+  long i;
+  int w = strcmp(what, "read") == 0 ? 0 : strcmp(what, "all") == 0 ? 1 : strcmp(what, "lazy") == 0 ? 2 : -1;
+  if (w < 0) {
+    fprintf(stderr, "bench_archive: unknown loop archive_%s (archive_read, archive_all, archive_lazy)\n", what);
+    return 2;
+  }
+  if (cook_library(path, sizeof path, &cook_ns, &stats)) return 1;
+  for (i = 0; i < iterations; i++) {
+    int r = w == 0 ? bench_archive_read_once(path, &bytes)
+                   : bench_archive_load_once(path, w == 1 ? PSOC_ARCHIVE_VERIFY_ALL : PSOC_ARCHIVE_VERIFY_LAZY,
+                                             scratch, sizeof scratch);
+    if (r) {
+      remove(path);
+      return 1;
+    }
+  }
+  remove(path);
+  printf("loop archive_%s: %ld iterations done\n", what, iterations);
+  return 0;
+}
+
+/* ---- evaluating the scripts vs loading their archive ---------------- */
+
+static const char *g_library; /* psoc_bench --library=DIR */
+
+void bench_archive_set_library(const char *dir) { g_library = dir; }
+
+typedef struct script_list {
+  char **paths;
+  size_t count, cap;
+  const char *dir; /* the folder being listed */
+  int failed;
+} script_list;
+
+static int list_scripts(void *ud, const char *name, int kind);
+
+static int add_scripts(script_list *l, const char *dir) {
+  const char *outer = l->dir;
+  int e;
+  l->dir = dir;
+  e = psoc_plat_list_dir(dir, list_scripts, l);
+  l->dir = outer;
+  return e || l->failed;
+}
+
+/* Folders are walked, .lua files kept (full paths). */
+static int list_scripts(void *ud, const char *name, int kind) {
+  script_list *l = ud;
+  size_t n = strlen(name), dl = strlen(l->dir);
+  char *full;
+  if (kind != PSOC_PLAT_DIR && (kind != PSOC_PLAT_FILE || n < 4 || strcmp(name + n - 4, ".lua") != 0))
+    return 0;
+  if (!(full = malloc(dl + n + 2))) return l->failed = 1;
+  memcpy(full, l->dir, dl);
+  full[dl] = '/';
+  memcpy(full + dl + 1, name, n + 1);
+  if (kind == PSOC_PLAT_DIR) {
+    int r = add_scripts(l, full);
+    free(full);
+    return r;
+  }
+  if (l->count == l->cap) {
+    size_t c = l->cap ? l->cap * 2 : 256;
+    char **np = realloc(l->paths, c * sizeof *np);
+    if (!np) {
+      free(full);
+      return l->failed = 1;
+    }
+    l->paths = np;
+    l->cap = c;
+  }
+  l->paths[l->count++] = full;
+  return 0;
+}
+
+static int cmp_str(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+/* Evaluate every script of the library (psol_evaluate_file, checked as a
+** cook checks them); with 'w', add each pipeline to it. The pipelines
+** into *pipelines; non-zero on any failure. */
+static int evaluate_library(const script_list *l, const char *root, psoc_archive_writer *w,
+                            size_t *pipelines) {
+  psol_options opts;
+  const char *roots[1];
+  size_t i, k;
+  char err[512];
+  memset(&opts, 0, sizeof opts);
+  roots[0] = root;
+  opts.roots = roots;
+  opts.root_count = 1;
+  *pipelines = 0;
+  for (i = 0; i < l->count; i++) {
+    psol_result r;
+    if (psol_evaluate_file(&opts, l->paths[i], &r) != PSOC_OK) {
+      fprintf(stderr, "bench_archive: %s\n", r.error);
+      psol_result_free(&r);
+      return 1;
+    }
+    for (k = 0; w && k < r.count; k++) {
+      const psol_pipeline *p = &r.pipelines[k];
+      if (psoc_archive_writer_add(w, p->name, p->root_signature, psoc_stream_data(p->stream),
+                                  psoc_stream_size(p->stream), err, sizeof err) != PSOC_OK) {
+        fprintf(stderr, "bench_archive: %s: %s\n", l->paths[i], err);
+        psol_result_free(&r);
+        return 1;
+      }
+    }
+    *pipelines += r.count;
+    psol_result_free(&r);
+  }
+  return 0;
+}
+
+/* The ">= 100x faster than evaluating" row: the library's material
+** scripts (DIR/materials, as psoc_gen_library writes them) evaluated
+** in-process, against opening the archive cooked from those very results
+** (VERIFY_ALL) and loading every pipeline. */
+static int bench_eval_vs_load(int quick, unsigned char *scratch, size_t cap) {
+  script_list l;
+  psoc_archive_writer *w = NULL;
+  char dir[4096], path[512], err[512];
+  const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+  int runs = quick ? 3 : 7, eruns = quick ? 1 : 3, r, rc = 1;
+  uint64_t te[3], tl[7], t0;
+  size_t i, npipes = 0, n2 = 0;
+  if (!g_library) {
+    printf("  %-48s not measured: give --library=DIR (build/bin/psoc_gen_library DIR --pipelines 10000"
+           " --shaders 300)\n", "evaluate the scripts vs load their archive");
+    printf("TARGET archive_eval_vs_load >= 100: not measured\n");
+    return 0;
+  }
+  memset(&l, 0, sizeof l);
+  snprintf(dir, sizeof dir, "%s/materials", g_library);
+  if (add_scripts(&l, dir) || l.count == 0) {
+    fprintf(stderr, "bench_archive: no material scripts under %s\n", dir);
+    goto done;
+  }
+  qsort(l.paths, l.count, sizeof *l.paths, cmp_str);
+  /* the cook (not timed), then the timed evaluations */
+  if (psoc_archive_writer_create(NULL, &w) != PSOC_OK || evaluate_library(&l, g_library, w, &npipes)) goto done;
+  snprintf(path, sizeof path, "%s/psoc_bench_eval.%ld.psoa", tmp, (long)psoc_plat_now_ns());
+  if (psoc_archive_write_file(w, path, err, sizeof err) != PSOC_OK) {
+    fprintf(stderr, "bench_archive: %s\n", err);
+    goto done;
+  }
+  for (r = 0; r < eruns; r++) {
+    t0 = psoc_plat_now_ns();
+    if (evaluate_library(&l, g_library, NULL, &n2)) goto done_file;
+    te[r] = psoc_plat_now_ns() - t0;
+  }
+  for (r = 0; r < runs; r++) {
+    t0 = psoc_plat_now_ns();
+    if (bench_archive_load_once(path, PSOC_ARCHIVE_VERIFY_ALL, scratch, cap)) goto done_file;
+    tl[r] = psoc_plat_now_ns() - t0;
+  }
+  qsort(te, (size_t)eruns, sizeof te[0], cmp_u64);
+  qsort(tl, (size_t)runs, sizeof tl[0], cmp_u64);
+  printf("  %-48s %9.2f ms   (%zu scripts, %zu pipelines; median of %d)\n", "evaluate the library's scripts",
+         (double)te[eruns / 2] / 1e6, l.count, npipes, eruns);
+  printf("  %-48s %9.2f ms   %.0fx faster (goal >= 100x)\n", "open VERIFY_ALL + load them from their archive",
+         (double)tl[runs / 2] / 1e6, (double)te[eruns / 2] / (double)tl[runs / 2]);
+  printf("RESULT archive_eval_ms %.3f\n", (double)te[eruns / 2] / 1e6);
+  printf("RESULT archive_eval_load_ms %.3f\n", (double)tl[runs / 2] / 1e6);
+  printf("RATIO archive_eval_vs_load %.1f\n", (double)te[eruns / 2] / (double)tl[runs / 2]);
+  printf("TARGET archive_eval_vs_load >= 100: %s\n",
+         (double)te[eruns / 2] >= 100.0 * (double)tl[runs / 2] ? "met" : "not met");
+  rc = 0;
+done_file:
+  remove(path);
+done:
+  psoc_archive_writer_free(w);
+  for (i = 0; i < l.count; i++) free(l.paths[i]);
+  free(l.paths);
+  return rc;
+}
+
+int bench_archive_main(int quick) {
+  static _Alignas(16) unsigned char scratch[1 << 16];
+  psoc_archive_writer_stats stats;
+  psoc_archive *a;
+  psoc_archive_info info;
+  char path[512], err[512];
+  int runs = quick ? 7 : 21, r, k;
+  uint64_t t[3][21], cpu[3][21], t0, cook_ns, tables = 0;
+  double wall_ms[3], cpu_ms[3];
+  size_t i, bytes = 0;
+  if (cook_library(path, sizeof path, &cook_ns, &stats)) return 1;
 
   CHECK(psoc_archive_open_file(path, PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL, &a, err,
                                sizeof err));
@@ -270,25 +482,33 @@ int bench_archive_main(int quick) {
   psoc_archive_close(a);
 
   for (r = 0; r < runs; r++) {
-    t0 = psoc_plat_now_ns();
-    if (bench_archive_read_once(path, &bytes)) return 1;
-    t[0][r] = psoc_plat_now_ns() - t0;
-    t0 = psoc_plat_now_ns();
-    if (bench_archive_load_once(path, PSOC_ARCHIVE_VERIFY_ALL, scratch, sizeof scratch)) return 1;
-    t[1][r] = psoc_plat_now_ns() - t0;
-    t0 = psoc_plat_now_ns();
-    if (bench_archive_load_once(path, PSOC_ARCHIVE_VERIFY_LAZY, scratch, sizeof scratch)) return 1;
-    t[2][r] = psoc_plat_now_ns() - t0;
+    for (k = 0; k < 3; k++) { /* alternately: read, VERIFY_ALL, VERIFY_LAZY */
+      uint64_t c0 = psoc_plat_thread_cpu_ns();
+      int bad;
+      t0 = psoc_plat_now_ns();
+      bad = k == 0 ? bench_archive_read_once(path, &bytes)
+                   : bench_archive_load_once(path, k == 1 ? PSOC_ARCHIVE_VERIFY_ALL : PSOC_ARCHIVE_VERIFY_LAZY,
+                                             scratch, sizeof scratch);
+      t[k][r] = psoc_plat_now_ns() - t0;
+      cpu[k][r] = psoc_plat_thread_cpu_ns() - c0;
+      if (bad) return 1;
+    }
   }
-  for (k = 0; k < 3; k++) qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_u64);
+  for (k = 0; k < 3; k++) {
+    qsort(t[k], (size_t)runs, sizeof t[k][0], cmp_u64);
+    qsort(cpu[k], (size_t)runs, sizeof cpu[k][0], cmp_u64);
+    wall_ms[k] = (double)t[k][runs / 2] / 1e6;
+    cpu_ms[k] = (double)cpu[k][runs / 2] / 1e6;
+  }
   printf("archive (bench_archive.c): %zu pipelines over %d shaders, %zu unique components, file %.2f MB;"
-         " cooked in %.0f ms; median of %d runs\n",
+         " cooked in %.0f ms; median of %d runs, wall clock and the thread's CPU time\n",
          info.pipelines, NVS + NPS, info.components, (double)info.file_size / 1e6, (double)cook_ns / 1e6, runs);
-  printf("  %-48s %9.2f ms\n", "read the file's bytes", (double)t[0][runs / 2] / 1e6);
-  printf("  %-48s %9.2f ms   %.2fx read (goal <= 2x)\n", "open VERIFY_ALL + load every pipeline",
-         (double)t[1][runs / 2] / 1e6, (double)t[1][runs / 2] / (double)t[0][runs / 2]);
-  printf("  %-48s %9.2f ms   %.2fx read\n", "open VERIFY_LAZY + load every pipeline",
-         (double)t[2][runs / 2] / 1e6, (double)t[2][runs / 2] / (double)t[0][runs / 2]);
+  printf("  %-48s %9.2f ms %9.2f ms cpu\n", "read the file's bytes", wall_ms[0], cpu_ms[0]);
+  printf("  %-48s %9.2f ms %9.2f ms cpu   %.2fx read (cpu %.2fx; goal <= 2x)\n",
+         "open VERIFY_ALL + load every pipeline", wall_ms[1], cpu_ms[1], wall_ms[1] / wall_ms[0],
+         cpu_ms[1] / cpu_ms[0]);
+  printf("  %-48s %9.2f ms %9.2f ms cpu   %.2fx read (cpu %.2fx)\n", "open VERIFY_LAZY + load every pipeline",
+         wall_ms[2], cpu_ms[2], wall_ms[2] / wall_ms[0], cpu_ms[2] / cpu_ms[0]);
   printf("  %-48s %9.3f       (%llu bytes / %llu components + %llu tables; goal <= 1.05x)\n",
          "size / (unique components + tables)",
          (double)info.file_size / (double)(stats.component_bytes + tables),
@@ -297,6 +517,21 @@ int bench_archive_main(int quick) {
   printf("  %-48s %9.3f       (%llu bytes of components without sharing)\n", "size / (no sharing)",
          (double)info.file_size / (double)(stats.referenced_bytes + tables),
          (unsigned long long)stats.referenced_bytes);
+  printf("RESULT archive_read_ms %.3f\n", wall_ms[0]);
+  printf("RESULT archive_verify_all_ms %.3f\n", wall_ms[1]);
+  printf("RESULT archive_lazy_ms %.3f\n", wall_ms[2]);
+  printf("RESULT archive_read_cpu_ms %.3f\n", cpu_ms[0]);
+  printf("RESULT archive_verify_all_cpu_ms %.3f\n", cpu_ms[1]);
+  printf("RESULT archive_lazy_cpu_ms %.3f\n", cpu_ms[2]);
+  printf("RATIO archive_verify_all_vs_read %.2f\n", wall_ms[1] / wall_ms[0]);
+  printf("RATIO archive_lazy_vs_read %.2f\n", wall_ms[2] / wall_ms[0]);
+  printf("RATIO archive_verify_all_vs_read_cpu %.2f\n", cpu_ms[1] / cpu_ms[0]);
+  printf("RATIO archive_lazy_vs_read_cpu %.2f\n", cpu_ms[2] / cpu_ms[0]);
+  printf("RATIO archive_size_overhead %.3f\n", (double)info.file_size / (double)(stats.component_bytes + tables));
+  printf("TARGET archive_verify_all_vs_read <= 2: %s (wall), %s (cpu)\n", wall_ms[1] <= 2 * wall_ms[0] ? "met" : "not met",
+         cpu_ms[1] <= 2 * cpu_ms[0] ? "met" : "not met");
+  printf("TARGET archive_size_overhead <= 1.05: %s\n",
+         (double)info.file_size <= 1.05 * (double)(stats.component_bytes + tables) ? "met" : "not met");
   remove(path);
-  return 0;
+  return bench_eval_vs_load(quick, scratch, sizeof scratch);
 }

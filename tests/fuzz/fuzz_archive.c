@@ -9,8 +9,8 @@
 ** its size (ASan reports any read past it). It is opened lazily, fully
 ** verified and strictly; every pipeline is listed, looked up, loaded and
 ** the loaded stream hashed, checked and dumped with its pointers followed
-** (they point into the archive and the scratch: an out-of-bounds pointer
-** is an ASan report), and derived with an override. Invariants (they trap):
+** (they point into the archive, the archive object's relocated element
+** arrays and the scratch: an out-of-bounds pointer is an ASan report), and derived with an override. Invariants (they trap):
 ** the three modes agree on which pipelines load; lookups by name find the
 ** entry; every stream that loads can be cooked again into an archive that
 ** opens strictly and holds the same hashes.

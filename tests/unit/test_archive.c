@@ -668,6 +668,204 @@ START_TEST(test_component_flip_loses_its_pipelines) {
 }
 END_TEST
 
+/* ---- records of one shape -------------------------------------------------- */
+
+/* Little-endian helpers over an archive buffer (docs/archive.md). */
+static uint32_t rd32(const unsigned char *p) {
+  return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static void wr64(unsigned char *p, uint64_t v) {
+  unsigned i;
+  for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* After editing pipeline i's record: its record checksum, the pipeline
+** table's checksum, the table of contents' and the header's (and the end
+** marker's copy) made consistent again, as a writer with a bug would. */
+static void reseal_record(unsigned char *buf, size_t size, size_t i) {
+  unsigned char *toc = buf + 96, *pipe = buf + rd32(toc + 8), *e = pipe + i * 64;
+  unsigned char *recs = buf + rd32(toc + 5 * 32 + 8);
+  uint64_t pipe_len = rd32(toc + 16);
+  wr64(e + 56, psoc_xxh3(recs + rd32(e + 40), rd32(e + 36)));
+  wr64(toc + 24, psoc_xxh3(pipe, (size_t)pipe_len));
+  wr64(buf + 56, psoc_xxh3(toc, 7 * 32));
+  wr64(buf + 88, psoc_xxh3(buf, 88));
+  memcpy(buf + size - 8, buf + 88, 8);
+}
+
+/* Many records share one layout (a shape: parsed once, the others matched
+** against it). A record of that size whose type words or deciding shader
+** differ, under valid checksums, must still be found damaged, with the
+** reason psoc_parse gives, and lose only its pipeline. */
+START_TEST(test_same_shape_record_damage) {
+  enum { N = 6, VICTIM = 4 };
+  psoc_stream *s[N];
+  psoc_archive_writer *w;
+  const void *d;
+  size_t size, i;
+  unsigned char *clean;
+  char err[512], names[N][16];
+  int which;
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  for (i = 0; i < N; i++) {
+    s[i] = graphics_stream(i % 2 ? D3D12_CULL_MODE_FRONT : D3D12_CULL_MODE_BACK, 1);
+    snprintf(names[i], sizeof names[i], "p%zu", i);
+    ck_assert_int_eq(psoc_archive_writer_add(w, names[i], "forward", psoc_stream_data(s[i]),
+                                             psoc_stream_size(s[i]), err, sizeof err), PSOC_OK);
+  }
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  clean = aligned_copy(d, size);
+  psoc_archive_writer_free(w);
+  for (which = 0; which < 2; which++) {
+    unsigned mode;
+    for (mode = 0; mode < 2; mode++) {
+      unsigned char *buf = aligned_copy(clean, size);
+      unsigned char *toc = buf + 96, *e = buf + rd32(toc + 8) + VICTIM * 64;
+      unsigned char *rec = buf + rd32(toc + 5 * 32 + 8) + rd32(e + 40);
+      psoc_parsed parsed;
+      psoc_archive *a;
+      psoc_archive_entry ent;
+      size_t lost, k;
+      ck_assert_int_eq(psoc_parse(rec, rd32(e + 36), &parsed, NULL), PSOC_OK);
+      if (which == 0) { /* the rasterizer's type word: a type that does not exist */
+        rec[parsed.views[PSOC_SO_RASTERIZER].offset] = 0x7f;
+      } else {
+        /* no vertex shader, and its component taken off the references:
+        ** a consistent record of the same size and types, but of no kind */
+        size_t vs = (size_t)-1, first = rd32(e + 44), count = rd32(e + 48), c;
+        unsigned char *refs = buf + rd32(toc + 2 * 32 + 8);
+        for (k = 0; k < count; k++) {
+          psoc_archive_component info;
+          psoc_archive *ca;
+          c = rd32(refs + (first + k) * 4);
+          ck_assert_int_eq(psoc_archive_open_memory(clean, size, 0, NULL, &ca, err, sizeof err), PSOC_OK);
+          ck_assert_int_eq(psoc_archive_component_get(ca, c, &info), PSOC_OK);
+          if (info.kind == PSOC_ARCHIVE_COMPONENT_SHADER && info.size == sizeof vs_code) vs = k;
+          psoc_archive_close(ca);
+        }
+        ck_assert_msg(vs == 0 || vs == count - 1, "the vertex shader is reference %zu of %zu", vs, count);
+        if (vs == 0) e[44] = (unsigned char)(first + 1); /* first (< 256 here) */
+        e[48] = (unsigned char)(count - 1);
+        memset(rec + parsed.views[PSOC_SO_VS].offset + parsed.views[PSOC_SO_VS].info->payload_offset, 0,
+               sizeof(D3D12_SHADER_BYTECODE));
+      }
+      reseal_record(buf, size, VICTIM);
+      ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL,
+                                             NULL, &a, err, sizeof err) == PSOC_OK, "%s", err);
+      for (k = 0; k < N; k++) { /* the others load, in order, the victim does not */
+        static _Alignas(16) unsigned char scratch[4096];
+        psoc_archive_load_options lo;
+        D3D12_PIPELINE_STATE_STREAM_DESC desc;
+        memset(&lo, 0, sizeof lo);
+        lo.resolve_root_signature = resolve_rs;
+        ck_assert_int_eq(psoc_archive_entry_get(a, k, &ent), PSOC_OK);
+        ck_assert_str_eq(ent.name, names[k]);
+        ck_assert_int_eq(psoc_archive_load(a, k, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err),
+                         k == VICTIM ? PSOC_ERR_INVALID : PSOC_OK);
+        if (k == VICTIM)
+          ck_assert_msg(strstr(err, which == 0 ? "does not parse" : "kind") != NULL, "%s", err);
+      }
+      ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, &lost), PSOC_ERR_INVALID);
+      ck_assert_uint_eq(lost, 1);
+      psoc_archive_close(a);
+      free(buf);
+    }
+  }
+  free(clean);
+  for (i = 0; i < N; i++) psoc_stream_free(s[i]);
+}
+END_TEST
+
+/* More layouts than the reader keeps shapes for (128): 256 pipelines, each
+** with another subset of 8 optional subobjects, so half of them are
+** checked and loaded by parsing their records (no shape). Every one loads,
+** in both verify modes, with its content (hash) and its input layout's
+** semantic names intact. */
+START_TEST(test_many_shapes) {
+  enum { N = 256 };
+  static psoc_hash128 want[N];
+  static _Alignas(16) unsigned char scratch[4096];
+  static const uint32_t optional[8] = { PSOC_SO_SAMPLE_MASK, PSOC_SO_IB_STRIP_CUT_VALUE, PSOC_SO_PRIMITIVE_TOPOLOGY,
+                                        PSOC_SO_DEPTH_STENCIL_FORMAT, PSOC_SO_SAMPLE_DESC, PSOC_SO_NODE_MASK,
+                                        PSOC_SO_FLAGS, PSOC_SO_BLEND };
+  D3D12_SHADER_BYTECODE vs = { vs_code, sizeof vs_code }, ps = { ps_code, sizeof ps_code };
+  D3D12_INPUT_ELEMENT_DESC el[2] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "NORMAL", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 12, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+  };
+  D3D12_INPUT_LAYOUT_DESC il = { el, 2 };
+  psoc_archive_writer *w;
+  psoc_builder *b;
+  const void *d;
+  unsigned char *buf, zero[512];
+  size_t size, i, k;
+  char err[512], name[16];
+  unsigned mode;
+  void *rs = NULL;
+  memset(zero, 0, sizeof zero);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  for (i = 0; i < N; i++) {
+    psoc_stream *st;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_ROOT_SIGNATURE, &rs, sizeof rs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    for (k = 0; k < 8; k++)
+      if (i & ((size_t)1 << k)) {
+        const psoc_subobject_info *info = psoc_subobject_info_get(optional[k]);
+        ck_assert_ptr_nonnull(info);
+        ck_assert_uint_le(info->payload->size, sizeof zero);
+        ck_assert_int_eq(psoc_builder_add(b, optional[k], zero, info->payload->size), PSOC_OK);
+      }
+    ck_assert_int_eq(psoc_builder_finish(b, &st), PSOC_OK);
+    ck_assert_int_eq(psoc_hash(psoc_stream_data(st), psoc_stream_size(st), PSOC_FOLLOW_POINTERS, "forward", &want[i]),
+                     PSOC_OK);
+    snprintf(name, sizeof name, "s%03zu", i);
+    ck_assert_msg(psoc_archive_writer_add(w, name, "forward", psoc_stream_data(st), psoc_stream_size(st), err,
+                                          sizeof err) == PSOC_OK, "%s", err);
+    psoc_stream_free(st);
+  }
+  psoc_builder_free(b);
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  buf = aligned_copy(d, size);
+  psoc_archive_writer_free(w);
+  for (mode = 0; mode < 2; mode++) {
+    psoc_archive *a;
+    psoc_archive_load_options lo;
+    ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL, NULL,
+                                           &a, err, sizeof err) == PSOC_OK, "%s", err);
+    ck_assert_uint_eq(psoc_archive_count(a), N);
+    memset(&lo, 0, sizeof lo);
+    lo.resolve_root_signature = resolve_rs;
+    for (i = 0; i < N; i++) {
+      D3D12_PIPELINE_STATE_STREAM_DESC desc;
+      psoc_parsed parsed;
+      D3D12_INPUT_LAYOUT_DESC got;
+      psoc_hash128 h;
+      size_t at;
+      snprintf(name, sizeof name, "s%03zu", i);
+      at = psoc_archive_find(a, name);
+      ck_assert_uint_ne(at, PSOC_ARCHIVE_NOT_FOUND);
+      ck_assert_msg(psoc_archive_load(a, at, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err) == PSOC_OK,
+                    "%s", err);
+      ck_assert_int_eq(psoc_hash(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, PSOC_FOLLOW_POINTERS,
+                                 "forward", &h), PSOC_OK);
+      ck_assert_msg(heq(h, want[i]), "%s loaded with other content", name);
+      ck_assert_int_eq(psoc_parse(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, &parsed, NULL), PSOC_OK);
+      memcpy(&got, parsed.views[PSOC_SO_INPUT_LAYOUT].payload, sizeof got);
+      ck_assert_uint_eq(got.NumElements, 2);
+      ck_assert_str_eq(got.pInputElementDescs[0].SemanticName, "POSITION");
+      ck_assert_str_eq(got.pInputElementDescs[1].SemanticName, "NORMAL");
+    }
+    ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, NULL), PSOC_OK);
+    psoc_archive_close(a);
+  }
+  free(buf);
+}
+END_TEST
+
 /* Rewrite a header field and make the header's checksum (and the end
 ** marker's copy of it) consistent again, as another build would have. */
 static void patch_header(unsigned char *buf, size_t size, size_t at, uint32_t value) {
@@ -730,8 +928,9 @@ START_TEST(test_load_options_and_scratch) {
   idx = psoc_archive_find(a, "a_opaque");
   ck_assert_uint_ne(idx, PSOC_ARCHIVE_NOT_FOUND);
   ck_assert_int_eq(psoc_archive_entry_get(a, idx, &e), PSOC_OK);
-  /* the input layout is copied into scratch: more than the stream */
-  ck_assert_uint_gt(e.load_size, e.stream_size);
+  /* the scratch holds the stream alone: input layouts are relocated once
+  ** per component, in the archive object */
+  ck_assert_uint_eq(e.load_size, (e.stream_size + 7) & ~(size_t)7);
   memset(&lo, 0, sizeof lo);
   lo.resolve_root_signature = resolve_rs;
   ck_assert_int_eq(psoc_archive_load(a, idx, &lo, scratch, e.load_size - 1, &desc, &needed, err, sizeof err),
@@ -752,6 +951,26 @@ START_TEST(test_load_options_and_scratch) {
     ck_assert_ptr_eq(rs, resolve_rs(NULL, "forward"));
     memcpy(&vs, parsed.views[PSOC_SO_VS].payload, sizeof vs);
     ck_assert(inside(vs.pShaderBytecode, sm.data, sm.size));
+    /* the input layout: neither in scratch nor in the (read-only) archive,
+    ** its semantic names in the archive; a second load points at the same
+    ** relocated copy */
+    {
+      D3D12_INPUT_LAYOUT_DESC il, il2;
+      UINT k;
+      memcpy(&il, parsed.views[PSOC_SO_INPUT_LAYOUT].payload, sizeof il);
+      ck_assert_uint_gt(il.NumElements, 0);
+      ck_assert(!inside(il.pInputElementDescs, scratch, sizeof scratch));
+      ck_assert(!inside(il.pInputElementDescs, sm.data, sm.size));
+      for (k = 0; k < il.NumElements; k++) {
+        ck_assert(inside(il.pInputElementDescs[k].SemanticName, sm.data, sm.size));
+        ck_assert_uint_gt(strlen(il.pInputElementDescs[k].SemanticName), 0);
+      }
+      ck_assert_int_eq(psoc_archive_load(a, idx, &lo, scratch + 2048, 2048, &desc, NULL, err, sizeof err),
+                       PSOC_OK);
+      ck_assert_int_eq(psoc_parse(desc.pPipelineStateSubobjectStream, desc.SizeInBytes, &parsed, NULL), PSOC_OK);
+      memcpy(&il2, parsed.views[PSOC_SO_INPUT_LAYOUT].payload, sizeof il2);
+      ck_assert_ptr_eq(il2.pInputElementDescs, il.pInputElementDescs);
+    }
   }
   /* a callback that cannot resolve fails the load and names the signature */
   lo.resolve_root_signature = resolve_none;
@@ -1109,6 +1328,32 @@ static void hash_spec_case(size_t n) {
   psoc_stream_free(s);
 }
 
+/* psoc_xxh3 (one-shot; AVX2 past 240 bytes where the CPU has it) agrees
+** with the streaming XXH3-64 (the baseline SSE2 path) for every length up
+** to 4 KiB and some long ones, at every alignment mod 8. */
+START_TEST(test_xxh3_paths_agree) {
+  static unsigned char buf[(1 << 17) + 16];
+  static const size_t longs[] = { 8191, 8192, 65537, 1 << 17 };
+  psoc_xxh3_state st;
+  size_t n, i;
+  uint32_t x = 12345u;
+  for (i = 0; i < sizeof buf; i++) {
+    x = x * 1103515245u + 12345u;
+    buf[i] = (unsigned char)(x >> 16);
+  }
+  memset(&st, 0, sizeof st);
+  for (n = 0; n < 4096 + sizeof longs / sizeof longs[0]; n++) {
+    size_t len = n < 4096 ? n : longs[n - 4096];
+    const unsigned char *p = buf + n % 8;
+    psoc_xxh3_reset(&st);
+    psoc_xxh3_update(&st, p, len / 3);
+    psoc_xxh3_update(&st, p + len / 3, len - len / 3);
+    ck_assert_msg(psoc_xxh3(p, len) == psoc_xxh3_digest(&st), "XXH3-64 of %zu bytes: one-shot and streaming differ",
+                  len);
+  }
+}
+END_TEST
+
 START_TEST(test_hash_definition) {
   /* short (one buffer), around the 1 KiB buffer, and long (streamed) */
   static const size_t sizes[] = { 0, 1, 13, 900, 990, 1000, 1024, 1500, 4999 };
@@ -1131,12 +1376,15 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_every_flip_detected);
   tcase_add_test(t, test_every_truncation_detected);
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
+  tcase_add_test(t, test_same_shape_record_damage);
+  tcase_add_test(t, test_many_shapes);
   tcase_add_test(t, test_version_and_pointer_size_mismatch);
   tcase_add_test(t, test_load_options_and_scratch);
   tcase_add_test(t, test_writer_rejects);
   tcase_add_test(t, test_write_file_atomic);
   tcase_add_test(t, test_derive_matches_cooked_variant);
   tcase_add_test(t, test_hash_definition);
+  tcase_add_test(t, test_xxh3_paths_agree);
   suite_add_tcase(s, t);
   return s;
 }
