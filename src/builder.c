@@ -30,6 +30,14 @@
 
 #include "internal.h"
 
+/* For the few helpers of the per-piece loops that the compiler would
+** otherwise call (MSVC inlines them at /O2 anyway). */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
 #define PIECE_ALIGN 8u
 #define ARENA_MIN 4096u
 
@@ -62,6 +70,7 @@ struct plan {
   uint32_t nfix;        /* words with padding (see plan_fix) */
   uint64_t head;        /* a type's plan: the subobject's first 8 bytes (type, 0) */
   int masked;           /* padding in a struct under 8 bytes: copy with the mask */
+  int blob_only;        /* one pointer field, a BLOB (shader bytecode, cached blobs) */
   const uint64_t *mask; /* (size + 7) / 8 words; 0xff where a field lives */
   const plan_fix *fix;  /* in offset order */
   const plan_ptr *ptrs; /* in field order */
@@ -231,7 +240,7 @@ static size_t get_offset(const unsigned char *p) {
   return (size_t)v;
 }
 
-static size_t read_count(const unsigned char *p, unsigned size) {
+static HOT_INLINE size_t read_count(const unsigned char *p, unsigned size) {
   if (size == 8) {
     uint64_t v;
     memcpy(&v, p, 8);
@@ -295,8 +304,11 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
     } else if (n >= 4) {
       memcpy(d, src, 4);
       memcpy(d + n - 4, src + n - 4, 4);
+    } else if (n >= 2) {
+      memcpy(d, src, 2);
+      memcpy(d + n - 2, src + n - 2, 2);
     } else if (n) {
-      memcpy(d, src, n);
+      d[0] = src[0];
     }
   } else if (n <= 32) { /* two overlapping halves */
     memcpy(d, src, 16);
@@ -339,7 +351,7 @@ static inline void array_copy(unsigned char *dst, const unsigned char *src, cons
 
 /* Size of one out-of-line piece (at least one slot, so that a non-null
 ** pointer to zero elements stays non-null and inside the block). */
-static psoc_status piece_size(size_t n, size_t *out) {
+static HOT_INLINE psoc_status piece_size(size_t n, size_t *out) {
   if (n == 0) n = 1;
   if (n > SIZE_MAX - (PIECE_ALIGN - 1)) return PSOC_ERR_SIZE;
   *out = PSOC_ALIGN_UP(n, PIECE_ALIGN);
@@ -473,6 +485,7 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
   p->dup_class = info->dup_class;
   p->stride = info->stride;
   p->payload_offset = info->payload_offset;
+  p->blob_only = p->nptrs == 1 && p->ptrs[0].kind == PSOC_FIELD_BLOB;
   {
     unsigned char h[8] = { 0 };
     memcpy(h, &p->type, sizeof p->type);
@@ -580,7 +593,7 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
 
 /* The bytes of one pointer field's piece; 0 with *st set when the field is
 ** invalid (a NULL pointer with a count) or too large. */
-static size_t piece_bytes(const plan_ptr *f, const unsigned char *s, const unsigned char *p,
+static HOT_INLINE size_t piece_bytes(const plan_ptr *f, const unsigned char *s, const unsigned char *p,
                           size_t *count, psoc_status *st) {
   size_t bytes;
   *count = 0;
@@ -697,6 +710,16 @@ static psoc_status entry_pointers(psoc_builder *b, const plan *pl, const unsigne
     e->pieces_size = next - b->arena_top;
   } else if (b->mode == PSOC_BUILDER_BORROW) {
     st = borrow_check(pl, payload);
+  } else if (pl->blob_only) { /* measure_pointers for one blob */
+    const plan_ptr *f = &pl->ptrs[0];
+    size_t bytes = read_count(payload + f->count_at, f->count_size);
+    st = PSOC_OK;
+    if (!get_ptr(payload + f->at)) {
+      if (bytes) st = PSOC_ERR_ARG;
+    } else if (piece_size(bytes, &e->pieces_size) != PSOC_OK ||
+               e->pieces_size > b->arena_limit - b->pieces_size) {
+      st = PSOC_ERR_SIZE;
+    }
   } else {
     st = measure_pointers(pl, payload, b->arena_limit - b->pieces_size, &e->pieces_size);
   }
@@ -896,6 +919,15 @@ static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t t
     if (e->mode == PSOC_BUILDER_COPY) {
       if (e->arena_size) memcpy(pieces + off, b->arena + e->pieces_at, e->arena_size);
       if (e->plan->nptrs) relocate(e->plan, payload, pieces + off);
+      off += e->pieces_size;
+    } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && e->plan->blob_only) {
+      /* one blob: its pointer and size are in the image, as add measured */
+      const plan_ptr *f = &e->plan->ptrs[0];
+      size_t n = read_count(payload + f->count_at, f->count_size);
+      unsigned char *q = pieces + off;
+      memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
+      if (n) memcpy(q, get_ptr(payload + f->at), n);
+      put_ptr(payload + f->at, q);
       off += e->pieces_size;
     } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
       size_t next = off;
