@@ -30,6 +30,14 @@
 
 #include "internal.h"
 
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define NOINLINE __declspec(noinline)
+#else
+#define NOINLINE
+#endif
+
 /* For the few helpers of the per-piece loops that the compiler would
 ** otherwise call (MSVC inlines them at /O2 anyway). */
 #if defined(__GNUC__)
@@ -295,8 +303,8 @@ static inline void masked_copy(unsigned char *dst, const unsigned char *src, con
 }
 
 /* Copy exactly n bytes (the source and the destination do not overlap):
-** small sizes inline, in overlapping words. */
-static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t n) {
+** copy_small up to 64, inline in overlapping words; copy_exact any. */
+static inline void copy_small(unsigned char *d, const unsigned char *src, size_t n) {
   if (n <= 16) {
     if (n >= 8) {
       memcpy(d, src, 8);
@@ -316,9 +324,14 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
   } else if (n <= 64) {
     memcpy(d, src, 32);
     memcpy(d + n - 32, src + n - 32, 32);
-  } else {
-    memcpy(d, src, n);
   }
+}
+
+static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t n) {
+  if (n <= 64)
+    copy_small(d, src, n);
+  else
+    memcpy(d, src, n);
 }
 
 /* Copy the plan->size bytes of a struct, keeping only the fields' bytes
@@ -458,12 +471,24 @@ void psoc_builder_free(psoc_builder *b) {
 
 size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
 
-/* add's inline case: a plan without pointer fields, or any in BORROW mode. */
+/* Every count of the plan's pointer fields is 4 or 8 bytes (add reads
+** them inline). */
+static int counts_are_words(const plan *p) {
+  uint32_t i;
+  for (i = 0; i < p->nptrs; i++)
+    if (p->ptrs[i].kind != PSOC_FIELD_STRING && p->ptrs[i].count_size != 4 &&
+        p->ptrs[i].count_size != 8)
+      return 0;
+  return 1;
+}
+
+/* add's inline case: a plan without pointer fields, or one whose pointers
+** are borrowed. */
 static void fast_update(psoc_builder *b) {
   size_t t;
   for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
     const plan *p = b->plans[t];
-    b->fast[t] = p && (!p->nptrs || b->mode == PSOC_BUILDER_BORROW) ? p : NULL;
+    b->fast[t] = p && (!p->nptrs || (b->mode == PSOC_BUILDER_BORROW && counts_are_words(p))) ? p : NULL;
   }
 }
 
@@ -836,27 +861,64 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
   return PSOC_OK;
 }
 
+/* struct_copy out of line, returning PSOC_OK: add's payloads over 64 bytes. */
+static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned char *src,
+                                            const plan *pl) {
+  struct_copy(dst, src, pl);
+  return PSOC_OK;
+}
+
 /* add's common case inline: a known type appended to a free class, its
 ** pointers (if any) borrowed. The same bytes and checks as put. */
 psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
                              size_t payload_size) {
+  static const uint64_t zero = 0;
   const plan *pl;
+  const plan_fix *f, *end;
+  unsigned char *d;
   entry *e;
-  size_t at;
+  size_t at, n;
   if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
       payload_size != pl->size || b->slot[pl->dup_class] >= 0)
     return put(b, type, payload, payload_size, 0);
-  if (pl->nptrs && borrow_check(pl, payload) != PSOC_OK) return PSOC_ERR_ARG;
+  if (pl->nptrs) { /* borrowed (fast_update): borrow_check, inline */
+    const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
+    for (; f < end; f++) {
+      const unsigned char *c = (const unsigned char *)payload + f->count_at;
+      if (f->kind == PSOC_FIELD_STRING || get_ptr((const unsigned char *)payload + f->at)) continue;
+      if (f->count_size == 8) {
+        uint64_t v;
+        memcpy(&v, c, 8);
+        if (v) return PSOC_ERR_ARG;
+      } else if (psoc_rd32(c)) {
+        return PSOC_ERR_ARG;
+      }
+    }
+  }
+  /* the bookkeeping first: the image's byte stores may alias anything */
   at = b->image_size;
-  image_write(b->image + at, pl, payload);
-  e = &b->entries[b->count];
+  n = b->count;
+  e = &b->entries[n];
   e->plan = pl;
   e->image_at = at;
   e->arena_size = 0; /* no pieces: pieces_at is never read */
   e->pieces_size = 0;
   e->mode = b->mode;
-  b->slot[pl->dup_class] = (int8_t)b->count++;
+  b->slot[pl->dup_class] = (int8_t)n;
+  b->count = n + 1;
   b->image_size = at + pl->stride;
+  d = b->image + at;
+  memcpy(d + pl->stride - 8, &zero, 8); /* as image_write */
+  memcpy(d, &pl->head, 8);
+  d += pl->payload_offset;
+  if (pl->size > 64 || pl->masked) return struct_copy_out(d, payload, pl); /* a tail call */
+  copy_small(d, payload, pl->size);
+  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
+    uint64_t w;
+    memcpy(&w, d + f->at, 8);
+    w &= f->keep;
+    memcpy(d + f->at, &w, 8);
+  }
   return PSOC_OK;
 }
 
