@@ -248,6 +248,16 @@ static size_t get_offset(const unsigned char *p) {
   return (size_t)v;
 }
 
+/* A count of 4 or 8 bytes (the only sizes add reads inline). */
+static inline size_t count_word(const unsigned char *p, unsigned size) {
+  if (size == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (size_t)v;
+  }
+  return psoc_rd32(p);
+}
+
 static HOT_INLINE size_t read_count(const unsigned char *p, unsigned size) {
   if (size == 8) {
     uint64_t v;
@@ -475,6 +485,7 @@ size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
 ** them inline). */
 static int counts_are_words(const plan *p) {
   uint32_t i;
+  if (!p) return 0;
   for (i = 0; i < p->nptrs; i++)
     if (p->ptrs[i].kind != PSOC_FIELD_STRING && p->ptrs[i].count_size != 4 &&
         p->ptrs[i].count_size != 8)
@@ -482,13 +493,16 @@ static int counts_are_words(const plan *p) {
   return 1;
 }
 
-/* add's inline case: a plan without pointer fields, or one whose pointers
-** are borrowed. */
+/* add's inline case: a plan without pointer fields, one whose pointers
+** are borrowed, or a single blob in COPY_AT_FINISH mode. */
 static void fast_update(psoc_builder *b) {
   size_t t;
   for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
     const plan *p = b->plans[t];
-    b->fast[t] = p && (!p->nptrs || (b->mode == PSOC_BUILDER_BORROW && counts_are_words(p))) ? p : NULL;
+    int inline_ptrs = counts_are_words(p ? p : NULL) &&
+                      (b->mode == PSOC_BUILDER_BORROW ||
+                       (b->mode == PSOC_BUILDER_COPY_AT_FINISH && p->blob_only));
+    b->fast[t] = p && (!p->nptrs || inline_ptrs) ? p : NULL;
   }
 }
 
@@ -868,45 +882,29 @@ static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned c
   return PSOC_OK;
 }
 
-/* add's common case inline: a known type appended to a free class, its
-** pointers (if any) borrowed. The same bytes and checks as put. */
-psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
-                             size_t payload_size) {
+/* add's inline path after its checks: append 'pl' with 'payload', whose
+** pointers are borrowed or take 'pieces' bytes that finish copies. The
+** same bytes and bookkeeping as put. Calls nothing but a tail call. */
+static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
+                                     size_t pieces) {
   static const uint64_t zero = 0;
-  const plan *pl;
   const plan_fix *f, *end;
   unsigned char *d;
-  entry *e;
-  size_t at, n;
-  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
-      payload_size != pl->size || b->slot[pl->dup_class] >= 0)
-    return put(b, type, payload, payload_size, 0);
-  if (pl->nptrs) { /* borrowed (fast_update): borrow_check, inline */
-    const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
-    for (; f < end; f++) {
-      const unsigned char *c = (const unsigned char *)payload + f->count_at;
-      if (f->kind == PSOC_FIELD_STRING || get_ptr((const unsigned char *)payload + f->at)) continue;
-      if (f->count_size == 8) {
-        uint64_t v;
-        memcpy(&v, c, 8);
-        if (v) return PSOC_ERR_ARG;
-      } else if (psoc_rd32(c)) {
-        return PSOC_ERR_ARG;
-      }
-    }
-  }
+  size_t at = b->image_size, n = b->count;
+  entry *e = &b->entries[n];
   /* the bookkeeping first: the image's byte stores may alias anything */
-  at = b->image_size;
-  n = b->count;
-  e = &b->entries[n];
   e->plan = pl;
   e->image_at = at;
-  e->arena_size = 0; /* no pieces: pieces_at is never read */
-  e->pieces_size = 0;
+  e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
+  e->pieces_size = pieces;
   e->mode = b->mode;
   b->slot[pl->dup_class] = (int8_t)n;
   b->count = n + 1;
   b->image_size = at + pl->stride;
+  if (pieces) { /* finish copies them */
+    b->pieces_size += pieces;
+    b->deferred++;
+  }
   d = b->image + at;
   memcpy(d + pl->stride - 8, &zero, 8); /* as image_write */
   memcpy(d, &pl->head, 8);
@@ -920,6 +918,41 @@ psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload
     memcpy(d + f->at, &w, 8);
   }
   return PSOC_OK;
+}
+
+/* add's inline path for a single blob in COPY_AT_FINISH mode: what
+** measure_pointers says of it, then add_commit (out of line, so that add
+** itself stays free of calls). */
+static NOINLINE psoc_status add_deferred_blob(psoc_builder *b, const plan *pl,
+                                              const unsigned char *payload) {
+  const plan_ptr *f = pl->ptrs;
+  size_t bytes = count_word(payload + f->count_at, f->count_size), pieces = 0;
+  if (!get_ptr(payload + f->at)) {
+    if (bytes) return PSOC_ERR_ARG;
+  } else if (piece_size(bytes, &pieces) != PSOC_OK || pieces > b->arena_limit - b->pieces_size) {
+    return PSOC_ERR_SIZE;
+  }
+  return add_commit(b, pl, payload, pieces);
+}
+
+/* add's common case inline: a known type appended to a free class, its
+** pointers (if any) borrowed or one blob deferred. */
+psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
+                             size_t payload_size) {
+  const unsigned char *src = payload;
+  const plan *pl;
+  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
+      payload_size != pl->size || b->slot[pl->dup_class] >= 0)
+    return put(b, type, payload, payload_size, 0);
+  if (pl->nptrs) {
+    const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
+    if (b->mode != PSOC_BUILDER_BORROW) return add_deferred_blob(b, pl, src);
+    for (; f < end; f++) { /* borrow_check, inline */
+      if (f->kind == PSOC_FIELD_STRING || get_ptr(src + f->at)) continue;
+      if (count_word(src + f->count_at, f->count_size)) return PSOC_ERR_ARG;
+    }
+  }
+  return add_commit(b, pl, src, 0);
 }
 
 psoc_status psoc_builder_set(psoc_builder *b, uint32_t type, const void *payload,
