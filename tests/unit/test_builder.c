@@ -1735,6 +1735,16 @@ START_TEST(test_finish_into_every_mode) {
     ck_assert_int_eq(psoc_check(psoc_stream_data(in), psoc_stream_size(in), NULL, NULL) ==
                          psoc_check(psoc_stream_data(s), psoc_stream_size(s), NULL, NULL),
                      1);
+    { /* a copy of the stream in caller memory: one block, pointers into
+      ** it relocated, borrowed ones kept */
+      psoc_stream *c;
+      size_t blocks = ta.blocks;
+      ck_assert_int_eq(psoc_stream_copy(in, &a, &c), PSOC_OK);
+      ck_assert_uint_eq(ta.blocks, blocks + 1);
+      ck_assert_uint_eq(ta.last_size, n);
+      check_same_layout(mem, ta.last, header, n);
+      psoc_stream_free(c);
+    }
     psoc_stream_free(in); /* releases nothing */
     psoc_stream_free(s);
     free(raw);
