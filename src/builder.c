@@ -485,7 +485,6 @@ size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
 ** them inline). */
 static int counts_are_words(const plan *p) {
   uint32_t i;
-  if (!p) return 0;
   for (i = 0; i < p->nptrs; i++)
     if (p->ptrs[i].kind != PSOC_FIELD_STRING && p->ptrs[i].count_size != 4 &&
         p->ptrs[i].count_size != 8)
@@ -499,10 +498,12 @@ static void fast_update(psoc_builder *b) {
   size_t t;
   for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
     const plan *p = b->plans[t];
-    int inline_ptrs = counts_are_words(p ? p : NULL) &&
-                      (b->mode == PSOC_BUILDER_BORROW ||
-                       (b->mode == PSOC_BUILDER_COPY_AT_FINISH && p->blob_only));
-    b->fast[t] = p && (!p->nptrs || inline_ptrs) ? p : NULL;
+    int take = 0;
+    if (p)
+      take = !p->nptrs || (counts_are_words(p) &&
+                           (b->mode == PSOC_BUILDER_BORROW ||
+                            (b->mode == PSOC_BUILDER_COPY_AT_FINISH && p->blob_only)));
+    b->fast[t] = take ? p : NULL;
   }
 }
 
