@@ -344,21 +344,26 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
     memcpy(d, src, n);
 }
 
+/* Zero the padding of a struct copied plainly to 'd' (its plan_fix words). */
+static inline void zero_padding(unsigned char *d, const plan *pl) {
+  const plan_fix *f, *end;
+  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
+    uint64_t w;
+    memcpy(&w, d + f->at, 8);
+    w &= f->keep;
+    memcpy(d + f->at, &w, 8);
+  }
+}
+
 /* Copy the plan->size bytes of a struct, keeping only the fields' bytes
 ** (every other byte becomes zero): a plain copy, then the padding words. */
 static inline void struct_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
-  const plan_fix *f, *end;
   if (pl->masked) {
     masked_copy(dst, src, pl);
     return;
   }
   copy_exact(dst, src, pl->size);
-  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
-    uint64_t w;
-    memcpy(&w, dst + f->at, 8);
-    w &= f->keep;
-    memcpy(dst + f->at, &w, 8);
-  }
+  zero_padding(dst, pl);
 }
 
 /* Copy 'count' elements of 'stride' bytes (an array of structs). */
@@ -768,10 +773,14 @@ static psoc_status entry_pointers(psoc_builder *b, const plan *pl, const unsigne
 }
 
 /* The subobject's bytes at 'd': type, payload, padding zero. */
-static inline void image_write(unsigned char *d, const plan *pl, const unsigned char *payload) {
+static inline void image_head(unsigned char *d, const plan *pl) {
   static const uint64_t zero = 0;
   memcpy(d + pl->stride - 8, &zero, 8); /* the tail padding */
   memcpy(d, &pl->head, 8); /* the type, then zero (the gap before 8-aligned payloads) */
+}
+
+static inline void image_write(unsigned char *d, const plan *pl, const unsigned char *payload) {
+  image_head(d, pl);
   struct_copy(d + pl->payload_offset, payload, pl);
 }
 
@@ -888,8 +897,6 @@ static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned c
 ** same bytes and bookkeeping as put. Calls nothing but a tail call. */
 static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                      size_t pieces) {
-  static const uint64_t zero = 0;
-  const plan_fix *f, *end;
   unsigned char *d;
   size_t at = b->image_size, n = b->count;
   entry *e = &b->entries[n];
@@ -907,17 +914,11 @@ static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsi
     b->deferred++;
   }
   d = b->image + at;
-  memcpy(d + pl->stride - 8, &zero, 8); /* as image_write */
-  memcpy(d, &pl->head, 8);
+  image_head(d, pl);
   d += pl->payload_offset;
   if (pl->size > 64 || pl->masked) return struct_copy_out(d, payload, pl); /* a tail call */
   copy_small(d, payload, pl->size);
-  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
-    uint64_t w;
-    memcpy(&w, d + f->at, 8);
-    w &= f->keep;
-    memcpy(d + f->at, &w, 8);
-  }
+  zero_padding(d, pl);
   return PSOC_OK;
 }
 
