@@ -79,6 +79,7 @@ struct plan {
   uint64_t head;        /* a type's plan: the subobject's first 8 bytes (type, 0) */
   int masked;           /* padding in a struct under 8 bytes: copy with the mask */
   int blob_only;        /* one pointer field, a BLOB (shader bytecode, cached blobs) */
+  int copy_out;         /* over 64 bytes, or masked: add copies it out of line */
   const uint64_t *mask; /* (size + 7) / 8 words; 0xff where a field lives */
   const plan_fix *fix;  /* in offset order */
   const plan_ptr *ptrs; /* in field order */
@@ -207,8 +208,7 @@ static plan *plan_make(plan_alloc *pa, const psoc_struct *s, uint32_t size) {
   plan_ptr *ptrs = plan_take(pa, (size_t)nptrs * sizeof *ptrs);
   if (p) {
     memset(mask, 0, (size_t)words * sizeof *mask);
-    p->info = NULL;
-    p->block_size = 0;
+    memset(p, 0, sizeof *p); /* a type's fields: make_plan */
     p->size = size;
     p->nptrs = nptrs;
     p->mask = mask;
@@ -531,6 +531,7 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
   p->stride = info->stride;
   p->payload_offset = info->payload_offset;
   p->blob_only = p->nptrs == 1 && p->ptrs[0].kind == PSOC_FIELD_BLOB;
+  p->copy_out = p->size > 64 || p->masked;
   {
     unsigned char h[8] = { 0 };
     memcpy(h, &p->type, sizeof p->type);
@@ -916,9 +917,9 @@ static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsi
   d = b->image + at;
   image_head(d, pl);
   d += pl->payload_offset;
-  if (pl->size > 64 || pl->masked) return struct_copy_out(d, payload, pl); /* a tail call */
+  if (pl->copy_out) return struct_copy_out(d, payload, pl); /* a tail call */
   copy_small(d, payload, pl->size);
-  zero_padding(d, pl);
+  if (pl->nfix) zero_padding(d, pl);
   return PSOC_OK;
 }
 
