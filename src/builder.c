@@ -23,11 +23,28 @@
 ** Allocators must return memory aligned like malloc (the lua_Alloc rule).
 */
 #include <stdint.h>
+#include <stdlib.h>
 #if defined(__SSE2__) || defined(_M_X64)
 #include <emmintrin.h>
 #endif
 
 #include "internal.h"
+
+#if defined(__GNUC__)
+#define NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define NOINLINE __declspec(noinline)
+#else
+#define NOINLINE
+#endif
+
+/* For the few helpers of the per-piece loops that the compiler would
+** otherwise call (MSVC inlines them at /O2 anyway). */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
 
 #define PIECE_ALIGN 8u
 #define ARENA_MIN 4096u
@@ -45,13 +62,26 @@ typedef struct plan_ptr {
   const plan *element; /* ARRAY of structs: how to copy one element */
 } plan_ptr;
 
+/* A word of the struct that holds padding: after the plain copy of the
+** struct, the 8 bytes at 'at' are ANDed with 'keep' (at + 8 <= size). */
+typedef struct plan_fix {
+  uint64_t keep;
+  uint32_t at;
+} plan_fix;
+
 struct plan {
   const psoc_subobject_info *info; /* a type's plan: its type, and copies of */
   uint32_t type, dup_class, stride, payload_offset; /* what adding needs */
   size_t block_size;    /* a type's plan: bytes of its allocation */
   uint32_t size;        /* bytes of the struct (of an element: the stride) */
   uint32_t nptrs;       /* pointer fields, including those of nested structs */
+  uint32_t nfix;        /* words with padding (see plan_fix) */
+  uint64_t head;        /* a type's plan: the subobject's first 8 bytes (type, 0) */
+  int masked;           /* padding in a struct under 8 bytes: copy with the mask */
+  int blob_only;        /* one pointer field, a BLOB (shader bytecode, cached blobs) */
+  int copy_out;         /* over 64 bytes, or masked: add copies it out of line */
   const uint64_t *mask; /* (size + 7) / 8 words; 0xff where a field lives */
+  const plan_fix *fix;  /* in offset order */
   const plan_ptr *ptrs; /* in field order */
 };
 
@@ -148,22 +178,55 @@ static void plan_fields(plan_alloc *pa, const psoc_struct *s, size_t base, unsig
   }
 }
 
+/* The padding words of a struct whose byte mask is 'm' (size bytes): each
+** run of padding bytes is covered by 8-byte words inside the struct. */
+static uint32_t plan_fixes(const unsigned char *m, uint32_t size, plan_fix *fix) {
+  uint32_t i = 0, n = 0, at, k;
+  while (i < size) {
+    if (m[i]) {
+      i++;
+      continue;
+    }
+    at = i & ~7u;
+    if (at + 8 > size) at = size - 8; /* size >= 8: the caller checked */
+    fix[n].at = at;
+    fix[n].keep = 0;
+    for (k = 0; k < 8; k++)
+      if (m[at + k]) fix[n].keep |= (uint64_t)0xff << (8 * k);
+    n++;
+    i = at + 8;
+  }
+  return n;
+}
+
 /* Lay out (base NULL: measure) the plan of struct 's', 'size' bytes long. */
 static plan *plan_make(plan_alloc *pa, const psoc_struct *s, uint32_t size) {
-  uint32_t words = (size + 7) / 8, nptrs = count_ptrs(s), n = 0;
+  uint32_t words = (size + 7) / 8, nptrs = count_ptrs(s), n = 0, i;
   plan *p = plan_take(pa, sizeof *p);
   uint64_t *mask = plan_take(pa, (size_t)words * sizeof *mask);
+  plan_fix *fix = plan_take(pa, (size_t)words * sizeof *fix);
   plan_ptr *ptrs = plan_take(pa, (size_t)nptrs * sizeof *ptrs);
   if (p) {
     memset(mask, 0, (size_t)words * sizeof *mask);
-    p->info = NULL;
-    p->block_size = 0;
+    memset(p, 0, sizeof *p); /* a type's fields: make_plan */
     p->size = size;
     p->nptrs = nptrs;
     p->mask = mask;
+    p->fix = fix;
     p->ptrs = ptrs;
   }
   plan_fields(pa, s, 0, (unsigned char *)mask, size, ptrs, &n);
+  if (p) {
+    const unsigned char *m = (const unsigned char *)mask;
+    p->nfix = 0;
+    p->masked = 0;
+    if (size < 8) {
+      for (i = 0; i < size; i++)
+        if (!m[i]) p->masked = 1;
+    } else {
+      p->nfix = plan_fixes(m, size, fix);
+    }
+  }
   return p;
 }
 
@@ -185,7 +248,17 @@ static size_t get_offset(const unsigned char *p) {
   return (size_t)v;
 }
 
-static size_t read_count(const unsigned char *p, unsigned size) {
+/* A count of 4 or 8 bytes (the only sizes add reads inline). */
+static inline size_t count_word(const unsigned char *p, unsigned size) {
+  if (size == 8) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return (size_t)v;
+  }
+  return psoc_rd32(p);
+}
+
+static HOT_INLINE size_t read_count(const unsigned char *p, unsigned size) {
   if (size == 8) {
     uint64_t v;
     memcpy(&v, p, 8);
@@ -239,9 +312,74 @@ static inline void masked_copy(unsigned char *dst, const unsigned char *src, con
   }
 }
 
+/* Copy exactly n bytes (the source and the destination do not overlap):
+** copy_small up to 64, inline in overlapping words; copy_exact any. */
+static inline void copy_small(unsigned char *d, const unsigned char *src, size_t n) {
+  if (n <= 16) {
+    if (n >= 8) {
+      memcpy(d, src, 8);
+      memcpy(d + n - 8, src + n - 8, 8);
+    } else if (n >= 4) {
+      memcpy(d, src, 4);
+      memcpy(d + n - 4, src + n - 4, 4);
+    } else if (n >= 2) {
+      memcpy(d, src, 2);
+      memcpy(d + n - 2, src + n - 2, 2);
+    } else if (n) {
+      d[0] = src[0];
+    }
+  } else if (n <= 32) { /* two overlapping halves */
+    memcpy(d, src, 16);
+    memcpy(d + n - 16, src + n - 16, 16);
+  } else if (n <= 64) {
+    memcpy(d, src, 32);
+    memcpy(d + n - 32, src + n - 32, 32);
+  }
+}
+
+static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t n) {
+  if (n <= 64)
+    copy_small(d, src, n);
+  else
+    memcpy(d, src, n);
+}
+
+/* Zero the padding of a struct copied plainly to 'd' (its plan_fix words). */
+static inline void zero_padding(unsigned char *d, const plan *pl) {
+  const plan_fix *f, *end;
+  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
+    uint64_t w;
+    memcpy(&w, d + f->at, 8);
+    w &= f->keep;
+    memcpy(d + f->at, &w, 8);
+  }
+}
+
+/* Copy the plan->size bytes of a struct, keeping only the fields' bytes
+** (every other byte becomes zero): a plain copy, then the padding words. */
+static inline void struct_copy(unsigned char *dst, const unsigned char *src, const plan *pl) {
+  if (pl->masked) {
+    masked_copy(dst, src, pl);
+    return;
+  }
+  copy_exact(dst, src, pl->size);
+  zero_padding(dst, pl);
+}
+
+/* Copy 'count' elements of 'stride' bytes (an array of structs). */
+static inline void array_copy(unsigned char *dst, const unsigned char *src, const plan *el,
+                              size_t count) {
+  size_t k;
+  if (!el->masked && !el->nfix) {
+    memcpy(dst, src, count * el->size);
+    return;
+  }
+  for (k = 0; k < count; k++) struct_copy(dst + k * el->size, src + k * el->size, el);
+}
+
 /* Size of one out-of-line piece (at least one slot, so that a non-null
 ** pointer to zero elements stays non-null and inside the block). */
-static psoc_status piece_size(size_t n, size_t *out) {
+static HOT_INLINE psoc_status piece_size(size_t n, size_t *out) {
   if (n == 0) n = 1;
   if (n > SIZE_MAX - (PIECE_ALIGN - 1)) return PSOC_ERR_SIZE;
   *out = PSOC_ALIGN_UP(n, PIECE_ALIGN);
@@ -251,8 +389,7 @@ static psoc_status piece_size(size_t n, size_t *out) {
 /* ---- builder ------------------------------------------------------ */
 
 typedef struct entry {
-  const psoc_subobject_info *info;
-  const plan *plan;
+  const plan *plan;   /* its type's */
   size_t image_at;    /* offset of the subobject in the image */
   size_t pieces_at;   /* arena offset of its pieces (PSOC_BUILDER_COPY) */
   size_t arena_size;  /* bytes of its pieces in the arena (PSOC_BUILDER_COPY) */
@@ -268,6 +405,7 @@ struct psoc_builder {
   entry entries[PSOC_SO_TYPE_COUNT];    /* insertion order */
   int8_t slot[PSOC_SO_TYPE_COUNT];      /* per duplicate class: index in entries, or -1 */
   const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
+  const plan *fast[PSOC_SO_TYPE_COUNT];  /* the plans add takes inline in this mode */
   /* The stream bytes as finish will write them, pointers to pieces held
   ** as offsets. Room for the largest member of every class, plus one
   ** subobject under construction and one of scratch. */
@@ -282,6 +420,7 @@ struct psoc_builder {
   int mode;            /* psoc_builder_mode of the next add or set */
   size_t arena_limit; /* offsets beyond it would overflow a finished stream's size */
   int pieces_shuffled; /* a set replaced an entry with pieces: runs may be out of order */
+  int plain_alloc;     /* the default allocator (realloc and free): finish calls malloc */
 };
 
 /* Stream blocks: this header, then the stream bytes, then the pieces. */
@@ -315,6 +454,7 @@ psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out) {
   memset(b, 0, sizeof *b);
   memset(b->slot, -1, sizeof b->slot);
   b->alloc = a;
+  b->plain_alloc = !alloc || !alloc->fn;
   b->block_size = BUILDER_HEADER + image + 2 * largest;
   b->image = (unsigned char *)b + BUILDER_HEADER;
   b->image_scratch = image + largest;
@@ -346,6 +486,32 @@ void psoc_builder_free(psoc_builder *b) {
 
 size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
 
+/* Every count of the plan's pointer fields is 4 or 8 bytes (add reads
+** them inline). */
+static int counts_are_words(const plan *p) {
+  uint32_t i;
+  for (i = 0; i < p->nptrs; i++)
+    if (p->ptrs[i].kind != PSOC_FIELD_STRING && p->ptrs[i].count_size != 4 &&
+        p->ptrs[i].count_size != 8)
+      return 0;
+  return 1;
+}
+
+/* add's inline case: a plan without pointer fields, one whose pointers
+** are borrowed, or a single blob in COPY_AT_FINISH mode. */
+static void fast_update(psoc_builder *b) {
+  size_t t;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const plan *p = b->plans[t];
+    int take = 0;
+    if (p)
+      take = !p->nptrs || (counts_are_words(p) &&
+                           (b->mode == PSOC_BUILDER_BORROW ||
+                            (b->mode == PSOC_BUILDER_COPY_AT_FINISH && p->blob_only)));
+    b->fast[t] = take ? p : NULL;
+  }
+}
+
 static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, const plan **out) {
   plan_alloc pa = { NULL, 0 };
   unsigned char *block;
@@ -364,7 +530,15 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
   p->dup_class = info->dup_class;
   p->stride = info->stride;
   p->payload_offset = info->payload_offset;
+  p->blob_only = p->nptrs == 1 && p->ptrs[0].kind == PSOC_FIELD_BLOB;
+  p->copy_out = p->size > 64 || p->masked;
+  {
+    unsigned char h[8] = { 0 };
+    memcpy(h, &p->type, sizeof p->type);
+    memcpy(&p->head, h, sizeof h);
+  }
   b->plans[info->type] = p;
+  fast_update(b);
   *out = p;
   return PSOC_OK;
 }
@@ -450,7 +624,7 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
     q = b->arena + off;
     memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
     if (f->element) {
-      for (k = 0; k < count; k++) masked_copy(q + k * f->stride, p + k * f->stride, f->element);
+      array_copy(q, p, f->element, count);
       if (f->element->nptrs)
         for (k = 0; k < count; k++) {
           st = copy_pointers(b, f->element, off + k * f->stride, 1, p + k * f->stride, base, next);
@@ -465,7 +639,7 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
 
 /* The bytes of one pointer field's piece; 0 with *st set when the field is
 ** invalid (a NULL pointer with a count) or too large. */
-static size_t piece_bytes(const plan_ptr *f, const unsigned char *s, const unsigned char *p,
+static HOT_INLINE size_t piece_bytes(const plan_ptr *f, const unsigned char *s, const unsigned char *p,
                           size_t *count, psoc_status *st) {
   size_t bytes;
   *count = 0;
@@ -519,7 +693,7 @@ static psoc_status measure_pointers(const plan *pl, const unsigned char *s, size
 /* PSOC_BUILDER_BORROW: the pointer fields of 's' as copy_pointers judges
 ** them (a NULL pointer with a count is invalid); nothing is read behind
 ** them. */
-static psoc_status borrow_check(const plan *pl, const unsigned char *s) {
+static inline psoc_status borrow_check(const plan *pl, const unsigned char *s) {
   uint32_t i;
   for (i = 0; i < pl->nptrs; i++) {
     const plan_ptr *f = &pl->ptrs[i];
@@ -554,7 +728,7 @@ static psoc_status deep_copy(const plan *pl, unsigned char *s, unsigned char *ba
     *next += piece;
     memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
     if (f->element) {
-      for (k = 0; k < count; k++) masked_copy(q + k * f->stride, p + k * f->stride, f->element);
+      array_copy(q, p, f->element, count);
       if (f->element->nptrs)
         for (k = 0; k < count; k++) {
           st = deep_copy(f->element, q + k * f->stride, base, next, end);
@@ -568,36 +742,65 @@ static psoc_status deep_copy(const plan *pl, unsigned char *s, unsigned char *ba
   return PSOC_OK;
 }
 
-/* Write subobject 'pl' with 'payload' at image offset 'at', its pieces at
-** the arena top (PSOC_BUILDER_COPY) or measured for finish (nothing is
-** committed). */
-static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl, const unsigned char *payload,
+/* The pointer fields of entry 'e' (its payload at image offset 'at'), as
+** its mode wants: pieces deep-copied to the arena top (PSOC_BUILDER_COPY),
+** checked (_BORROW) or checked and measured for finish (_COPY_AT_FINISH).
+** Nothing is committed. */
+static psoc_status entry_pointers(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                   size_t at, entry *e) {
-  unsigned char *d = b->image + at;
   size_t next = b->arena_top;
-  memset(d + pl->stride - 8, 0, 8); /* the tail padding */
-  memcpy(d, &pl->type, sizeof pl->type);
-  memset(d + sizeof pl->type, 0, 4); /* the gap before 8-aligned payloads */
-  masked_copy(d + pl->payload_offset, payload, pl);
+  psoc_status st;
   e->pieces_size = 0;
-  if (pl->nptrs) {
-    psoc_status st;
-    if (b->mode == PSOC_BUILDER_COPY) {
-      st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
-      e->pieces_size = next - b->arena_top;
-    } else if (b->mode == PSOC_BUILDER_BORROW) {
-      st = borrow_check(pl, payload);
-    } else {
-      st = measure_pointers(pl, payload, b->arena_limit - b->pieces_size, &e->pieces_size);
+  if (b->mode == PSOC_BUILDER_COPY) {
+    st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
+    e->pieces_size = next - b->arena_top;
+  } else if (b->mode == PSOC_BUILDER_BORROW) {
+    st = borrow_check(pl, payload);
+  } else if (pl->blob_only) { /* measure_pointers for one blob */
+    const plan_ptr *f = &pl->ptrs[0];
+    size_t bytes = read_count(payload + f->count_at, f->count_size);
+    st = PSOC_OK;
+    if (!get_ptr(payload + f->at)) {
+      if (bytes) st = PSOC_ERR_ARG;
+    } else if (piece_size(bytes, &e->pieces_size) != PSOC_OK ||
+               e->pieces_size > b->arena_limit - b->pieces_size) {
+      st = PSOC_ERR_SIZE;
     }
-    if (st != PSOC_OK) return st;
+  } else {
+    st = measure_pointers(pl, payload, b->arena_limit - b->pieces_size, &e->pieces_size);
   }
-  e->info = pl->info;
+  e->arena_size = next - b->arena_top;
+  return st;
+}
+
+/* The subobject's bytes at 'd': type, payload, padding zero. */
+static inline void image_head(unsigned char *d, const plan *pl) {
+  static const uint64_t zero = 0;
+  memcpy(d + pl->stride - 8, &zero, 8); /* the tail padding */
+  memcpy(d, &pl->head, 8); /* the type, then zero (the gap before 8-aligned payloads) */
+}
+
+static inline void image_write(unsigned char *d, const plan *pl, const unsigned char *payload) {
+  image_head(d, pl);
+  struct_copy(d + pl->payload_offset, payload, pl);
+}
+
+/* Write subobject 'pl' with 'payload' at image offset 'at' and fill entry
+** 'e' for it (nothing is committed). */
+static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl,
+                                         const unsigned char *payload, size_t at, entry *e) {
+  image_write(b->image + at, pl, payload);
+  if (pl->nptrs) {
+    psoc_status st = entry_pointers(b, pl, payload, at, e);
+    if (st != PSOC_OK) return st;
+  } else {
+    e->pieces_size = 0;
+    e->arena_size = 0;
+  }
   e->plan = pl;
   e->image_at = at;
   e->mode = b->mode;
   e->pieces_at = b->arena_top;
-  e->arena_size = next - b->arena_top;
   return PSOC_OK;
 }
 
@@ -606,7 +809,7 @@ static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl, const 
 static void image_replace(psoc_builder *b, size_t slot, size_t n) {
   entry *old = &b->entries[slot];
   unsigned char *img = b->image;
-  size_t at = old->image_at, o = old->info->stride, top = b->image_size, i;
+  size_t at = old->image_at, o = old->plan->stride, top = b->image_size, i;
   if (n == o) {
     memcpy(img + at, img + top, n);
     return;
@@ -621,15 +824,15 @@ static void image_replace(psoc_builder *b, size_t slot, size_t n) {
 static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
                             size_t payload_size, int replace);
 
-/* The common case, a known type appended; put_slow does everything else. */
-static inline psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
+/* A known type appended to a free class; put_slow does everything else. */
+static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size_t payload_size,
                        int replace) {
   const plan *pl;
   entry *e;
   psoc_status st;
   if (!b || !payload) return PSOC_ERR_ARG;
-  if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->slot[pl->dup_class] >= 0 ||
-      b->count >= PSOC_SO_TYPE_COUNT)
+  /* A free class means a free entry: there are no more entries than classes. */
+  if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->slot[pl->dup_class] >= 0)
     return put_slow(b, type, payload, payload_size, replace);
   if (payload_size != pl->size) return PSOC_ERR_SIZE;
   e = &b->entries[b->count]; /* nothing counts until committed */
@@ -637,10 +840,12 @@ static inline psoc_status put(psoc_builder *b, uint32_t type, const void *payloa
   if (st != PSOC_OK) return st;
   b->slot[pl->dup_class] = (int8_t)b->count++;
   b->image_size += pl->stride;
-  b->arena_top += e->arena_size;
-  b->arena_live += e->arena_size;
-  b->pieces_size += e->pieces_size;
-  if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred++;
+  if (pl->nptrs) {
+    b->arena_top += e->arena_size;
+    b->arena_live += e->arena_size;
+    b->pieces_size += e->pieces_size;
+    if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred++;
+  }
   return PSOC_OK;
 }
 
@@ -681,9 +886,76 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
   return PSOC_OK;
 }
 
+/* struct_copy out of line, returning PSOC_OK: add's payloads over 64 bytes. */
+static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned char *src,
+                                            const plan *pl) {
+  struct_copy(dst, src, pl);
+  return PSOC_OK;
+}
+
+/* add's inline path after its checks: append 'pl' with 'payload', whose
+** pointers are borrowed or take 'pieces' bytes that finish copies. The
+** same bytes and bookkeeping as put. Calls nothing but a tail call. */
+static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
+                                     size_t pieces) {
+  unsigned char *d;
+  size_t at = b->image_size, n = b->count;
+  entry *e = &b->entries[n];
+  /* the bookkeeping first: the image's byte stores may alias anything */
+  e->plan = pl;
+  e->image_at = at;
+  e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
+  e->pieces_size = pieces;
+  e->mode = b->mode;
+  b->slot[pl->dup_class] = (int8_t)n;
+  b->count = n + 1;
+  b->image_size = at + pl->stride;
+  if (pieces) { /* finish copies them */
+    b->pieces_size += pieces;
+    b->deferred++;
+  }
+  d = b->image + at;
+  image_head(d, pl);
+  d += pl->payload_offset;
+  if (pl->copy_out) return struct_copy_out(d, payload, pl); /* a tail call */
+  copy_small(d, payload, pl->size);
+  if (pl->nfix) zero_padding(d, pl);
+  return PSOC_OK;
+}
+
+/* add's inline path for a single blob in COPY_AT_FINISH mode: what
+** measure_pointers says of it, then add_commit (out of line, so that add
+** itself stays free of calls). */
+static NOINLINE psoc_status add_deferred_blob(psoc_builder *b, const plan *pl,
+                                              const unsigned char *payload) {
+  const plan_ptr *f = pl->ptrs;
+  size_t bytes = count_word(payload + f->count_at, f->count_size), pieces = 0;
+  if (!get_ptr(payload + f->at)) {
+    if (bytes) return PSOC_ERR_ARG;
+  } else if (piece_size(bytes, &pieces) != PSOC_OK || pieces > b->arena_limit - b->pieces_size) {
+    return PSOC_ERR_SIZE;
+  }
+  return add_commit(b, pl, payload, pieces);
+}
+
+/* add's common case inline: a known type appended to a free class, its
+** pointers (if any) borrowed or one blob deferred. */
 psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
                              size_t payload_size) {
-  return put(b, type, payload, payload_size, 0);
+  const unsigned char *src = payload;
+  const plan *pl;
+  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
+      payload_size != pl->size || b->slot[pl->dup_class] >= 0)
+    return put(b, type, payload, payload_size, 0);
+  if (pl->nptrs) {
+    const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
+    if (b->mode != PSOC_BUILDER_BORROW) return add_deferred_blob(b, pl, src);
+    for (; f < end; f++) { /* borrow_check, inline */
+      if (f->kind == PSOC_FIELD_STRING || get_ptr(src + f->at)) continue;
+      if (count_word(src + f->count_at, f->count_size)) return PSOC_ERR_ARG;
+    }
+  }
+  return add_commit(b, pl, src, 0);
 }
 
 psoc_status psoc_builder_set(psoc_builder *b, uint32_t type, const void *payload,
@@ -715,7 +987,7 @@ size_t psoc_builder_finish_size(const psoc_builder *b) {
 }
 
 /* Write the finished stream into the block 's' of 'total' bytes. */
-static psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
+static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
                                 const psoc_allocator *owner) {
   size_t i, off;
   unsigned char *bytes, *pieces;
@@ -729,21 +1001,31 @@ static psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
   /* Unless a set replaced a run or finish copies some pieces itself, the
   ** runs are the arena's first bytes, in insertion order. */
   if (!b->pieces_shuffled && !b->deferred) {
-    if (b->arena_live) memcpy(pieces, b->arena, b->arena_live);
+    if (!b->arena_live) return PSOC_OK; /* no pieces: no pointers to relocate */
+    memcpy(pieces, b->arena, b->arena_live);
     for (i = 0, off = 0; i < b->count; i++) {
       const entry *e = &b->entries[i];
-      if (e->mode == PSOC_BUILDER_COPY && e->plan->nptrs)
-        relocate(e->plan, bytes + e->image_at + e->info->payload_offset, pieces + off);
+      if (e->arena_size) /* all others hold no offsets */
+        relocate(e->plan, bytes + e->image_at + e->plan->payload_offset, pieces + off);
       off += e->pieces_size;
     }
     return PSOC_OK;
   }
   for (i = 0, off = 0; i < b->count; i++) {
     const entry *e = &b->entries[i];
-    unsigned char *payload = bytes + e->image_at + e->info->payload_offset;
+    unsigned char *payload = bytes + e->image_at + e->plan->payload_offset;
     if (e->mode == PSOC_BUILDER_COPY) {
       if (e->arena_size) memcpy(pieces + off, b->arena + e->pieces_at, e->arena_size);
       if (e->plan->nptrs) relocate(e->plan, payload, pieces + off);
+      off += e->pieces_size;
+    } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && e->plan->blob_only) {
+      /* one blob: its pointer and size are in the image, as add measured */
+      const plan_ptr *f = &e->plan->ptrs[0];
+      size_t n = read_count(payload + f->count_at, f->count_size);
+      unsigned char *q = pieces + off;
+      memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
+      if (n) memcpy(q, get_ptr(payload + f->at), n);
+      put_ptr(payload + f->at, q);
       off += e->pieces_size;
     } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
       size_t next = off;
@@ -764,7 +1046,7 @@ psoc_status psoc_builder_finish(psoc_builder *b, psoc_stream **out) {
   if (!b || !out) return PSOC_ERR_ARG;
   total = psoc_builder_finish_size(b);
   if (!total) return PSOC_ERR_SIZE;
-  s = psoc_mem(&b->alloc, NULL, 0, total);
+  s = b->plain_alloc ? malloc(total) : psoc_mem(&b->alloc, NULL, 0, total);
   if (!s) return PSOC_ERR_NOMEM;
   st = finish_block(b, s, total, &b->alloc);
   if (st != PSOC_OK) {
@@ -796,7 +1078,10 @@ psoc_status psoc_builder_set_mode(psoc_builder *b, psoc_builder_mode mode) {
   if (!b || (mode != PSOC_BUILDER_COPY && mode != PSOC_BUILDER_COPY_AT_FINISH &&
              mode != PSOC_BUILDER_BORROW))
     return PSOC_ERR_ARG;
-  b->mode = mode;
+  if (b->mode != (int)mode) {
+    b->mode = mode;
+    fast_update(b);
+  }
   return PSOC_OK;
 }
 

@@ -519,12 +519,15 @@ PSOC_API psoc_status psoc_builder_finish(psoc_builder *builder, psoc_stream **ou
 ** finish_into needs); 0 when it would overflow. */
 PSOC_API size_t psoc_builder_finish_size(const psoc_builder *builder);
 /* Finish into caller memory: the same block finish allocates, written into
-** [mem, mem + capacity) instead; nothing is allocated. 'mem' must be
-** aligned for a pointer (malloc's alignment will do). *needed (may be NULL)
-** receives the bytes required; when capacity is smaller (or mem is NULL)
-** PSOC_ERR_SIZE is returned and nothing written. *out is the stream living
-** in 'mem': every psoc_stream_* function works on it, psoc_stream_free
-** releases nothing, and the caller frees 'mem' after its last use. */
+** [mem, mem + capacity) instead; nothing is allocated. *needed (may be
+** NULL) receives the bytes required (psoc_builder_finish_size); when
+** capacity is smaller (or mem is NULL) PSOC_ERR_SIZE is returned and
+** nothing written. 'mem' must be aligned for a pointer (malloc's and
+** lua_newuserdatauv's alignment will do): otherwise PSOC_ERR_ARG, nothing
+** written. *out is the stream living in 'mem': every psoc_stream_*
+** function works on it (psoc_stream_copy makes an owned copy),
+** psoc_stream_free releases nothing, and the caller frees 'mem' after its
+** last use. */
 PSOC_API psoc_status psoc_builder_finish_into(psoc_builder *builder, void *mem, size_t capacity,
                                      size_t *needed, psoc_stream **out);
 

@@ -468,6 +468,20 @@ __attribute__((noinline)) void psoc_build(psoc_builder* b, const State& st) {
   psoc_stream_free(s);
 }
 
+/* The same into caller memory (psoc_builder_finish_into, the form the
+** bindings use): a buffer reused across calls, so no allocation. */
+alignas(16) unsigned char g_into[128 * 1024];
+
+__attribute__((noinline)) void psoc_build_into(psoc_builder* b, const State& st) {
+  psoc_builder_reset(b);
+  fill_builder(b, st);
+  psoc_stream* s = nullptr;
+  if (psoc_builder_finish_into(b, g_into, sizeof g_into, nullptr, &s) != PSOC_OK) std::abort();
+  escape(psoc_stream_data(s));
+  g_sink = g_sink + psoc_stream_size(s);
+  psoc_stream_free(s); /* releases nothing */
+}
+
 /* The owning baseline: the same 11-subobject stream (d3dx12's structs, the
 ** layout psoc writes) constructed from the state, then deep-copied by hand
 ** the cheapest way: one malloc for the stream and everything it points to,
@@ -537,14 +551,24 @@ void usage(const char* argv0) {
               "                  (perf record, valgrind --tool=callgrind). WHAT is one of\n"
               "                  check, check_structure, walk (d3dx12), build, build_d3dx12,\n"
               "                  build_borrow, build_copy_at_finish, build_copy, build_hand,\n"
-              "                  build_d3dx12_sized, checksum, checksum_nettle (these two\n"
-              "                  hash a container of --shader-kb KB)\n"
-              "                  (these four with --shader-kb), hash; archive_read,\n"
-              "                  archive_all, archive_lazy (bench_archive.c: read the cooked\n"
-              "                  library's bytes, or open it and load every pipeline)\n"
-              "  --archive       run only the archive figures (bench_archive.c)\n"
-              "  --library=DIR   a psoc_gen_library output: the archive figures also evaluate\n"
-              "                  its scripts against loading their archive\n"
+              "                  build_d3dx12_sized, build_borrow_into,
+"
+              "                  build_copy_at_finish_into (the build_* loops but the first
+"
+              "                  two with --shader-kb), checksum, checksum_nettle (these two
+"
+              "                  hash a container of --shader-kb KB), hash; archive_read,
+"
+              "                  archive_all, archive_lazy (bench_archive.c: read the cooked
+"
+              "                  library's bytes, or open it and load every pipeline)
+"
+              "  --archive       run only the archive figures (bench_archive.c)
+"
+              "  --library=DIR   a psoc_gen_library output: the archive figures also evaluate
+"
+              "                  its scripts against loading their archive
+"
               "  --shader-kb=N   4 or 20: VS and PS size of the build_* loops (default 4)\n"
               "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
               argv0);
@@ -604,12 +628,14 @@ int main(int argc, char** argv) {
     psoc_builder* b = nullptr;
     if (psoc_builder_new(nullptr, &b) != PSOC_OK) return 1;
     const State sized = state_with_shaders(shader_kb >= 20 ? 20 : 4);
-    if (loop == "build_borrow") psoc_builder_set_mode(b, PSOC_BUILDER_BORROW);
-    if (loop == "build_copy_at_finish") psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH);
+    if (loop == "build_borrow" || loop == "build_borrow_into") psoc_builder_set_mode(b, PSOC_BUILDER_BORROW);
+    if (loop == "build_copy_at_finish" || loop == "build_copy_at_finish_into")
+      psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH);
     /* the workload is chosen once, so the loop does nothing but run it */
     static const char* const loops[] = { "check", "check_structure", "walk", "build", "build_d3dx12",
                                          "build_borrow", "build_copy_at_finish", "build_copy",
-                                         "build_hand", "build_d3dx12_sized", "hash" };
+                                         "build_hand", "build_d3dx12_sized", "hash",
+                                         "build_borrow_into", "build_copy_at_finish_into" };
     int w = -1;
     for (int k = 0; k < int(sizeof loops / sizeof loops[0]); k++)
       if (loop == loops[k]) w = k;
@@ -639,6 +665,7 @@ int main(int argc, char** argv) {
       case 5: case 6: case 7: psoc_build(b, sized); break;
       case 8: hand_deep_copy(sized); break;
       case 9: d3dx12_build(sized); break;
+      case 11: case 12: psoc_build_into(b, sized); break;
       default:
         for (const Stream& s : streams) {
           psoc_hash128 h;
@@ -774,7 +801,9 @@ int main(int argc, char** argv) {
               "  borrow         PSOC_BUILDER_BORROW vs the STREAM2 construct+copy above (pointers only)\n"
               "  copy at finish PSOC_BUILDER_COPY_AT_FINISH vs a hand-written deep copy (one malloc,\n"
               "                 each byte copied once): both self-contained\n"
-              "  copy           PSOC_BUILDER_COPY (the default) vs the same hand-written deep copy\n\n");
+              "  copy           PSOC_BUILDER_COPY (the default) vs the same hand-written deep copy\n"
+              "  ... into       borrow and copy at finish with psoc_builder_finish_into a reused\n"
+              "                 buffer instead of finish (information)\n\n");
   std::printf("  %-26s %10s %10s %7s\n", "case", "psoc ns", "base ns", "ratio");
   double mode_ratio[2][3];
   for (int k = 0; k < 2; k++) {
@@ -795,6 +824,26 @@ int main(int argc, char** argv) {
       std::printf("  %-26s %10.1f %10.1f %7.2f\n", label, r.a_ns, r.b_ns, mode_ratio[k][m]);
       result("RESULT build_%s_%zuk_psoc_ns %.1f", m == 0 ? "borrow" : m == 1 ? "copy_at_finish" : "copy", kb, r.a_ns);
       result("RESULT build_%s_%zuk_base_ns %.1f", m == 0 ? "borrow" : m == 1 ? "copy_at_finish" : "copy", kb, r.b_ns);
+    }
+  }
+  /* information: the two self-describing modes finishing into a reused
+  ** caller buffer (psoc_builder_finish_into, no allocation on psoc's side) */
+  double into_ratio[2][2];
+  for (int k = 0; k < 2; k++) {
+    size_t kb = k ? 20 : 4;
+    const State sized = state_with_shaders(kb);
+    for (int m = 0; m < 2; m++) {
+      psoc_builder_set_mode(builder, m == 0 ? PSOC_BUILDER_BORROW : PSOC_BUILDER_COPY_AT_FINISH);
+      auto ours = [&] { psoc_build_into(builder, sized); };
+      auto base_d3dx12 = [&] { d3dx12_build(sized); };
+      auto base_hand = [&] { hand_deep_copy(sized); };
+      Pair r = m == 0 ? measure_pair(ours, base_d3dx12, opt) : measure_pair(ours, base_hand, opt);
+      into_ratio[k][m] = r.a_ns / r.b_ns;
+      char label[64];
+      std::snprintf(label, sizeof label, "%s into, 2 x %zu KB", m == 0 ? "borrow" : "copy at finish", kb);
+      std::printf("  %-26s %10.1f %10.1f %7.2f\n", label, r.a_ns, r.b_ns, into_ratio[k][m]);
+      result("RESULT build_%s_into_%zuk_psoc_ns %.1f", m == 0 ? "borrow" : "copy_at_finish", kb, r.a_ns);
+      result("RESULT build_%s_into_%zuk_base_ns %.1f", m == 0 ? "borrow" : "copy_at_finish", kb, r.b_ns);
     }
   }
   psoc_builder_set_mode(builder, PSOC_BUILDER_COPY);
@@ -823,6 +872,8 @@ int main(int argc, char** argv) {
     std::printf("RATIO build_borrow_%dk %.2f\n", kb, mode_ratio[k][0]);
     std::printf("RATIO build_copy_at_finish_%dk %.2f\n", kb, mode_ratio[k][1]);
     std::printf("RATIO build_copy_%dk %.2f\n", kb, mode_ratio[k][2]);
+    std::printf("RATIO build_borrow_into_%dk %.2f\n", kb, into_ratio[k][0]);
+    std::printf("RATIO build_copy_at_finish_into_%dk %.2f\n", kb, into_ratio[k][1]);
   }
   for (int k = 0; k < 2; k++) {
     int kb = k ? 20 : 4;

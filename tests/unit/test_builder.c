@@ -1478,6 +1478,282 @@ START_TEST(test_finish_into) {
 }
 END_TEST
 
+/* ---- every mode: add's inline path, padding, finish_into ---------- */
+
+static const psoc_builder_mode all_modes[3] = { PSOC_BUILDER_COPY, PSOC_BUILDER_COPY_AT_FINISH,
+                                                PSOC_BUILDER_BORROW };
+
+/* Mark the bytes of the fields of 's' placed at mask[at..] (pointers as
+** pointers, nothing followed). */
+static void mark_inline_fields(const psoc_struct *s, size_t at, unsigned char *mask) {
+  uint32_t i, j;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    switch (f->kind) {
+    case PSOC_FIELD_STRUCT: mark_inline_fields(f->element, at + f->offset, mask); break;
+    case PSOC_FIELD_FIXED:
+      for (j = 0; j < f->count; j++) {
+        if (f->element)
+          mark_inline_fields(f->element, at + f->offset + j * f->stride, mask);
+        else
+          memset(mask + at + f->offset + j * f->stride, 1, f->size);
+      }
+      break;
+    case PSOC_FIELD_ARRAY:
+    case PSOC_FIELD_BLOB:
+    case PSOC_FIELD_STRING: memset(mask + at + f->offset, 1, sizeof(void *)); break;
+    default: memset(mask + at + f->offset, 1, f->size); break;
+    }
+  }
+}
+
+/* 'type's sample payload with every byte that is not a field (the padding
+** inside the struct: blend's after each RenderTargetWriteMask, the input
+** layout's after NumElements, ...) set to 0xCD. Returns its size. */
+static size_t dirty_payload(uint32_t type, payload *p) {
+  unsigned char mask[sizeof(payload)];
+  size_t size = sample_payload(type, p), i;
+  memset(mask, 0, sizeof mask);
+  mark_inline_fields(psoc_subobject_info_get(type)->payload, 0, mask);
+  for (i = 0; i < size; i++)
+    if (!mask[i]) p->bytes[i] = 0xCD;
+  return size;
+}
+
+/* Every byte of the stream that is neither a type nor a field is zero
+** (pointers are not followed: borrowed ones point at the caller). */
+static void check_stream_padding_zero(const unsigned char *data, size_t size) {
+  unsigned char *mask = calloc(size, 1);
+  size_t off = 0, i;
+  ck_assert_ptr_nonnull(mask);
+  while (off < size) {
+    uint32_t type;
+    const psoc_subobject_info *info;
+    memcpy(&type, data + off, 4);
+    info = psoc_subobject_info_get(type);
+    ck_assert_ptr_nonnull(info);
+    memset(mask + off, 1, 4);
+    mark_inline_fields(info->payload, off + info->payload_offset, mask);
+    off += info->stride;
+  }
+  for (i = 0; i < size; i++)
+    ck_assert_msg(mask[i] || data[i] == 0, "padding byte at stream offset %zu is 0x%02x", i, data[i]);
+  free(mask);
+}
+
+/* The padding inside every payload is garbage: every mode writes zeros
+** there, in finish and in finish_into. */
+START_TEST(test_padding_is_zero_every_mode) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  int m;
+  ta.poison = 1;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (m = 0; m < 3; m++) {
+    psoc_stream *s, *in;
+    uint32_t type;
+    size_t n;
+    unsigned char *mem;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m]), PSOC_OK);
+    for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+      payload p;
+      size_t size;
+      if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
+      size = dirty_payload(type, &p);
+      ck_assert_int_eq(psoc_builder_add(b, type, &p, size), PSOC_OK);
+    }
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    check_stream_padding_zero(psoc_stream_data(s), psoc_stream_size(s));
+    if (all_modes[m] != PSOC_BUILDER_BORROW)
+      check_padding_zero(ta.last, ta.last_size, psoc_stream_data(s), psoc_stream_size(s));
+    n = psoc_builder_finish_size(b);
+    mem = malloc(n);
+    ck_assert_ptr_nonnull(mem);
+    memset(mem, 0xEE, n);
+    ck_assert_int_eq(psoc_builder_finish_into(b, mem, n, NULL, &in), PSOC_OK);
+    check_stream_padding_zero(psoc_stream_data(in), psoc_stream_size(in));
+    if (all_modes[m] != PSOC_BUILDER_BORROW)
+      check_padding_zero(mem, n, psoc_stream_data(in), psoc_stream_size(in));
+    free(mem);
+    psoc_stream_free(s);
+  }
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* add takes an inline path for the common case, set always the general
+** one: in every mode both give the same block, padding garbage included. */
+START_TEST(test_add_matches_set_every_mode) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  int m, pass;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (m = 0; m < 3; m++) {
+    psoc_stream *s[2];
+    unsigned char *block[2];
+    size_t size[2];
+    for (pass = 0; pass < 2; pass++) {
+      uint32_t type;
+      psoc_builder_reset(b);
+      ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m]), PSOC_OK);
+      for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+        payload p;
+        size_t n;
+        if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
+        n = dirty_payload(type, &p);
+        if (pass == 0)
+          ck_assert_int_eq(psoc_builder_add(b, type, &p, n), PSOC_OK);
+        else
+          ck_assert_int_eq(psoc_builder_set(b, type, &p, n), PSOC_OK);
+      }
+      ck_assert_int_eq(psoc_builder_finish(b, &s[pass]), PSOC_OK);
+      block[pass] = ta.last;
+      size[pass] = ta.last_size;
+    }
+    ck_assert_uint_eq(size[0], size[1]);
+    check_same_layout(block[0], block[1], 0, size[0]);
+    psoc_stream_free(s[0]);
+    psoc_stream_free(s[1]);
+  }
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* A blob in each mode: NULL with a size is refused at add, NULL with none
+** stays NULL, an empty non-NULL blob gets its own (8-byte) piece; the
+** self-contained modes give the same block. */
+START_TEST(test_blob_edges_every_mode) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  D3D12_SHADER_BYTECODE bad = { NULL, 4 }, none = { NULL, 0 }, empty = { code_a, 0 };
+  D3D12_SHADER_BYTECODE vs = { code_a, sizeof code_a }, got;
+  unsigned char *block[3] = { NULL, NULL, NULL };
+  size_t size[3] = { 0, 0, 0 };
+  psoc_stream *s[3];
+  int m;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (m = 0; m < 3; m++) {
+    const unsigned char *d;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m]), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &bad, sizeof bad), PSOC_ERR_ARG);
+    ck_assert_uint_eq(psoc_builder_count(b), 0);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &none, sizeof none), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_GS, &empty, sizeof empty), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_ERR_DUPLICATE);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs - 1), PSOC_ERR_SIZE);
+    ck_assert_uint_eq(psoc_builder_count(b), 3);
+    ck_assert_int_eq(psoc_builder_finish(b, &s[m]), PSOC_OK);
+    block[m] = ta.last;
+    size[m] = ta.last_size;
+    ck_assert_uint_eq(size[m], psoc_builder_finish_size(b));
+    d = psoc_stream_data(s[m]);
+    memcpy(&got, d + 8, sizeof got); /* PS */
+    ck_assert_ptr_null(got.pShaderBytecode);
+    ck_assert_uint_eq(got.BytecodeLength, 0);
+    memcpy(&got, d + 24 + 8, sizeof got); /* GS */
+    ck_assert_uint_eq(got.BytecodeLength, 0);
+    ck_assert_ptr_nonnull(got.pShaderBytecode);
+    if (all_modes[m] == PSOC_BUILDER_BORROW) {
+      ck_assert_ptr_eq(got.pShaderBytecode, code_a);
+      ck_assert_uint_eq(size[m], psoc_builder_finish_size(b));
+    } else {
+      ck_assert_ptr_ne(got.pShaderBytecode, code_a);
+      ck_assert((const unsigned char *)got.pShaderBytecode > d);
+      ck_assert((const unsigned char *)got.pShaderBytecode < block[m] + size[m]);
+    }
+    memcpy(&got, d + 48 + 8, sizeof got); /* VS */
+    ck_assert_uint_eq(got.BytecodeLength, sizeof code_a);
+    ck_assert_mem_eq(got.pShaderBytecode, code_a, sizeof code_a);
+  }
+  ck_assert_uint_eq(size[0], size[1]); /* COPY, COPY_AT_FINISH */
+  check_same_layout(block[0], block[1], 0, size[0]);
+  ck_assert_uint_eq(size[2] + 8 + ((sizeof code_a + 7) & ~(size_t)7), size[0]); /* BORROW: no pieces */
+  for (m = 0; m < 3; m++) psoc_stream_free(s[m]);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* finish_into in every mode (and all mixed): the size finish would take
+** is reported, a buffer one byte short gets PSOC_ERR_SIZE and is not
+** touched, the exact size works (the same bytes as finish), memory that
+** is not pointer-aligned is refused (PSOC_ERR_ARG) while any pointer-
+** aligned address works. */
+START_TEST(test_finish_into_every_mode) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  int m;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (m = 0; m < 4; m++) {
+    psoc_stream *s, *in = NULL;
+    unsigned char *block, *raw, *mem;
+    size_t n, needed = 0, header, i, k = 0;
+    uint32_t type;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m % 3]), PSOC_OK);
+    for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+      payload p;
+      size_t size;
+      if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
+      if (m == 3) ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[k++ % 3]), PSOC_OK);
+      size = sample_payload(type, &p);
+      ck_assert_int_eq(psoc_builder_add(b, type, &p, size), PSOC_OK);
+    }
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    block = ta.last;
+    n = ta.last_size;
+    ck_assert_uint_eq(psoc_builder_finish_size(b), n);
+    raw = malloc(n + 24);
+    ck_assert_ptr_nonnull(raw);
+    memset(raw, 0x5a, n + 24);
+    mem = raw + 8;
+    ck_assert_int_eq(psoc_builder_finish_into(b, mem, n - 1, &needed, &in), PSOC_ERR_SIZE);
+    ck_assert_uint_eq(needed, n);
+    ck_assert_ptr_null(in);
+    for (i = 0; i < n + 24; i++) ck_assert_uint_eq(raw[i], 0x5a);
+    ck_assert_int_eq(psoc_builder_finish_into(b, raw + 1, n, NULL, &in), PSOC_ERR_ARG);
+    ck_assert_int_eq(psoc_builder_finish_into(b, raw + 4, n, NULL, &in), PSOC_ERR_ARG);
+    for (i = 0; i < n + 24; i++) ck_assert_uint_eq(raw[i], 0x5a);
+    needed = 0;
+    ck_assert_int_eq(psoc_builder_finish_into(b, mem, n, &needed, &in), PSOC_OK);
+    ck_assert_uint_eq(needed, n);
+    ck_assert_ptr_eq(in, mem);
+    ck_assert_uint_eq(psoc_stream_footprint(in), n);
+    header = (size_t)((const unsigned char *)psoc_stream_data(s) - block);
+    check_same_layout(block, mem, header, n);
+    for (i = 0; i < 8; i++) ck_assert_uint_eq(raw[i], 0x5a);        /* nothing before */
+    for (i = n + 8; i < n + 24; i++) ck_assert_uint_eq(raw[i], 0x5a); /* nor after */
+    ck_assert_int_eq(psoc_check(psoc_stream_data(in), psoc_stream_size(in), NULL, NULL) ==
+                         psoc_check(psoc_stream_data(s), psoc_stream_size(s), NULL, NULL),
+                     1);
+    { /* a copy of the stream in caller memory: one block, pointers into
+      ** it relocated, borrowed ones kept */
+      psoc_stream *c;
+      size_t blocks = ta.blocks;
+      ck_assert_int_eq(psoc_stream_copy(in, &a, &c), PSOC_OK);
+      ck_assert_uint_eq(ta.blocks, blocks + 1);
+      ck_assert_uint_eq(ta.last_size, n);
+      check_same_layout(mem, ta.last, header, n);
+      psoc_stream_free(c);
+    }
+    psoc_stream_free(in); /* releases nothing */
+    psoc_stream_free(s);
+    free(raw);
+  }
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
 Suite *suite_builder(void) {
   Suite *s = suite_create("builder");
   TCase *tc = tcase_create("builder");
@@ -1501,6 +1777,10 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_borrow_keeps_pointers);
   tcase_add_test(tc, test_mixed_modes);
   tcase_add_test(tc, test_finish_into);
+  tcase_add_test(tc, test_padding_is_zero_every_mode);
+  tcase_add_test(tc, test_add_matches_set_every_mode);
+  tcase_add_test(tc, test_blob_edges_every_mode);
+  tcase_add_test(tc, test_finish_into_every_mode);
   suite_add_tcase(s, tc);
   return s;
 }
