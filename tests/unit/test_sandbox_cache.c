@@ -1,0 +1,189 @@
+/*
+** test_sandbox_cache.c: the sandbox's per-process chunk cache (psol.h,
+** psol_chunk_cache_stats): modules and scripts compiled once per process
+** are loaded from their dump by later states, and still every state is on
+** its own (no module global, upvalue, table or library change of one
+** evaluation is seen by another), edits are seen at once (the cache is
+** keyed by content), errors name the right file and line, and budgets
+** still stop runaways.
+*/
+#ifndef _WIN32
+#define _XOPEN_SOURCE 700
+#endif
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "psol.h"
+#include "test_sandbox.h"
+
+static void put(const char *rel, const char *text) {
+  char path[512];
+  FILE *f;
+  snprintf(path, sizeof path, "%s/%s", root_dir, rel);
+  f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot create %s", path);
+  ck_assert_uint_eq(fwrite(text, 1, strlen(text), f), strlen(text));
+  fclose(f);
+}
+
+/* Run src in a fresh sandboxed state; the first result as a string (or
+** the error message) into out. Returns the psol_dostring status. */
+static int run_fresh(const psol_options *o, const char *src, char *out, size_t n) {
+  char err[256];
+  lua_State *L = psol_newstate(o, err, sizeof err);
+  int status;
+  ck_assert_msg(L != NULL, "%s", err);
+  status = psol_dostring(L, "=cache_test", src, strlen(src), 1);
+  if (status == LUA_OK) snprintf(out, n, "%s", lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
+  else psol_error_message(L, -1, out, n);
+  psol_close(L);
+  return status;
+}
+
+static const char iso_module[] =
+  "local count = 0\n"
+  "local M = { list = {} }\n"
+  "function M.bump() count = count + 1 return count end\n"
+  "SHARED = (SHARED or 0) + 1\n"
+  "return M\n";
+
+/* What one evaluation sees of the module, then changes in it. */
+static const char iso_user[] =
+  "local m = require 'lib.iso'\n"
+  "local seen = table.concat({ m.bump(), tostring(m.list[1]), SHARED, tostring(string.extra),"
+  " tostring(m.added), ('abc'):upper() }, ' ')\n"
+  "m.bump() m.bump()\n"
+  "m.list[1] = 'mutated' m.added = true SHARED = 100 string.extra = 'x'\n"
+  "local mt = getmetatable('') if type(mt) == 'table' then pcall(function() mt.__index = {} end) end\n"
+  "return seen\n";
+
+START_TEST(test_cache_isolation) {
+  psol_options o = sandbox_options();
+  uint64_t hits0, hits1, misses0, misses1;
+  char out[512];
+  int i;
+  put("lib/iso.lua", iso_module);
+  psol_chunk_cache_stats(&hits0, &misses0, NULL);
+  for (i = 0; i < 4; i++) {
+    ck_assert_msg(run_fresh(&o, iso_user, out, sizeof out) == LUA_OK, "%s", out);
+    /* every evaluation sees a module fresh from its source */
+    ck_assert_msg(strcmp(out, "1 nil 1 nil nil ABC") == 0, "evaluation %d saw '%s'", i, out);
+  }
+  psol_chunk_cache_stats(&hits1, &misses1, NULL);
+  /* the module and the script came from the cache from the third state on */
+  ck_assert_uint_ge(hits1 - hits0, 4);
+  ck_assert_uint_ge(misses1 - misses0, 2);
+}
+END_TEST
+
+START_TEST(test_cache_off) {
+  psol_options o = sandbox_options();
+  uint64_t hits0, hits1, misses0, misses1;
+  char out[512];
+  int i;
+  put("lib/iso.lua", iso_module);
+  o.flags = PSOL_NO_CHUNK_CACHE;
+  psol_chunk_cache_stats(&hits0, &misses0, NULL);
+  for (i = 0; i < 3; i++) {
+    ck_assert_msg(run_fresh(&o, iso_user, out, sizeof out) == LUA_OK, "%s", out);
+    ck_assert_str_eq(out, "1 nil 1 nil nil ABC");
+  }
+  psol_chunk_cache_stats(&hits1, &misses1, NULL);
+  ck_assert_uint_eq(hits1, hits0);
+  ck_assert_uint_eq(misses1, misses0);
+}
+END_TEST
+
+/* An edited module is new text: the next state sees the edit, even when
+** the size is the same and the old text is cached. */
+START_TEST(test_cache_sees_edits) {
+  psol_options o = sandbox_options();
+  static const char use[] = "return tostring(require 'lib.ver')";
+  char out[256];
+  int i;
+  put("lib/ver.lua", "return 'one'\n");
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_eq(run_fresh(&o, use, out, sizeof out), LUA_OK);
+    ck_assert_str_eq(out, "one");
+  }
+  put("lib/ver.lua", "return 'two'\n");
+  ck_assert_int_eq(run_fresh(&o, use, out, sizeof out), LUA_OK);
+  ck_assert_str_eq(out, "two");
+  put("lib/ver.lua", "return 'one'\n"); /* back: the cached entry again */
+  ck_assert_int_eq(run_fresh(&o, use, out, sizeof out), LUA_OK);
+  ck_assert_str_eq(out, "one");
+}
+END_TEST
+
+/* The same text under two names: each error names its own file and the
+** line, from the cache too. */
+START_TEST(test_cache_error_positions) {
+  psol_options o = sandbox_options();
+  static const char body[] = "local M = {}\n\nerror('boom')\nreturn M\n";
+  char out[512], want[600];
+  int i;
+  uint64_t hits0, hits1;
+  put("lib/a.lua", body);
+  put("lib/b.lua", body);
+  psol_chunk_cache_stats(&hits0, NULL, NULL);
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_ne(run_fresh(&o, "return require 'lib.a'", out, sizeof out), LUA_OK);
+    snprintf(want, sizeof want, "%s/lib/a.lua:3: boom", root_dir);
+    ck_assert_msg(strstr(out, want) != NULL, "run %d: '%s'", i, out);
+    ck_assert_int_ne(run_fresh(&o, "return require 'lib.b'", out, sizeof out), LUA_OK);
+    snprintf(want, sizeof want, "%s/lib/b.lua:3: boom", root_dir);
+    ck_assert_msg(strstr(out, want) != NULL, "run %d: '%s'", i, out);
+  }
+  psol_chunk_cache_stats(&hits1, NULL, NULL);
+  ck_assert_uint_gt(hits1, hits0);
+}
+END_TEST
+
+/* A cached runaway is stopped like a compiled one, every time. */
+START_TEST(test_cache_budget) {
+  psol_options o = sandbox_options();
+  char out[512];
+  int i;
+  put("lib/spin.lua", "local n = 0\nwhile true do n = n + 1 end\n");
+  put("lib/hog.lua", "local t = {}\nfor i = 1, 1e9 do t[i] = ('x'):rep(64) .. i end\n");
+  o.instruction_limit = 200000;
+  o.memory_limit = 4u << 20;
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_ne(run_fresh(&o, "return require 'lib.spin'", out, sizeof out), LUA_OK);
+    ck_assert_msg(strstr(out, "instruction") != NULL, "run %d: '%s'", i, out);
+  }
+  o.instruction_limit = 0;
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_ne(run_fresh(&o, "return require 'lib.hog'", out, sizeof out), LUA_OK);
+    ck_assert_msg(strstr(out, "memory") != NULL, "run %d: '%s'", i, out);
+  }
+}
+END_TEST
+
+/* Binary chunks stay refused: a module file holding the cache's own kind
+** of bytes (a dump) is not loaded, cached text or not. */
+START_TEST(test_cache_binary_refused) {
+  psol_options o = sandbox_options();
+  char out[512];
+  int i;
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_ne(run_fresh(&o, "return require 'lib.evil'", out, sizeof out), LUA_OK);
+    ck_assert_msg(strstr(out, "binary chunk") != NULL, "run %d: '%s'", i, out);
+  }
+}
+END_TEST
+
+void sandbox_cache_cases(Suite *s) {
+  TCase *tc = tcase_create("chunk_cache");
+  tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_cache_isolation);
+  tcase_add_test(tc, test_cache_off);
+  tcase_add_test(tc, test_cache_sees_edits);
+  tcase_add_test(tc, test_cache_error_positions);
+  tcase_add_test(tc, test_cache_budget);
+  tcase_add_test(tc, test_cache_binary_refused);
+  suite_add_tcase(s, tc);
+}
