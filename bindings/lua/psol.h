@@ -17,7 +17,7 @@
 ** table, math and utf8 (5.3+) libraries; no coroutines, os, io, debug,
 ** package, jit or ffi. `require "pso"` gives the pso module; any other
 ** require loads NAME.lua (dots -> '/') from the material roots, text
-** only, once per state. Files must resolve inside a material root after
+** only, once per state (compiled once per process: psol_chunk_cache_stats). Files must resolve inside a material root after
 ** following symlinks. print() goes to psol_options.log.
 **
 ** Limits: an instruction budget (count hook; work done in C is charged

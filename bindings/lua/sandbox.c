@@ -44,6 +44,11 @@ struct psol_state {
   size_t refused_size;
   lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
   void *base_ud;
+  /* the state's heap (without base): see "the state's heap" below */
+  unsigned char *sa_free[32]; /* free blocks by size class */
+  unsigned char *sa_chunks;   /* every chunk, linked through its first bytes */
+  unsigned char *sa_bump;     /* the unused rest of the newest chunk */
+  size_t sa_left;
   /* instructions and time */
   uint64_t ins_limit, ins_count;
   uint32_t time_limit_ms;
@@ -80,6 +85,96 @@ static psol_state *state_of(lua_State *L) {
   return (psol_state *)ud;
 }
 
+/* ---- the state's heap ------------------------------------------------------
+** A state makes and frees hundreds of thousands of small blocks (strings,
+** tables, closures) and is then closed as a whole. Blocks of up to 512
+** bytes come from 64 KiB chunks of the state's own, in 32 size classes of
+** 16 bytes, and go back to a free list of their class; the chunks are
+** freed when the state is. Larger blocks are malloc'd. Every block has a
+** 16-byte header whose first byte is its class (SA_LARGE: malloc'd), so
+** freeing never depends on the size a caller passes; a free block holds
+** the link to the next one of its class after the header (chunks and
+** blocks are 16-byte aligned). The memory limit
+** still counts the bytes asked for (psol_alloc's 'used'), not the chunks. */
+
+#define SA_HEAD 16
+#define SA_GRAIN 16
+#define SA_MAX (32 * SA_GRAIN)
+#define SA_CHUNK ((size_t)64 << 10)
+#define SA_LARGE 0xffu
+
+static void *sa_alloc(psol_state *S, size_t n) {
+  unsigned char *b;
+  if (n <= SA_MAX) {
+    size_t c = (n - 1) / SA_GRAIN, need = SA_HEAD + (c + 1) * SA_GRAIN;
+    b = S->sa_free[c];
+    if (b) {
+      S->sa_free[c] = *(unsigned char **)(void *)(b + SA_HEAD); /* the link */
+      return b + SA_HEAD;
+    }
+    if (S->sa_left < need) {
+      unsigned char *chunk = (unsigned char *)malloc(SA_CHUNK);
+      if (!chunk) return NULL;
+      *(unsigned char **)(void *)chunk = S->sa_chunks;
+      S->sa_chunks = chunk;
+      S->sa_bump = chunk + SA_HEAD;
+      S->sa_left = SA_CHUNK - SA_HEAD;
+    }
+    b = S->sa_bump;
+    S->sa_bump += need;
+    S->sa_left -= need;
+    b[0] = (unsigned char)c;
+    return b + SA_HEAD;
+  }
+  if (n > ((size_t)-1) - SA_HEAD) return NULL;
+  b = (unsigned char *)malloc(SA_HEAD + n);
+  if (!b) return NULL;
+  b[0] = SA_LARGE;
+  return b + SA_HEAD;
+}
+
+static void sa_free(psol_state *S, void *p) {
+  unsigned char *b = (unsigned char *)p - SA_HEAD;
+  if (b[0] == SA_LARGE) {
+    free(b);
+    return;
+  }
+  *(unsigned char **)(void *)(b + SA_HEAD) = S->sa_free[b[0]];
+  S->sa_free[b[0]] = b;
+}
+
+static void *sa_realloc(psol_state *S, void *p, size_t nsize) {
+  unsigned char *b, *q;
+  size_t cap;
+  if (!p) return sa_alloc(S, nsize);
+  b = (unsigned char *)p - SA_HEAD;
+  if (b[0] == SA_LARGE) {
+    if (nsize > ((size_t)-1) - SA_HEAD) return NULL;
+    q = (unsigned char *)realloc(b, SA_HEAD + nsize); /* stays large; keeps its header */
+    if (!q) return NULL;
+    b = q;
+    return b + SA_HEAD;
+  }
+  cap = ((size_t)b[0] + 1) * SA_GRAIN;
+  if (nsize <= cap) return p; /* fits: keep the block (and its class) */
+  q = (unsigned char *)sa_alloc(S, nsize);
+  if (!q) return NULL;
+  memcpy(q, p, cap);
+  sa_free(S, p);
+  return q;
+}
+
+static void sa_release(psol_state *S) {
+  while (S->sa_chunks) {
+    unsigned char *chunk = S->sa_chunks;
+    S->sa_chunks = *(unsigned char **)(void *)chunk;
+    free(chunk);
+  }
+  memset(S->sa_free, 0, sizeof S->sa_free);
+  S->sa_bump = NULL;
+  S->sa_left = 0;
+}
+
 /* ---- memory ----------------------------------------------------------- */
 
 static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -88,7 +183,7 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   void *p;
   if (nsize == 0) {
     if (S->base) S->base(S->base_ud, ptr, osize, 0);
-    else free(ptr);
+    else if (ptr) sa_free(S, ptr);
     S->used = old > S->used ? 0 : S->used - old;
     return NULL;
   }
@@ -116,7 +211,7 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
       }
     }
   }
-  p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : realloc(ptr, nsize);
+  p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : sa_realloc(S, ptr, nsize);
   if (!p) return NULL;
   if (S->mem_refused && (uintptr_t)ptr == S->refused_ptr && nsize == S->refused_size)
     S->mem_refused = 0; /* the retry after the emergency collection worked */
@@ -1609,6 +1704,7 @@ if (PSOL_COMPAT_HAS_UTF8) {
 
 static void state_free(psol_state *S) {
   size_t i;
+  sa_release(S); /* after lua_close: every block is back */
   for (i = 0; i < S->root_count; i++) psoc_confine_root_free(&S->roots[i]);
   free(S->roots);
   psoc_confine_root_free(&S->implicit);

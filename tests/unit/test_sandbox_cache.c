@@ -5,7 +5,10 @@
 ** its own (no module global, upvalue, table or library change of one
 ** evaluation is seen by another), edits are seen at once (the cache is
 ** keyed by content), errors name the right file and line, and budgets
-** still stop runaways.
+** still stop runaways. And the state's own heap (small blocks in size
+** classes from chunks of the state's, large ones malloc'd): blocks of every
+** size grow, shrink, are freed and reused with their contents intact, and
+** the memory count comes back when the garbage is collected.
 */
 #ifndef _WIN32
 #define _XOPEN_SOURCE 700
@@ -175,6 +178,75 @@ START_TEST(test_cache_binary_refused) {
 }
 END_TEST
 
+/* Tables and strings of every size class and past it, grown one step at
+** a time (each growth a realloc that may change class or go large), kept,
+** checked, dropped and made again (the free lists reused). */
+static const char heap_src[] =
+  "local function build(round)\n"
+  "  local keep = {}\n"
+  "  for n = 1, 700, 7 do\n"
+  "    local t = {}\n"
+  "    for i = 1, n do t[i] = i * round end\n"
+  "    local h = {}\n"
+  "    for i = 1, n % 90 do h['k' .. i] = i end\n"
+  "    keep[#keep + 1] = { t = t, h = h, s = ('ab'):rep(n) .. round, n = n }\n"
+  "  end\n"
+  "  return keep\n"
+  "end\n"
+  "local function check(keep, round)\n"
+  "  for _, e in ipairs(keep) do\n"
+  "    local n = e.n\n"
+  "    if #e.t ~= n or e.t[n] ~= n * round or e.t[1] ~= round then return false end\n"
+  "    for i = 1, n % 90 do if e.h['k' .. i] ~= i then return false end end\n"
+  "    if #e.s ~= 2 * n + #tostring(round) or e.s:sub(-#tostring(round)) ~= tostring(round)"
+  " then return false end\n"
+  "  end\n"
+  "  return true\n"
+  "end\n"
+  "local ok = true\n"
+  "for round = 1, 4 do\n"
+  "  local a = build(round)\n"
+  "  local b = build(round + 10)\n"
+  "  ok = ok and check(a, round) and check(b, round + 10)\n"
+  "end\n"
+  "return ok and 'intact' or 'damaged'\n";
+
+START_TEST(test_state_heap) {
+  psol_options o = sandbox_options();
+  char err[256];
+  lua_State *L;
+  size_t before, peak, after;
+  int i;
+  L = psol_newstate(&o, err, sizeof err);
+  ck_assert_msg(L != NULL, "%s", err);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  before = psol_memory(L);
+  for (i = 0; i < 3; i++) {
+    ck_assert_int_eq(psol_dostring(L, "=heap", heap_src, strlen(heap_src), 1), LUA_OK);
+    ck_assert_str_eq(lua_tostring(L, -1), "intact");
+    lua_pop(L, 1);
+  }
+  peak = psol_memory(L);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  after = psol_memory(L);
+  /* the garbage went back: what is left is the state, the cached chunk's
+  ** source (pso_remember_source) and Lua's caches, not the tables */
+  ck_assert_uint_lt(after, before + 64 * 1024);
+  ck_assert_uint_gt(peak, after);
+  psol_close(L);
+  /* a big allocation past the limit still fails cleanly */
+  o.memory_limit = 8u << 20;
+  L = psol_newstate(&o, err, sizeof err);
+  ck_assert_msg(L != NULL, "%s", err);
+  ck_assert_int_ne(psol_dostring(L, "=big", "return ('x'):rep(64 * 1024 * 1024)", 34, 1), LUA_OK);
+  ck_assert_ptr_nonnull(strstr(lua_tostring(L, -1), "memory"));
+  lua_pop(L, 1);
+  ck_assert_int_eq(psol_dostring(L, "=heap", heap_src, strlen(heap_src), 1), LUA_OK);
+  ck_assert_str_eq(lua_tostring(L, -1), "intact");
+  psol_close(L);
+}
+END_TEST
+
 void sandbox_cache_cases(Suite *s) {
   TCase *tc = tcase_create("chunk_cache");
   tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
@@ -185,5 +257,6 @@ void sandbox_cache_cases(Suite *s) {
   tcase_add_test(tc, test_cache_error_positions);
   tcase_add_test(tc, test_cache_budget);
   tcase_add_test(tc, test_cache_binary_refused);
+  tcase_add_test(tc, test_state_heap);
   suite_add_tcase(s, tc);
 }
