@@ -73,6 +73,7 @@ struct psol_state {
   psol_read_file_fn read_file; /* NULL: the file system */
   void *read_file_ud;
   uint32_t flags;      /* PSOL_* */
+  int record_files;    /* note every file read (an evaluation reports them) */
   /* what the last top-level call ended with, for its diagnostic */
   int file_failed;     /* a file could not be read, and no pcall caught it since */
   int last_exceeded;   /* LIMIT_* of the last top-level call */
@@ -580,11 +581,15 @@ static int push_file(lua_State *L, psol_state *S, const char *real) {
 ** every file read in the state, once, in the order first read. */
 static const char files_key = 'f';
 
-/* Note that 'real' was read: its bytes are the string at the top. */
+/* Note that 'real' was read: its bytes are the string at the top. Only
+** in the states of psol_evaluate_*, which report them (psol_result.files);
+** a state of psol_newstate has no way to ask, so its reads cost no hash. */
 static void record_file(lua_State *L, const char *real) {
   size_t size;
-  const char *data = lua_tolstring(L, -1, &size);
+  const char *data;
   uint64_t *rec;
+  if (!state_of(L)->record_files) return;
+  data = lua_tolstring(L, -1, &size);
   lua_pushlightuserdata(L, (void *)&files_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_pushstring(L, real);
@@ -2383,6 +2388,7 @@ static psoc_status evaluate(const psol_options *opts, const psol_chunk *c, const
                             psol_result *out) {
   psoc_status status, files;
   lua_State *L = newstate(opts, out->error, sizeof out->error, &status);
+  if (L) state_of(L)->record_files = 1;
   if (!L) {
     (void)add_diag(out, PSOC_SEVERITY_ERROR, status == PSOC_ERR_NOMEM ? PSOC_CODE_LIMIT
                                                                       : PSOC_CODE_FILE,
