@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "platform.h"
 #include "psol.h"
 #include "test_sandbox.h"
 
@@ -247,6 +248,45 @@ START_TEST(test_state_heap) {
 }
 END_TEST
 
+/* States on four threads load the same modules through the cache at once
+** (and one of them clears it meanwhile): every evaluation still sees its
+** own fresh module. */
+typedef struct cache_worker {
+  psol_options o;
+  int clear, bad;
+} cache_worker;
+
+static void cache_worker_main(void *arg) {
+  cache_worker *w = (cache_worker *)arg;
+  char out[512];
+  int i;
+  for (i = 0; i < 25; i++) {
+    if (run_fresh(&w->o, iso_user, out, sizeof out) != LUA_OK ||
+        strcmp(out, "1 nil 1 nil nil ABC") != 0)
+      w->bad++;
+    if (w->clear && i % 5 == 0) psol_chunk_cache_clear();
+  }
+}
+
+START_TEST(test_cache_threads) {
+  cache_worker w[4];
+  psoc_plat_thread t[4];
+  int i, started[4];
+  put("lib/iso.lua", iso_module);
+  for (i = 0; i < 4; i++) {
+    w[i].o = sandbox_options();
+    w[i].clear = i == 3;
+    w[i].bad = 0;
+    started[i] = psoc_plat_thread_start(&t[i], cache_worker_main, &w[i]) == 0;
+  }
+  for (i = 0; i < 4; i++) {
+    if (started[i]) psoc_plat_thread_join(&t[i]);
+    else cache_worker_main(&w[i]);
+    ck_assert_int_eq(w[i].bad, 0);
+  }
+}
+END_TEST
+
 void sandbox_cache_cases(Suite *s) {
   TCase *tc = tcase_create("chunk_cache");
   tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
@@ -258,5 +298,6 @@ void sandbox_cache_cases(Suite *s) {
   tcase_add_test(tc, test_cache_budget);
   tcase_add_test(tc, test_cache_binary_refused);
   tcase_add_test(tc, test_state_heap);
+  tcase_add_test(tc, test_cache_threads);
   suite_add_tcase(s, tc);
 }
