@@ -23,6 +23,8 @@
 #                     test_tool_files.sh (the tool's file handling)
 #   gen_library       tests/bench/gen/test_gen_library.sh: generated material
 #                     libraries pass psoc check --deep --werror, deterministically
+#   bench_library     tests/bench/bench_library.sh --pipelines 200 --runs 1: psoc
+#                     check and the lua5.4 stub both run a small library
 #   device            tests/device: material scripts -> psoc -> vkd3d 1.2 on
 #                     lavapipe -> pixels (release, and sanitize without leak
 #                     checking: the Vulkan driver leaks); psoc preview's
@@ -233,6 +235,9 @@ main() {
         "$(psoc_outdir release)/bin/psoc_dxbc_asm"
     # The benchmark library generator: what it writes passes psoc check --deep.
     step "gen_library" bash tests/bench/gen/test_gen_library.sh "$(psoc_outdir release)/bin"
+    # bench_library.sh runs (both sides check all of a small library; no timing asserted).
+    step "bench_library (smoke)" bash tests/bench/bench_library.sh "$(psoc_outdir release)/bin" \
+        --pipelines 200 --runs 1
     suite "device (release)" release psoc_device_tests tests/device '*.c'
     if [[ -d tests/device ]]; then
         step "device (sanitize)" run_device_sanitize

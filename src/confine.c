@@ -123,10 +123,25 @@ int psoc_confine_place(const psoc_confine_root *roots, size_t count, const char 
   return above ? PSOC_CONFINE_ABOVE : PSOC_CONFINE_OUTSIDE;
 }
 
+/* out[at..] = s (len bytes), cut so that a NUL still fits in n; the new end. */
+static size_t join_part(char *out, size_t n, size_t at, const char *s, size_t len) {
+  size_t room = at + 1 < n ? n - 1 - at : 0;
+  if (len > room) len = room;
+  memcpy(out + at, s, len);
+  return at + len;
+}
+
+/* (memcpy, not snprintf: the sandbox joins a path for every file a script
+** names, and snprintf's format parsing was most of that cost) */
 void psoc_confine_join(char *out, size_t n, const char *dir, const char *name) {
-  size_t len = strlen(dir);
-  if (strcmp(dir, ".") == 0) snprintf(out, n, "%s", name);
-  else snprintf(out, n, "%s%s%s", dir, len && dir[len - 1] == '/' ? "" : "/", name);
+  size_t len = strlen(dir), at = 0;
+  if (n == 0) return;
+  if (!(len == 1 && dir[0] == '.')) {
+    at = join_part(out, n, at, dir, len);
+    if (len == 0 || dir[len - 1] != '/') at = join_part(out, n, at, "/", 1);
+  }
+  at = join_part(out, n, at, name, strlen(name));
+  out[at] = '\0';
 }
 
 int psoc_confine_resolve(const psoc_confine_root *roots, size_t count, const char *path,

@@ -204,6 +204,28 @@ static inline int psol_compat_loadtext(lua_State *L, const char *s, size_t len,
 #endif
 }
 
+/* Dump the function on the top (with its debug information: lines and
+** names stay in error messages) through 'writer'; lua_dump's status. */
+static inline int psol_compat_dump(lua_State *L, lua_Writer writer, void *data) {
+#if LUA_VERSION_NUM >= 503
+  return lua_dump(L, writer, data, 0);
+#else
+  return lua_dump(L, writer, data);
+#endif
+}
+
+/* Load a binary chunk that this process dumped itself (the sandbox's
+** chunk cache, never bytes from a script or a file). 5.1 has no mode
+** argument; its loader tells binary from text by the first byte. */
+static inline int psol_compat_loadbinary(lua_State *L, const char *s, size_t len,
+                                         const char *name) {
+#if LUA_VERSION_NUM >= 502 || defined(PSOL_COMPAT_LUAJIT)
+  return luaL_loadbufferx(L, s, len, name, "b");
+#else
+  return luaL_loadbuffer(L, s, len, name);
+#endif
+}
+
 /* Pop a table and make it the environment of the loaded chunk at 'idx'
 ** (a negative index counted with the table still pushed). */
 static inline void psol_compat_setenv(lua_State *L, int idx) {

@@ -113,15 +113,20 @@ static void push_blend(lua_State *L, const blend_def *d) {
   push_fields(L, fields);
 }
 
-/* module[name] = a read-only namespace of n presets (table on the top). */
+/* module[name] = a read-only namespace over the table on the top (popped).
+** The tables are built here and handed over to their proxies as they are
+** (no copies: nothing else holds them). */
 static void set_namespace(lua_State *L, int module_idx, const char *name) {
-  int t = lua_gettop(L);
-  lua_pushcfunction(L, psoi_freeze_namespace);
-  lua_pushstring(L, name);
-  lua_pushvalue(L, t);
-  lua_call(L, 2, 1);
+  psoi_wrap_namespace(L, -1, name);
   lua_setfield(L, module_idx, name);
-  lua_settop(L, t - 1);
+  lua_pop(L, 1);
+}
+
+/* ns[key] = the preset made of the fields table on the top (popped). */
+static void add_preset(lua_State *L, const char *key, const char *name) {
+  psoi_wrap_preset(L, -1, name);
+  lua_setfield(L, -3, key);
+  lua_pop(L, 1);
 }
 
 static void add_presets(lua_State *L, int module_idx, const char *name, const preset_def *defs,
@@ -130,9 +135,7 @@ static void add_presets(lua_State *L, int module_idx, const char *name, const pr
   lua_createtable(L, 0, (int)n);
   for (i = 0; i < n; i++) {
     push_fields(L, defs[i].fields);
-    psoi_push_preset(L, -1, defs[i].name);
-    lua_setfield(L, -3, defs[i].key);
-    lua_pop(L, 1);
+    add_preset(L, defs[i].key, defs[i].name);
   }
   set_namespace(L, module_idx, name);
 }
@@ -144,9 +147,7 @@ void psoi_open_presets(lua_State *L, int module_idx) {
   lua_createtable(L, 0, (int)(sizeof blends / sizeof blends[0]));
   for (i = 0; i < sizeof blends / sizeof blends[0]; i++) {
     push_blend(L, &blends[i]);
-    psoi_push_preset(L, -1, blends[i].name);
-    lua_setfield(L, -3, blends[i].key);
-    lua_pop(L, 1);
+    add_preset(L, blends[i].key, blends[i].name);
   }
   set_namespace(L, module_idx, "blend");
   add_presets(L, module_idx, "rasterizer", rasterizers, sizeof rasterizers / sizeof rasterizers[0]);

@@ -332,6 +332,19 @@ static void push_proxy(lua_State *L, int data_idx, const void *tag) {
   lua_remove(L, tagv);
 }
 
+/* (s4-setup) See pso_values.h: the proxy over the given table, no copy. */
+void psoi_wrap_preset(lua_State *L, int data_idx, const char *name) {
+  data_idx = lua_absindex(L, data_idx);
+  lua_pushfstring(L, "preset %s", name);
+  push_proxy(L, data_idx, &psoi_preset_label_tag);
+}
+
+void psoi_wrap_namespace(lua_State *L, int data_idx, const char *name) {
+  data_idx = lua_absindex(L, data_idx);
+  lua_pushstring(L, name);
+  push_proxy(L, data_idx, &psoi_namespace_tag);
+}
+
 static int is_proxy(lua_State *L, int idx) {
   if (!psoi_preset_data(L, idx)) return 0;
   lua_pop(L, 1);

@@ -40,6 +40,14 @@ int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
 /* pso.preset(name, t) from C: push the preset made of the table at
 ** table_idx (deep-copied and frozen), labelled "preset NAME". */
 void psoi_push_preset(lua_State *L, int table_idx, const char *name);
+/* (s4-setup: the built-in presets, pso_presets.c) Make the plain table at
+** data_idx itself the data of a new preset labelled "preset NAME"
+** (psoi_wrap_preset) or of the namespace pso.NAME (psoi_wrap_namespace),
+** without the copy psoi_push_preset and psoi_freeze_namespace make: for a
+** table the caller just built and hands over (no other reference to it;
+** preset fields scalars only). Push the proxy. */
+void psoi_wrap_preset(lua_State *L, int data_idx, const char *name);
+void psoi_wrap_namespace(lua_State *L, int data_idx, const char *name);
 /* When the value at idx is a preset or namespace proxy (a userdata), push
 ** its data table and return 1; else push nothing and return 0. */
 int psoi_preset_data(lua_State *L, int idx);

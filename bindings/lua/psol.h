@@ -17,7 +17,7 @@
 ** table, math and utf8 (5.3+) libraries; no coroutines, os, io, debug,
 ** package, jit or ffi. `require "pso"` gives the pso module; any other
 ** require loads NAME.lua (dots -> '/') from the material roots, text
-** only, once per state. Files must resolve inside a material root after
+** only, once per state (compiled once per process: psol_chunk_cache_stats). Files must resolve inside a material root after
 ** following symlinks. print() goes to psol_options.log.
 **
 ** Limits: an instruction budget (count hook; work done in C is charged
@@ -118,6 +118,9 @@ typedef int (*psol_read_file_fn)(void *ud, const char *path, psol_bytes *out);
 
 /* psol_options.flags */
 #define PSOL_STRICT_ROOT_SIGNATURES (1u << 0) /* an unresolved root-signature name is an error */
+/* Compile every chunk from source, bypassing the process's chunk cache
+** (see psol_chunk_cache_stats). */
+#define PSOL_NO_CHUNK_CACHE (1u << 1)
 
 typedef struct psol_options {
   /* Material roots. Files (pso.shader, pso.blob) and required modules must
@@ -239,6 +242,19 @@ PSOL_API int psol_pipeline_where(lua_State *L, int idx, char *source, size_t sou
 PSOL_API uint64_t psol_instructions(lua_State *L);
 PSOL_API size_t psol_memory(lua_State *L);
 PSOL_API void psol_close(lua_State *L);
+
+/* The chunk cache. Modules loaded by require and top-level scripts are
+** compiled once per process: the compiled form (lua_dump bytes this
+** process made from the text, never bytes from a file or a script) is
+** kept, keyed by the XXH3-64 of the source text and chunk name and checked
+** against both byte for byte, and a later state loading the same text gets
+** it instead of compiling (an edited file is new text: a new entry). A
+** chunk is stored the second time its text is seen. Only bytes are shared:
+** every state gets new functions over its own globals. At most 32 MiB;
+** thread-safe. Stats: loads served from the cache, loads compiled (with
+** the cache on), bytes held. clear empties it and zeroes the counts. */
+PSOL_API void psol_chunk_cache_stats(uint64_t *hits, uint64_t *misses, size_t *bytes);
+PSOL_API void psol_chunk_cache_clear(void);
 
 #ifdef __cplusplus
 }

@@ -44,6 +44,11 @@ struct psol_state {
   size_t refused_size;
   lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
   void *base_ud;
+  /* the state's heap (without base): see "the state's heap" below */
+  unsigned char *sa_free[32]; /* free blocks by size class */
+  unsigned char *sa_chunks;   /* every chunk, linked through its first bytes */
+  unsigned char *sa_bump;     /* the unused rest of the newest chunk */
+  size_t sa_left;
   /* instructions and time */
   uint64_t ins_limit, ins_count;
   uint32_t time_limit_ms;
@@ -68,6 +73,7 @@ struct psol_state {
   psol_read_file_fn read_file; /* NULL: the file system */
   void *read_file_ud;
   uint32_t flags;      /* PSOL_* */
+  int record_files;    /* note every file read (an evaluation reports them) */
   /* what the last top-level call ended with, for its diagnostic */
   int file_failed;     /* a file could not be read, and no pcall caught it since */
   int last_exceeded;   /* LIMIT_* of the last top-level call */
@@ -80,6 +86,96 @@ static psol_state *state_of(lua_State *L) {
   return (psol_state *)ud;
 }
 
+/* ---- the state's heap ------------------------------------------------------
+** A state makes and frees hundreds of thousands of small blocks (strings,
+** tables, closures) and is then closed as a whole. Blocks of up to 512
+** bytes come from 64 KiB chunks of the state's own, in 32 size classes of
+** 16 bytes, and go back to a free list of their class; the chunks are
+** freed when the state is. Larger blocks are malloc'd. Every block has a
+** 16-byte header whose first byte is its class (SA_LARGE: malloc'd), so
+** freeing never depends on the size a caller passes; a free block holds
+** the link to the next one of its class after the header (chunks and
+** blocks are 16-byte aligned). The memory limit
+** still counts the bytes asked for (psol_alloc's 'used'), not the chunks. */
+
+#define SA_HEAD 16
+#define SA_GRAIN 16
+#define SA_MAX (32 * SA_GRAIN)
+#define SA_CHUNK ((size_t)64 << 10)
+#define SA_LARGE 0xffu
+
+static void *sa_alloc(psol_state *S, size_t n) {
+  unsigned char *b;
+  if (n <= SA_MAX) {
+    size_t c = (n - 1) / SA_GRAIN, need = SA_HEAD + (c + 1) * SA_GRAIN;
+    b = S->sa_free[c];
+    if (b) {
+      S->sa_free[c] = *(unsigned char **)(void *)(b + SA_HEAD); /* the link */
+      return b + SA_HEAD;
+    }
+    if (S->sa_left < need) {
+      unsigned char *chunk = (unsigned char *)malloc(SA_CHUNK);
+      if (!chunk) return NULL;
+      *(unsigned char **)(void *)chunk = S->sa_chunks;
+      S->sa_chunks = chunk;
+      S->sa_bump = chunk + SA_HEAD;
+      S->sa_left = SA_CHUNK - SA_HEAD;
+    }
+    b = S->sa_bump;
+    S->sa_bump += need;
+    S->sa_left -= need;
+    b[0] = (unsigned char)c;
+    return b + SA_HEAD;
+  }
+  if (n > ((size_t)-1) - SA_HEAD) return NULL;
+  b = (unsigned char *)malloc(SA_HEAD + n);
+  if (!b) return NULL;
+  b[0] = SA_LARGE;
+  return b + SA_HEAD;
+}
+
+static void sa_free(psol_state *S, void *p) {
+  unsigned char *b = (unsigned char *)p - SA_HEAD;
+  if (b[0] == SA_LARGE) {
+    free(b);
+    return;
+  }
+  *(unsigned char **)(void *)(b + SA_HEAD) = S->sa_free[b[0]];
+  S->sa_free[b[0]] = b;
+}
+
+static void *sa_realloc(psol_state *S, void *p, size_t nsize) {
+  unsigned char *b, *q;
+  size_t cap;
+  if (!p) return sa_alloc(S, nsize);
+  b = (unsigned char *)p - SA_HEAD;
+  if (b[0] == SA_LARGE) {
+    if (nsize > ((size_t)-1) - SA_HEAD) return NULL;
+    q = (unsigned char *)realloc(b, SA_HEAD + nsize); /* stays large; keeps its header */
+    if (!q) return NULL;
+    b = q;
+    return b + SA_HEAD;
+  }
+  cap = ((size_t)b[0] + 1) * SA_GRAIN;
+  if (nsize <= cap) return p; /* fits: keep the block (and its class) */
+  q = (unsigned char *)sa_alloc(S, nsize);
+  if (!q) return NULL;
+  memcpy(q, p, cap);
+  sa_free(S, p);
+  return q;
+}
+
+static void sa_release(psol_state *S) {
+  while (S->sa_chunks) {
+    unsigned char *chunk = S->sa_chunks;
+    S->sa_chunks = *(unsigned char **)(void *)chunk;
+    free(chunk);
+  }
+  memset(S->sa_free, 0, sizeof S->sa_free);
+  S->sa_bump = NULL;
+  S->sa_left = 0;
+}
+
 /* ---- memory ----------------------------------------------------------- */
 
 static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
@@ -88,7 +184,7 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   void *p;
   if (nsize == 0) {
     if (S->base) S->base(S->base_ud, ptr, osize, 0);
-    else free(ptr);
+    else if (ptr) sa_free(S, ptr);
     S->used = old > S->used ? 0 : S->used - old;
     return NULL;
   }
@@ -116,7 +212,7 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
       }
     }
   }
-  p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : realloc(ptr, nsize);
+  p = S->base ? S->base(S->base_ud, ptr, osize, nsize) : sa_realloc(S, ptr, nsize);
   if (!p) return NULL;
   if (S->mem_refused && (uintptr_t)ptr == S->refused_ptr && nsize == S->refused_size)
     S->mem_refused = 0; /* the retry after the emergency collection worked */
@@ -485,11 +581,15 @@ static int push_file(lua_State *L, psol_state *S, const char *real) {
 ** every file read in the state, once, in the order first read. */
 static const char files_key = 'f';
 
-/* Note that 'real' was read: its bytes are the string at the top. */
+/* Note that 'real' was read: its bytes are the string at the top. Only
+** in the states of psol_evaluate_*, which report them (psol_result.files);
+** a state of psol_newstate has no way to ask, so its reads cost no hash. */
 static void record_file(lua_State *L, const char *real) {
   size_t size;
-  const char *data = lua_tolstring(L, -1, &size);
+  const char *data;
   uint64_t *rec;
+  if (!state_of(L)->record_files) return;
+  data = lua_tolstring(L, -1, &size);
   lua_pushlightuserdata(L, (void *)&files_key);
   lua_rawget(L, LUA_REGISTRYINDEX);
   lua_pushstring(L, real);
@@ -539,11 +639,229 @@ static int load_file(lua_State *L, psol_state *S, const char *name, psol_found *
   return ok;
 }
 
+/* ---- the chunk cache ------------------------------------------------------
+** Every evaluation runs in a fresh state, so without help each one would
+** compile the library's shared modules (and, on hot reload, its own script)
+** from source again. The process keeps the compiled form instead: for a
+** chunk loaded by require or as a top-level script, keyed by the XXH3-64 of
+** its source text and chunk name, the lua_dump bytes this process produced
+** by compiling exactly that text. A later state that loads the same text
+** under the same name gets a lua_load of those bytes in mode "b" (about 7x
+** cheaper than compiling); the text and name are compared byte for byte, so
+** a hash collision can only cost a compile. Binary chunks never come from
+** anywhere else: scripts and files stay text only. An edited file is other
+** text, hence another entry (reload sees every edit). A chunk is dumped on
+** the second time its text is seen (a script checked once costs only its
+** hash). Nothing of a state is shared: each load makes new functions with
+** the loading state's own globals; the cache holds bytes, not Lua values.
+** The cache is bounded (PSOL_CHUNK_CACHE_BYTES: past it, it starts over)
+** and guarded by a mutex (states may run on different threads). */
+
+#define PSOL_CHUNK_CACHE_BYTES ((size_t)32 << 20)
+#define PSOL_CHUNK_CACHE_BUCKETS 1024u
+
+typedef struct cc_entry {
+  struct cc_entry *next;
+  uint64_t key;
+  char *text;          /* name, NUL, source; NULL: seen once, not dumped yet */
+  size_t name_len, src_len;
+  unsigned char *code; /* the dump */
+  size_t code_len;
+} cc_entry;
+
+static psoc_plat_once cc_once = PSOC_PLAT_ONCE_INIT;
+static psoc_plat_mutex cc_mutex;
+static int cc_ready;
+static cc_entry *cc_buckets[PSOL_CHUNK_CACHE_BUCKETS];
+static size_t cc_bytes;
+static uint64_t cc_hits, cc_misses;
+
+static void cc_init(void) { cc_ready = psoc_plat_mutex_init(&cc_mutex) == 0; }
+
+static void cc_free_entry(cc_entry *e) {
+  free(e->text);
+  free(e->code);
+  free(e);
+}
+
+/* (locked) */
+static void cc_clear_locked(void) {
+  size_t i;
+  for (i = 0; i < PSOL_CHUNK_CACHE_BUCKETS; i++) {
+    cc_entry *e = cc_buckets[i];
+    while (e) {
+      cc_entry *next = e->next;
+      cc_free_entry(e);
+      e = next;
+    }
+    cc_buckets[i] = NULL;
+  }
+  cc_bytes = 0;
+}
+
+static uint64_t cc_key(const char *name, size_t name_len, const char *src, size_t len) {
+  psoc_xxh3_state st;
+  psoc_xxh3_reset(&st);
+  psoc_xxh3_update(&st, &len, sizeof len);
+  psoc_xxh3_update(&st, src, len);
+  psoc_xxh3_update(&st, name, name_len + 1);
+  return psoc_xxh3_digest(&st);
+}
+
+/* (locked) The entry of key, or NULL. */
+static cc_entry *cc_find_locked(uint64_t key) {
+  cc_entry *e;
+  for (e = cc_buckets[key % PSOL_CHUNK_CACHE_BUCKETS]; e; e = e->next)
+    if (e->key == key) return e;
+  return NULL;
+}
+
+static int cc_same(const cc_entry *e, const char *name, size_t name_len, const char *src,
+                   size_t len) {
+  return e->text && e->name_len == name_len && e->src_len == len &&
+         memcmp(e->text, name, name_len) == 0 && memcmp(e->text + name_len + 1, src, len) == 0;
+}
+
+typedef struct cc_buf {
+  unsigned char *p;
+  size_t n, cap;
+  int failed;
+} cc_buf;
+
+static int cc_writer(lua_State *L, const void *data, size_t size, void *ud) {
+  cc_buf *b = (cc_buf *)ud;
+  (void)L;
+  if (b->failed) return 1;
+  if (size > b->cap - b->n) {
+    size_t cap = b->cap ? b->cap : 4096;
+    unsigned char *p;
+    while (cap - b->n < size) {
+      if (cap > ((size_t)-1) / 2) {
+        b->failed = 1;
+        return 1;
+      }
+      cap *= 2;
+    }
+    p = (unsigned char *)realloc(b->p, cap);
+    if (!p) {
+      b->failed = 1;
+      return 1;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, data, size);
+  b->n += size;
+  return 0;
+}
+
+/* A copy of the cached dump of (name, src), or NULL; *key gets the key and
+** *seen whether the text was seen before. */
+static unsigned char *cc_lookup(const char *name, size_t name_len, const char *src, size_t len,
+                                uint64_t *key, size_t *code_len, int *seen) {
+  unsigned char *copy = NULL;
+  cc_entry *e;
+  *key = cc_key(name, name_len, src, len);
+  *seen = 0;
+  psoc_plat_once_run(&cc_once, cc_init);
+  if (!cc_ready) return NULL;
+  psoc_plat_mutex_lock(&cc_mutex);
+  e = cc_find_locked(*key);
+  if (e) {
+    *seen = 1;
+    if (cc_same(e, name, name_len, src, len) && (copy = (unsigned char *)malloc(e->code_len))) {
+      memcpy(copy, e->code, e->code_len);
+      *code_len = e->code_len;
+      cc_hits++;
+    }
+  }
+  if (!copy) cc_misses++;
+  psoc_plat_mutex_unlock(&cc_mutex);
+  return copy;
+}
+
+/* Remember that key was seen (seen == 0), or store the dump of the
+** function on the top of L compiled from (name, src). Failures only mean
+** no caching. */
+static void cc_store(lua_State *L, uint64_t key, int seen, const char *name, size_t name_len,
+                     const char *src, size_t len) {
+  cc_buf b = { NULL, 0, 0, 0 };
+  cc_entry *e, *fresh;
+  char *text = NULL;
+  if (!cc_ready) return;
+  if (seen) {
+    if (psol_compat_dump(L, cc_writer, &b) != 0 || b.failed || !b.n ||
+        name_len + len + 1 < len || !(text = (char *)malloc(name_len + len + 2))) {
+      free(b.p);
+      return;
+    }
+    memcpy(text, name, name_len + 1);
+    memcpy(text + name_len + 1, src, len);
+    text[name_len + 1 + len] = '\0';
+  }
+  fresh = (cc_entry *)calloc(1, sizeof *fresh);
+  if (!fresh) {
+    free(b.p);
+    free(text);
+    return;
+  }
+  fresh->key = key;
+  fresh->text = text;
+  fresh->name_len = name_len;
+  fresh->src_len = len;
+  fresh->code = b.p;
+  fresh->code_len = b.n;
+  psoc_plat_mutex_lock(&cc_mutex);
+  if (cc_bytes + sizeof *fresh + b.n + (text ? name_len + len : 0) > PSOL_CHUNK_CACHE_BYTES)
+    cc_clear_locked();
+  e = cc_find_locked(key);
+  if (e && (e->text || !text)) {
+    cc_free_entry(fresh); /* another state got there first, or nothing new */
+  } else {
+    if (e) { /* replace the seen-once mark */
+      cc_entry **p = &cc_buckets[key % PSOL_CHUNK_CACHE_BUCKETS];
+      while (*p != e) p = &(*p)->next;
+      *p = e->next;
+      cc_bytes -= sizeof *e;
+      cc_free_entry(e);
+    }
+    fresh->next = cc_buckets[key % PSOL_CHUNK_CACHE_BUCKETS];
+    cc_buckets[key % PSOL_CHUNK_CACHE_BUCKETS] = fresh;
+    cc_bytes += sizeof *fresh + b.n + (text ? name_len + len : 0);
+  }
+  psoc_plat_mutex_unlock(&cc_mutex);
+}
+
+void psol_chunk_cache_stats(uint64_t *hits, uint64_t *misses, size_t *bytes) {
+  psoc_plat_once_run(&cc_once, cc_init);
+  if (cc_ready) psoc_plat_mutex_lock(&cc_mutex);
+  if (hits) *hits = cc_hits;
+  if (misses) *misses = cc_misses;
+  if (bytes) *bytes = cc_bytes;
+  if (cc_ready) psoc_plat_mutex_unlock(&cc_mutex);
+}
+
+void psol_chunk_cache_clear(void) {
+  psoc_plat_once_run(&cc_once, cc_init);
+  if (!cc_ready) return;
+  psoc_plat_mutex_lock(&cc_mutex);
+  cc_clear_locked();
+  cc_hits = cc_misses = 0;
+  psoc_plat_mutex_unlock(&cc_mutex);
+}
+
 /* ---- text-only loading -------------------------------------------------- */
 
 /* Load a text chunk; binary chunks are refused whatever the Lua version.
-** Returns a lua_load status with the function or a message pushed. */
-static int load_text(lua_State *L, const char *src, size_t len, const char *chunkname) {
+** Returns a lua_load status with the function or a message pushed.
+** cache: go through the chunk cache (require and top-level scripts; not
+** the script's own load(), whose strings are made at run time). */
+static int load_text(lua_State *L, const char *src, size_t len, const char *chunkname,
+                     int cache) {
+  uint64_t key;
+  size_t name_len, code_len = 0;
+  unsigned char *code;
+  int seen, status;
   if (len > 0 && src[0] == '\x1b') {
     const char *name = chunkname;
     if (name[0] == '@' || name[0] == '=') lua_pushfstring(L, "%s: ", name + 1);
@@ -554,7 +872,19 @@ static int load_text(lua_State *L, const char *src, size_t len, const char *chun
     return LUA_ERRSYNTAX;
   }
   pso_remember_source(L, chunkname, src, len); /* key lines in pso errors */
-  return psol_compat_loadtext(L, src, len, chunkname);
+  if (!cache || (state_of(L)->flags & PSOL_NO_CHUNK_CACHE))
+    return psol_compat_loadtext(L, src, len, chunkname);
+  name_len = strlen(chunkname);
+  code = cc_lookup(chunkname, name_len, src, len, &key, &code_len, &seen);
+  if (code) {
+    status = psol_compat_loadbinary(L, (const char *)code, code_len, chunkname);
+    free(code);
+    if (status == LUA_OK || status == LUA_ERRMEM) return status;
+    lua_pop(L, 1); /* cannot happen (our own dump): compile instead */
+  }
+  status = psol_compat_loadtext(L, src, len, chunkname);
+  if (status == LUA_OK) cc_store(L, key, seen, chunkname, name_len, src, len);
+  return status;
 }
 
 /* ---- the sandboxed base functions ---------------------------------------- */
@@ -652,7 +982,7 @@ static int sb_load(lua_State *L) {
                        "allowed in material scripts", mode);
     return 2;
   }
-  status = load_text(L, src, len, chunkname);
+  status = load_text(L, src, len, chunkname, 0);
   if (status != LUA_OK) {
     lua_pushnil(L);
     lua_insert(L, -2);
@@ -1241,7 +1571,7 @@ static int sb_require(lua_State *L) {
     /* the source is at index 3 */
     src = lua_tolstring(L, 3, &len);
     snprintf(chunk, sizeof chunk, "@%s", found->shown);
-    status = load_text(L, src, len, chunk);
+    status = load_text(L, src, len, chunk, 1);
     if (status != LUA_OK) return lua_error(L);
     lua_pushlightuserdata(L, (void *)&loading_key);
     lua_setfield(L, cache, name);
@@ -1379,6 +1709,7 @@ if (PSOL_COMPAT_HAS_UTF8) {
 
 static void state_free(psol_state *S) {
   size_t i;
+  sa_release(S); /* after lua_close: every block is back */
   for (i = 0; i < S->root_count; i++) psoc_confine_root_free(&S->roots[i]);
   free(S->roots);
   psoc_confine_root_free(&S->implicit);
@@ -1610,7 +1941,7 @@ static int run_chunk(lua_State *L) {
     lua_pushnil(L);
     lua_pushnil(L);
   }
-  if (load_text(L, src, len, chunkname) != LUA_OK) return lua_error(L);
+  if (load_text(L, src, len, chunkname, 1) != LUA_OK) return lua_error(L);
   lua_call(L, 0, LUA_MULTRET);
   return lua_gettop(L) - 2;
 }
@@ -2057,6 +2388,7 @@ static psoc_status evaluate(const psol_options *opts, const psol_chunk *c, const
                             psol_result *out) {
   psoc_status status, files;
   lua_State *L = newstate(opts, out->error, sizeof out->error, &status);
+  if (L) state_of(L)->record_files = 1;
   if (!L) {
     (void)add_diag(out, PSOC_SEVERITY_ERROR, status == PSOC_ERR_NOMEM ? PSOC_CODE_LIMIT
                                                                       : PSOC_CODE_FILE,

@@ -860,5 +860,6 @@ Suite *suite_sandbox(void) {
   suite_add_tcase(s, tc);
   sandbox_limit_cases(s);
   sandbox_confine_cases(s);
+  sandbox_cache_cases(s);
   return s;
 }

@@ -33,5 +33,7 @@ size_t alloc_failure_sweep(const char *src, size_t max, size_t pipelines);
 void sandbox_limit_cases(Suite *s);
 /* test_sandbox_confine.c: src/confine.h and the platform calls under it. */
 void sandbox_confine_cases(Suite *s);
+/* test_sandbox_cache.c: the per-process chunk cache (isolation, edits). */
+void sandbox_cache_cases(Suite *s);
 
 #endif

@@ -83,6 +83,32 @@ static int resolve(const char *rel, char *out) {
   return psoc_confine_resolve(&root, 1, path, out);
 }
 
+/* psoc_confine_join: "." adds nothing, a trailing slash is not doubled, and
+** a result longer than the buffer is cut with its NUL (as snprintf did). */
+START_TEST(test_join) {
+  char out[16];
+  psoc_confine_join(out, sizeof out, "a/b", "c.lua");
+  ck_assert_str_eq(out, "a/b/c.lua");
+  psoc_confine_join(out, sizeof out, "a/b/", "c.lua");
+  ck_assert_str_eq(out, "a/b/c.lua");
+  psoc_confine_join(out, sizeof out, ".", "c.lua");
+  ck_assert_str_eq(out, "c.lua");
+  psoc_confine_join(out, sizeof out, "", "c");
+  ck_assert_str_eq(out, "/c");
+  psoc_confine_join(out, sizeof out, "/", "c");
+  ck_assert_str_eq(out, "/c");
+  psoc_confine_join(out, sizeof out, "0123456789", "abcdefgh");
+  ck_assert_str_eq(out, "0123456789/abcd");
+  psoc_confine_join(out, sizeof out, "0123456789abcdefghij", "x");
+  ck_assert_str_eq(out, "0123456789abcde");
+  psoc_confine_join(out, 1, "a", "b");
+  ck_assert_str_eq(out, "");
+  out[0] = 'z';
+  psoc_confine_join(out, 0, "a", "b"); /* no room: nothing written */
+  ck_assert_int_eq(out[0], 'z');
+}
+END_TEST
+
 START_TEST(test_resolve_confined) {
   char out[PSOC_CONFINE_PATH_MAX], want[PSOC_CONFINE_PATH_MAX + 32];
   ck_assert_int_eq(resolve("cs.cso", out), PSOC_CONFINE_FOUND);
@@ -277,6 +303,7 @@ void sandbox_confine_cases(Suite *s) {
   TCase *tc = tcase_create("confine");
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_join);
   tcase_add_test(tc, test_resolve_confined);
   tcase_add_test(tc, test_absolute_lexical);
   tcase_add_test(tc, test_read_regular_only);

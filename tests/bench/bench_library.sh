@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# bench_library.sh: `psoc check` over a generated 10,000-pipeline library,
+# side by side in one run with plain lua5.4 running the same scripts with a
+# table-only stub of the pso module (tests/bench/library_stub.lua).
+#
+#   bash tests/bench/bench_library.sh [BINDIR] [--pipelines N] [--runs R]
+#                                     [--callgrind] [--keep DIR]
+#
+# BINDIR (default build/bin) holds psoc and psoc_gen_library. The library
+# is generated once (psoc_gen_library DIR --pipelines N, default 10000:
+# 2,000 material files, shared modules, derive chains, DXBC shaders), then
+#   (a) psoc check DIR            the shipped tool: a fresh sandboxed state
+#                                 per material file
+#   (b) lua5.4 library_stub.lua   one process; a fresh environment (libraries,
+#                                 require cache, pso stub) per material file
+# each run R times (default 3), alternating; the median wall time and user
+# CPU are reported. An information row runs the stub with --bytecode (each
+# module compiled once per process, its string.dump loaded per file: what a
+# plain-Lua host with a chunk cache would do). --callgrind adds the instruction count of one run of
+# each under valgrind --tool=callgrind (slow: about a minute for each side
+# at 10,000 pipelines). Prints RESULT, RATIO and TARGET lines; asserts
+# nothing about speed (exit 0 unless a side fails to run).
+set -euo pipefail
+
+bin=build/bin
+pipelines=10000
+runs=3
+callgrind=0
+keep=
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        --pipelines) pipelines=$2; shift 2 ;;
+        --runs) runs=$2; shift 2 ;;
+        --callgrind) callgrind=1; shift ;;
+        --keep) keep=$2; shift 2 ;;
+        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -*) echo "bench_library.sh: unknown option $1" >&2; exit 2 ;;
+        *) bin=$1; shift ;;
+    esac
+done
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+stub=$here/library_stub.lua
+psoc=$(cd "$bin" && pwd)/psoc
+gen=$(cd "$bin" && pwd)/psoc_gen_library
+lua=${LUA:-lua5.4}
+for f in "$psoc" "$gen"; do
+    [[ -x $f ]] || { echo "bench_library.sh: $f not built" >&2; exit 2; }
+done
+command -v "$lua" >/dev/null || { echo "bench_library.sh: $lua not found" >&2; exit 2; }
+
+if [[ -n $keep ]]; then
+    tmp=$keep
+    mkdir -p "$tmp"
+else
+    tmp=$(mktemp -d)
+    trap 'rm -rf "$tmp"' EXIT
+fi
+lib=$tmp/lib
+if [[ ! -f $lib/.generated_$pipelines ]]; then
+    rm -rf "$lib"
+    "$gen" "$lib" --pipelines "$pipelines" >/dev/null
+    touch "$lib/.generated_$pipelines"
+fi
+# The stub runs the files psoc check finds, in the same (sorted) order.
+(cd "$lib" && find . -name '*.lua' | LC_ALL=C sort) >"$tmp/list"
+files=$(wc -l <"$tmp/list")
+
+run_psoc() { (cd "$lib" && "$psoc" check . >"$tmp/psoc.out" 2>&1); }
+run_stub() { (cd "$lib" && "$lua" "$stub" . "$tmp/list" "$@" >"$tmp/stub.out" 2>&1); }
+
+# seconds (wall, user) of one run of "$@", as "W U"
+measure() {
+    local TIMEFORMAT='%R %U' t
+    { t=$( { time "$@" ; } 2>&1 1>&3 3>&- ); } 3>&1
+    echo "$t"
+}
+
+run_psoc || { echo "bench_library.sh: psoc check failed:"; tail -5 "$tmp/psoc.out"; exit 1; }
+run_stub || { echo "bench_library.sh: the stub failed:"; tail -5 "$tmp/stub.out"; exit 1; }
+summary=$(tail -1 "$tmp/psoc.out")
+echo "library: $files files, $pipelines pipelines requested ($lib)"
+echo "psoc check: $summary"
+echo "stub:       $(tail -1 "$tmp/stub.out")"
+
+pw=(); pu=(); sw=(); su=(); bw=(); bu=()
+for ((i = 0; i < runs; i++)); do
+    read -r w u < <(measure run_psoc); pw+=("$w"); pu+=("$u")
+    read -r w u < <(measure run_stub); sw+=("$w"); su+=("$u")
+    read -r w u < <(measure run_stub --bytecode); bw+=("$w"); bu+=("$u")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
+mpw=$(median "${pw[@]}"); mpu=$(median "${pu[@]}")
+msw=$(median "${sw[@]}"); msu=$(median "${su[@]}")
+mbw=$(median "${bw[@]}"); mbu=$(median "${bu[@]}")
+printf '%-34s %12s %12s %8s\n' "median of $runs runs" "psoc check" "lua5.4 stub" "ratio"
+printf '%-34s %12s %12s %8s\n' "wall seconds" "$mpw" "$msw" "$(ratio "$mpw" "$msw")"
+printf '%-34s %12s %12s %8s\n' "user CPU seconds" "$mpu" "$msu" "$(ratio "$mpu" "$msu")"
+printf '%-34s %12s %12s %8s\n' "  stub --bytecode: user CPU s" "$mpu" "$mbu" "$(ratio "$mpu" "$mbu")"
+echo "RESULT library_check_wall_s $mpw"
+echo "RESULT library_check_user_s $mpu"
+echo "RESULT library_stub_wall_s $msw"
+echo "RESULT library_stub_user_s $msu"
+echo "RESULT library_files $files"
+echo "RATIO library_check_user $(ratio "$mpu" "$msu")"
+echo "RATIO library_check_wall $(ratio "$mpw" "$msw")"
+echo "RATIO library_check_user_vs_bytecode_stub $(ratio "$mpu" "$mbu")"
+
+headline=$(ratio "$mpu" "$msu")
+if [[ $callgrind == 1 ]]; then
+    command -v valgrind >/dev/null || { echo "bench_library.sh: valgrind not found" >&2; exit 2; }
+    ir() { grep -m1 -o 'Collected : [0-9]*' "$1" | grep -o '[0-9]*$'; }
+    (cd "$lib" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.psoc" \
+        --log-file="$tmp/cg.psoc.log" "$psoc" check . >/dev/null 2>&1) || true
+    (cd "$lib" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.stub" \
+        --log-file="$tmp/cg.stub.log" "$lua" "$stub" . "$tmp/list" >/dev/null 2>&1) || true
+    ip=$(ir "$tmp/cg.psoc.log"); is=$(ir "$tmp/cg.stub.log")
+    printf '%-34s %12s %12s %8s\n' "callgrind instructions" "$ip" "$is" "$(ratio "$ip" "$is")"
+    awk -v a="$ip" -v f="$files" 'BEGIN { printf "RESULT library_check_ir_per_file %.0f\n", a / f }'
+    awk -v a="$is" -v f="$files" 'BEGIN { printf "RESULT library_stub_ir_per_file %.0f\n", a / f }'
+    echo "RATIO library_check_ir $(ratio "$ip" "$is")"
+    headline=$(ratio "$ip" "$is")
+fi
+# The headline: instructions with --callgrind (stable under load), else user CPU.
+echo "RATIO library_check $headline"
+echo "TARGET library_check <= 1.50"
