@@ -104,9 +104,22 @@ static psol_state *state_of(lua_State *L) {
 #define SA_CHUNK ((size_t)64 << 10)
 #define SA_LARGE 0xffu
 
+/* Under AddressSanitizer every block is malloc'd on its own (the large
+** path), so ASan still sees each Lua object's bounds and lifetime. */
+#if defined(__SANITIZE_ADDRESS__)
+#define SA_POOL 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SA_POOL 0
+#endif
+#endif
+#ifndef SA_POOL
+#define SA_POOL 1
+#endif
+
 static void *sa_alloc(psol_state *S, size_t n) {
   unsigned char *b;
-  if (n <= SA_MAX) {
+  if (SA_POOL && n <= SA_MAX) {
     size_t c = (n - 1) / SA_GRAIN, need = SA_HEAD + (c + 1) * SA_GRAIN;
     b = S->sa_free[c];
     if (b) {
