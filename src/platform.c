@@ -176,11 +176,15 @@ int psoc_plat_thread_join(psoc_plat_thread *t) {
 /* UTF-8 'path' (either separator, "/C:/x" accepted) as a UTF-16 path with
 ** backslashes into w[PSOC_PLAT_PATH_MAX]. 0, EILSEQ, ENAMETOOLONG or ENOENT
 ** (empty). */
+const char *psoc_plat_native_path(const char *path) {
+  /* "/C:/dir" -> "C:/dir" */
+  return path && path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':' ? path + 1 : path;
+}
+
 static int to_wide(const char *path, wchar_t *w) {
   int n, i;
   if (!path || !path[0]) return ENOENT;
-  /* "/C:/dir" -> "C:/dir" */
-  if (path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':') path++;
+  path = psoc_plat_native_path(path);
   n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, PSOC_PLAT_PATH_MAX);
   if (n <= 0) return GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ENAMETOOLONG : EILSEQ;
   for (i = 0; w[i]; i++)
@@ -1159,6 +1163,8 @@ int psoc_plat_main_init(int *argc, char ***argv) {
   (void)argv;
   return 0;
 }
+
+const char *psoc_plat_native_path(const char *path) { return path; }
 
 #endif /* _WIN32 */
 

@@ -166,6 +166,13 @@ typedef struct psoc_plat_file_id {
 int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id);
 int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b);
 
+/* 'path' as the system's other programs read it, for files psoc writes
+** for them (depfiles): on Windows a drive path in psoc's POSIX view
+** ("/C:/dir/x", what psoc_plat_realpath gives) loses its leading '/'
+** ("C:/dir/x": ninja, make and cmd read that; "/C:/..." they do not);
+** anything else, and every path on POSIX, is returned as it is. */
+const char *psoc_plat_native_path(const char *path);
+
 /* ---- writing ------------------------------------------------------------ */
 
 /* Create a new file next to 'path' ("PATH.tmp.PID.CLOCK.N", made

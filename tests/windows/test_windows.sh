@@ -9,7 +9,8 @@
 #      stream equals pso.dll's, and both equal the Linux build's when
 #      build/lib/pso.so exists; windows_engine.exe (psol.h, static libpsoc)
 #      prints the same hash
-#   4. the Lua suites (tests/lua, scripts/tests) through psoc.exe test
+#   4. the Lua suites (tests/lua, scripts/tests) through psoc.exe test;
+#      psoc.exe cook --depfile writes native paths (C:/x, not /C:/x)
 #   5. the CLI test scripts with tests/windows/psoc-wine as the psoc binary
 #      and PSOC_TEST_OS=windows: tests/runner/test_runner.sh,
 #      tests/cli/test_cli.sh, tests/cli/test_scripts.sh (some 900 Wine
@@ -123,6 +124,20 @@ else
     tail -n 40 "$W/lua.log"
     bad "psoc.exe test ${suites[*]}: $(tail -n 1 "$W/lua.log") (log: $W/lua.log)"
 fi
+
+# 4b. a depfile (psoc cook --unit) names its files as other Windows programs
+# (ninja, make) read them: "Z:/tmp/x.lua", not psoc's own view "/Z:/tmp/x.lua"
+dep=$(mktemp -d "${TMPDIR:-/tmp}/psoc_windows_dep.XXXXXX")
+cp -R scripts/materials "$dep/mat"
+tests/windows/psoc-wine cook --unit "$dep/mat/lit.lua" -o "$dep/lit.unit" --depfile "$dep/lit.d" \
+    </dev/null >"$W/depfile.log" 2>&1
+line=$(cat "$dep/lit.d" 2>/dev/null)
+if [[ $line == *" Z:$dep/mat/lit.lua"* && $line == *" Z:$dep/mat/shaders/"* && $line != *" /Z:"* ]]; then
+    ok "psoc.exe cook --depfile: native paths (Z:$dep/mat/lit.lua ...)"
+else
+    bad "psoc.exe cook --depfile wrote '$line' (want Z:$dep/mat/... paths; log: $W/depfile.log)"
+fi
+rm -rf "$dep"
 
 # 5. the CLI scripts (6. with --full: the cooking script too)
 scripts=(tests/runner/test_runner.sh tests/cli/test_cli.sh tests/cli/test_scripts.sh)
