@@ -1390,10 +1390,10 @@ int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
 ** POSIX: lstat of the entry). */
 int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
                        void *ud) {
-  psoc_plat_dir *d;
+  psoc_plat_dir *d = NULL;
   const char *name;
   int rc, kind;
-  if ((rc = psoc_plat_dir_open(dir, &d)) != 0) return rc;
+  if ((rc = psoc_plat_dir_open(dir, &d)) != 0 || !d) return rc ? rc : EIO;
   while ((rc = dir_next_kind(d, dir, &name, &kind)) == 0 && name)
     if ((rc = fn(ud, name, kind)) != 0) break;
   psoc_plat_dir_close(d);
