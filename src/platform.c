@@ -173,14 +173,14 @@ int psoc_plat_thread_join(psoc_plat_thread *t) {
 
 /* ---- paths ------------------------------------------------------------------ */
 
-/* UTF-8 'path' (either separator, "/C:/x" accepted) as a UTF-16 path with
-** backslashes into w[PSOC_PLAT_PATH_MAX]. 0, EILSEQ, ENAMETOOLONG or ENOENT
-** (empty). */
 const char *psoc_plat_native_path(const char *path) {
   /* "/C:/dir" -> "C:/dir" */
   return path && path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':' ? path + 1 : path;
 }
 
+/* UTF-8 'path' (either separator, "/C:/x" accepted) as a UTF-16 path with
+** backslashes into w[PSOC_PLAT_PATH_MAX]. 0, EILSEQ, ENAMETOOLONG or ENOENT
+** (empty). */
 static int to_wide(const char *path, wchar_t *w) {
   int n, i;
   if (!path || !path[0]) return ENOENT;
@@ -261,8 +261,12 @@ static DWORD attributes(const char *path, int *err) {
 
 /* The kind and size of what an open handle refers to: GetFileType tells
 ** pipes (PSOC_PLAT_FIFO) and character devices (the console, NUL; under
-** Wine also a Unix FIFO or /dev/null) from files and directories. */
-static int handle_kind(HANDLE h, int *kind, uint64_t *size) {
+** Wine also a Unix FIFO or /dev/null) from files and directories. 'links':
+** the handle was opened with FILE_FLAG_OPEN_REPARSE_POINT, so a reparse
+** point is the link itself (PSOC_PLAT_LINK); a handle opened through it
+** may still carry the attribute (cloud and deduplicated files) and is
+** then what it holds. */
+static int handle_kind(HANDLE h, int links, int *kind, uint64_t *size) {
   BY_HANDLE_FILE_INFORMATION info;
   *kind = PSOC_PLAT_MISSING;
   if (size) *size = 0;
@@ -274,7 +278,7 @@ static int handle_kind(HANDLE h, int *kind, uint64_t *size) {
   default: *kind = PSOC_PLAT_OTHER; return 0;
   }
   if (!GetFileInformationByHandle(h, &info)) return last_errno();
-  if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) *kind = PSOC_PLAT_LINK;
+  if (links && (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) *kind = PSOC_PLAT_LINK;
   else if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
   else if (info.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) *kind = PSOC_PLAT_OTHER;
   else {
@@ -293,7 +297,7 @@ static int path_kind(const char *path, DWORD flags, int *kind, uint64_t *size) {
   *kind = PSOC_PLAT_MISSING;
   if (size) *size = 0;
   if (h == INVALID_HANDLE_VALUE) return e == ENOENT || e == ENOTDIR ? 0 : e;
-  e = handle_kind(h, kind, size);
+  e = handle_kind(h, (flags & FILE_FLAG_OPEN_REPARSE_POINT) != 0, kind, size);
   CloseHandle(h);
   return e;
 }
@@ -313,7 +317,8 @@ int psoc_plat_lstat(const char *path, int *kind) {
   }
   if (a & FILE_ATTRIBUTE_REPARSE_POINT) *kind = PSOC_PLAT_LINK;
   else if (a & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
-  else if (a & FILE_ATTRIBUTE_DEVICE) return path_kind(path, FILE_FLAG_OPEN_REPARSE_POINT, kind, 0);
+  else if (a & FILE_ATTRIBUTE_DEVICE)
+    return path_kind(path, FILE_FLAG_OPEN_REPARSE_POINT, kind, NULL);
   else *kind = PSOC_PLAT_FILE;
   return 0;
 }
@@ -465,7 +470,7 @@ int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
 }
 
 int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
-  return handle_kind((HANDLE)_get_osfhandle(_fileno(f)), kind, size);
+  return handle_kind((HANDLE)_get_osfhandle(_fileno(f)), 0, kind, size);
 }
 
 /* The volume serial number and file index: a file's identity on Windows. */
@@ -549,7 +554,7 @@ int psoc_plat_redirect_stdout(const char *path,
   h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_ALWAYS,
                   FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
   if (h == INVALID_HANDLE_VALUE) return last_errno();
-  if (handle_kind(h, &kind, &size) != 0 || kind != PSOC_PLAT_FILE || handle_id(h, &id) != 0) {
+  if (handle_kind(h, 1, &kind, &size) != 0 || kind != PSOC_PLAT_FILE || handle_id(h, &id) != 0) {
     CloseHandle(h);
     return PSOC_PLAT_ENOTREG;
   }
