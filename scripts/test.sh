@@ -34,7 +34,10 @@
 #   windows           scripts/windows.sh: mingw-w64 build of libpsoc (static,
 #                     DLL), libpsolua, pso.dll, psoc.exe against Lua 5.4 from
 #                     Debian's source package, run under wine64
-#                     (tests/windows/test_windows.sh)
+#                     (tests/windows/test_windows.sh): --version, exports,
+#                     consumers, the Lua suites through psoc.exe test, and
+#                     the CLI test scripts (runner, cli, scripts) with
+#                     posix_only checks skipped and listed
 #   visual studio     tests/windows/test_vs2010.sh: premake4 vs2010's projects
 #                     have the gmake build's sources, defines and includes
 #   install, consumer tests/consumer/test_consumer.sh: make install into a

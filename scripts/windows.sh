@@ -5,9 +5,8 @@
 #   scripts/windows.sh [--build-only] [--full]
 #
 #   --build-only   build, run nothing
-#   --full         also run the CLI test scripts and the test runner's
-#                  checks under Wine (~600 Wine starts; see
-#                  tests/windows/test_windows.sh)
+#   --full         also run tests/cook/test_cook.sh under Wine (the CLI
+#                  test scripts always run; see tests/windows/test_windows.sh)
 #
 # Everything goes to build/windows/ (nothing outside build/ is written):
 #   lua/         Lua 5.4 from Debian's own lua5.4 source package, fetched
@@ -32,11 +31,13 @@
 # COM-interface and enum/struct declarations), and no header is patched.
 # mingw-w64's own d3d12.h is too old for psoc (no pipeline state streams).
 #
-# Then, under wine64: psoc.exe --version, tests/cli/test_cli.sh and
+# Then, under wine64 (tests/windows/test_windows.sh): psoc.exe --version,
+# the export tables of psoc.dll and pso.dll (tests/consumer/test_exports.sh
+# --pe), the consumer programs, the Lua suites through psoc.exe test, and
+# tests/runner/test_runner.sh, tests/cli/test_cli.sh and
 # tests/cli/test_scripts.sh through tests/windows/psoc-wine (a wrapper that
-# runs wine64 psoc.exe), the Lua suites through psoc.exe test, the export
-# table of psoc.dll and pso.dll (tests/consumer/test_exports.sh --pe), and
-# tests/windows/test_windows.sh's consumer checks.
+# runs wine64 psoc.exe), with the checks that cannot run on Windows
+# skipped by name (posix_only, tests/cli/os.sh).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -59,6 +59,8 @@ static int win_errno(DWORD w) {
   case ERROR_FILENAME_EXCED_RANGE:
   case ERROR_BUFFER_OVERFLOW:
   case ERROR_INSUFFICIENT_BUFFER: return ENAMETOOLONG;
+  case ERROR_ALREADY_EXISTS:
+  case ERROR_FILE_EXISTS: return EEXIST;
   case ERROR_DIRECTORY: return ENOTDIR;
   case ERROR_CANT_RESOLVE_FILENAME: return ELOOP;
   case ERROR_NOT_SUPPORTED:
@@ -171,14 +173,18 @@ int psoc_plat_thread_join(psoc_plat_thread *t) {
 
 /* ---- paths ------------------------------------------------------------------ */
 
+const char *psoc_plat_native_path(const char *path) {
+  /* "/C:/dir" -> "C:/dir" */
+  return path && path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':' ? path + 1 : path;
+}
+
 /* UTF-8 'path' (either separator, "/C:/x" accepted) as a UTF-16 path with
 ** backslashes into w[PSOC_PLAT_PATH_MAX]. 0, EILSEQ, ENAMETOOLONG or ENOENT
 ** (empty). */
 static int to_wide(const char *path, wchar_t *w) {
   int n, i;
   if (!path || !path[0]) return ENOENT;
-  /* "/C:/dir" -> "C:/dir" */
-  if (path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':') path++;
+  path = psoc_plat_native_path(path);
   n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, PSOC_PLAT_PATH_MAX);
   if (n <= 0) return GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ENAMETOOLONG : EILSEQ;
   for (i = 0; w[i]; i++)
@@ -253,14 +259,66 @@ static DWORD attributes(const char *path, int *err) {
   return a;
 }
 
+/* The kind and size of what an open handle refers to: GetFileType tells
+** pipes (PSOC_PLAT_FIFO) and character devices (the console, NUL; under
+** Wine also a Unix FIFO or /dev/null) from files and directories. 'links':
+** the handle was opened with FILE_FLAG_OPEN_REPARSE_POINT, so a reparse
+** point is the link itself (PSOC_PLAT_LINK); a handle opened through it
+** may still carry the attribute (cloud and deduplicated files) and is
+** then what it holds. */
+static int handle_kind(HANDLE h, int links, int *kind, uint64_t *size) {
+  BY_HANDLE_FILE_INFORMATION info;
+  *kind = PSOC_PLAT_MISSING;
+  if (size) *size = 0;
+  if (h == INVALID_HANDLE_VALUE || h == NULL) return EBADF;
+  switch (GetFileType(h)) {
+  case FILE_TYPE_PIPE: *kind = PSOC_PLAT_FIFO; return 0;
+  case FILE_TYPE_CHAR: *kind = PSOC_PLAT_CHARDEV; return 0;
+  case FILE_TYPE_DISK: break;
+  default: *kind = PSOC_PLAT_OTHER; return 0;
+  }
+  if (!GetFileInformationByHandle(h, &info)) return last_errno();
+  if (links && (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT)) *kind = PSOC_PLAT_LINK;
+  else if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
+  else if (info.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) *kind = PSOC_PLAT_OTHER;
+  else {
+    *kind = PSOC_PLAT_FILE;
+    if (size) *size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+  }
+  return 0;
+}
+
+/* The kind of what 'path' names, opened with 'flags' (0 follows a final
+** link, FILE_FLAG_OPEN_REPARSE_POINT does not); a missing path is
+** PSOC_PLAT_MISSING and 0. */
+static int path_kind(const char *path, DWORD flags, int *kind, uint64_t *size) {
+  int e;
+  HANDLE h = open_meta(path, flags, &e);
+  *kind = PSOC_PLAT_MISSING;
+  if (size) *size = 0;
+  if (h == INVALID_HANDLE_VALUE) return e == ENOENT || e == ENOTDIR ? 0 : e;
+  e = handle_kind(h, (flags & FILE_FLAG_OPEN_REPARSE_POINT) != 0, kind, size);
+  CloseHandle(h);
+  return e;
+}
+
 int psoc_plat_lstat(const char *path, int *kind) {
   int e;
   DWORD a = attributes(path, &e);
   *kind = PSOC_PLAT_MISSING;
-  if (a == INVALID_FILE_ATTRIBUTES) return e == ENOENT || e == ENOTDIR ? 0 : e;
+  if (a == INVALID_FILE_ATTRIBUTES) {
+    if (e == ENOENT || e == ENOTDIR) return 0;
+    /* What has no attributes may still open: a pipe or a device (Wine
+    ** answers ERROR_INVALID_PARAMETER for a Unix FIFO or /dev/null). */
+    return path_kind(path, FILE_FLAG_OPEN_REPARSE_POINT, kind, NULL) == 0 &&
+                   *kind != PSOC_PLAT_MISSING
+               ? 0
+               : e;
+  }
   if (a & FILE_ATTRIBUTE_REPARSE_POINT) *kind = PSOC_PLAT_LINK;
   else if (a & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
-  else if (a & FILE_ATTRIBUTE_DEVICE) *kind = PSOC_PLAT_OTHER;
+  else if (a & FILE_ATTRIBUTE_DEVICE)
+    return path_kind(path, FILE_FLAG_OPEN_REPARSE_POINT, kind, NULL);
   else *kind = PSOC_PLAT_FILE;
   return 0;
 }
@@ -408,52 +466,11 @@ void psoc_plat_close(psoc_plat_file *f) {
 }
 
 int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
-  BY_HANDLE_FILE_INFORMATION info;
-  int e;
-  HANDLE h;
-  *kind = PSOC_PLAT_MISSING;
-  if (size) *size = 0;
-  h = open_meta(path, 0, &e); /* follows symlinks and junctions */
-  if (h == INVALID_HANDLE_VALUE) return e == ENOENT || e == ENOTDIR ? 0 : e;
-  if (GetFileType(h) != FILE_TYPE_DISK) {
-    *kind = PSOC_PLAT_OTHER;
-  } else if (!GetFileInformationByHandle(h, &info)) {
-    e = last_errno();
-  } else if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) {
-    *kind = PSOC_PLAT_DIR;
-  } else if (info.dwFileAttributes & FILE_ATTRIBUTE_DEVICE) {
-    *kind = PSOC_PLAT_OTHER;
-  } else {
-    *kind = PSOC_PLAT_FILE;
-    if (size) *size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
-  }
-  CloseHandle(h);
-  return e;
-}
-
-/* The kind and size of what an open handle refers to. */
-static int handle_kind(HANDLE h, int *kind, uint64_t *size) {
-  BY_HANDLE_FILE_INFORMATION info;
-  *kind = PSOC_PLAT_MISSING;
-  *size = 0;
-  if (h == INVALID_HANDLE_VALUE || h == NULL) return EBADF;
-  switch (GetFileType(h)) {
-  case FILE_TYPE_PIPE: *kind = PSOC_PLAT_FIFO; return 0;
-  case FILE_TYPE_CHAR: *kind = PSOC_PLAT_CHARDEV; return 0;
-  case FILE_TYPE_DISK: break;
-  default: *kind = PSOC_PLAT_OTHER; return 0;
-  }
-  if (!GetFileInformationByHandle(h, &info)) return last_errno();
-  if (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) *kind = PSOC_PLAT_DIR;
-  else {
-    *kind = PSOC_PLAT_FILE;
-    *size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
-  }
-  return 0;
+  return path_kind(path, 0, kind, size); /* follows symlinks and junctions */
 }
 
 int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
-  return handle_kind((HANDLE)_get_osfhandle(_fileno(f)), kind, size);
+  return handle_kind((HANDLE)_get_osfhandle(_fileno(f)), 0, kind, size);
 }
 
 /* The volume serial number and file index: a file's identity on Windows. */
@@ -537,7 +554,7 @@ int psoc_plat_redirect_stdout(const char *path,
   h = CreateFileW(w, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_DELETE, NULL, OPEN_ALWAYS,
                   FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, NULL);
   if (h == INVALID_HANDLE_VALUE) return last_errno();
-  if (handle_kind(h, &kind, &size) != 0 || kind != PSOC_PLAT_FILE || handle_id(h, &id) != 0) {
+  if (handle_kind(h, 1, &kind, &size) != 0 || kind != PSOC_PLAT_FILE || handle_id(h, &id) != 0) {
     CloseHandle(h);
     return PSOC_PLAT_ENOTREG;
   }
@@ -564,7 +581,7 @@ int psoc_plat_redirect_stdout(const char *path,
 /* Write size bytes at data to a new file beside 'path' and move it over
 ** 'path' in one step; 'flush' forces the bytes to disk first. The
 ** temporary file is removed on failure and 'path' is untouched. */
-static int win_replace_with(const char *path, const void *data, size_t size, int flush) {
+static int replace_with(const char *path, const void *data, size_t size, int flush) {
   char tmp[PSOC_PLAT_PATH_MAX];
   const char *p = (const char *)data;
   HANDLE h;
@@ -648,6 +665,22 @@ void psoc_plat_dir_close(psoc_plat_dir *d) {
   if (!d) return;
   if (d->find != INVALID_HANDLE_VALUE) FindClose(d->find);
   free(d);
+}
+
+/* psoc_plat_dir_next with the kind of the entry itself (a link or a
+** junction is PSOC_PLAT_LINK), from the attributes that FindNextFileW
+** returned with the name: no call per entry ('path' is not needed). */
+static int dir_next_kind(psoc_plat_dir *d, const char *path, const char **name, int *kind) {
+  int e = psoc_plat_dir_next(d, name);
+  DWORD a;
+  (void)path;
+  *kind = PSOC_PLAT_MISSING;
+  if (e || !*name) return e;
+  a = d->data.dwFileAttributes;
+  *kind = (a & FILE_ATTRIBUTE_REPARSE_POINT) ? PSOC_PLAT_LINK
+          : (a & FILE_ATTRIBUTE_DIRECTORY)   ? PSOC_PLAT_DIR
+                                             : PSOC_PLAT_FILE;
+  return 0;
 }
 
 /* ---- writing files (owner h8) ------------------------------------------- */
@@ -935,21 +968,86 @@ int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id) {
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* A new file beside 'path', "PATH.tmp.PID.CLOCK.N", created exclusively
+** (O_EXCL: never someone else's file, never a stale temporary left by a
+** killed writer; another thread's name at the same clock tick only moves
+** on to the next N) with mode 0666 less the umask; its name in
+** tmp[PSOC_PLAT_PATH_MAX], its descriptor in *fd. 0 or an errno value. */
+static int temp_beside(const char *path, char *tmp, int *fd) {
+  int attempt;
+  *fd = -1;
+  for (attempt = 0; attempt < 100; attempt++) {
+    int len = snprintf(tmp, PSOC_PLAT_PATH_MAX, "%s.tmp.%ld.%llx.%d", path, (long)getpid(),
+                       (unsigned long long)psoc_plat_now_ns(), attempt);
+    if (len < 0 || len >= PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
+    *fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
+    if (*fd >= 0) return 0;
+    if (errno != EEXIST) return errno ? errno : EIO;
+  }
+  return EEXIST;
+}
+
+static int write_all(int fd, const void *data, size_t size) {
+  const char *p = (const char *)data;
+  while (size) {
+    ssize_t n = write(fd, p, size);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno ? errno : EIO;
+    if (n == 0) return EIO;
+    p += n;
+    size -= (size_t)n;
+  }
+  return 0;
+}
+
+/* The folder part of 'path' ("." when it has none) into out[n]. */
+static int dir_of(const char *path, char *out, size_t n) {
+  const char *slash = strrchr(path, '/');
+  size_t len;
+  if (!slash) {
+    if (n < 2) return ENAMETOOLONG;
+    memcpy(out, ".", 2);
+    return 0;
+  }
+  len = slash == path ? 1 : (size_t)(slash - path);
+  if (len + 1 > n) return ENAMETOOLONG;
+  memcpy(out, path, len);
+  out[len] = 0;
+  return 0;
+}
+
+/* The one atomic replace of both halves: 'size' bytes at 'data' into a
+** temp_beside file, renamed over 'path'; 'flush' forces the bytes to disk
+** first (fsync) and the folder after the rename. The temporary file is
+** removed on failure and 'path' is untouched. */
+static int replace_with(const char *path, const void *data, size_t size, int flush) {
+  char tmp[PSOC_PLAT_PATH_MAX], dir[PSOC_PLAT_PATH_MAX];
+  int fd, e, dfd;
+  if (!path || !*path || (!data && size)) return EINVAL;
+  if (flush && (e = dir_of(path, dir, sizeof dir)) != 0) return e;
+  if ((e = temp_beside(path, tmp, &fd)) != 0) return e;
+  e = write_all(fd, data, size);
+  if (!e && flush && fsync(fd) != 0) e = errno ? errno : EIO;
+  if (close(fd) != 0 && !e) e = errno ? errno : EIO;
+  if (!e && rename(tmp, path) != 0) e = errno ? errno : EIO;
+  if (e) {
+    unlink(tmp);
+    return e;
+  }
+  if (flush && (dfd = open(dir, O_RDONLY | O_CLOEXEC)) >= 0) {
+    (void)fsync(dfd); /* best effort: some file systems refuse it on folders */
+    close(dfd);
+  }
+  return 0;
+}
+
 int psoc_plat_temp_create(const char *path, char *out, FILE **f) {
-  size_t n = strlen(path);
-  mode_t mask;
-  int fd;
+  int fd, e;
   *f = NULL;
-  if (n + sizeof ".tmp.XXXXXX" > PSOC_PLAT_PATH_MAX) return ENAMETOOLONG;
-  snprintf(out, PSOC_PLAT_PATH_MAX, "%s.tmp.XXXXXX", path);
-  fd = mkstemp(out);
-  if (fd < 0) return errno ? errno : EIO;
-  mask = umask(0);
-  umask(mask);
-  (void)fchmod(fd, 0666 & ~mask); /* mkstemp made it 0600 */
+  if ((e = temp_beside(path, out, &fd)) != 0) return e;
   *f = fdopen(fd, "wb");
   if (!*f) {
-    int e = errno ? errno : EIO;
+    e = errno ? errno : EIO;
     close(fd);
     unlink(out);
     return e;
@@ -1038,6 +1136,25 @@ void psoc_plat_dir_close(psoc_plat_dir *dir) {
   free(dir);
 }
 
+/* psoc_plat_dir_next with the kind of the entry itself (lstat of
+** "path/name"); an entry gone since readdir, or too long to be named, is
+** skipped. */
+static int dir_next_kind(psoc_plat_dir *d, const char *path, const char **name, int *kind) {
+  char full[PSOC_PLAT_PATH_MAX];
+  size_t dl = strlen(path), nl;
+  int e;
+  for (;;) {
+    *kind = PSOC_PLAT_MISSING;
+    if ((e = psoc_plat_dir_next(d, name)) != 0 || !*name) return e;
+    nl = strlen(*name);
+    if (dl + 1 + nl >= sizeof full) continue;
+    memcpy(full, path, dl);
+    full[dl] = '/';
+    memcpy(full + dl + 1, *name, nl + 1);
+    if (psoc_plat_lstat(full, kind) == 0 && *kind != PSOC_PLAT_MISSING) return 0;
+  }
+}
+
 const char *psoc_plat_strerror(int e) {
   if (e == PSOC_PLAT_ENOTREG) return "not a regular file";
   if (e == PSOC_PLAT_EREFUSED) return "refused";
@@ -1051,6 +1168,8 @@ int psoc_plat_main_init(int *argc, char ***argv) {
   (void)argv;
   return 0;
 }
+
+const char *psoc_plat_native_path(const char *path) { return path; }
 
 #endif /* _WIN32 */
 
@@ -1075,45 +1194,18 @@ int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b) 
 }
 
 /* ---- file watching, directory listing, signals (owner h7) ---- */
-/* The OS-specific part first (POSIX, then Win32: FindFirstFileW,
-** GetFileAttributesExW, an event object), then what both share: the
-** watcher's directory table and the polling backend, with the native
-** backends beside it (inotify on Linux, ReadDirectoryChangesW on Windows). */
+/* The OS-specific part first (POSIX, then Win32: GetFileAttributesExW, an
+** event object), then what both share: the directory listing (one walk
+** through psoc_plat_dir_*), the watcher's directory table and the polling
+** backend, with the native backends beside it (inotify on Linux,
+** ReadDirectoryChangesW on Windows). */
 #include <stdio.h>
 #if !defined(_WIN32)
-#include <dirent.h>
 #include <poll.h>
 #ifdef __linux__
 #include <sys/inotify.h>
 #define PSOC_PLAT_HAVE_INOTIFY 1
 #endif
-
-int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
-                       void *ud) {
-  DIR *d = opendir(dir);
-  struct dirent *e;
-  size_t dl = strlen(dir);
-  int rc = 0;
-  if (!d) return errno ? errno : ENOENT;
-  while (rc == 0) {
-    char full[PSOC_PLAT_PATH_MAX];
-    int kind = PSOC_PLAT_OTHER;
-    errno = 0;
-    if (!(e = readdir(d))) {
-      rc = errno; /* 0 at the end */
-      break;
-    }
-    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
-    if (dl + 1 + strlen(e->d_name) >= sizeof full) continue; /* cannot be named */
-    memcpy(full, dir, dl);
-    full[dl] = '/';
-    memcpy(full + dl + 1, e->d_name, strlen(e->d_name) + 1);
-    if (psoc_plat_lstat(full, &kind) != 0 || kind == PSOC_PLAT_MISSING) continue; /* gone */
-    rc = fn(ud, e->d_name, kind);
-  }
-  closedir(d);
-  return rc;
-}
 
 int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
   struct stat st;
@@ -1212,45 +1304,14 @@ int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
 #include <windows.h>
 #define PSOC_PLAT_HAVE_RDCW 1 /* ReadDirectoryChangesW, below */
 
-/* The helpers of this section are prefixed watch_ so that they stay apart
-** from the names of the Win32 half of this file. */
+/* Paths go through the Win32 half's to_wide and errors through its
+** win_errno; this section's own helpers are prefixed watch_. */
 
 /* 100 ns ticks since 1601 -> ns since 1970 */
 static uint64_t filetime_ns(FILETIME ft) {
   uint64_t t = ((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime;
   const uint64_t epoch = 116444736000000000ull; /* 1970-01-01 in 100 ns ticks */
   return t > epoch ? (t - epoch) * 100u : 0;
-}
-
-static int watch_win_errno(DWORD e) {
-  switch (e) {
-  case ERROR_FILE_NOT_FOUND:
-  case ERROR_PATH_NOT_FOUND:
-  case ERROR_INVALID_NAME: return ENOENT;
-  case ERROR_ALREADY_EXISTS:
-  case ERROR_FILE_EXISTS: return EEXIST;
-  case ERROR_ACCESS_DENIED:
-  case ERROR_SHARING_VIOLATION: return EACCES;
-  case ERROR_NOT_ENOUGH_MEMORY:
-  case ERROR_OUTOFMEMORY: return ENOMEM;
-  case ERROR_DIRECTORY: return ENOTDIR;
-  case ERROR_FILENAME_EXCED_RANGE: return ENAMETOOLONG;
-  default: return EIO;
-  }
-}
-
-/* UTF-8 'path' as a UTF-16 path with backslashes into w[n]; the POSIX
-** view of a drive path ("/C:/dir", what psoc_plat_realpath gives on
-** Windows) loses its leading '/'. 0, EILSEQ, ENAMETOOLONG or ENOENT. */
-static int watch_wide(const char *path, wchar_t *w, int n) {
-  int len, i;
-  if (!path || !path[0]) return ENOENT;
-  if (path[0] == '/' && path[1] && path[1] != '/' && path[2] == ':') path++;
-  len = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, path, -1, w, n);
-  if (len <= 0) return GetLastError() == ERROR_INSUFFICIENT_BUFFER ? ENAMETOOLONG : EILSEQ;
-  for (i = 0; w[i]; i++)
-    if (w[i] == L'/') w[i] = L'\\';
-  return 0;
 }
 
 /* 'len' UTF-16 units at 'w' as NUL-terminated UTF-8 with '/' separators
@@ -1269,47 +1330,16 @@ static int watch_utf8(const wchar_t *w, int len, char *out, int n) {
   return 0;
 }
 
-static int attr_kind(DWORD a) {
-  if (a & FILE_ATTRIBUTE_REPARSE_POINT) return PSOC_PLAT_LINK;
-  if (a & FILE_ATTRIBUTE_DIRECTORY) return PSOC_PLAT_DIR;
-  return PSOC_PLAT_FILE;
-}
-
-int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
-                       void *ud) {
-  char pattern[PSOC_PLAT_PATH_MAX], name[PSOC_PLAT_PATH_MAX];
-  wchar_t wpattern[PSOC_PLAT_PATH_MAX];
-  WIN32_FIND_DATAW fd;
-  HANDLE h;
-  int rc = 0;
-  if ((size_t)snprintf(pattern, sizeof pattern, "%s/*", dir) >= sizeof pattern)
-    return ENAMETOOLONG;
-  if ((rc = watch_wide(pattern, wpattern, PSOC_PLAT_PATH_MAX)) != 0) return rc;
-  h = FindFirstFileW(wpattern, &fd);
-  if (h == INVALID_HANDLE_VALUE) {
-    DWORD e = GetLastError();
-    return e == ERROR_FILE_NOT_FOUND ? 0 : watch_win_errno(e);
-  }
-  do {
-    if (wcscmp(fd.cFileName, L".") == 0 || wcscmp(fd.cFileName, L"..") == 0) continue;
-    if (watch_utf8(fd.cFileName, (int)wcslen(fd.cFileName), name, (int)sizeof name) != 0)
-      continue; /* cannot be named in UTF-8 */
-    rc = fn(ud, name, attr_kind(fd.dwFileAttributes));
-  } while (rc == 0 && FindNextFileW(h, &fd));
-  FindClose(h);
-  return rc;
-}
-
 int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exists) {
   WIN32_FILE_ATTRIBUTE_DATA a;
   wchar_t w[PSOC_PLAT_PATH_MAX];
   int e;
   memset(sig, 0, sizeof *sig);
   *exists = 0;
-  if ((e = watch_wide(path, w, PSOC_PLAT_PATH_MAX)) != 0) return e == ENOENT ? 0 : e;
+  if ((e = to_wide(path, w)) != 0) return e == ENOENT ? 0 : e;
   if (!GetFileAttributesExW(w, GetFileExInfoStandard, &a)) {
     DWORD err = GetLastError();
-    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 0 : watch_win_errno(err);
+    return err == ERROR_FILE_NOT_FOUND || err == ERROR_PATH_NOT_FOUND ? 0 : win_errno(err);
   }
   *exists = 1;
   sig->size = ((uint64_t)a.nFileSizeHigh << 32) | a.nFileSizeLow;
@@ -1332,7 +1362,7 @@ typedef struct wake_t {
 
 static int wake_open(wake_t *k) {
   k->ev = CreateEventW(NULL, FALSE, FALSE, NULL);
-  return k->ev ? 0 : watch_win_errno(GetLastError());
+  return k->ev ? 0 : win_errno(GetLastError());
 }
 
 static void wake_close(wake_t *k) { CloseHandle(k->ev); }
@@ -1356,9 +1386,24 @@ static BOOL WINAPI on_console_event(DWORD type) {
 
 int psoc_plat_on_interrupt(psoc_plat_flag *flag) {
   interrupt_flag = flag;
-  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : watch_win_errno(GetLastError());
+  return SetConsoleCtrlHandler(on_console_event, TRUE) ? 0 : win_errno(GetLastError());
 }
 #endif /* _WIN32 */
+
+/* One walk of a directory for both: psoc_plat_dir_open and each half's
+** dir_next_kind (Windows: the attributes FindNextFileW gives with the name;
+** POSIX: lstat of the entry). */
+int psoc_plat_list_dir(const char *dir, int (*fn)(void *ud, const char *name, int kind),
+                       void *ud) {
+  psoc_plat_dir *d = NULL;
+  const char *name;
+  int rc, kind;
+  if ((rc = psoc_plat_dir_open(dir, &d)) != 0 || !d) return rc ? rc : EIO;
+  while ((rc = dir_next_kind(d, dir, &name, &kind)) == 0 && name)
+    if ((rc = fn(ud, name, kind)) != 0) break;
+  psoc_plat_dir_close(d);
+  return rc;
+}
 
 /* One entry of a polled directory, as last seen. */
 typedef struct watch_entry {
@@ -1568,7 +1613,7 @@ static int rdcw_arm(watch_native *n) {
   ResetEvent(ev);
   if (!ReadDirectoryChangesW(n->h, n->buf, (DWORD)sizeof n->buf, FALSE, RDCW_FILTER, NULL, &n->ov,
                              NULL))
-    return watch_win_errno(GetLastError());
+    return win_errno(GetLastError());
   n->pending = 1;
   return 0;
 }
@@ -1592,17 +1637,17 @@ static int rdcw_open(const char *dir, watch_native **out) {
   watch_native *n;
   int e;
   *out = NULL;
-  if ((e = watch_wide(dir, w, PSOC_PLAT_PATH_MAX)) != 0) return e;
+  if ((e = to_wide(dir, w)) != 0) return e;
   if (!(n = (watch_native *)calloc(1, sizeof *n))) return ENOMEM;
   n->h = CreateFileW(w, FILE_LIST_DIRECTORY, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
                      NULL, OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS | FILE_FLAG_OVERLAPPED, NULL);
   if (n->h == INVALID_HANDLE_VALUE) {
-    e = watch_win_errno(GetLastError());
+    e = win_errno(GetLastError());
     free(n);
     return e;
   }
   n->ov.hEvent = CreateEventW(NULL, TRUE, FALSE, NULL);
-  e = n->ov.hEvent ? rdcw_arm(n) : watch_win_errno(GetLastError());
+  e = n->ov.hEvent ? rdcw_arm(n) : win_errno(GetLastError());
   if (e) {
     rdcw_close(n);
     return e;
@@ -1691,7 +1736,7 @@ static int rdcw_wait(psoc_plat_watch *w, uint32_t timeout_ms,
     if (active + 1 > nh && slice > 10) slice = 10; /* the rest are looked at between slices */
     r = WaitForMultipleObjects(nh, hs, FALSE, slice);
     if (r == WAIT_OBJECT_0) return 0; /* woken (the auto-reset event is consumed) */
-    if (r == WAIT_FAILED) return -watch_win_errno(GetLastError());
+    if (r == WAIT_FAILED) return -win_errno(GetLastError());
     for (i = 0; i < w->count; i++) total += rdcw_collect(&w->dirs[i], fn, ud);
     if (total) return total;
     if (GetTickCount64() - start >= timeout_ms) return 0;
@@ -1894,68 +1939,7 @@ void psoc_plat_unmap(psoc_plat_map *m) {
   m->size = 0;
 }
 
-/* The folder part of 'path' ("." when it has none) into out[n]. */
-static int atomic_dir_of(const char *path, char *out, size_t n) {
-  const char *slash = strrchr(path, '/');
-  size_t len;
-  if (!slash) {
-    if (n < 2) return ENAMETOOLONG;
-    memcpy(out, ".", 2);
-    return 0;
-  }
-  len = slash == path ? 1 : (size_t)(slash - path);
-  if (len + 1 > n) return ENAMETOOLONG;
-  memcpy(out, path, len);
-  out[len] = 0;
-  return 0;
-}
-
-static int write_all(int fd, const void *data, size_t size) {
-  const char *p = data;
-  while (size) {
-    ssize_t n = write(fd, p, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno ? errno : EIO;
-    if (n == 0) return EIO;
-    p += n;
-    size -= (size_t)n;
-  }
-  return 0;
-}
-
-int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
-  char tmp[PSOC_PLAT_PATH_MAX], dir[PSOC_PLAT_PATH_MAX];
-  int fd = -1, e, attempt, dfd;
-  if (!path || !*path || (!data && size)) return EINVAL;
-  e = atomic_dir_of(path, dir, sizeof dir);
-  if (e) return e;
-  /* O_EXCL on a name made of the pid, the clock and the attempt: never
-  ** someone else's file, and a stale temporary left by a killed writer is
-  ** never reused. */
-  for (attempt = 0; attempt < 100 && fd < 0; attempt++) {
-    int len = snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%llx.%d", path, (long)getpid(),
-                       (unsigned long long)psoc_plat_now_ns(), attempt);
-    if (len < 0 || (size_t)len >= sizeof tmp) return ENAMETOOLONG;
-    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return errno ? errno : EIO;
-  }
-  if (fd < 0) return EEXIST;
-  e = write_all(fd, data, size);
-  if (!e && fsync(fd) != 0) e = errno ? errno : EIO;
-  if (close(fd) != 0 && !e) e = errno ? errno : EIO;
-  if (!e && rename(tmp, path) != 0) e = errno ? errno : EIO;
-  if (e) {
-    unlink(tmp);
-    return e;
-  }
-  dfd = open(dir, O_RDONLY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)fsync(dfd); /* best effort: some file systems refuse it on folders */
-    close(dfd);
-  }
-  return 0;
-}
-#else /* _WIN32: a file mapping; MoveFileExW with MOVEFILE_WRITE_THROUGH */
+#else /* _WIN32: a file mapping */
 
 int psoc_plat_map_file(const char *path, psoc_plat_map *m) {
   psoc_plat_file f;
@@ -1998,10 +1982,11 @@ void psoc_plat_unmap(psoc_plat_map *m) {
   m->handle = NULL;
 }
 
-int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
-  return win_replace_with(path, data, size, 1);
-}
 #endif
+
+int psoc_plat_write_atomic(const char *path, const void *data, size_t size) {
+  return replace_with(path, data, size, 1); /* each half's, above */
+}
 
 /* ---- cooking: terminals, processors, cache files (owner h6) -------------- */
 
@@ -2018,21 +2003,6 @@ unsigned psoc_plat_cpu_count(void) {
   return n < 1 ? 1u : n > 1024 ? 1024u : (unsigned)n;
 }
 
-int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
-  static psoc_plat_flag counter;
-  char tmp[PSOC_PLAT_PATH_MAX];
-  int fd, e, n;
-  n = snprintf(tmp, sizeof tmp, "%s.tmp%ld-%d", path, (long)getpid(),
-               atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed));
-  if (n < 0 || (size_t)n >= sizeof tmp) return ENAMETOOLONG;
-  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOCTTY, 0666);
-  if (fd < 0) return errno ? errno : EIO;
-  e = write_all(fd, data, size); /* h5's, above */
-  if (close(fd) != 0 && e == 0) e = errno ? errno : EIO;
-  if (e == 0 && rename(tmp, path) != 0) e = errno ? errno : EIO;
-  if (e != 0) unlink(tmp);
-  return e;
-}
 #else /* _WIN32 */
 
 int psoc_plat_isatty(int stream) {
@@ -2050,10 +2020,11 @@ unsigned psoc_plat_cpu_count(void) {
                                                                           : (unsigned)si.dwNumberOfProcessors;
 }
 
-int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
-  return win_replace_with(path, data, size, 0);
-}
 #endif
+
+int psoc_plat_replace_file(const char *path, const void *data, size_t size) {
+  return replace_with(path, data, size, 0); /* each half's, above */
+}
 
 /* ---- thread CPU clock (owner s5) ---- */
 #ifndef _WIN32

@@ -4,11 +4,12 @@
 ** threads and the file system through these functions.
 **
 ** Paths are UTF-8 strings; no POSIX type appears here (FILE is C's).
-** Today there is one implementation, POSIX (pthreads, realpath, open with
-** O_NONBLOCK, opendir, mkstemp, rename, dup2). A Win32 one goes beside it in platform.c, in its own
-** #ifdef _WIN32 section with the same functions (QueryPerformanceCounter,
-** CreateThread, SRWLOCK/CONDITION_VARIABLE, GetFinalPathNameByHandle,
-** CreateFile + GetFileType).
+** Two implementations in platform.c: POSIX (pthreads, realpath, open with
+** O_NONBLOCK, opendir, rename, dup2) and, in its #if defined(_WIN32)
+** half, Win32 (QueryPerformanceCounter, CreateThread, SRWLOCK and
+** CONDITION_VARIABLE, wide-character paths, GetFinalPathNameByHandleW,
+** CreateFileW + GetFileType, FindFirstFileExW, MoveFileExW); see
+** docs/windows.md.
 */
 #ifndef PSOC_PLATFORM_H
 #define PSOC_PLATFORM_H
@@ -165,10 +166,18 @@ typedef struct psoc_plat_file_id {
 int psoc_plat_file_id_of(const char *path, psoc_plat_file_id *id);
 int psoc_plat_same_file(const psoc_plat_file_id *a, const psoc_plat_file_id *b);
 
+/* 'path' as the system's other programs read it, for files psoc writes
+** for them (depfiles): on Windows a drive path in psoc's POSIX view
+** ("/C:/dir/x", what psoc_plat_realpath gives) loses its leading '/'
+** ("C:/dir/x": ninja, make and cmd read that; "/C:/..." they do not);
+** anything else, and every path on POSIX, is returned as it is. */
+const char *psoc_plat_native_path(const char *path);
+
 /* ---- writing ------------------------------------------------------------ */
 
-/* Create a new file next to 'path' ("PATH.tmp.XXXXXX", made exclusively,
-** with the permissions a new file gets: 0666 less the umask), its name in
+/* Create a new file next to 'path' ("PATH.tmp.PID.CLOCK.N", made
+** exclusively, with the permissions a new file gets: 0666 less the umask;
+** the same temporary files as psoc_plat_write_atomic's), its name in
 ** out[PSOC_PLAT_PATH_MAX], opened for binary writing in *f. For writes that
 ** must never leave a broken 'path': write, fclose, then psoc_plat_rename
 ** over it (psoc_plat_remove it on failure). 0 or an errno value. */
@@ -232,7 +241,7 @@ int psoc_plat_isatty(int stream);
 /* Processors available to this process (at least 1). */
 unsigned psoc_plat_cpu_count(void);
 /* psoc_plat_write_atomic without the flushes: a new temporary file in the
-** same folder ("PATH.tmpPID-N", created exclusively), written and renamed
+** same folder ("PATH.tmp.PID.CLOCK.N", created exclusively), written and renamed
 ** over 'path'; on failure it is removed and 'path' is untouched. A killed
 ** process leaves the old file or the new one; a crash of the machine may
 ** leave a short file, so this is for files whose content is verified when

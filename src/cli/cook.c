@@ -350,7 +350,7 @@ static int write_depfile(const cook_args *a, const cook_material *m) {
     /* paths under the working directory relative, as the build file names them */
     if (cwd_len && strncmp(p, cwd, cwd_len) == 0 && p[cwd_len] == '/') p += cwd_len + 1;
     depfile_path(&buf, &cap, " ", &failed);
-    depfile_path(&buf, &cap, p, &failed);
+    depfile_path(&buf, &cap, psoc_plat_native_path(p), &failed); /* "C:/x" for ninja, make */
   }
   depfile_path(&buf, &cap, "\n", &failed);
   if (failed) {

@@ -26,6 +26,7 @@
 
 #include "platform.h"
 #include "psol_reload.h"
+#include "../reload/rm_tree.h"
 
 int bench_reload_main(int argc, char **argv);
 
@@ -42,21 +43,6 @@ static int write_text(const char *name, const char *text, const char *mode) {
   if (!(f = fopen(p, mode))) return -1;
   fwrite(text, 1, strlen(text), f);
   return fclose(f);
-}
-
-static int rm_entry(void *ud, const char *name, int kind);
-static void rm_rf(const char *path) {
-  int kind;
-  if (psoc_plat_lstat(path, &kind) != 0 || kind == PSOC_PLAT_MISSING) return;
-  if (kind == PSOC_PLAT_DIR) psoc_plat_list_dir(path, rm_entry, (void *)path);
-  remove(path);
-}
-static int rm_entry(void *ud, const char *name, int kind) {
-  char full[1024];
-  (void)kind;
-  snprintf(full, sizeof full, "%s/%s", (const char *)ud, name);
-  rm_rf(full);
-  return 0;
 }
 
 static void material_text(char *out, size_t n, const char *name, const char *vs, int samples,
@@ -293,7 +279,7 @@ int bench_reload_main(int argc, char **argv) {
   write_text("s.vs", "vs", "wb");
   if (loops) {
     loop(loops);
-    rm_rf(g_dir);
+    rm_tree(g_dir);
     return 0;
   }
   printf("write -> poll() latency, ms (coalescing window %u ms; folder in %s)\n",
@@ -307,11 +293,11 @@ int bench_reload_main(int argc, char **argv) {
           "inotify_truncate");
   latency(PSOL_RELOAD_WATCH_POLL, EDIT_INPLACE, edits / 10 ? edits / 10 : 1,
           "polling every 10 ms, in-place", "poll_inplace");
-  rm_rf(g_dir);
+  rm_tree(g_dir);
   psoc_plat_mkdir(g_dir);
   write_text("s.vs", "vs", "wb");
   library(lib);
-  rm_rf(g_dir);
+  rm_tree(g_dir);
   return 0;
 }
 

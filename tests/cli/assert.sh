@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Shared by the CLI test scripts: argument handling (PSOC_BINARY), a
-# temporary folder, pass/fail counters and the run/expect/has/lacks
-# assertions. Source it after setting TEST_NAME; it changes to the
+# temporary folder, pass/fail counters, the run/expect/has/lacks
+# assertions and (tests/cli/os.sh) posix_only for checks that cannot run
+# on Windows. Source it after setting TEST_NAME; it changes to the
 # repository root.
 # shellcheck disable=SC2034  # OUT, ERR, RC, TMP are used by the sourcing script
 if [[ $# -ne 1 || $1 == -h || $1 == --help ]]; then
@@ -17,6 +18,8 @@ if [[ ! -x $PSOC ]]; then
 fi
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+# shellcheck source=tests/cli/os.sh
+. tests/cli/os.sh
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/psoc_$TEST_NAME.XXXXXX") || exit 2
 trap 'rm -rf "$TMP"' EXIT
 

@@ -437,10 +437,12 @@ test_files() {
     cmp -s "$TMP/f/m.lua" "$MAT/compute.lua" && pass || fail "check -o SCRIPT SCRIPT overwrote the script"
     expect 2 check --output "$TMP/f/m.lua" "$TMP/f"
     has "$ERR" "it is an input of this run" "an input found in a folder"
-    ln -s "$TMP/f/m.lua" "$TMP/f/link.txt"
-    expect 2 check -o "$TMP/f/link.txt" "$MAT/compute.lua"
-    has "$ERR" "it is a symbolic link"
-    rm -f "$TMP/f/link.txt"
+    if posix_only "check -o SYMLINK: symbolic links: Wine shows a Unix symlink to a Windows program as the file it points to, and cannot make a Windows one (its CreateSymbolicLinkW makes nothing)"; then
+        ln -s "$TMP/f/m.lua" "$TMP/f/link.txt"
+        expect 2 check -o "$TMP/f/link.txt" "$MAT/compute.lua"
+        has "$ERR" "it is a symbolic link"
+        rm -f "$TMP/f/link.txt"
+    fi
     expect 0 check --format=json -o "$TMP/f/report.json" "$MAT/compute.lua"
     [[ ! -s $OUT ]] && pass || fail "check -o: the report also went to stdout"
     OUT=$TMP/f/report.json json_ok "check --format=json -o FILE"
@@ -689,5 +691,5 @@ test_dump
 test_explain
 test_diff
 
-printf 'test_scripts: %d passed, %d failed\n' "$PASSED" "$FAILED"
+printf 'test_scripts: %d passed, %d failed%s\n' "$PASSED" "$FAILED" "$(skipped_note)"
 ((FAILED == 0))

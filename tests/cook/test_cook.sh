@@ -314,19 +314,23 @@ test_ninja_make() {
     bash scripts/gen_cook_build.sh --psoc "$PSOC" --out "$nj" --materials "$MAT" --dest "$nj"
     ninja -f "$nj/build.ninja" >"$OUT" 2>"$ERR" && pass || fail "ninja failed: $(tail -3 "$ERR" "$OUT")"
     same "$TMP/a.psoa" "$nj/materials.psoa" "ninja's merged archive vs psoc cook"
-    ninja -f "$nj/build.ninja" >"$OUT" 2>&1
-    has "$OUT" "no work to do" "a second ninja run"
-    # a shader edit rebuilds only the unit that read it (the depfile)
-    printf 'x' >>"$MAT/shaders/lit.ps.cso"
-    ninja -f "$nj/build.ninja" -n >"$OUT" 2>&1
-    count "$OUT" "COOK " 1
-    truncate -s -1 "$MAT/shaders/lit.ps.cso"
+    if posix_only "ninja's incremental runs: a Linux ninja and make driving psoc.exe under Wine: the depfiles name Windows paths (Z:/tmp/...), which they cannot find, so every run rebuilds"; then
+        ninja -f "$nj/build.ninja" >"$OUT" 2>&1
+        has "$OUT" "no work to do" "a second ninja run"
+        # a shader edit rebuilds only the unit that read it (the depfile)
+        printf 'x' >>"$MAT/shaders/lit.ps.cso"
+        ninja -f "$nj/build.ninja" -n >"$OUT" 2>&1
+        count "$OUT" "COOK " 1
+        truncate -s -1 "$MAT/shaders/lit.ps.cso"
+    fi
     # make -j2: the same graph
     bash scripts/gen_cook_build.sh --psoc "$PSOC" --out "$mk" --materials "$MAT" --dest "$mk"
     make -s -j2 -f "$mk/cook.mk" >"$OUT" 2>"$ERR" && pass || fail "make -j2 failed: $(tail -3 "$ERR")"
     same "$TMP/a.psoa" "$mk/materials.psoa" "make's merged archive vs psoc cook"
-    make -j2 -f "$mk/cook.mk" >"$OUT" 2>&1
-    has "$OUT" "up to date|Nothing to be done" "a second make run"
+    if posix_only "make's incremental run: a Linux ninja and make driving psoc.exe under Wine: the depfiles name Windows paths (Z:/tmp/...), which they cannot find, so every run rebuilds"; then
+        make -j2 -f "$mk/cook.mk" >"$OUT" 2>&1
+        has "$OUT" "up to date|Nothing to be done" "a second make run"
+    fi
     # the committed build files are what the generator makes
     bash scripts/gen_cook_build.sh --check && pass || fail "scripts/materials/build.ninja or cook.mk is stale"
 }
@@ -416,5 +420,5 @@ test_units
 test_ninja_make
 test_inspect
 
-echo "$TEST_NAME: $PASSED passed, $FAILED failed"
+echo "$TEST_NAME: $PASSED passed, $FAILED failed$(skipped_note)"
 [[ $FAILED -eq 0 ]]

@@ -18,6 +18,7 @@
 
 #include "platform.h"
 #include "psol_reload.h"
+#include "rm_tree.h"
 
 #define WAIT_MS 10000u
 
@@ -34,23 +35,6 @@ static void tdir_make(tdir *d) {
   snprintf(d->path, sizeof d->path, "%s/psoc_reload_%llu_%u", base,
            (unsigned long long)psoc_plat_now_ns(), serial++);
   ck_assert_int_eq(psoc_plat_mkdir(d->path), 0);
-}
-
-static int rm_entry(void *ud, const char *name, int kind);
-
-static void rm_rf(const char *path) {
-  int kind;
-  if (psoc_plat_lstat(path, &kind) != 0 || kind == PSOC_PLAT_MISSING) return;
-  if (kind == PSOC_PLAT_DIR) psoc_plat_list_dir(path, rm_entry, (void *)path);
-  remove(path);
-}
-
-static int rm_entry(void *ud, const char *name, int kind) {
-  char full[1024];
-  (void)kind;
-  snprintf(full, sizeof full, "%s/%s", (const char *)ud, name);
-  rm_rf(full);
-  return 0;
 }
 
 static void pathf(char *out, size_t n, const tdir *d, const char *name) {
@@ -286,7 +270,7 @@ static void setup_dir(tctx *t) {
 
 static void finish(tctx *t) {
   psol_reload_destroy(t->r);
-  rm_rf(t->dir.path);
+  rm_tree(t->dir.path);
   free(t->recs);
 }
 
@@ -797,7 +781,7 @@ START_TEST(test_stream_lifetime) {
   psol_reload_events_free(&ev);
   ck_assert_uint_gt(psoc_stream_size(kept), 0);
   psoc_stream_free(kept);
-  rm_rf(t.dir.path);
+  rm_tree(t.dir.path);
   free(t.recs);
 }
 END_TEST
@@ -1011,7 +995,7 @@ START_TEST(test_platform_watch) {
     }
   }
   psoc_plat_watch_close(w);
-  rm_rf(d.path);
+  rm_tree(d.path);
 }
 END_TEST
 
