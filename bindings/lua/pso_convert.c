@@ -517,9 +517,11 @@ static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key
   return r;
 }
 
-/* Bytes an out-of-line piece can take in a stream block (an upper bound of
-** the builder's rounding). */
-static size_t piece_bound(size_t n) { return ((n + 7u) & ~(size_t)7u) + 16u; }
+/* Bytes an out-of-line piece takes in a stream block: the builder rounds
+** each to 8 bytes (a piece of nothing takes 8). The pipeline object is
+** sized from it (pso_declare.c build); were the builder to round further,
+** build would only need a second try. */
+static size_t piece_bound(size_t n) { return ((n ? n : 1) + 7u) & ~(size_t)7u; }
 
 static void mark(psoi_cv *c, int off, size_t size, uint8_t label) {
   if (!c->marks || off < 0) return;

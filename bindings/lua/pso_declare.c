@@ -40,8 +40,8 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   return s;
 }
 
-/* Room for the stream block beyond st->bound (the block's header). */
-#define BLOCK_SLACK 64u
+/* Room for the stream block beyond st->bound: the block's header. */
+#define BLOCK_SLACK 32u
 
 /* Create the pipeline userdata (a GC step may run here: the arena stays
 ** locked for re-entrant declarations, the builder is idle), then build the
