@@ -12,6 +12,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "compat.h" /* lua_rawlen on Lua 5.1 */
 #include "pso_module.h"
 #include "psoc.h"
 #include "psol.h"
