@@ -522,27 +522,6 @@ void psoi_imap_put(psoi_ctx *ctx, const void *owner, const char *str, int64_t va
 /* Per-state context                                                    */
 /* ------------------------------------------------------------------ */
 
-/* The builder's allocator: the state's lua_Alloc, except that a stream
-** block being captured comes from the pipeline userdata prepared for it. */
-static void *ctx_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
-  psoi_ctx *ctx = ud;
-  if (!ptr && nsize && ctx->capture_mem) {
-    unsigned char *mem = ctx->capture_mem;
-    if (nsize > ctx->capture_cap) {
-      ctx->capture_need = nsize;
-      return NULL;
-    }
-    ctx->capture_mem = NULL;
-    ctx->captured = mem;
-    return mem;
-  }
-  if (ptr && ptr == ctx->captured) { /* owned by the userdata: never freed */
-    if (nsize == 0) ctx->captured = NULL;
-    return NULL;
-  }
-  return ctx->alloc.fn(ctx->alloc.ud, ptr, osize, nsize);
-}
-
 static int context_gc(lua_State *L) {
   psoi_ctx *ctx = lua_touserdata(L, 1);
   psoi_chunk *c;
@@ -575,9 +554,7 @@ psoi_ctx *psoi_push_context(lua_State *L) {
   lua_pushcfunction(L, context_gc);
   lua_setfield(L, -2, "__gc");
   lua_setmetatable(L, -2);
-  ctx->builder_alloc.fn = ctx_alloc;
-  ctx->builder_alloc.ud = ctx;
-  if (psoc_builder_new(&ctx->builder_alloc, &ctx->builder) != PSOC_OK)
+  if (psoc_builder_new(&ctx->alloc, &ctx->builder) != PSOC_OK)
     luaL_error(L, "not enough memory");
   lua_pushvalue(L, -1);
   lua_setfield(L, LUA_REGISTRYINDEX, PSOI_CONTEXT_KEY);

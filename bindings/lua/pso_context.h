@@ -83,16 +83,14 @@ typedef struct psoi_ctx {
   uint8_t class_ntypes[PSOC_SO_TYPE_COUNT];
   psoi_ientry *imap;        /* open addressing, capacity a power of two */
   size_t imap_cap, imap_count;
-  psoc_allocator builder_alloc; /* the builder's: ctx_alloc (capture) */
-  /* Stream capture: while capture_mem is set, the builder's next new block
-  ** of at most capture_cap bytes is capture_mem (inside a pipeline
-  ** userdata). capture_need reports a larger request. */
-  unsigned char *capture_mem;
-  size_t capture_cap, capture_need;
-  void *captured;           /* the block handed out: frees of it are no-ops */
   int arena_lock;           /* declarations converting: no arena reset */
   int building;             /* the builder holds entries: no re-entry */
   uint8_t type_has_ptr[PSOC_SO_TYPE_COUNT];
+  /* Per type: its pointers are blobs only (shader bytecode, cached PSOs),
+  ** which a declaration takes from immutable pso.shader/pso.blob objects:
+  ** the stream borrows them (PSOC_BUILDER_BORROW) and the pipeline keeps
+  ** the objects alive. */
+  uint8_t type_borrow[PSOC_SO_TYPE_COUNT];
   /* Identities for checks without Lua calls (set with K; anchored there):
   ** the pso.none userdata and the metatable of shader and blob objects. */
   const void *none_ud;

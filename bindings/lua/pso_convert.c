@@ -248,6 +248,19 @@ static int struct_has_pointers(const psoc_struct *s) {
   return 0;
 }
 
+/* Bit 1: s has BLOB fields; bit 2: ARRAY or STRING fields (recursively). */
+static int struct_pointer_kinds(const psoc_struct *s) {
+  uint32_t i;
+  int k = 0;
+  for (i = 0; s && i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_BLOB) k |= 1;
+    if (f->kind == PSOC_FIELD_ARRAY || f->kind == PSOC_FIELD_STRING) k |= 2;
+    if (f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) k |= struct_pointer_kinds(f->element);
+  }
+  return k;
+}
+
 static int field_index(const psoc_struct *s, const char *key) {
   uint32_t i;
   for (i = 0; s && i < s->field_count; i++)
@@ -269,6 +282,7 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     lua_rawseti(L, -2, (int)t + 1);
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
     ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
+    ctx->type_borrow[t] = (uint8_t)(struct_pointer_kinds(info->payload) == 1);
     ctx->single_field[t] = (int8_t)single_field(info->payload);
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])
@@ -320,6 +334,7 @@ void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->marks = NULL;
   c->marks_size = 0;
   c->label_list = c->label_map = 0;
+  c->anchors = c->nanchors = 0;
 }
 
 void psoi_cv_push_frame(psoi_cv *c, const char *key, int index) {
@@ -502,9 +517,11 @@ static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key
   return r;
 }
 
-/* Bytes an out-of-line piece can take in a stream block (an upper bound of
-** the builder's rounding). */
-static size_t piece_bound(size_t n) { return ((n + 7u) & ~(size_t)7u) + 16u; }
+/* Bytes an out-of-line piece takes in a stream block: the builder rounds
+** each to 8 bytes (a piece of nothing takes 8). The pipeline object is
+** sized from it (pso_declare.c build); were the builder to round further,
+** build would only need a second try. */
+static size_t piece_bound(size_t n) { return ((n ? n : 1) + 7u) & ~(size_t)7u; }
 
 static void mark(psoi_cv *c, int off, size_t size, uint8_t label) {
   if (!c->marks || off < 0) return;
@@ -1071,6 +1088,10 @@ static int cv_blob(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vi
                                                         : "a blob (pso.blob \"file\")");
   put_ptr(dst + f->offset, b->data);
   if (cf) put_uint(dst + cf->offset, cf->size, b->size);
+  if (c->anchors && !c->verify) { /* the stream borrows b->data: the pipeline keeps b */
+    lua_pushvalue(L, vidx);
+    lua_rawseti(L, c->anchors, ++c->nanchors);
+  }
   c->extra += piece_bound(b->size);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);
   if (cf) mark(c, off >= 0 ? off + cf->offset : -1, cf->size, sr->label);
@@ -1865,6 +1886,8 @@ void psoi_stage_add(psoi_cv *c, psoi_stage *st, uint32_t type, const unsigned ch
   st->type[st->n] = type;
   st->payload[st->n] = mem;
   st->n++;
+  if (c->ctx->type_borrow[type]) /* borrowed: not in the block */
+    st->lent += extra, extra = 0;
   st->bound += info->stride + extra;
 }
 
@@ -1881,6 +1904,7 @@ void psoi_stage_commit(psoi_cv *c, psoi_stage *st, uint32_t type, unsigned char 
   st->type[st->n] = type;
   st->payload[st->n] = payload;
   st->n++;
+  if (c->ctx->type_borrow[type]) st->lent += extra, extra = 0;
   st->bound += c->ctx->info[type]->stride + extra;
 }
 

@@ -50,6 +50,10 @@ typedef struct psoi_cv {
   uint8_t *marks;   /* tracking: a label per payload byte, or NULL */
   size_t marks_size;
   int label_list, label_map; /* tracking: id -> text, text -> id */
+  int anchors;      /* stack index of a list every blob object converted is
+                       appended to (at nanchors + 1), or 0: the pipeline's
+                       user value, which keeps borrowed bytes alive */
+  int nanchors;
 } psoi_cv;
 
 
@@ -81,6 +85,7 @@ typedef struct psoi_stage {
   unsigned char *payload[PSOC_SO_TYPE_COUNT];
   int n;
   size_t bound; /* upper bound of the stream block */
+  size_t lent;  /* upper bound of the borrowed bytes (blob-only types) */
 } psoi_stage;
 
 

@@ -25,52 +25,65 @@ static void check_status(psoi_cv *c, psoc_status st) {
   luaL_error(c->L, "pso: internal error: %s", psoc_status_name(st));
 }
 
+/* Add the staged payloads to the (reset) builder. */
+static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
+  psoc_builder *b = ctx->builder;
+  psoc_status s = PSOC_OK;
+  int i;
+  psoc_builder_reset(b);
+  for (i = 0; i < st->n && s == PSOC_OK; i++) {
+    uint32_t type = st->type[i];
+    psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
+                                                    : PSOC_BUILDER_COPY_AT_FINISH);
+    s = psoc_builder_add(b, type, st->payload[i], ctx->info[type]->payload->size);
+  }
+  return s;
+}
+
+/* Room for the stream block beyond st->bound: the block's header. */
+#define BLOCK_SLACK 32u
+
 /* Create the pipeline userdata (a GC step may run here: the arena stays
 ** locked for re-entrant declarations, the builder is idle), then build the
-** stream straight into it. No Lua call runs while the builder holds
-** entries. Leaves the pipeline on the stack. */
+** stream straight into it (psoc_builder_finish_into). Blob-only payloads
+** (shaders, cached PSOs) are borrowed: the stream points at the bytes of
+** the pso.shader/pso.blob objects (or of the base pipeline's), which the
+** pipeline's user value keeps alive; the rest is copied once, at finish,
+** from the arena and the declaration's strings. No Lua call runs while
+** the builder holds entries. Leaves the pipeline on the stack. */
 static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, const char *name,
                            size_t name_len, const char *rs, size_t rs_len) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
   psoc_builder *b = ctx->builder;
   unsigned char *mem;
-  size_t cap = st->bound + 256;
-  psoc_status s = PSOC_OK;
+  size_t cap = st->bound + BLOCK_SLACK, need = 0;
+  psoc_status s;
   pso_pipeline *p;
-  int i;
   lua_Debug ar;
   pso_site site;
+  int again;
   if (st->bound > ((size_t)1 << 40)) psoi_cv_error(c, "the pipeline is too large");
   psoi_site(L, 1, &ar, &site); /* the pso.graphics/.../derive call */
-  p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, &site, cap, &mem);
-  psoi_cv_unlock(c);
   if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");
-  ctx->building = 1;
-  psoc_builder_reset(b);
-  for (i = 0; i < st->n && s == PSOC_OK; i++)
-    s = psoc_builder_add(b, st->type[i], st->payload[i], ctx->info[st->type[i]]->payload->size);
-  if (s == PSOC_OK) {
-    ctx->capture_mem = mem;
-    ctx->capture_cap = cap;
-    ctx->capture_need = 0;
-    s = psoc_builder_finish(b, &p->stream);
-    ctx->capture_mem = NULL;
-    ctx->captured = NULL;
-    /* relies on psoc_builder_finish making one allocation: the block that
-    ** starts with the stream */
-    if (s == PSOC_OK && (unsigned char *)p->stream != mem) {
-      psoc_builder_reset(b);
-      ctx->building = 0;
-      luaL_error(L, "pso: internal error: the builder's stream is not in the pipeline");
-    }
+  for (again = 0;; again++) {
+    p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, &site, cap, &mem);
+    ctx->building = 1;
+    s = add_all(ctx, st);
+    if (s == PSOC_OK) s = psoc_builder_finish_into(b, mem, cap, &need, &p->stream);
+    p->count = (uint32_t)psoc_builder_count(b);
+    p->lent = st->lent;
+    psoc_builder_reset(b);
+    ctx->building = 0;
+    /* the bound fell short (it should not): once more with the exact size */
+    if (s != PSOC_ERR_SIZE || need <= cap || again) break;
+    lua_pop(L, 1);
+    cap = need;
   }
-  p->count = (uint32_t)psoc_builder_count(b);
-  psoc_builder_reset(b);
-  ctx->building = 0;
-  if (s == PSOC_ERR_NOMEM && ctx->capture_need)
-    luaL_error(L, "pso: internal error: stream larger than its bound (%d > %d bytes)",
-               (int)ctx->capture_need, (int)cap);
+  psoi_cv_unlock(c);
+  if (s == PSOC_ERR_SIZE && need > cap)
+    luaL_error(L, "pso: internal error: stream larger than its bound (%d > %d bytes)", (int)need,
+               (int)cap);
   check_status(c, s);
   return p;
 }
@@ -82,9 +95,12 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   uint32_t cls;
   const char *rs = NULL, *name = NULL;
   size_t rs_len = 0, name_len = 0;
+  int uv;
   t = lua_absindex(L, t);
   psoi_cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return psoi_cv_type_error(&c, t, "a table declaring the pipeline");
+  lua_createtable(L, 4, 0); /* the user value: { t, nil, blob objects... } */
+  uv = lua_gettop(L);
   psoi_cv_scan_decl(&c, kind, t, &d);
   if (!PSOI_DECL_VIDX(&d, psoi_decider_of(kind))) {
     c.depth = 0;
@@ -96,7 +112,9 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
     rs = lua_tolstring(L, d.vidx[PSOC_SO_ROOT_SIGNATURE], &rs_len);
   if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
   st.n = 0;
-  st.bound = 0;
+  st.bound = st.lent = 0;
+  c.anchors = uv;
+  c.nanchors = 2;
   psoi_cv_lock(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     psoi_csrc s;
@@ -119,6 +137,8 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   }
   build(&c, &st, kind, name, name_len, rs, rs_len);
   lua_pushvalue(L, t);
+  lua_rawseti(L, uv, 1);
+  lua_pushvalue(L, uv);
   pso_compat_setuservalue(L, -2);
   return 1;
 }
@@ -330,6 +350,9 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     rs_len = strlen(rs);
   }
   memset(&st, 0, sizeof st);
+  lua_createtable(L, 4, 0); /* the user value: { overrides, base, blob objects... } */
+  c.anchors = lua_gettop(L);
+  c.nanchors = 2;
   psoi_cv_lock(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_view *view = psoc_parsed_class(&parsed, cls);
@@ -376,11 +399,11 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     lua_settop(L, top);
   }
   build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len)->derived = 1;
-  lua_createtable(L, 2, 0);
   lua_pushvalue(L, ov);
-  lua_rawseti(L, -2, 1);
-  lua_pushvalue(L, base_idx);
-  lua_rawseti(L, -2, 2);
+  lua_rawseti(L, c.anchors, 1);
+  lua_pushvalue(L, base_idx); /* also keeps what the base lends its untouched classes */
+  lua_rawseti(L, c.anchors, 2);
+  lua_pushvalue(L, c.anchors);
   pso_compat_setuservalue(L, -2);
   return 1;
 }

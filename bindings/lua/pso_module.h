@@ -52,9 +52,22 @@ typedef struct pso_pipeline pso_pipeline;
 /* The pipeline at idx, or NULL if the value there is not a pipeline. The
 ** pointer (and everything it hands out) stays valid while the Lua value is
 ** reachable. The stream lives inside the pipeline's userdata: never
-** psoc_stream_free it; psoc_stream_copy it to keep it longer. */
+** psoc_stream_free it. Its shader bytecode and blobs are borrowed from the
+** state (the pso.shader and pso.blob objects, which the pipeline keeps
+** alive), so psoc_stream_copy of it is valid only while the pipeline is;
+** pso_pipeline_copy_stream makes a copy that outlives the state. */
 PSOL_API pso_pipeline *pso_topipeline(lua_State *L, int idx);
 PSOL_API const psoc_stream *pso_pipeline_stream(const pso_pipeline *p);
+/* ---- self-contained copies (owner s3) ---- */
+/* A self-contained copy of the pipeline's stream (everything it points to
+** copied in, the borrowed shader and blob bytes too), allocated with
+** 'alloc' (NULL: malloc) in one block that psoc_stream_free releases; the
+** stream bytes and hash are those of the original. L is the pipeline's
+** state (its builder does the copy). PSOC_ERR_NOMEM when 'alloc' fails. */
+PSOL_API psoc_status pso_pipeline_copy_stream(lua_State *L, const pso_pipeline *p,
+                                              const psoc_allocator *alloc, psoc_stream **out);
+/* An upper bound of the bytes that copy takes (its footprint). */
+PSOL_API size_t pso_pipeline_copy_size(const pso_pipeline *p);
 /* The pipeline's name, or NULL when the script gave none. */
 PSOL_API const char *pso_pipeline_name(const pso_pipeline *p);
 /* The root-signature name, or NULL (none given, or given as a pointer). */

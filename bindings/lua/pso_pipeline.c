@@ -21,6 +21,7 @@
 ** Pipelines are immutable (pso.derive makes variants).
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pso_pipeline.h"
@@ -182,12 +183,8 @@ int psoi_pipeline_sources(psoi_cv *c, int pipe_idx, uint32_t cls, psoi_csrc *out
   luaL_checkstack(L, 12, "pso: derive chain too deep");
   pso_compat_getuservalue(L, pipe_idx);
   uv = lua_gettop(L);
-  if (p->derived) {
-    lua_rawgeti(L, uv, 1);
-    decl_idx = lua_gettop(L);
-  } else {
-    decl_idx = uv;
-  }
+  lua_rawgeti(L, uv, 1); /* its declaration (or overrides) */
+  decl_idx = lua_gettop(L);
   lua_rawgeti(L, c->K, PSOI_K_TYPEKEYS);
   keys = lua_gettop(L);
   lua_rawgeti(L, c->K, PSOI_K_NONE);
@@ -532,36 +529,107 @@ static int m_table(lua_State *L) {
 
 /* ---- pipelines from streams of another state (pso_push_pipeline) ---- */
 
-/* psoc_stream_copy makes one allocation: the first call measures it (and
-** fails), the second hands out the userdata's room for the stream. */
+/* Add every subobject of stream s to the builder (reset first), each to
+** be copied by finish (PSOC_BUILDER_COPY_AT_FINISH): what finish then
+** makes is self-contained, whatever s borrows. */
+static psoc_status restage(psoc_builder *b, const psoc_stream *s) {
+  psoc_walker w;
+  psoc_view v;
+  psoc_status st = PSOC_OK;
+  psoi_payload_buf buf;
+  psoc_builder_reset(b);
+  psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH);
+  psoc_walk_init(&w, psoc_stream_data(s), psoc_stream_size(s));
+  while (st == PSOC_OK && psoc_walk_next(&w, &v, NULL)) {
+    memcpy(buf.b, v.payload, v.info->payload->size); /* aligned */
+    st = psoc_builder_add(b, v.type, buf.b, v.info->payload->size);
+  }
+  return st;
+}
+
+/* The context of L without creating it (NULL when the module never ran
+** there, or while its builder is busy). */
+static psoi_ctx *idle_context(lua_State *L) {
+  psoi_ctx *ctx;
+  lua_getfield(L, LUA_REGISTRYINDEX, PSOI_CONTEXT_KEY);
+  ctx = lua_touserdata(L, -1);
+  lua_pop(L, 1);
+  return ctx && !ctx->building ? ctx : NULL;
+}
+
+size_t pso_pipeline_copy_size(const pso_pipeline *p) {
+  return p && p->stream ? psoc_stream_footprint(p->stream) + p->lent : 0;
+}
+
+/* malloc, for a NULL allocator (what psoc_stream_copy uses then) */
+static void *malloc_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  (void)ud, (void)osize;
+  if (nsize) return realloc(ptr, nsize);
+  free(ptr);
+  return NULL;
+}
+
+psoc_status pso_pipeline_copy_stream(lua_State *L, const pso_pipeline *p,
+                                     const psoc_allocator *alloc, psoc_stream **out) {
+  psoc_allocator a;
+  psoi_ctx *ctx;
+  psoc_stream *tmp = NULL;
+  psoc_status st;
+  void *mem = NULL;
+  size_t need = 0;
+  if (out) *out = NULL;
+  if (!p || !p->stream || !out) return PSOC_ERR_ARG;
+  if (!p->lent) return psoc_stream_copy(p->stream, alloc, out); /* self-contained already */
+  if (!(ctx = idle_context(L))) return PSOC_ERR_ARG;
+  a.fn = alloc && alloc->fn ? alloc->fn : malloc_alloc;
+  a.ud = alloc && alloc->fn ? alloc->ud : NULL;
+  /* finish into memory of 'alloc' (not the state's: it may be at its
+  ** limit), then one psoc_stream_copy so that psoc_stream_free releases
+  ** the result */
+  st = restage(ctx->builder, p->stream);
+  if (st == PSOC_OK) {
+    need = psoc_builder_finish_size(ctx->builder);
+    mem = need ? a.fn(a.ud, NULL, 0, need) : NULL;
+    st = !need ? PSOC_ERR_SIZE : !mem ? PSOC_ERR_NOMEM
+                                      : psoc_builder_finish_into(ctx->builder, mem, need, NULL, &tmp);
+  }
+  psoc_builder_reset(ctx->builder);
+  if (st == PSOC_OK) st = psoc_stream_copy(tmp, &a, out);
+  if (mem) a.fn(a.ud, mem, need, 0);
+  return st;
+}
+
+/* psoc_stream_copy makes one allocation: it is handed the userdata's room
+** for the stream (measured before). */
 typedef struct copy_room {
   unsigned char *mem;
-  size_t cap, need;
+  size_t cap;
 } copy_room;
 
 static void *copy_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
   copy_room *r = (copy_room *)ud;
   (void)osize;
   if (nsize == 0 || ptr) return NULL; /* the userdata owns the block: never freed here */
-  r->need = nsize;
   if (!r->mem || nsize > r->cap) return NULL;
   ptr = r->mem;
   r->mem = NULL; /* once */
   return ptr;
 }
 
+/* Push a pipeline holding a self-contained copy of 'stream' (rebuilt by
+** the state's builder, straight into the userdata; psoc_stream_copy when
+** the builder does not take the stream). */
 pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_kind kind,
                                 const char *name, const char *root_signature) {
-  copy_room room;
-  psoc_allocator a;
   psoc_parsed parsed;
   psoc_walker w;
   psoc_view v;
-  psoc_stream *copy = NULL;
+  psoi_ctx *ctx;
   pso_pipeline *p;
   unsigned char *mem;
   uint32_t count = 0;
-  int K;
+  size_t need;
+  int K, rebuilt;
   luaL_checkstack(L, 8, "pso: stack overflow");
   if (!stream || kind <= PSOC_KIND_NONE || kind > PSOC_KIND_MESH ||
       psoc_parse(psoc_stream_data(stream), psoc_stream_size(stream), &parsed, NULL) != PSOC_OK)
@@ -569,22 +637,39 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
   lua_getfield(L, LUA_REGISTRYINDEX, PSOI_KEYS_KEY);
   if (lua_type(L, -1) != LUA_TTABLE) luaL_error(L, "pso: the module is not open in this state");
   K = lua_gettop(L);
-  memset(&room, 0, sizeof room);
-  a.fn = copy_alloc;
-  a.ud = &room;
-  (void)psoc_stream_copy(stream, &a, &copy); /* measures */
-  if (!room.need) luaL_error(L, "pso: cannot copy the stream");
+  ctx = idle_context(L);
+  if (!ctx) luaL_error(L, "pso: re-entrant pso_push_pipeline while building a stream");
+  /* measure, then (no Lua code runs while the builder holds entries)
+  ** create the userdata, then build again into it */
+  rebuilt = restage(ctx->builder, stream) == PSOC_OK;
+  need = rebuilt ? psoc_builder_finish_size(ctx->builder) : psoc_stream_footprint(stream);
+  psoc_builder_reset(ctx->builder);
+  if (!need) luaL_error(L, "pso: cannot copy the stream");
   p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
-                        root_signature ? strlen(root_signature) : 0, NULL, room.need, &mem);
-  room.mem = mem;
-  room.cap = room.need;
-  if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)
-    luaL_error(L, "pso: cannot copy the stream");
-  p->stream = copy;
-  psoc_walk_init(&w, psoc_stream_data(copy), psoc_stream_size(copy));
+                        root_signature ? strlen(root_signature) : 0, NULL, need, &mem);
+  if (rebuilt) {
+    psoc_status st = restage(ctx->builder, stream);
+    if (st == PSOC_OK) st = psoc_builder_finish_into(ctx->builder, mem, need, NULL, &p->stream);
+    psoc_builder_reset(ctx->builder);
+    if (st != PSOC_OK) luaL_error(L, "pso: cannot copy the stream");
+  } else { /* a stream the builder does not take: copied as it is */
+    copy_room room;
+    psoc_allocator a;
+    psoc_stream *copy = NULL;
+    room.mem = mem;
+    room.cap = need;
+    a.fn = copy_alloc;
+    a.ud = &room;
+    if (psoc_stream_copy(stream, &a, &copy) != PSOC_OK || (unsigned char *)copy != mem)
+      luaL_error(L, "pso: cannot copy the stream");
+    p->stream = copy;
+  }
+  psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
   while (psoc_walk_next(&w, &v, NULL)) count++;
   p->count = count;
+  lua_createtable(L, 1, 0);
   push_table(L, p); /* its declaration, for pso.derive and explain */
+  lua_rawseti(L, -2, 1);
   pso_compat_setuservalue(L, -2);
   lua_remove(L, K);
   return p;

@@ -11,7 +11,9 @@
 #include "pso_convert.h"
 
 struct pso_pipeline {
-  psoc_stream *stream;     /* inside this userdata (after strings[]) */
+  psoc_stream *stream;     /* inside this userdata (after strings[]); its
+                              blob-only subobjects (shaders, cached PSOs)
+                              point at bytes it borrows (lent > 0) */
   const char *name;        /* into strings[], or NULL */
   const char *root_signature; /* into strings[], or NULL */
   const char *source;      /* declared in (pso_site): into strings[], or NULL */
@@ -22,8 +24,15 @@ struct pso_pipeline {
   uint8_t derived;         /* user value: {overrides, base} instead of the
                               declaration table */
   uint8_t hash_valid;
+  size_t lent;             /* an upper bound of the bytes the stream borrows
+                              from blob objects and base pipelines (0: self-
+                              contained), kept alive by the user value */
   char strings[];
 };
+
+/* A pipeline's user value is a table: [1] its declaration table (a derived
+** pipeline's: its overrides), [2] the base pipeline (derived only), [3..]
+** the shader and blob objects whose bytes the stream borrows. */
 
 /* Push a new pipeline userdata, metatable set, with room for a stream of
 ** stream_cap bytes after its strings (*stream_mem, 16-aligned). The stream

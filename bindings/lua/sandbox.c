@@ -2205,7 +2205,7 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
     /* What is copied out of the state counts against the memory limit too:
     ** a list of a million references to one pipeline must not make a
     ** million copies. */
-    size_t cost = psoc_stream_footprint(stream) + (name ? strlen(name) : 0) + (rs ? strlen(rs) : 0) +
+    size_t cost = pso_pipeline_copy_size(p) + (name ? strlen(name) : 0) + (rs ? strlen(rs) : 0) +
                   sizeof *dst;
     if (cost > *budget)
       return fail(out, PSOC_ERR_INVALID, PSOC_CODE_LIMIT, display, name,
@@ -2219,7 +2219,7 @@ static psoc_status take(lua_State *L, psol_result *out, const pso_pipeline *p,
   dst->name = res_strdup(&out->alloc, shown);
   dst->root_signature = rs ? res_strdup(&out->alloc, rs) : NULL;
   dst->kind = pso_pipeline_kind(p);
-  status = psoc_stream_copy(stream, out->alloc.fn ? &out->alloc : NULL, &dst->stream);
+  status = pso_pipeline_copy_stream(L, p, out->alloc.fn ? &out->alloc : NULL, &dst->stream);
   out->count++; /* owned from here on */
   /* 'name' belongs to the pipeline in the state: valid after fail() frees the copy */
   if (!dst->name || (rs && !dst->root_signature) || status == PSOC_ERR_NOMEM)

@@ -36,8 +36,9 @@
 **              table construction included. (p:check() from Lua does the
 **              same check and also builds a Lua list of the diagnostics;
 **              the row "p:check()" shows that path.)
-**   64-byte shaders  "checked" with 64-byte shaders: what copying the
-**              bytecode into each pipeline costs (information);
+**   64-byte shaders  "checked" with 64-byte shaders (information): the
+**              pipeline borrows the bytes of its pso.shader objects
+**              instead of copying them, so this row matches "checked";
 **   derive     pso.derive(base, { name = "lit_two_sided",
 **              rasterizer = { cull = "none" } }) + the same check (the time
 **              of the overrides table alone is shown next to it).
@@ -51,7 +52,7 @@
 **
 **   RATIO lua_conversion = (checked - tables) / tables: the conversion
 **   (and check) cost as a multiple of the script's own run time. Target
-**   <= 2. RATE lua_pipelines_per_s: target >= 200,000 per core.
+**   <= 2. RATE lua_pipelines_per_s: target >= 300,000 per core (issue 10).
 **
 ** Time is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID): per core, and
 ** not inflated when the machine is busy with other work (shared caches
@@ -433,7 +434,7 @@ int bench_lua_main(int quick) {
          m[4], 1e9 / m[4], (m[4] - m[0]) / m[0]);
   printf("lua: pso.derive + psoc_check                   %7.0f ns  %7.0f /s  (overrides table: %.0f ns)\n",
          d[1], 1e9 / d[1], d[0]);
-  printf("lua: pipeline object %zu bytes (stream %zu bytes + shader and layout copies)\n",
+  printf("lua: pipeline object %zu bytes (stream %zu bytes + layout copies; shaders borrowed)\n",
          b.object_bytes, b.stream_bytes);
   printf("lua: fresh state (openlibs)                    %7.0f ns\n", st[0]);
   printf("lua: fresh state + luaopen_pso                 %7.0f ns  open %.2fx the state\n", st[1],
@@ -453,7 +454,7 @@ int bench_lua_main(int quick) {
   printf("RATIO lua_conversion_small_shaders %.2f\n", (m[4] - m[0]) / m[0]);
   printf("RATE lua_pipelines_per_s %.0f\n", rate);
   printf("RATE lua_derives_per_s %.0f\n", 1e9 / d[1]);
-  printf("TARGET lua_pipelines_per_s >= 200000: %s\n", rate >= 200000 ? "met" : "not met");
+  printf("TARGET lua_pipelines_per_s >= 300000: %s\n", rate >= 300000 ? "met" : "not met");
   printf("TARGET lua_conversion <= 2.00: %s\n", ratio <= 2.0 ? "met" : "not met");
   fflush(stdout);
   bench_close(&b);

@@ -203,3 +203,17 @@ describe("text and tables", function()
     expect(tostring(pso.none)).to_equal("pso.none")
   end)
 end)
+
+describe("shader bytes", function()
+  -- (that they stay valid while the pipeline lives, whatever else lets go
+  -- of them, is test_shader_bytes_borrowed in tests/unit/test_language.c:
+  -- material scripts cannot force a collection)
+  it("are referenced by each pipeline, not copied into it", function()
+    local big = pso.shader { bytes = string.rep("x", 16384) }
+    local keep = {}
+    local before = collectgarbage("count")
+    for i = 1, 20 do keep[i] = pso.graphics { name = "p" .. i, vs = big } end
+    local per = (collectgarbage("count") - before) * 1024 / #keep
+    expect(per).to_be_less_than(4096)
+  end)
+end)

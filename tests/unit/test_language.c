@@ -12,6 +12,7 @@
 #include <lauxlib.h>
 #include <lualib.h>
 
+#include "compat.h" /* lua_rawlen on Lua 5.1 */
 #include "pso_module.h"
 #include "psoc.h"
 #include "psol.h"
@@ -184,6 +185,130 @@ START_TEST(test_pipeline_site) {
 }
 END_TEST
 
+/* ---- shader bytes are borrowed, copies out of the state are not ---- */
+
+/* The VS bytecode pointer of a stream, and whether it lies inside the
+** stream's own block (psoc_stream_data .. + footprint). */
+static const unsigned char *vs_bytes(const psoc_stream *s, int *inside) {
+  psoc_parsed parsed;
+  const psoc_view *v;
+  const unsigned char *code = NULL, *lo = psoc_stream_data(s);
+  ck_assert_int_eq(psoc_parse(lo, psoc_stream_size(s), &parsed, NULL), PSOC_OK);
+  v = psoc_parsed_class(&parsed, PSOC_SO_VS);
+  ck_assert_ptr_nonnull(v);
+  memcpy(&code, v->payload, sizeof code); /* D3D12_SHADER_BYTECODE.pShaderBytecode */
+  ck_assert_ptr_nonnull(code);
+  *inside = code >= lo && code < lo + psoc_stream_footprint(s);
+  return code;
+}
+
+static psoc_hash128 deep_hash(const psoc_stream *s) {
+  psoc_hash128 h;
+  psoc_hash(psoc_stream_data(s), psoc_stream_size(s), PSOC_FOLLOW_POINTERS, NULL, &h);
+  return h;
+}
+
+#define BIG_VS                                                                                     \
+  "local pso = require 'pso'\n"                                                                    \
+  "local t = { name = 'a', vs = pso.shader { bytes = string.rep('v', 4096) },\n"                   \
+  "            ps = pso.shader { bytes = string.rep('p', 8192) } }\n"                              \
+  "local a = pso.graphics(t)\n"                                                                    \
+  "local d = pso.derive(a, { name = 'd', rasterizer = { cull = 'none' } })\n"                      \
+  "local function drop() t.vs = nil t.ps = nil a = nil collectgarbage() collectgarbage() end\n"   \
+  "return { a, d, drop }\n"
+
+/* A pipeline's stream points at the bytes of its pso.shader objects (not
+** copied into the pipeline), and the pipeline keeps them alive: clearing
+** the declaration table's fields and collecting leaves its stream (and a
+** derived pipeline's, which borrows its base's) intact. A copy for another
+** state (pso_push_pipeline) or for the embedder (pso_pipeline_copy_stream)
+** holds the bytes itself and outlives the state. */
+START_TEST(test_shader_bytes_borrowed) {
+  lua_State *L = plain_state(), *L2 = plain_state();
+  const pso_pipeline *a, *d, *b2;
+  psoc_stream *copy = NULL;
+  psoc_hash128 ha, hd;
+  const unsigned char *code;
+  int inside, i;
+  ck_assert_int_eq(run_chunk(L, "=mat.lua", BIG_VS), LUA_OK);
+  lua_rawgeti(L, -1, 1);
+  a = pso_topipeline(L, -1);
+  lua_rawgeti(L, -2, 2);
+  d = pso_topipeline(L, -1);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(d);
+  code = vs_bytes(pso_pipeline_stream(a), &inside);
+  ck_assert_int_eq(inside, 0); /* borrowed */
+  ck_assert_int_eq(code[0], 'v');
+  ck_assert_uint_lt(psoc_stream_footprint(pso_pipeline_stream(a)), 4096);
+  ck_assert_uint_lt(lua_rawlen(L, -2), 4096); /* the pipeline object: no shader copy */
+  ck_assert_uint_ge(pso_pipeline_copy_size(a), psoc_stream_footprint(pso_pipeline_stream(a)) + 4096 + 8192);
+  ck_assert_ptr_eq(vs_bytes(pso_pipeline_stream(d), &inside), code); /* the base's */
+  ha = deep_hash(pso_pipeline_stream(a));
+  hd = deep_hash(pso_pipeline_stream(d));
+  /* drop every other reference to the shaders (and to a, for d) */
+  lua_pushvalue(L, -3);
+  lua_rawgeti(L, -1, 3);
+  lua_call(L, 0, 0);
+  lua_pop(L, 1);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  {
+    psoc_hash128 h = deep_hash(pso_pipeline_stream(a));
+    ck_assert_mem_eq(&h, &ha, sizeof h);
+    h = deep_hash(pso_pipeline_stream(d));
+    ck_assert_mem_eq(&h, &hd, sizeof h);
+  }
+  code = vs_bytes(pso_pipeline_stream(d), &inside);
+  for (i = 0; i < 4096; i++) ck_assert_int_eq(code[i], 'v');
+  /* copies: self-contained, the same stream */
+  ck_assert_int_eq(pso_pipeline_copy_stream(L, d, NULL, &copy), PSOC_OK);
+  ck_assert_uint_eq(psoc_stream_size(copy), psoc_stream_size(pso_pipeline_stream(d)));
+  ck_assert_uint_le(psoc_stream_footprint(copy), pso_pipeline_copy_size(d));
+  b2 = pso_push_pipeline(L2, pso_pipeline_stream(d), pso_pipeline_kind(d), "d2", NULL);
+  lua_close(L);
+  code = vs_bytes(copy, &inside);
+  ck_assert_int_eq(inside, 1);
+  for (i = 0; i < 4096; i++) ck_assert_int_eq(code[i], 'v');
+  {
+    psoc_hash128 h = deep_hash(copy);
+    ck_assert_mem_eq(&h, &hd, sizeof h);
+    h = deep_hash(pso_pipeline_stream(b2));
+    ck_assert_mem_eq(&h, &hd, sizeof h);
+  }
+  (void)vs_bytes(pso_pipeline_stream(b2), &inside);
+  ck_assert_int_eq(inside, 1);
+  psoc_stream_free(copy);
+  lua_close(L2);
+}
+END_TEST
+
+/* psol_evaluate_* results are self-contained: their shader bytes are in
+** their own blocks (the state that made them is gone). */
+START_TEST(test_evaluate_results_self_contained) {
+  psol_result r;
+  const unsigned char *code;
+  int inside, i;
+  ck_assert_int_eq(eval("local pso = require 'pso'\n"
+                        "local vs = pso.shader { bytes = string.rep('v', 3000) }\n"
+                        "local a = pso.graphics { name = 'a', vs = vs }\n"
+                        "return { a, pso.derive(a, { name = 'b', topology = 'line' }) }\n",
+                        &r),
+                   PSOC_OK);
+  ck_assert_uint_eq(r.count, 2);
+  for (i = 0; i < 2; i++) {
+    psoc_hash128 h;
+    code = vs_bytes(r.pipelines[i].stream, &inside);
+    ck_assert_int_eq(inside, 1);
+    ck_assert_int_eq(code[0], 'v');
+    ck_assert_int_eq(code[2999], 'v');
+    psoc_hash(psoc_stream_data(r.pipelines[i].stream), psoc_stream_size(r.pipelines[i].stream),
+              PSOC_FOLLOW_POINTERS, r.pipelines[i].root_signature, &h);
+    ck_assert_mem_eq(&h, &r.pipelines[i].hash, sizeof h);
+  }
+  psol_result_free(&r);
+}
+END_TEST
+
 /* Errors as data: every error of a declaration with its file, the line of
 ** its key, its field path and the message alone, in source order; the
 ** same through a traceback; nothing for a message the module did not
@@ -260,6 +385,8 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_field_path);
   tcase_add_test(tc, test_pipeline_site);
   tcase_add_test(tc, test_error_info);
+  tcase_add_test(tc, test_shader_bytes_borrowed);
+  tcase_add_test(tc, test_evaluate_results_self_contained);
   suite_add_tcase(s, tc);
   return s;
 }
