@@ -551,24 +551,15 @@ void usage(const char* argv0) {
               "                  (perf record, valgrind --tool=callgrind). WHAT is one of\n"
               "                  check, check_structure, walk (d3dx12), build, build_d3dx12,\n"
               "                  build_borrow, build_copy_at_finish, build_copy, build_hand,\n"
-              "                  build_d3dx12_sized, build_borrow_into,
-"
-              "                  build_copy_at_finish_into (the build_* loops but the first
-"
-              "                  two with --shader-kb), checksum, checksum_nettle (these two
-"
-              "                  hash a container of --shader-kb KB), hash; archive_read,
-"
-              "                  archive_all, archive_lazy (bench_archive.c: read the cooked
-"
-              "                  library's bytes, or open it and load every pipeline)
-"
-              "  --archive       run only the archive figures (bench_archive.c)
-"
-              "  --library=DIR   a psoc_gen_library output: the archive figures also evaluate
-"
-              "                  its scripts against loading their archive
-"
+              "                  build_d3dx12_sized, build_borrow_into,\n"
+              "                  build_copy_at_finish_into (the build_* loops but the first\n"
+              "                  two with --shader-kb), checksum, checksum_nettle (these two\n"
+              "                  hash a container of --shader-kb KB), hash; archive_read,\n"
+              "                  archive_all, archive_lazy (bench_archive.c: read the cooked\n"
+              "                  library's bytes, or open it and load every pipeline)\n"
+              "  --archive       run only the archive figures (bench_archive.c)\n"
+              "  --library=DIR   a psoc_gen_library output: the archive figures also evaluate\n"
+              "                  its scripts against loading their archive\n"
               "  --shader-kb=N   4 or 20: VS and PS size of the build_* loops (default 4)\n"
               "  --iterations=N  iterations of --loop over the whole set (default 100000)\n",
               argv0);
