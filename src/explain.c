@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "visit.h"
 #include "xxh.h"
 
 #define APPEND_ALIGNED 0xffffffffu
@@ -79,37 +80,12 @@ static int single_field(const psoc_struct *s) {
 
 /* ---- the visitor ----------------------------------------------------- */
 
-typedef struct ex_val {
-  uint8_t kind;           /* psoc_field_kind: scalars, BLOB, STRING, OBJECT, ARRAY */
-  uint8_t size;           /* scalar bytes */
-  uint8_t is_shader;      /* BLOB: shader bytecode */
-  uint8_t append_aligned; /* an input element's D3D12_APPEND_ALIGNED_ELEMENT */
-  uint8_t followed;       /* BLOB, STRING, ARRAY: the pointer may be read */
-  const psoc_enum *e;
-  const unsigned char *p; /* scalar bytes (unaligned) */
-  const unsigned char *blob;
-  size_t count;           /* BLOB: bytes; ARRAY (not followed): elements */
-  const char *str;
-  const void *ptr;
-  int off;                /* payload offset */
-} ex_val;
-
-typedef struct ex_vis ex_vis;
-struct ex_vis {
-  /* key is NULL for list elements (index is 1-based) */
-  void (*open)(ex_vis *v, const char *key, int index, int is_list);
-  void (*close)(ex_vis *v, int is_list);
-  void (*leaf)(ex_vis *v, const char *key, int index, const ex_val *val);
-  int fixed_limit; /* FIXED arrays of structs: at most this many (0: all) */
-  int follow;      /* PSOC_FOLLOW_POINTERS */
-};
-
-static void visit_struct(ex_vis *v, const psoc_struct *s, const unsigned char *p, int off,
+static void visit_struct(psoc_vis *v, const psoc_struct *s, const unsigned char *p, int off,
                          int pinned);
 
-static void leaf_scalar(ex_vis *v, const char *key, int index, uint8_t kind, unsigned size,
+static void leaf_scalar(psoc_vis *v, const char *key, int index, uint8_t kind, unsigned size,
                         const psoc_enum *e, const unsigned char *p, int off) {
-  ex_val val;
+  psoc_vval val;
   memset(&val, 0, sizeof val);
   val.kind = kind;
   val.size = (uint8_t)size;
@@ -121,11 +97,11 @@ static void leaf_scalar(ex_vis *v, const char *key, int index, uint8_t kind, uns
 
 /* One field of the struct at 'base'; off: the payload offset of base (or,
 ** when pinned inside an out-of-line array, the offset every leaf gives). */
-static void visit_field(ex_vis *v, const psoc_struct *s, const psoc_field *f, const char *key,
+static void visit_field(psoc_vis *v, const psoc_struct *s, const psoc_field *f, const char *key,
                         int index, const unsigned char *base, int off, int pinned) {
   int foff = pinned ? off : off + (int)f->offset;
   size_t k, n;
-  ex_val val;
+  psoc_vval val;
   memset(&val, 0, sizeof val);
   val.off = foff;
   val.followed = (uint8_t)v->follow;
@@ -209,7 +185,7 @@ static void visit_field(ex_vis *v, const psoc_struct *s, const psoc_field *f, co
   }
 }
 
-static void visit_struct(ex_vis *v, const psoc_struct *s, const unsigned char *p, int off,
+static void visit_struct(psoc_vis *v, const psoc_struct *s, const unsigned char *p, int off,
                          int pinned) {
   uint32_t i;
   for (i = 0; i < s->field_count; i++)
@@ -236,8 +212,8 @@ static int rtf_as_list(const psoc_struct *s, const unsigned char *payload,
   return 1;
 }
 
-/* Visit the payload of 'type' under 'key' (the class key). */
-static void visit_class(ex_vis *v, const char *key, uint32_t type, const unsigned char *payload) {
+/* Visit the payload of 'type' under 'key' (the class key): visit.h. */
+void psoc_visit_class(psoc_vis *v, const char *key, uint32_t type, const unsigned char *payload) {
   const psoc_subobject_info *info = psoc_subobject_info_get(type);
   const psoc_struct *s;
   const psoc_field *ff;
@@ -308,7 +284,7 @@ static void flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
 }
 
 /* The text of a leaf; returns out. */
-static const char *leaf_text(const ex_val *val, const char *rs_name, char *out, size_t n) {
+static const char *leaf_text(const psoc_vval *val, const char *rs_name, char *out, size_t n) {
   uint64_t u;
   out[0] = '\0';
   switch (val->kind) {
@@ -427,7 +403,7 @@ static int class_versions(uint32_t cls) {
 /* ---- explain rows ----------------------------------------------------- */
 
 typedef struct row_build {
-  ex_vis v;
+  psoc_vis v;
   const char *rs_name;
   char path[PATH_CAP];
   size_t plen[DEPTH_CAP + 1];
@@ -520,17 +496,17 @@ static void add_row(row_build *b, const char *path, const char *value, uint8_t w
   }
 }
 
-static void rows_open(ex_vis *v, const char *key, int index, int is_list) {
+static void rows_open(psoc_vis *v, const char *key, int index, int is_list) {
   (void)is_list;
   path_push((row_build *)v, key, index);
 }
 
-static void rows_close(ex_vis *v, int is_list) {
+static void rows_close(psoc_vis *v, int is_list) {
   (void)is_list;
   path_pop((row_build *)v);
 }
 
-static void rows_leaf(ex_vis *v, const char *key, int index, const ex_val *val) {
+static void rows_leaf(psoc_vis *v, const char *key, int index, const psoc_vval *val) {
   row_build *b = (row_build *)v;
   char text[TEXT_CAP];
   path_push(b, key, index);
@@ -591,7 +567,7 @@ psoc_status psoc_explain(const void *data, size_t size, const psoc_explain_optio
     b.depth = 0;
     b.plen[0] = 0;
     b.path[0] = '\0';
-    visit_class(&b.v, info->key, b.type, buf.b);
+    psoc_visit_class(&b.v, info->key, b.type, buf.b);
   }
   /* one block: the rows, then their strings */
   rows_bytes = b.count * sizeof(psoc_explain_row);
@@ -774,7 +750,7 @@ void psoc_diff_free(psoc_diff *diff) {
 /* ---- JSON ------------------------------------------------------------- */
 
 typedef struct json_out {
-  ex_vis v;
+  psoc_vis v;
   psoc_write_fn write;
   void *ud;
   const char *rs_name;
@@ -862,7 +838,7 @@ static void j_key(json_out *j, const char *key) {
   }
 }
 
-static void j_open(ex_vis *v, const char *key, int index, int is_list) {
+static void j_open(psoc_vis *v, const char *key, int index, int is_list) {
   json_out *j = (json_out *)v;
   (void)index;
   j_key(j, key);
@@ -874,13 +850,13 @@ static void j_open(ex_vis *v, const char *key, int index, int is_list) {
   }
 }
 
-static void j_close(ex_vis *v, int is_list) {
+static void j_close(psoc_vis *v, int is_list) {
   json_out *j = (json_out *)v;
   j->depth--;
   j_put(j, is_list ? "]" : "}", 1);
 }
 
-static void j_leaf(ex_vis *v, const char *key, int index, const ex_val *val) {
+static void j_leaf(psoc_vis *v, const char *key, int index, const psoc_vval *val) {
   json_out *j = (json_out *)v;
   char text[TEXT_CAP];
   (void)index;
@@ -984,7 +960,7 @@ psoc_status psoc_json(const void *data, size_t size, const psoc_explain_options 
     uint32_t type;
     if (!listed_class(&st, cls)) continue;
     type = class_payload(&st, cls, &buf, &present);
-    visit_class(&j->v, psoc_subobject_info_get(cls)->key, type, buf.b);
+    psoc_visit_class(&j->v, psoc_subobject_info_get(cls)->key, type, buf.b);
   }
   j_puts(j, "}}");
   j_flush(j);

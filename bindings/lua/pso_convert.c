@@ -168,7 +168,6 @@ static const psoi_shape *shape_of(psoi_ctx *ctx, const psoc_struct *s) {
 #define shape_fallthrough(ctx, s) (shape_of((ctx), (s))->fallthrough)
 #define shape_single(ctx, s) (shape_of((ctx), (s))->single)
 
-static int is_shader_field(const psoc_field *f) { return strcmp(f->key, "code") == 0; }
 #define IS_SHADER_FIELD(ctx, f) ((f) == (ctx)->code_field)
 
 /* ------------------------------------------------------------------ */
@@ -2027,166 +2026,10 @@ int psoi_payload_equal(const psoc_struct *s, const unsigned char *a, const unsig
 /* Visiting payloads                                                    */
 /* ------------------------------------------------------------------ */
 
-static void visit_struct(psoi_vis *v, const psoc_struct *s, const unsigned char *p, int off,
-                         int pinned);
-
-static void leaf_scalar(psoi_vis *v, const char *key, int index, uint8_t kind, unsigned size,
-                        const psoc_enum *e, const unsigned char *p, int off) {
-  psoi_vval val;
-  memset(&val, 0, sizeof val);
-  val.kind = kind;
-  val.size = (uint8_t)size;
-  val.e = e;
-  val.p = p;
-  val.off = off;
-  v->leaf(v, key, index, &val);
-}
-
-/* One field of the struct at base; off: payload offset of base (or, when
-** pinned, the offset every leaf reports). */
-static void visit_field(psoi_vis *v, const psoc_struct *s, const psoc_field *f, const char *key,
-                        int index, const unsigned char *base, int off, int pinned) {
-  int foff = pinned ? off : (off >= 0 ? off + (int)f->offset : -1);
-  size_t k, n;
-  switch (f->kind) {
-  case PSOC_FIELD_COUNT: return;
-  case PSOC_FIELD_STRUCT:
-    v->open(v, key, index, 0);
-    visit_struct(v, f->element, base + f->offset, foff, pinned);
-    v->close(v, 0);
-    return;
-  case PSOC_FIELD_FIXED:
-    n = f->count;
-    if (f->element && v->fixed_limit > 0 && n > (size_t)v->fixed_limit) n = (size_t)v->fixed_limit;
-    v->open(v, key, index, 1);
-    for (k = 0; k < n; k++) {
-      const unsigned char *e = base + f->offset + k * f->stride;
-      int eoff = pinned ? off : (foff >= 0 ? foff + (int)(k * f->stride) : -1);
-      if (f->element) {
-        v->open(v, NULL, (int)k + 1, 0);
-        visit_struct(v, f->element, e, eoff, pinned);
-        v->close(v, 0);
-      } else {
-        leaf_scalar(v, NULL, (int)k + 1, f->element_kind, f->size, f->enumeration, e, eoff);
-      }
-    }
-    v->close(v, 1);
-    return;
-  case PSOC_FIELD_ARRAY: {
-    const unsigned char *p = get_ptr(base + f->offset);
-    n = p ? count_of(s, f, base) : 0;
-    v->open(v, key, index, 1);
-    for (k = 0; k < n; k++) {
-      const unsigned char *e = p + k * f->stride;
-      if (f->element) {
-        v->open(v, NULL, (int)k + 1, 0);
-        visit_struct(v, f->element, e, foff, 1);
-        v->close(v, 0);
-      } else {
-        leaf_scalar(v, NULL, (int)k + 1, f->element_kind, f->stride, f->enumeration, e, foff);
-      }
-    }
-    v->close(v, 1);
-    return;
-  }
-  case PSOC_FIELD_BLOB: {
-    psoi_vval val;
-    memset(&val, 0, sizeof val);
-    val.kind = PSOC_FIELD_BLOB;
-    val.blob = get_ptr(base + f->offset);
-    val.blob_size = val.blob ? count_of(s, f, base) : 0;
-    val.is_shader = (uint8_t)is_shader_field(f);
-    val.off = foff;
-    v->leaf(v, key, index, &val);
-    return;
-  }
-  case PSOC_FIELD_STRING: {
-    psoi_vval val;
-    memset(&val, 0, sizeof val);
-    val.kind = PSOC_FIELD_STRING;
-    val.str = (const char *)get_ptr(base + f->offset);
-    val.off = foff;
-    v->leaf(v, key, index, &val);
-    return;
-  }
-  case PSOC_FIELD_OBJECT: {
-    psoi_vval val;
-    memset(&val, 0, sizeof val);
-    val.kind = PSOC_FIELD_OBJECT;
-    val.ptr = get_ptr(base + f->offset);
-    val.off = foff;
-    v->leaf(v, key, index, &val);
-    return;
-  }
-  default:
-    if (f->kind == PSOC_FIELD_UINT && f->size == 4 &&
-        read_uint(base + f->offset, 4) == APPEND_ALIGNED && strcmp(f->name, "AlignedByteOffset") == 0) {
-      psoi_vval val; /* D3D12_APPEND_ALIGNED_ELEMENT: a name, not 4294967295 */
-      memset(&val, 0, sizeof val);
-      val.kind = PSOC_FIELD_UINT;
-      val.size = 4;
-      val.p = base + f->offset;
-      val.off = foff;
-      val.append_aligned = 1;
-      v->leaf(v, key, index, &val);
-      return;
-    }
-    leaf_scalar(v, key, index, f->kind, f->size, f->enumeration, base + f->offset, foff);
-    return;
-  }
-}
-
-static void visit_struct(psoi_vis *v, const psoc_struct *s, const unsigned char *p, int off,
-                         int pinned) {
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++)
-    visit_field(v, s, &s->fields[i], s->fields[i].key, 0, p, off, pinned);
-}
-
-/* Render-target formats read back as a list when nothing is lost. */
-static int rtf_as_list(const psoc_struct *s, const unsigned char *payload,
-                       const psoc_field **ff_out, size_t *count_out) {
-  const psoc_field *ff = NULL, *cf = NULL;
-  size_t k, count;
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++) {
-    if (s->fields[i].kind == PSOC_FIELD_FIXED) ff = &s->fields[i];
-    if (s->fields[i].kind == PSOC_FIELD_UINT) cf = &s->fields[i];
-  }
-  if (!ff || !cf) return 0;
-  count = (size_t)read_uint(payload + cf->offset, cf->size);
-  if (count > ff->count) return 0;
-  for (k = count; k < ff->count; k++)
-    if (read_uint(payload + ff->offset + k * ff->stride, ff->size) != 0) return 0;
-  *ff_out = ff;
-  *count_out = count;
-  return 1;
-}
-
+/* A pipeline's own stream: its pointers are live, so they are followed. */
 void psoi_visit_class(psoi_vis *v, const char *key, uint32_t type, const unsigned char *payload) {
-  const psoc_subobject_info *info = psoc_subobject_info_get(type);
-  const psoc_struct *s;
-  const psoc_field *ff;
-  size_t count, k;
-  int single;
-  if (!info) return;
-  s = info->payload;
-  single = single_field(s);
-  if (single >= 0) {
-    visit_field(v, s, &s->fields[single], key, 0, payload, 0, 0);
-    return;
-  }
-  if (type == PSOC_SO_RENDER_TARGET_FORMATS && rtf_as_list(s, payload, &ff, &count)) {
-    v->open(v, key, 0, 1);
-    for (k = 0; k < count; k++)
-      leaf_scalar(v, NULL, (int)k + 1, ff->element_kind, ff->size, ff->enumeration,
-                  payload + ff->offset + k * ff->stride, (int)(ff->offset + k * ff->stride));
-    v->close(v, 1);
-    return;
-  }
-  v->open(v, key, 0, 0);
-  visit_struct(v, s, payload, 0, 0);
-  v->close(v, 0);
+  v->follow = 1;
+  psoc_visit_class(v, key, type, payload);
 }
 
 /* ---- leaves as Lua values and as text ------------------------------ */
@@ -2272,7 +2115,7 @@ void psoi_push_leaf(lua_State *L, const psoi_vval *val, const char *rs_name) {
   case PSOC_FIELD_BLOB:
     if (val->blob)
       psoi_push_blob(L, val->is_shader ? PSOI_BLOB_SHADER : PSOI_BLOB_DATA, val->blob,
-                     val->blob_size, NULL);
+                     val->count, NULL);
     else
       lua_pushnil(L);
     return;
@@ -2321,7 +2164,7 @@ size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, si
   case PSOC_FIELD_BLOB:
     if (val->blob)
       w = snprintf(out, n, "%s, %zu bytes, xxh3 %016llx", val->is_shader ? "shader" : "blob",
-                   val->blob_size, (unsigned long long)psoc_xxh3(val->blob, val->blob_size));
+                   val->count, (unsigned long long)psoc_xxh3(val->blob, val->count));
     else
       w = snprintf(out, n, "null");
     break;

@@ -9,6 +9,7 @@
 #define PSO_CONVERT_H
 
 #include "pso_context.h"
+#include "visit.h" /* the core's payload visitor (src/ is on the include path) */
 
 #define PSOI_CV_DEPTH 24     /* path depth */
 #define PSOI_CV_SOURCES 64   /* layers of a derive chain */
@@ -139,30 +140,9 @@ int psoi_same_payload(uint32_t ta, const unsigned char *a, uint32_t tb, const un
 
 /* ---- visiting payloads (pso_convert.c) -------------------------------- */
 
-typedef struct psoi_vval {
-  uint8_t kind;                 /* psoc_field_kind: scalars, BLOB, STRING, OBJECT */
-  uint8_t size;                 /* scalar bytes */
-  uint8_t is_shader;            /* BLOB: a shader (else a data blob) */
-  uint8_t append_aligned;       /* UINT: D3D12_APPEND_ALIGNED_ELEMENT (an
-                                   input element's offset): text
-                                   "append_aligned", value pso.APPEND_ALIGNED */
-  const psoc_enum *e;           /* ENUM/FLAGS */
-  const unsigned char *p;       /* scalar bytes (unaligned) */
-  const unsigned char *blob;    /* BLOB (NULL: null pointer) */
-  size_t blob_size;
-  const char *str;              /* STRING (NULL: null pointer) */
-  const void *ptr;              /* OBJECT pointer */
-  int off;                      /* byte offset in the payload, -1 if out of line */
-} psoi_vval;
-
-typedef struct psoi_vis psoi_vis;
-struct psoi_vis {
-  /* key is NULL for list elements (then index is 1-based) */
-  void (*open)(psoi_vis *v, const char *key, int index, int is_list);
-  void (*close)(psoi_vis *v, int is_list);
-  void (*leaf)(psoi_vis *v, const char *key, int index, const psoi_vval *val);
-  int fixed_limit;              /* FIXED of structs: at most this many (0: all) */
-};
+/* Leaves and visitors: the core's payload visitor (src/visit.h). */
+typedef psoc_vval psoi_vval;
+typedef psoc_vis psoi_vis;
 
 /* Visit the payload of 'type' as the language spells it, under 'key'. */
 void psoi_visit_class(psoi_vis *v, const char *key, uint32_t type, const unsigned char *payload);
