@@ -54,8 +54,8 @@ static int64_t sign_extend(uint64_t v, unsigned size) {
   return (int64_t)v;
 }
 
-/* The element count (or byte size) of an ARRAY/BLOB field. */
-static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
+/* The element count (or byte size) of an ARRAY/BLOB field: visit.h. */
+size_t psoc_visit_count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
   uint32_t i;
   unsigned size = f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u;
   for (i = 0; i < s->field_count; i++)
@@ -66,8 +66,8 @@ static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned
   return (size_t)read_uint(base + f->count_offset, size);
 }
 
-/* Index of the only field besides COUNT fields, or -1. */
-static int single_field(const psoc_struct *s) {
+/* Index of the only field besides COUNT fields, or -1: visit.h. */
+int psoc_visit_single_field(const psoc_struct *s) {
   int idx = -1;
   uint32_t i;
   for (i = 0; i < s->field_count; i++) {
@@ -131,7 +131,7 @@ static void visit_field(psoc_vis *v, const psoc_struct *s, const psoc_field *f, 
     return;
   case PSOC_FIELD_ARRAY: {
     const unsigned char *p = read_ptr(base + f->offset);
-    n = p ? count_of(s, f, base) : 0;
+    n = p ? psoc_visit_count_of(s, f, base) : 0;
     if (!v->follow) { /* the elements live outside the stream's bytes */
       val.kind = PSOC_FIELD_ARRAY;
       val.count = n;
@@ -155,7 +155,7 @@ static void visit_field(psoc_vis *v, const psoc_struct *s, const psoc_field *f, 
   case PSOC_FIELD_BLOB:
     val.kind = PSOC_FIELD_BLOB;
     val.blob = read_ptr(base + f->offset);
-    val.count = val.blob ? count_of(s, f, base) : 0;
+    val.count = val.blob ? psoc_visit_count_of(s, f, base) : 0;
     val.is_shader = (uint8_t)(strcmp(f->key, "code") == 0);
     v->leaf(v, key, index, &val);
     return;
@@ -221,7 +221,7 @@ void psoc_visit_class(psoc_vis *v, const char *key, uint32_t type, const unsigne
   int single;
   if (!info) return;
   s = info->payload;
-  single = single_field(s);
+  single = psoc_visit_single_field(s);
   if (single >= 0) {
     visit_field(v, s, &s->fields[single], key, 0, payload, 0, 0);
     return;
@@ -370,24 +370,29 @@ static int listed_class(const effective *st, uint32_t cls) {
          (info->kinds & PSOC_KIND_BIT(st->parsed.kind)) != 0;
 }
 
-/* The payload of a class in effect: the stream's, or the runtime default
-** with its hidden defaults applied. Returns the type; *present says which. */
-static uint32_t class_payload(const effective *st, uint32_t cls, payload_buf *buf, int *present) {
-  const psoc_view *view = psoc_parsed_class(&st->parsed, cls);
+/* The payload of a class in effect (visit.h): the stream's, or the runtime
+** default with its hidden defaults applied. Returns the type. */
+uint32_t psoc_visit_effective_payload(const psoc_parsed *parsed, const psoc_resolved *resolved,
+                                      uint32_t cls, unsigned char *buf, int *present) {
+  const psoc_view *view = psoc_parsed_class(parsed, cls);
   const psoc_subobject_info *info;
   if (view) {
-    memcpy(buf->b, view->payload, view->info->payload->size);
+    memcpy(buf, view->payload, view->info->payload->size);
     *present = 1;
     return view->type;
   }
   *present = 0;
   info = psoc_subobject_info_get(cls);
-  memcpy(buf->b, info->default_payload, info->payload->size);
-  if (cls == PSOC_SO_DEPTH_STENCIL && st->resolved.depth_enable_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
+  memcpy(buf, info->default_payload, info->payload->size);
+  if (cls == PSOC_SO_DEPTH_STENCIL && resolved->depth_enable_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
     const psoc_field *f = field_by_key(info->payload, "depth");
-    if (f) memset(buf->b + f->offset, 0, f->size);
+    if (f) memset(buf + f->offset, 0, f->size);
   }
   return cls;
+}
+
+static uint32_t class_payload(const effective *st, uint32_t cls, payload_buf *buf, int *present) {
+  return psoc_visit_effective_payload(&st->parsed, &st->resolved, cls, buf->b, present);
 }
 
 static int class_versions(uint32_t cls) {

@@ -46,4 +46,18 @@ struct psoc_vis {
 /* Visit the payload of 'type' under 'key' (the class key). */
 void psoc_visit_class(psoc_vis *v, const char *key, uint32_t type, const unsigned char *payload);
 
+/* The element count (or byte size) of the ARRAY or BLOB field f of the
+** struct s at base, read from its COUNT field. */
+size_t psoc_visit_count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base);
+
+/* Index of the only field of s besides COUNT fields, or -1. */
+int psoc_visit_single_field(const psoc_struct *s);
+
+/* The payload of class cls in effect, copied into buf (room for any
+** payload): the stream's, or the runtime default with its hidden defaults
+** applied (depth off without a depth-stencil state or format). Returns the
+** type; *present says which. */
+uint32_t psoc_visit_effective_payload(const psoc_parsed *parsed, const psoc_resolved *resolved,
+                                      uint32_t cls, unsigned char *buf, int *present);
+
 #endif

@@ -122,23 +122,7 @@ static const psoc_field *count_field(const psoc_struct *s, const psoc_field *f) 
   return NULL;
 }
 
-static size_t count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base) {
-  const psoc_field *c = count_field(s, f);
-  unsigned size = c ? c->size : (f->kind == PSOC_FIELD_BLOB ? (unsigned)sizeof(SIZE_T) : 4u);
-  return (size_t)read_uint(base + f->count_offset, size);
-}
-
-/* Index of the only field besides COUNT fields, or -1. */
-static int single_field(const psoc_struct *s) {
-  int idx = -1;
-  uint32_t i;
-  for (i = 0; i < s->field_count; i++) {
-    if (s->fields[i].kind == PSOC_FIELD_COUNT) continue;
-    if (idx >= 0) return -1;
-    idx = (int)i;
-  }
-  return idx;
-}
+/* count_of and single_field are the core's (visit.h). */
 
 /* The FIXED-of-structs field whose element keys the struct accepts
 ** directly (blend's render_targets), or -1. */
@@ -153,14 +137,14 @@ static int fallthrough_field(const psoc_struct *s) {
   return idx;
 }
 
-/* fallthrough_field(s) and single_field(s) through a small direct-mapped
+/* fallthrough_field(s) and psoc_visit_single_field(s) through a small direct-mapped
 ** cache in the context (structs are static registry data). */
 static const psoi_shape *shape_of(psoi_ctx *ctx, const psoc_struct *s) {
   psoi_shape *e = &ctx->shapes[((uintptr_t)s >> 4) % PSOI_SHAPES];
   if (e->s != s) {
     e->s = s;
     e->fallthrough = (int8_t)fallthrough_field(s);
-    e->single = (int8_t)single_field(s);
+    e->single = (int8_t)psoc_visit_single_field(s);
   }
   return e;
 }
@@ -282,7 +266,7 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
     ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
     ctx->type_borrow[t] = (uint8_t)(struct_pointer_kinds(info->payload) == 1);
-    ctx->single_field[t] = (int8_t)single_field(info->payload);
+    ctx->single_field[t] = (int8_t)psoc_visit_single_field(info->payload);
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])
       ctx->class_payload_max[info->dup_class] = (uint16_t)info->payload->size;
@@ -1945,7 +1929,7 @@ size_t psoi_payload_extra(const psoc_struct *s, const unsigned char *p) {
         total += psoi_payload_extra(f->element, p + f->offset + k * f->stride);
       break;
     case PSOC_FIELD_ARRAY: {
-      size_t n = count_of(s, f, p);
+      size_t n = psoc_visit_count_of(s, f, p);
       q = get_ptr(p + f->offset);
       if (!q) break;
       total += piece_bound(n * f->stride);
@@ -1953,7 +1937,7 @@ size_t psoi_payload_extra(const psoc_struct *s, const unsigned char *p) {
       break;
     }
     case PSOC_FIELD_BLOB:
-      if (get_ptr(p + f->offset)) total += piece_bound(count_of(s, f, p));
+      if (get_ptr(p + f->offset)) total += piece_bound(psoc_visit_count_of(s, f, p));
       break;
     case PSOC_FIELD_STRING:
       q = get_ptr(p + f->offset);
@@ -1991,7 +1975,7 @@ int psoi_payload_equal(const psoc_struct *s, const unsigned char *a, const unsig
       }
       break;
     case PSOC_FIELD_ARRAY: {
-      size_t na = count_of(s, f, a), nb = count_of(s, f, b);
+      size_t na = psoc_visit_count_of(s, f, a), nb = psoc_visit_count_of(s, f, b);
       const unsigned char *pa = get_ptr(a + f->offset), *pb = get_ptr(b + f->offset);
       if (na != nb || !pa != !pb) return 0;
       for (k = 0; pa && k < na; k++) {
@@ -2003,7 +1987,7 @@ int psoi_payload_equal(const psoc_struct *s, const unsigned char *a, const unsig
       break;
     }
     case PSOC_FIELD_BLOB: {
-      size_t na = count_of(s, f, a), nb = count_of(s, f, b);
+      size_t na = psoc_visit_count_of(s, f, a), nb = psoc_visit_count_of(s, f, b);
       const unsigned char *pa = get_ptr(a + f->offset), *pb = get_ptr(b + f->offset);
       if (na != nb || !pa != !pb || (pa && memcmp(pa, pb, na) != 0)) return 0;
       break;
@@ -2263,7 +2247,7 @@ size_t pso_field_path(const char *field, char *out, size_t n) {
   if (!info || (p[k] && p[k] != '.' && p[k] != '[')) goto unchanged;
   info = psoc_subobject_info_get(info->dup_class) ? psoc_subobject_info_get(info->dup_class) : info;
   s = info->payload;
-  single = single_field(s);
+  single = psoc_visit_single_field(s);
   len = (size_t)snprintf(out, n, "%s", info->key);
   p += k;
   while (*p && len < n) {

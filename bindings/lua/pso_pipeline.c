@@ -281,23 +281,9 @@ static const psoc_field *field_by_key(const psoc_struct *s, const char *key) {
 }
 
 /* The effective payload of a class: the stream's, or the runtime default
-** with hidden defaults applied. Returns the type; *present says which. */
+** with hidden defaults applied (visit.h). Returns the type; *present says which. */
 static uint32_t effective(const state *st, uint32_t cls, psoi_payload_buf *buf, int *present) {
-  const psoc_view *view = psoc_parsed_class(&st->parsed, cls);
-  const psoc_subobject_info *info;
-  if (view) {
-    memcpy(buf->b, view->payload, view->info->payload->size);
-    *present = 1;
-    return view->type;
-  }
-  *present = 0;
-  info = psoc_subobject_info_get(cls);
-  memcpy(buf->b, info->default_payload, info->payload->size);
-  if (cls == PSOC_SO_DEPTH_STENCIL && st->resolved.depth_enable_origin == PSOC_ORIGIN_HIDDEN_DEFAULT) {
-    const psoc_field *f = field_by_key(info->payload, "depth");
-    if (f) memset(buf->b + f->offset, 0, f->size);
-  }
-  return cls;
+  return psoc_visit_effective_payload(&st->parsed, &st->resolved, cls, buf->b, present);
 }
 
 static int is_class_base(const psoc_subobject_info *info) {
