@@ -114,7 +114,7 @@ genlib=$(dirname "$psoc")/psoc_gen_library
 if [[ -x $genlib ]]; then
     "$genlib" "$lib" --pipelines $((scripts * per)) --files "$scripts" --shaders 300 --seed 1 >/dev/null
     inputs=("$lib")
-    edit=$(find "$lib/materials" -name '*.lua' | LC_ALL=C sort | head -1)
+    edit=$(find "$lib/materials" -name '*.lua' | LC_ALL=C sort | sed -n 1p) # sed reads all: no SIGPIPE under pipefail
     echo "generator: $genlib"
 else
     gen "$lib" "$scripts" "$per"
