@@ -258,8 +258,8 @@ static void float_text(float f, char *out, size_t n) {
   snprintf(out, n, "%s", buf);
 }
 
-/* Flags as keys joined with '|' (unknown bits as hex). */
-static void flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
+/* Flags as keys joined with '|', unknown bits as hex (visit.h). */
+int psoc_visit_flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
   const psoc_enum_value *ev = psoc_enum_value_by_value(e, (uint32_t)v);
   uint64_t rest = v;
   size_t len = 0;
@@ -267,11 +267,11 @@ static void flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
   out[0] = '\0';
   if (ev && v <= 0xffffffffu) {
     snprintf(out, n, "%s", ev->key);
-    return;
+    return 1;
   }
   if (v == 0) {
     snprintf(out, n, "0");
-    return;
+    return 0;
   }
   for (i = 0; i < e->count; i++) {
     uint32_t b = e->values[i].value;
@@ -279,12 +279,15 @@ static void flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
     if (len < n) len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "|" : "", e->values[i].key);
     rest &= ~(uint64_t)b;
   }
-  if (rest && len < n)
-    snprintf(out + len, n - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+  if (rest) {
+    if (len < n) snprintf(out + len, n - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+    return 0;
+  }
+  return 1;
 }
 
-/* The text of a leaf; returns out. */
-static const char *leaf_text(const psoc_vval *val, const char *rs_name, char *out, size_t n) {
+/* The text of a leaf; returns out (visit.h). */
+const char *psoc_visit_leaf_text(const psoc_vval *val, const char *rs_name, char *out, size_t n) {
   uint64_t u;
   out[0] = '\0';
   switch (val->kind) {
@@ -311,7 +314,7 @@ static const char *leaf_text(const psoc_vval *val, const char *rs_name, char *ou
     else snprintf(out, n, "%llu", (unsigned long long)u);
     break;
   }
-  case PSOC_FIELD_FLAGS: flags_text(val->e, read_uint(val->p, val->size), out, n); break;
+  case PSOC_FIELD_FLAGS: psoc_visit_flags_text(val->e, read_uint(val->p, val->size), out, n); break;
   case PSOC_FIELD_BLOB:
     if (!val->blob) snprintf(out, n, "null");
     else if (!val->followed)
@@ -515,8 +518,8 @@ static void rows_leaf(psoc_vis *v, const char *key, int index, const psoc_vval *
   row_build *b = (row_build *)v;
   char text[TEXT_CAP];
   path_push(b, key, index);
-  add_row(b, b->path, leaf_text(val, b->rs_name, text, sizeof text), PSOC_EXPLAIN_FIELD, val->kind,
-          val->off);
+  add_row(b, b->path, psoc_visit_leaf_text(val, b->rs_name, text, sizeof text),
+          PSOC_EXPLAIN_FIELD, val->kind, val->off);
   path_pop(b);
 }
 
@@ -871,20 +874,20 @@ static void j_leaf(psoc_vis *v, const char *key, int index, const psoc_vval *val
   case PSOC_FIELD_INT:
   case PSOC_FIELD_COUNT:
   case PSOC_FIELD_BOOL:
-    leaf_text(val, NULL, text, sizeof text);
+    psoc_visit_leaf_text(val, NULL, text, sizeof text);
     if (val->append_aligned) j_string(j, text); /* "append_aligned": a name */
     else j_puts(j, text);
     break;
   case PSOC_FIELD_FLOAT: {
     char *c;
-    leaf_text(val, NULL, text, sizeof text);
+    psoc_visit_leaf_text(val, NULL, text, sizeof text);
     for (c = text; *c; c++)
       if (*c == ',') *c = '.'; /* a decimal comma from the locale */
     j_puts(j, strchr(text, 'n') || strchr(text, 'i') ? "null" : text);
     break;
   }
   case PSOC_FIELD_ENUM:
-  case PSOC_FIELD_FLAGS: j_string(j, leaf_text(val, NULL, text, sizeof text)); break;
+  case PSOC_FIELD_FLAGS: j_string(j, psoc_visit_leaf_text(val, NULL, text, sizeof text)); break;
   case PSOC_FIELD_BLOB:
     if (!val->blob) {
       j_puts(j, "null");
@@ -906,7 +909,7 @@ static void j_leaf(psoc_vis *v, const char *key, int index, const psoc_vval *val
         (val->kind == PSOC_FIELD_OBJECT && !val->ptr && !j->rs_name))
       j_puts(j, "null");
     else
-      j_string(j, leaf_text(val, j->rs_name, text, sizeof text));
+      j_string(j, psoc_visit_leaf_text(val, j->rs_name, text, sizeof text));
     break;
   case PSOC_FIELD_ARRAY: /* not followed */
     snprintf(text, sizeof text, "{\"count\":%zu}", val->count);

@@ -46,6 +46,15 @@ struct psoc_vis {
 /* Visit the payload of 'type' under 'key' (the class key). */
 void psoc_visit_class(psoc_vis *v, const char *key, uint32_t type, const unsigned char *payload);
 
+/* The text of a leaf as explain, diff and p:explain() show it (enum keys,
+** flags joined with '|', the shortest float that reads back, blobs with
+** their size and XXH3); rs_name names OBJECT fields. Returns out. */
+const char *psoc_visit_leaf_text(const psoc_vval *val, const char *rs_name, char *out, size_t n);
+
+/* Flags as keys joined with '|', unknown bits as hex; 1 when every bit has
+** a name (a value the language can spell). */
+int psoc_visit_flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n);
+
 /* The element count (or byte size) of the ARRAY or BLOB field f of the
 ** struct s at base, read from its COUNT field. */
 size_t psoc_visit_count_of(const psoc_struct *s, const psoc_field *f, const unsigned char *base);

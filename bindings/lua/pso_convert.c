@@ -2035,33 +2035,6 @@ double psoi_float_value(float f, char *text, size_t n) {
   return strtod(buf, NULL);
 }
 
-/* Flags as names joined with '|'; 0 when they cannot be spelled so. */
-static int flags_text(const psoc_enum *e, uint64_t v, char *out, size_t n) {
-  const psoc_enum_value *ev = psoc_enum_value_by_value(e, (uint32_t)v);
-  uint64_t rest = v;
-  size_t len = 0;
-  uint32_t i;
-  out[0] = '\0';
-  if (ev && v <= 0xffffffffu) {
-    snprintf(out, n, "%s", ev->key);
-    return 1;
-  }
-  if (v == 0) {
-    snprintf(out, n, "0");
-    return 0;
-  }
-  for (i = 0; i < e->count; i++) {
-    uint32_t b = e->values[i].value;
-    if (b == 0 || (b & (b - 1)) != 0 || !(rest & b)) continue;
-    if (len < n) len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "|" : "", e->values[i].key);
-    rest &= ~(uint64_t)b;
-  }
-  if (rest) {
-    if (len < n) snprintf(out + len, n - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
-    return 0;
-  }
-  return 1;
-}
 
 static int64_t sign_extend(uint64_t v, unsigned size) {
   if (size < 8 && (v & ((uint64_t)1 << (size * 8 - 1)))) v |= ~(((uint64_t)1 << (size * 8)) - 1);
@@ -2092,7 +2065,7 @@ void psoi_push_leaf(lua_State *L, const psoi_vval *val, const char *rs_name) {
   case PSOC_FIELD_FLAGS: {
     char buf[256];
     u = read_uint(val->p, val->size);
-    if (flags_text(val->e, u, buf, sizeof buf)) lua_pushstring(L, buf);
+    if (psoc_visit_flags_text(val->e, u, buf, sizeof buf)) lua_pushstring(L, buf);
     else pso_compat_pushuint(L, u);
     return;
   }
@@ -2117,51 +2090,8 @@ void psoi_push_leaf(lua_State *L, const psoi_vval *val, const char *rs_name) {
 }
 
 size_t psoi_format_leaf(const psoi_vval *val, const char *rs_name, char *out, size_t n) {
-  int w = 0;
-  uint64_t u;
   if (n == 0) return 0;
-  out[0] = '\0';
-  switch (val->kind) {
-  case PSOC_FIELD_UINT:
-  case PSOC_FIELD_COUNT:
-    if (val->append_aligned) w = snprintf(out, n, "append_aligned");
-    else w = snprintf(out, n, "%llu", (unsigned long long)read_uint(val->p, val->size));
-    break;
-  case PSOC_FIELD_INT:
-    w = snprintf(out, n, "%lld", (long long)sign_extend(read_uint(val->p, val->size), val->size));
-    break;
-  case PSOC_FIELD_BOOL: w = snprintf(out, n, "%s", read_uint(val->p, val->size) ? "true" : "false"); break;
-  case PSOC_FIELD_FLOAT: {
-    float f;
-    memcpy(&f, val->p, sizeof f);
-    psoi_float_value(f, out, n);
-    break;
-  }
-  case PSOC_FIELD_ENUM: {
-    const psoc_enum_value *ev;
-    u = read_uint(val->p, val->size);
-    ev = psoc_enum_value_by_value(val->e, (uint32_t)u);
-    w = ev ? snprintf(out, n, "%s", ev->key) : snprintf(out, n, "%llu", (unsigned long long)u);
-    break;
-  }
-  case PSOC_FIELD_FLAGS: flags_text(val->e, read_uint(val->p, val->size), out, n); break;
-  case PSOC_FIELD_BLOB:
-    if (val->blob)
-      w = snprintf(out, n, "%s, %zu bytes, xxh3 %016llx", val->is_shader ? "shader" : "blob",
-                   val->count, (unsigned long long)psoc_xxh3(val->blob, val->count));
-    else
-      w = snprintf(out, n, "null");
-    break;
-  case PSOC_FIELD_STRING: w = snprintf(out, n, "%s", val->str ? val->str : "null"); break;
-  case PSOC_FIELD_OBJECT:
-    if (rs_name) w = snprintf(out, n, "%s", rs_name);
-    else if (val->ptr) w = snprintf(out, n, "%p", val->ptr);
-    else w = snprintf(out, n, "null");
-    break;
-  default: break;
-  }
-  (void)w;
-  return strlen(out);
+  return strlen(psoc_visit_leaf_text(val, rs_name, out, n)); /* the core's (visit.h) */
 }
 
 /* ---- readback: a payload as a Lua value ----------------------------- */
