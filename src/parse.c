@@ -326,40 +326,34 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
   memset(out->class_type, -1, sizeof out->class_type);
   memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
   if (parse_prologue(data, size, diags)) return PSOC_ERR_INVALID;
-  /* psoc_parse's loop, keeping only the payload pointers */
-  for (;;) {
-    size_t remaining = size - offset;
-    uint32_t type, word, stride, cls;
-    if (remaining < sizeof(uint32_t)) {
-      walked_stop(out, offset, diags);
-      break;
-    }
-    type = psoc_rd32(bytes + offset);
-    if (type >= PSOC_SO_TYPE_COUNT) {
-      walked_stop(out, offset, diags);
-      break;
-    }
-    word = walk_words[type];
-    stride = word & 0xffffu;
-    if ((size_t)stride - 1u >= remaining) { /* no such type (stride 0), or truncated */
-      walked_stop(out, offset, diags);
-      break;
-    }
-    cls = word >> 24;
-    if (out->class_type[cls] >= 0) {
-      walked_duplicate(out, offset, type, cls, diags);
-      duplicates++;
-    } else {
-      out->payload[type] = bytes + offset + ((word >> 16) & 0xffu);
-      out->class_type[cls] = (int8_t)type;
-      mask |= PSOC_TYPE_BIT(type);
-    }
-    offset += stride;
-    if (offset >= size) {
-      out->complete = 1;
-      break;
-    }
+  /* psoc_parse's loop, keeping only the payload pointers. 'at' walks from
+  ** 'bytes' while a type can be read (at <= last); a subobject's stride is
+  ** at most what remains, so 'at' never passes the end and the walk is
+  ** complete exactly when it stops at the end. */
+  if (size >= sizeof(uint32_t)) {
+    const unsigned char *at = bytes, *const last = bytes + (size - sizeof(uint32_t));
+    const unsigned char *const end = bytes + size;
+    do {
+      uint32_t type = psoc_rd32(at), word, stride, cls;
+      if (type >= PSOC_SO_TYPE_COUNT) break;
+      word = walk_words[type];
+      stride = word & 0xffffu;
+      if ((size_t)stride - 1u >= (size_t)(end - at)) break; /* no such type (stride 0), or truncated */
+      cls = word >> 24;
+      if (out->class_type[cls] >= 0) {
+        walked_duplicate(out, (size_t)(at - bytes), type, cls, diags);
+        duplicates++;
+      } else {
+        out->payload[type] = at + ((word >> 16) & 0xffu);
+        out->class_type[cls] = (int8_t)type;
+        mask |= PSOC_TYPE_BIT(type);
+      }
+      at += stride;
+    } while (at <= last);
+    offset = (size_t)(at - bytes);
   }
+  if (offset == size) out->complete = 1;
+  else walked_stop(out, offset, diags);
   out->type_mask = mask;
   out->classes = psoc_classes_of(mask);
   /* deduce_kind on the payloads */
