@@ -368,3 +368,12 @@ void psoc_resolve_depth_stencil_payload(uint32_t type, const unsigned char *payl
                                         D3D12_DEPTH_STENCIL_DESC2 *out) {
   widen_depth_stencil(type, payload, out);
 }
+
+/* resolve_rasterizer(PSOC_SO_RASTERIZER, the registry's default payload):
+** D3D12's default rasterizer, with the line mode MultisampleEnable and
+** AntialiasedLineEnable (both FALSE) give. tests/unit/test_parse.c compares
+** it with the widened registry default. */
+const psoc_rasterizer_state psoc_rasterizer_default = {
+  D3D12_FILL_MODE_SOLID, D3D12_CULL_MODE_BACK, FALSE, (FLOAT)D3D12_DEFAULT_DEPTH_BIAS,
+  D3D12_DEFAULT_DEPTH_BIAS_CLAMP, D3D12_DEFAULT_SLOPE_SCALED_DEPTH_BIAS, TRUE, FALSE, FALSE,
+  PSOC_LINE_RASTERIZATION_MODE_ALIASED, 0, D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF };

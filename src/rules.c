@@ -227,7 +227,12 @@ static void load_state(rule_ctx *ctx) {
     const unsigned char *v;
     uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
     s->rasterizer_type = type;
-    psoc_resolve_rasterizer_payload(type, v, &s->rasterizer);
+    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened once; absent: the constant default */
+      psoc_resolve_rasterizer_payload(type, v, &s->widened);
+      s->rasterizer = &s->widened;
+    } else {
+      s->rasterizer = &psoc_rasterizer_default;
+    }
     type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
     s->depth_stencil_type = type;
     /* DepthEnable .. StencilEnable lead every version of the class */
@@ -289,10 +294,14 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   classes = walk.classes;
   ctx->explicit_classes = classes & ~psoc_ignored_types(walk.kind);
   load_state(ctx);
-  /* Which stages have bytecode is in the stream; the containers are read
-  ** only when pointers are valid (FOLLOW_POINTERS). */
-  ctx->shaders_present = ctx->shaders_parsed = 0;
-  if (walk.complete) psoc_rules_load_shaders(ctx);
+  /* Which stages have bytecode is in the stream (psoc_rule_shader_present
+  ** reads it on demand); the containers are read only when pointers are
+  ** valid (FOLLOW_POINTERS). */
+  ctx->shader_types = walk.kind == PSOC_KIND_NONE
+                          ? 0
+                          : walk.type_mask & PSOC_SHADER_TYPES & ~psoc_ignored_types(walk.kind);
+  ctx->shaders_parsed = 0;
+  if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
   have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
   run = runnable[(unsigned)walk.kind & 3u][have];

@@ -259,6 +259,23 @@ void psoc_rules_blend(const rule_ctx *ctx) {
   }
 }
 
+/* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
+static uint32_t formats_from(const DXGI_FORMAT *f, unsigned n) {
+  uint32_t v = 0;
+  switch (n) { /* each case falls through to the next: f[n] | ... | f[7] */
+  case 0: v |= (uint32_t)f[0]; /* fall through */
+  case 1: v |= (uint32_t)f[1]; /* fall through */
+  case 2: v |= (uint32_t)f[2]; /* fall through */
+  case 3: v |= (uint32_t)f[3]; /* fall through */
+  case 4: v |= (uint32_t)f[4]; /* fall through */
+  case 5: v |= (uint32_t)f[5]; /* fall through */
+  case 6: v |= (uint32_t)f[6]; /* fall through */
+  case 7: v |= (uint32_t)f[7]; /* fall through */
+  default: break;
+  }
+  return v;
+}
+
 void psoc_rules_render_targets(const rule_ctx *ctx) {
   const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
   uint32_t dsv = ctx->state.depth_stencil_format;
@@ -275,7 +292,7 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
                      "of formats you bind (0-8)", n);
       n = 8;
     }
-    for (i = n, past = 0; i < 8; i++) past |= rts->RTFormats[i];
+    past = formats_from(rts->RTFormats, n);
     for (i = n; past && i < 8; i++) { /* only when a format past the count is set */
       char field[PSOC_DIAG_FIELD_MAX];
       if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;

@@ -98,7 +98,10 @@ typedef struct psoc_rule_state {
   uint32_t node_mask, flags;
   uint32_t rasterizer_type;            /* the type that supplied the class */
   uint32_t depth_stencil_type;
-  psoc_rasterizer_state rasterizer;    /* widened (draw kinds) */
+  const psoc_rasterizer_state *rasterizer; /* widened (draw kinds): into
+                                       'widened' when the class is present,
+                                       else psoc_rasterizer_default */
+  psoc_rasterizer_state widened;
   psoc_rule_depth depth_stencil;       /* hidden default applied (draw kinds) */
   struct {                             /* storage for misaligned payloads */
     D3D12_BLEND_DESC blend;
@@ -127,8 +130,10 @@ typedef struct rule_ctx {
   size_t known_count;
   uint64_t explicit_classes;    /* PSOC_TYPE_BIT()s of the classes present
                                    that the kind uses (psoc_rule_has) */
-  uint32_t shaders_present;     /* bit per stage: non-null bytecode in a slot
-                                   the kind uses (known without following) */
+  uint64_t shader_types;        /* PSOC_TYPE_BIT()s of the shader subobjects
+                                   present in slots the kind uses (0 without
+                                   a kind); psoc_rule_shader_present tests
+                                   their bytecode on demand */
   uint32_t shaders_parsed;      /* bit per stage: the container was read
                                    (FOLLOW_POINTERS); shaders[s].dxbc valid */
   psoc_rule_state state;        /* the effective pipeline */
@@ -160,9 +165,14 @@ const char *psoc_rule_field(char *buf, const char *fmt, ...)
 static inline int psoc_rule_has(const rule_ctx *ctx, uint32_t cls) {
   return (ctx->explicit_classes >> cls) & 1u;
 }
-/* Does the stage have non-null bytecode (in a slot the kind uses)? */
+/* The shader subobject type of each stage (rules_shader.c). */
+extern const uint8_t psoc_stage_slots[PSOC_STAGE_COUNT];
+/* Does the stage have non-null bytecode (in a slot the kind uses)? Read
+** from the stream when asked: only diagnostics and the rules that follow
+** pointers ask. */
 static inline int psoc_rule_shader_present(const rule_ctx *ctx, int stage) {
-  return (ctx->shaders_present >> stage) & 1u;
+  uint32_t slot = psoc_stage_slots[stage];
+  return ((ctx->shader_types >> slot) & 1u) && psoc_rdptr(ctx->walk->payload[slot]) != 0;
 }
 /* Was the stage's container read (FOLLOW_POINTERS)? Only then is
 ** ctx->shaders[stage].dxbc valid. */
@@ -223,6 +233,9 @@ void psoc_resolve_rasterizer_payload(uint32_t type, const unsigned char *payload
                                      psoc_rasterizer_state *out);
 void psoc_resolve_depth_stencil_payload(uint32_t type, const unsigned char *payload,
                                         D3D12_DEPTH_STENCIL_DESC2 *out);
+/* The registry's default RASTERIZER payload widened as above (resolve.c):
+** the rasterizer of a pipeline without one, built at compile time. */
+extern const psoc_rasterizer_state psoc_rasterizer_default;
 
 /* Rule modules. */
 void psoc_rules_blend(const rule_ctx *ctx);           /* rules_blend.c */
@@ -237,7 +250,7 @@ void psoc_rules_misc(const rule_ctx *ctx);            /* flags, node mask, view 
 void psoc_rules_input_layout(const rule_ctx *ctx);    /* rules_input.c */
 void psoc_rules_shaders(const rule_ctx *ctx);         /* rules_shader.c */
 void psoc_rules_root_bindings(const rule_ctx *ctx); /* rules_bindings.c */
-void psoc_rules_load_shaders(rule_ctx *ctx);
+void psoc_rules_load_shaders(rule_ctx *ctx);           /* FOLLOW_POINTERS: read the containers */
 /* Does the pixel shader write SV_Target<target>? 1 yes, 0 no (also when the
 ** pipeline has no PS), -1 unknown (containers not read, or unreadable). */
 int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target);

@@ -30,7 +30,7 @@ static void float_rule(const rule_ctx *ctx, float v, const char *member, const c
 }
 
 void psoc_rules_rasterizer(const rule_ctx *ctx) {
-  const psoc_rasterizer_state *r = &ctx->state.rasterizer;
+  const psoc_rasterizer_state *r = ctx->state.rasterizer;
   char field[PSOC_DIAG_FIELD_MAX];
   uint32_t fsc;
   if (!psoc_rule_is_draw(ctx) || !psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return;
@@ -179,7 +179,7 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
 
 void psoc_rules_sample(const rule_ctx *ctx) {
   const DXGI_SAMPLE_DESC *s = ctx->state.sample_desc;
-  const psoc_rasterizer_state *r = &ctx->state.rasterizer;
+  const psoc_rasterizer_state *r = ctx->state.rasterizer;
   const psoc_rule_depth *d = &ctx->state.depth_stencil;
   if (!psoc_rule_is_draw(ctx)) return;
   if (psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) {

@@ -46,6 +46,12 @@ _Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_MESH) == (TB(AS) | TB(MS) |
 _Static_assert((PSOC_SHADER_TYPES & ~PSOC_IGNORED_BY_COMPUTE) == TB(CS), "compute stages");
 #undef TB
 
+const uint8_t psoc_stage_slots[PSOC_STAGE_COUNT] = {
+  [PSOC_STAGE_AS] = PSOC_SO_AS, [PSOC_STAGE_MS] = PSOC_SO_MS, [PSOC_STAGE_VS] = PSOC_SO_VS,
+  [PSOC_STAGE_HS] = PSOC_SO_HS, [PSOC_STAGE_DS] = PSOC_SO_DS, [PSOC_STAGE_GS] = PSOC_SO_GS,
+  [PSOC_STAGE_PS] = PSOC_SO_PS, [PSOC_STAGE_CS] = PSOC_SO_CS,
+};
+
 /* The stage of a shader subobject type. */
 static int stage_of(uint32_t type) {
   switch (type) {
@@ -82,18 +88,13 @@ static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc
 void psoc_rules_load_shaders(rule_ctx *ctx) {
   const psoc_walked *p = ctx->walk;
   uint64_t types;
-  /* the shader subobjects present in slots the kind uses: the registry's
-  ** rows with the kind */
-  if (p->kind == PSOC_KIND_NONE) return;
-  types = p->type_mask & PSOC_SHADER_TYPES & ~psoc_ignored_types(p->kind);
-  for (; types; types &= types - 1) {
+  /* the shader subobjects present in slots the kind uses (ctx->shader_types) */
+  for (types = ctx->shader_types; types; types &= types - 1) {
     uint32_t slot = psoc_lowest_bit(types);
     int s = stage_of(slot);
     D3D12_SHADER_BYTECODE bc;
     if (!psoc_rdptr(p->payload[slot])) continue; /* null bytecode: absent */
     ctx->shaders[s].slot = slot;
-    ctx->shaders_present |= 1u << s;
-    if (!ctx->follow) continue;
     memcpy(&bc, p->payload[slot], sizeof bc);
     load_container(ctx, s, &bc);
     ctx->shaders_parsed |= 1u << s;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h" /* psoc_walk_check, psoc_walked_view */
+#include "rules_internal.h" /* psoc_rasterizer_default */
 #include "psoc.h"
 #include "stream_pack.h"
 #include "suites.h"
@@ -690,6 +691,17 @@ START_TEST(test_check_walk_is_parse) {
 }
 END_TEST
 
+/* psoc_check's rasterizer for a pipeline without one is a compile-time
+** constant: it must be the registry's default payload widened. */
+START_TEST(test_default_rasterizer_is_registry_default) {
+  psoc_rasterizer_state widened;
+  memset(&widened, 0xa5, sizeof widened);
+  psoc_resolve_rasterizer_payload(PSOC_SO_RASTERIZER, psoc_registry_defaults[PSOC_SO_RASTERIZER],
+                                  &widened);
+  ck_assert(!memcmp(&widened, &psoc_rasterizer_default, sizeof widened));
+}
+END_TEST
+
 Suite *suite_parse(void) {
   Suite *s = suite_create("parse");
   TCase *tc = tcase_create("structure");
@@ -709,6 +721,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_unaligned);
   tcase_add_test(tc, test_walker);
   tcase_add_test(tc, test_check_walk_is_parse);
+  tcase_add_test(tc, test_default_rasterizer_is_registry_default);
   suite_add_tcase(s, tc);
   return s;
 }
