@@ -325,7 +325,10 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
   out->classes = 0;
   memset(out->class_type, -1, sizeof out->class_type);
   memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
-  if (parse_prologue(data, size, diags)) return PSOC_ERR_INVALID;
+  /* the prologue has something to say only about these */
+  if ((size == 0 || !data || ((uintptr_t)data & (PSOC_PTR_SIZE - 1)) != 0) &&
+      parse_prologue(data, size, diags))
+    return PSOC_ERR_INVALID;
   /* psoc_parse's loop, keeping only the payload pointers. 'at' walks from
   ** 'bytes' while a type can be read (at <= last); a subobject's stride is
   ** at most what remains, so 'at' never passes the end and the walk is

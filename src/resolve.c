@@ -23,6 +23,32 @@ static psoc_line_rasterization_mode line_mode_of(BOOL multisample, BOOL antialia
                      : PSOC_LINE_RASTERIZATION_MODE_ALIASED;
 }
 
+/* The members every older rasterizer version shares with the widened state,
+** at the same offsets (DepthBias differs in type only in RASTERIZER). */
+#define RAST_LEAD offsetof(psoc_rasterizer_state, LineRasterizationMode)
+#define RAST_SAME(m)                                                                     \
+  _Static_assert(offsetof(psoc_rasterizer_state, m) == offsetof(psoc_rasterizer_desc1, m) && \
+                     offsetof(psoc_rasterizer_state, m) == offsetof(D3D12_RASTERIZER_DESC, m), \
+                 "rasterizer member " #m " at one offset")
+RAST_SAME(FillMode);
+RAST_SAME(CullMode);
+RAST_SAME(FrontCounterClockwise);
+RAST_SAME(DepthBias);
+RAST_SAME(DepthBiasClamp);
+RAST_SAME(SlopeScaledDepthBias);
+RAST_SAME(DepthClipEnable);
+RAST_SAME(MultisampleEnable);
+RAST_SAME(AntialiasedLineEnable);
+#undef RAST_SAME
+_Static_assert(RAST_LEAD == offsetof(psoc_rasterizer_desc1, ForcedSampleCount) &&
+                   sizeof(INT) == sizeof(FLOAT),
+               "the shared members end where RASTERIZER1 has ForcedSampleCount");
+_Static_assert(offsetof(D3D12_RASTERIZER_DESC, ForcedSampleCount) ==
+                       offsetof(psoc_rasterizer_desc1, ForcedSampleCount) &&
+                   offsetof(D3D12_RASTERIZER_DESC, ConservativeRaster) ==
+                       offsetof(psoc_rasterizer_desc1, ConservativeRaster),
+               "RASTERIZER and RASTERIZER1 end alike");
+
 /* The rasterizer payload of 'type' (RASTERIZER, RASTERIZER1 or RASTERIZER2). */
 static HOT_INLINE void resolve_rasterizer(uint32_t type, const unsigned char *payload,
                                           psoc_rasterizer_state *r) {
@@ -45,29 +71,19 @@ static HOT_INLINE void resolve_rasterizer(uint32_t type, const unsigned char *pa
     r->ConservativeRaster = d.ConservativeRaster;
     return;
   }
-  {
-    psoc_rasterizer_desc1 d;
-    if (type == PSOC_SO_RASTERIZER1) {
-      memcpy(&d, payload, sizeof d);
-    } else {
-      D3D12_RASTERIZER_DESC d0;
-      memcpy(&d0, payload, sizeof d0);
-      memcpy(&d, &d0, sizeof d); /* same layout but DepthBias */
-      d.DepthBias = (FLOAT)d0.DepthBias;
-    }
-    r->FillMode = d.FillMode;
-    r->CullMode = d.CullMode;
-    r->FrontCounterClockwise = d.FrontCounterClockwise;
-    r->DepthBias = d.DepthBias;
-    r->DepthBiasClamp = d.DepthBiasClamp;
-    r->SlopeScaledDepthBias = d.SlopeScaledDepthBias;
-    r->DepthClipEnable = d.DepthClipEnable;
-    r->MultisampleEnable = d.MultisampleEnable;
-    r->AntialiasedLineEnable = d.AntialiasedLineEnable;
-    r->LineRasterizationMode = line_mode_of(d.MultisampleEnable, d.AntialiasedLineEnable);
-    r->ForcedSampleCount = d.ForcedSampleCount;
-    r->ConservativeRaster = d.ConservativeRaster;
+  /* RASTERIZER and RASTERIZER1 lead with FillMode .. AntialiasedLineEnable
+  ** as the widened state does (RASTERIZER's DepthBias is an INT there) */
+  memcpy(r, payload, RAST_LEAD);
+  if (type != PSOC_SO_RASTERIZER1) {
+    INT bias;
+    memcpy(&bias, payload + offsetof(D3D12_RASTERIZER_DESC, DepthBias), sizeof bias);
+    r->DepthBias = (FLOAT)bias;
   }
+  r->LineRasterizationMode = line_mode_of(r->MultisampleEnable, r->AntialiasedLineEnable);
+  r->ForcedSampleCount =
+      psoc_rd32(payload + offsetof(psoc_rasterizer_desc1, ForcedSampleCount));
+  r->ConservativeRaster = (D3D12_CONSERVATIVE_RASTERIZATION_MODE)psoc_rd32(
+      payload + offsetof(psoc_rasterizer_desc1, ConservativeRaster));
 }
 
 static void widen_stencil_op(const D3D12_DEPTH_STENCILOP_DESC *src, UINT8 read, UINT8 write,

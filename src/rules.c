@@ -193,9 +193,20 @@ static uint32_t class_source(const psoc_walked *p, uint32_t cls, const unsigned 
   return cls;
 }
 
-#define PAYLOAD(cls, member, T)                                                          \
-  (s->member = (const T *)class_payload(p, cls, &s->copy.member, sizeof s->copy.member, \
-                                        alignof(T)))
+/* In a stream that starts pointer-aligned every payload is aligned for its
+** type (subobjects start at multiples of the pointer size, a payload at
+** its type's alignment after the type field, and no payload type needs
+** more than a pointer's alignment); the registry's defaults are aligned
+** too. Then the payload pointers are taken as they are. */
+#define ALIGN_FITS(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  _Static_assert(alignof(T) <= sizeof(void *), #NAME ": payload alignment within a pointer's");
+PSOC_SUBOBJECTS(ALIGN_FITS)
+#undef ALIGN_FITS
+
+#define PAYLOAD(cls, member, T)                                                      \
+  (s->member = aligned ? (const T *)(const void *)p->payload[cls]                    \
+                       : (const T *)class_payload(p, cls, &s->copy.member,           \
+                                                  sizeof s->copy.member, alignof(T)))
 
 _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
                "psoc_rule_depth starts like every DEPTH_STENCIL version");
@@ -203,6 +214,7 @@ _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
 static void load_state(rule_ctx *ctx) {
   const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
+  int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
   int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
   uint64_t rs = t >= 0 ? psoc_rdptr(p->payload[t]) : 0;
   s->root_signature = (const void *)(uintptr_t)rs;
@@ -266,7 +278,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   size_t errors_before, warnings_before;
   psoc_status status;
   uint32_t flags = options ? options->flags : 0, have, run;
-  uint64_t classes;
+  uint64_t classes, ignored;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
     status = psoc_check_known(data, size, options, known, known_count, &local);
@@ -292,14 +304,15 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     return verdict(diags, errors_before, warnings_before, flags);
   }
   classes = walk.classes;
-  ctx->explicit_classes = classes & ~psoc_ignored_types(walk.kind);
+  ignored = psoc_ignored_types(walk.kind);
+  ctx->explicit_classes = classes & ~ignored;
   load_state(ctx);
   /* Which stages have bytecode is in the stream (psoc_rule_shader_present
   ** reads it on demand); the containers are read only when pointers are
   ** valid (FOLLOW_POINTERS). */
   ctx->shader_types = walk.kind == PSOC_KIND_NONE
                           ? 0
-                          : walk.type_mask & PSOC_SHADER_TYPES & ~psoc_ignored_types(walk.kind);
+                          : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
   if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
