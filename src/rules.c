@@ -303,6 +303,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
+  ctx->draw = walk.kind == PSOC_KIND_GRAPHICS || walk.kind == PSOC_KIND_MESH;
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;

@@ -43,7 +43,8 @@ extern const psoc_format_info psoc_formats[PSOC_FORMAT_TABLE_SIZE];
 /* NULL for DXGI_FORMAT_UNKNOWN and values that are no DXGI format. Inline:
 ** the rules look formats up on every check. */
 static inline const psoc_format_info *psoc_format_get(uint32_t format) {
-  if (format == 0 || format >= PSOC_FORMAT_TABLE_SIZE || !psoc_formats[format].known) return NULL;
+  /* UNKNOWN (0) is a gap of the table: known 0 (tests/unit/test_parse.c) */
+  if (format >= PSOC_FORMAT_TABLE_SIZE || !psoc_formats[format].known) return NULL;
   return &psoc_formats[format];
 }
 const char *psoc_format_name(uint32_t format);
@@ -122,6 +123,7 @@ typedef struct rule_ctx {
                                    has every capability */
   int has_profile;              /* the caller chose a profile: capability
                                    and format-support checks apply */
+  int draw;                     /* the kind is graphics or mesh */
   int follow;                   /* PSOC_CHECK_FOLLOW_POINTERS */
   int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
                                    elements, SO declarations, view locations */
@@ -183,7 +185,7 @@ static inline int psoc_rule_shader_parsed(const rule_ctx *ctx, int stage) {
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
 /* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
 static inline int psoc_rule_is_draw(const rule_ctx *ctx) {
-  return ctx->walk->kind == PSOC_KIND_GRAPHICS || ctx->walk->kind == PSOC_KIND_MESH;
+  return ctx->draw;
 }
 /* Does the stream hold a 'type' subobject with non-null bytecode? */
 static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {

@@ -702,6 +702,14 @@ START_TEST(test_default_rasterizer_is_registry_default) {
 }
 END_TEST
 
+/* psoc_format_get relies on the table's entry 0 (UNKNOWN) being a gap. */
+START_TEST(test_format_unknown_is_no_format) {
+  ck_assert_ptr_null(psoc_format_get(DXGI_FORMAT_UNKNOWN));
+  ck_assert_ptr_null(psoc_format_get(PSOC_FORMAT_TABLE_SIZE));
+  ck_assert_ptr_nonnull(psoc_format_get(DXGI_FORMAT_R8G8B8A8_UNORM));
+}
+END_TEST
+
 Suite *suite_parse(void) {
   Suite *s = suite_create("parse");
   TCase *tc = tcase_create("structure");
@@ -722,6 +730,7 @@ Suite *suite_parse(void) {
   tcase_add_test(tc, test_walker);
   tcase_add_test(tc, test_check_walk_is_parse);
   tcase_add_test(tc, test_default_rasterizer_is_registry_default);
+  tcase_add_test(tc, test_format_unknown_is_no_format);
   suite_add_tcase(s, tc);
   return s;
 }
