@@ -258,6 +258,10 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   [id] = PSOC_STRIDE(T) | (PSOC_PAYLOAD_OFFSET(T) << 16) | ((uint32_t)PSOC_SO_##CLASS << 24),
 static const uint32_t walk_words[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_WORD) };
 #undef WALK_WORD
+/* Each type's bit of the walk's type mask, by type value (0 for 23). */
+#define WALK_BIT(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(id),
+static const uint64_t walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
+#undef WALK_BIT
 #define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
   _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
                  #NAME ": stride and payload offset fit a walk word");
@@ -330,29 +334,31 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
       parse_prologue(data, size, diags))
     return PSOC_ERR_INVALID;
   /* psoc_parse's loop, keeping only the payload pointers. 'at' walks from
-  ** 'bytes' while a type can be read (at <= last); a subobject's stride is
-  ** at most what remains, so 'at' never passes the end and the walk is
+  ** 'bytes' while a type can be read (4 bytes remain); a subobject's stride
+  ** is at most what remains, so 'at' never passes the end and the walk is
   ** complete exactly when it stops at the end. */
   if (size >= sizeof(uint32_t)) {
-    const unsigned char *at = bytes, *const last = bytes + (size - sizeof(uint32_t));
-    const unsigned char *const end = bytes + size;
+    const unsigned char *at = bytes;
+    size_t remaining = size;
     do {
-      uint32_t type = psoc_rd32(at), word, stride, cls;
+      size_t type = psoc_rd32(at), stride;
+      uint32_t word, cls;
       if (type >= PSOC_SO_TYPE_COUNT) break;
       word = walk_words[type];
       stride = word & 0xffffu;
-      if ((size_t)stride - 1u >= (size_t)(end - at)) break; /* no such type (stride 0), or truncated */
+      if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
       cls = word >> 24;
       if (out->class_type[cls] >= 0) {
-        walked_duplicate(out, (size_t)(at - bytes), type, cls, diags);
+        walked_duplicate(out, (size_t)(at - bytes), (uint32_t)type, cls, diags);
         duplicates++;
       } else {
         out->payload[type] = at + ((word >> 16) & 0xffu);
         out->class_type[cls] = (int8_t)type;
-        mask |= PSOC_TYPE_BIT(type);
+        mask |= walk_bits[type];
       }
       at += stride;
-    } while (at <= last);
+      remaining -= stride;
+    } while (remaining >= sizeof(uint32_t));
     offset = (size_t)(at - bytes);
   }
   if (offset == size) out->complete = 1;
