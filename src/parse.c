@@ -365,17 +365,19 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
   else walked_stop(out, offset, diags);
   out->type_mask = mask;
   out->classes = psoc_classes_of(mask);
-  /* deduce_kind on the payloads */
+  /* deduce_kind on the payloads: an absent decider's payload is the
+  ** registry's default, whose bytecode is null, so each deciding row is one
+  ** pointer test (expanded from the registry's list) */
   {
-    uint64_t m = mask & PSOC_DECIDER_TYPES;
-    uint32_t found = PSOC_SO_TYPE_COUNT, n = 0;
-    for (; m; m &= m - 1) {
-      uint32_t t = psoc_lowest_bit(m);
-      if (!psoc_rdptr(out->payload[t])) continue;
-      found = t;
-      n++;
+    uint32_t n = 0, kinds = 0;
+#define DECIDE(NAME, id, key, CLASS, kinds_, T, layout, bits)                          \
+    if (((bits) & PSOC_SUBOBJECT_DECIDES_KIND) && psoc_rdptr(out->payload[id]) != 0) { \
+      n++;                                                                            \
+      kinds = (kinds_);                                                               \
     }
-    if (n == 1) out->kind = (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
+    PSOC_SUBOBJECTS(DECIDE)
+#undef DECIDE
+    if (n == 1) out->kind = (psoc_kind)psoc_lowest_bit(kinds);
   }
   if (!out->complete || duplicates) return PSOC_ERR_INVALID;
   return PSOC_OK;

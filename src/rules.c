@@ -86,7 +86,7 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 ** tests of its function (a superset of where it can emit): a rule reading
 ** an absent class sees the runtime default, which those rules accept.
 ** X(k, h, name, kinds, needs, classes, function); k and h pass through to
-** RUNS below. */
+** CALL below. */
 #define WALK NEEDS_COMPLETE_WALK
 #define RULE_LIST(X, k, h)                                                                      \
   X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind)                                           \
@@ -107,26 +107,19 @@ static void rule_irrelevant(const rule_ctx *ctx) {
   X(k, h, shaders, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders)          \
   X(k, h, root_bindings, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings)
 
-#define RULE_ID(k, h, name, kinds, needs, classes, fn) RULE_##name,
-enum { RULE_LIST(RULE_ID, 0, 0) RULE_COUNT };
-#undef RULE_ID
-
-/* The rules that can run for kind bit 'k' when the check has 'h' (NEEDS_*),
-** as a bit per rule: a compile-time table, so psoc_check looks only at
-** those and tests each one's classes. */
-#define RUNS(k, h, name, kinds, needs, classes, fn) \
-  | ((((kinds) & (k)) && !((needs) & ~(h))) ? 1u << RULE_##name : 0u)
-#define RUNNABLE(k, h) (0u RULE_LIST(RUNS, k, h))
-#define RUNNABLE_KIND(k) { RUNNABLE(k, 0), RUNNABLE(k, 1), RUNNABLE(k, 2), RUNNABLE(k, 3) }
-static const uint32_t runnable[4][4] = {
-  RUNNABLE_KIND(K(NONE)), RUNNABLE_KIND(K(GRAPHICS)), RUNNABLE_KIND(K(COMPUTE)),
-  RUNNABLE_KIND(K(MESH)),
-};
-#undef RUNNABLE_KIND
-#undef RUNNABLE
-#undef RUNS
-_Static_assert(RULE_COUNT <= 32, "one bit per rule in runnable[]");
-_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "runnable[][] has 4 columns");
+/* The rules that can run for kind bit 'k' when the check has 'h'
+** (NEEDS_*), in list order: each a direct call behind one test, whether
+** one of its classes is present. Whether the rule runs for the kind and
+** the options is a compile-time constant of each expansion (psoc_check
+** expands the list once per kind and NEEDS_* set), so it costs nothing. */
+#define CALL(k, h, name, kinds, needs, cls, fn) \
+  if ((((kinds) & (k)) && !((needs) & ~(h))) && (classes & (cls))) fn(ctx);
+#define RUN_RULES(kind, h)                                      \
+  case PSOC_KIND_##kind * 4 + (h):                              \
+    RULE_LIST(CALL, K(kind), h)                                 \
+    break;
+#define RUN_KIND(kind) RUN_RULES(kind, 0) RUN_RULES(kind, 1) RUN_RULES(kind, 2) RUN_RULES(kind, 3)
+_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "four NEEDS_* sets per kind");
 
 /* ---- helpers shared by the rule modules ----------------------------- */
 
@@ -277,7 +270,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   rule_ctx ctx_storage, *ctx;
   size_t errors_before, warnings_before;
   psoc_status status;
-  uint32_t flags = options ? options->flags : 0, have, run;
+  uint32_t flags = options ? options->flags : 0, have;
   uint64_t classes, ignored;
   if (!diags) { /* still count errors when the caller wants only a verdict */
     psoc_diags_init(&local, NULL);
@@ -303,7 +296,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  ctx->draw = walk.kind == PSOC_KIND_GRAPHICS || walk.kind == PSOC_KIND_MESH;
+  ctx->draw = ((K(GRAPHICS) | K(MESH)) >> ((unsigned)walk.kind & 3u)) & 1u;
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;
@@ -318,17 +311,19 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS;
   have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  run = runnable[(unsigned)walk.kind & 3u][have];
-  /* In list order, each rule a direct call behind two tests of compile-time
-  ** masks: the rule can run for the kind and the check's options, and one
-  ** of its classes is present. */
-#define CALL(k, h, name, kinds, needs, cls, fn) \
-  if (((run >> RULE_##name) & 1u) && (classes & (cls))) fn(ctx);
-  RULE_LIST(CALL, 0, 0)
-#undef CALL
+  switch (((unsigned)walk.kind & 3u) * 4u + have) {
+    RUN_KIND(NONE)
+    RUN_KIND(GRAPHICS)
+    RUN_KIND(COMPUTE)
+    RUN_KIND(MESH)
+  default: break;
+  }
   return verdict(diags, errors_before, warnings_before, flags);
 }
 
+#undef RUN_KIND
+#undef RUN_RULES
+#undef CALL
 #undef WALK
 #undef B
 #undef K
