@@ -166,8 +166,17 @@ static int format_subset(char *dst, size_t cap, const char *fmt, va_list ap) {
       break;
     }
     put(&o, f, (size_t)(pc - f));
-    f = parse_spec(pc + 1, &sp);
-    if (!f) return 0;
+    if (pc[1] == 's' || pc[1] == 'u') { /* the common plain %s and %u, without parse_spec */
+      sp.conv = pc[1];
+      sp.zero = 0;
+      sp.length = 0;
+      sp.width = 0;
+      sp.precision = -1;
+      f = pc + 2;
+    } else {
+      f = parse_spec(pc + 1, &sp);
+      if (!f) return 0;
+    }
     if (sp.conv == '%') {
       put(&o, "%", 1);
     } else if (sp.conv == 's') {
