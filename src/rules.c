@@ -14,8 +14,11 @@ enum {
   NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
 };
 
-/* In a rule's classes: run whatever classes the stream holds (bit 63 is no type). */
+/* In a rule's classes: run whatever classes the stream holds (bit 63 is no
+** type), or when the stream holds a type its kind ignores (bit 62). */
 #define ANY_CLASS PSOC_TYPE_BIT(63)
+#define IGNORED_PRESENT PSOC_TYPE_BIT(62)
+_Static_assert(PSOC_SO_TYPE_COUNT <= 62, "bits 62 and 63 of a class mask are no type");
 
 #define MSG_CANNOT_DEDUCE "CREATEPIPELINESTATE_CANNOT_DEDUCE_TYPE"
 
@@ -90,7 +93,7 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 #define WALK NEEDS_COMPLETE_WALK
 #define RULE_LIST(X, k, h)                                                                      \
   X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind)                                           \
-  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, ANY_CLASS, rule_irrelevant)                         \
+  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, IGNORED_PRESENT, rule_irrelevant)                   \
   X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
   X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
     psoc_rules_topology)                                                                        \
@@ -309,7 +312,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
                           : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
   if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
-  classes |= ANY_CLASS;
+  classes |= ANY_CLASS | ((walk.type_mask & ignored) ? IGNORED_PRESENT : 0);
   have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
   switch (((unsigned)walk.kind & 3u) * 4u + have) {
     RUN_KIND(NONE)
