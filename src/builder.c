@@ -346,12 +346,15 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
     memcpy(d, src, n);
 }
 
-/* Zero the padding of a struct copied plainly to 'd' (its plan_fix words). */
-static inline void zero_padding(unsigned char *d, const plan *pl) {
+/* Zero the padding of a struct copied plainly from 'src' to 'd' (its
+** plan_fix words). Each word is read again from 'src', not from 'd': a
+** load from bytes the copy has just stored (wider stores, other offsets)
+** would wait for them to leave the store buffer. */
+static inline void zero_padding(unsigned char *d, const unsigned char *src, const plan *pl) {
   const plan_fix *f, *end;
   for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
     uint64_t w;
-    memcpy(&w, d + f->at, 8);
+    memcpy(&w, src + f->at, 8);
     w &= f->keep;
     memcpy(d + f->at, &w, 8);
   }
@@ -365,7 +368,7 @@ static inline void struct_copy(unsigned char *dst, const unsigned char *src, con
     return;
   }
   copy_exact(dst, src, pl->size);
-  zero_padding(dst, pl);
+  zero_padding(dst, src, pl);
 }
 
 /* Copy 'count' elements of 'stride' bytes (an array of structs). */
@@ -519,6 +522,7 @@ static void fast_update(psoc_builder *b) {
                             (b->mode == PSOC_BUILDER_COPY_AT_FINISH &&
                              (p->blob_only || p->flat_array))));
     b->fast[t] = take ? p : NULL;
+
   }
 }
 
@@ -942,7 +946,7 @@ static HOT_INLINE psoc_status add_commit(psoc_builder *b, const plan *pl, const 
   d += pl->payload_offset;
   if (pl->copy_out) return struct_copy_out(d, payload, pl); /* a tail call */
   copy_small(d, payload, pl->size);
-  if (pl->nfix) zero_padding(d, pl);
+  if (pl->nfix) zero_padding(d, payload, pl);
   return PSOC_OK;
 }
 
@@ -992,13 +996,16 @@ static NOINLINE psoc_status add_deferred_array(psoc_builder *b, const plan *pl,
 
 /* finish's copy of a flat_array entry that add_deferred_array (or
 ** measure_pointers) measured at 'pieces_size' bytes: deep_copy without the
-** generic walk, the same bytes. */
-static psoc_status finish_flat_array(const plan *pl, unsigned char *payload, unsigned char *q,
-                                     size_t pieces_size) {
+** generic walk, the same bytes. The payload is read from 'from' (the
+** builder's image) and written at 'payload' (the stream's copy of it);
+** the names' pointers are read from the caller's elements, not from
+** their copy just stored at 'q'. */
+static psoc_status finish_flat_array(const plan *pl, const unsigned char *from,
+                                     unsigned char *payload, unsigned char *q, size_t pieces_size) {
   const plan_ptr *f = pl->ptrs, *sf, *send;
   const plan *el = f->element;
-  const unsigned char *p = get_ptr(payload + f->at);
-  size_t count = count_word(payload + f->count_at, f->count_size), bytes, piece, next, k;
+  const unsigned char *p = get_ptr(from + f->at), *src;
+  size_t count = count_word(from + f->count_at, f->count_size), bytes, piece, next, k;
   unsigned char *d;
   bytes = count * f->stride; /* add checked that it fits */
   piece = PSOC_ALIGN_UP(bytes ? bytes : 1, PIECE_ALIGN);
@@ -1008,9 +1015,9 @@ static psoc_status finish_flat_array(const plan *pl, unsigned char *payload, uns
   put_ptr(payload + f->at, q);
   next = piece;
   send = el->ptrs + el->nptrs;
-  for (k = 0, d = q; k < count; k++, d += f->stride)
+  for (k = 0, d = q, src = p; k < count; k++, d += f->stride, src += f->stride)
     for (sf = el->ptrs; sf < send; sf++) {
-      const char *str = (const char *)get_ptr(d + sf->at);
+      const char *str = (const char *)get_ptr(src + sf->at);
       size_t n;
       unsigned char *to;
       if (!str) continue;
@@ -1075,23 +1082,28 @@ size_t psoc_builder_finish_size(const psoc_builder *b) {
 }
 
 /* Copy the pieces of entry 'e' to 'q' (its pieces_size bytes) and point
-** its payload (in the stream at 'bytes') there. */
-static inline psoc_status finish_entry(const entry *e, unsigned char *bytes, const unsigned char *arena,
-                                       unsigned char *q) {
+** its payload (in the stream at 'bytes', copied from the builder's image
+** at 'image') there. The deferred pieces' pointers and sizes are read from
+** the image, not from the copy just stored. */
+static HOT_INLINE psoc_status finish_entry(const entry *e, unsigned char *bytes,
+                                           const unsigned char *image, const unsigned char *arena,
+                                           unsigned char *q) {
   const plan *pl = e->plan;
-  unsigned char *payload = bytes + e->image_at + pl->payload_offset;
+  size_t at = e->image_at + pl->payload_offset;
+  unsigned char *payload = bytes + at;
+  const unsigned char *from = image + at;
   if (e->mode == PSOC_BUILDER_COPY) {
     if (e->arena_size) memcpy(q, arena + e->pieces_at, e->arena_size);
     if (pl->nptrs) relocate(pl, payload, q);
   } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->blob_only) {
     /* one blob: its pointer and size are in the image, as add measured */
     const plan_ptr *f = &pl->ptrs[0];
-    size_t n = read_count(payload + f->count_at, f->count_size);
+    size_t n = read_count(from + f->count_at, f->count_size);
     memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
-    if (n) memcpy(q, get_ptr(payload + f->at), n);
+    if (n) memcpy(q, get_ptr(from + f->at), n);
     put_ptr(payload + f->at, q);
   } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->flat_array) {
-    return finish_flat_array(pl, payload, q, e->pieces_size);
+    return finish_flat_array(pl, from, payload, q, e->pieces_size);
   } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
     size_t next = 0;
     psoc_status st = deep_copy(pl, payload, q, &next, e->pieces_size);
@@ -1104,7 +1116,7 @@ static inline psoc_status finish_entry(const entry *e, unsigned char *bytes, con
 /* Write the finished stream into the block 's' of 'total' bytes. */
 static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
                                 const psoc_allocator *owner) {
-  size_t i, off;
+  size_t i, n, off;
   unsigned char *bytes, *pieces;
   psoc_status st;
   memset(s, 0, STREAM_HEADER);
@@ -1127,19 +1139,12 @@ static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t t
     }
     return PSOC_OK;
   }
-  /* Entries without pieces hold no pointers to relocate or copy. */
-  if (!b->with_pieces_stale) {
-    for (i = 0, off = 0; i < b->nwith_pieces; i++) {
-      const entry *e = &b->entries[b->with_pieces[i]];
-      st = finish_entry(e, bytes, b->arena, pieces + off);
-      if (st != PSOC_OK) return st;
-      off += e->pieces_size;
-    }
-    return PSOC_OK;
-  }
-  for (i = 0, off = 0; i < b->count; i++) {
-    const entry *e = &b->entries[i];
-    st = finish_entry(e, bytes, b->arena, pieces + off);
+  /* Entries without pieces hold no pointers to relocate or copy: visit
+  ** the list of those with pieces unless a set made it stale. */
+  n = b->with_pieces_stale ? b->count : b->nwith_pieces;
+  for (i = 0, off = 0; i < n; i++) {
+    const entry *e = &b->entries[b->with_pieces_stale ? i : b->with_pieces[i]];
+    st = finish_entry(e, bytes, b->image, b->arena, pieces + off);
     if (st != PSOC_OK) return st;
     off += e->pieces_size;
   }
