@@ -411,6 +411,11 @@ struct psoc_builder {
   int8_t slot[PSOC_SO_TYPE_COUNT];      /* per duplicate class: index in entries, or -1 */
   const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
   const plan *fast[PSOC_SO_TYPE_COUNT];  /* the plans add takes inline in this mode */
+  /* Per type, copies of the fast plan's payload size (0 where fast is
+  ** NULL) and duplicate class: add's checks load them side by side rather
+  ** than one after the other through the plan. */
+  uint32_t fast_size[PSOC_SO_TYPE_COUNT];
+  uint8_t fast_class[PSOC_SO_TYPE_COUNT];
   /* The stream bytes as finish will write them, pointers to pieces held
   ** as offsets. Room for the largest member of every class, plus one
   ** subobject under construction and one of scratch. */
@@ -522,6 +527,8 @@ static void fast_update(psoc_builder *b) {
                             (b->mode == PSOC_BUILDER_COPY_AT_FINISH &&
                              (p->blob_only || p->flat_array))));
     b->fast[t] = take ? p : NULL;
+    b->fast_size[t] = take ? p->size : 0;
+    b->fast_class[t] = take ? (uint8_t)p->dup_class : 0;
 
   }
 }
@@ -1038,8 +1045,8 @@ psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload
                              size_t payload_size) {
   const unsigned char *src = payload;
   const plan *pl;
-  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
-      payload_size != pl->size || b->slot[pl->dup_class] >= 0)
+  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || payload_size != b->fast_size[type] ||
+      b->slot[b->fast_class[type]] >= 0 || !(pl = b->fast[type]))
     return put(b, type, payload, payload_size, 0);
   if (pl->nptrs) {
     const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;

@@ -844,28 +844,61 @@ START_TEST(test_padding_is_zero) {
 }
 END_TEST
 
+/* Pairs of types of one duplicate class. */
+static const uint32_t dup_pairs[][2] = {
+  { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL },
+  { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL2, PSOC_SO_DEPTH_STENCIL },
+  { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 }, { PSOC_SO_RASTERIZER2, PSOC_SO_RASTERIZER },
+  { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1 }, { PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 },
+  { PSOC_SO_VS, PSOC_SO_VS }, { PSOC_SO_INPUT_LAYOUT, PSOC_SO_INPUT_LAYOUT },
+};
+
+/* On an empty builder: 'first' is added, 'second' is refused as a
+** duplicate (and a wrong size as a wrong size), other classes are fine. */
+static void check_dup_pair(psoc_builder *b, uint32_t first, uint32_t second) {
+  payload p;
+  ck_assert_int_eq(psoc_builder_add(b, first, &p, sample_payload(first, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, second, &p, sample_payload(second, &p)), PSOC_ERR_DUPLICATE);
+  ck_assert_int_eq(psoc_builder_add(b, second, &p, sample_payload(second, &p) - 1), PSOC_ERR_SIZE);
+  ck_assert_uint_eq(psoc_builder_count(b), 1);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)),
+                   first == PSOC_SO_PS ? PSOC_ERR_DUPLICATE : PSOC_OK);
+}
+
 START_TEST(test_duplicate_classes) {
-  static const uint32_t pairs[][2] = {
-    { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL },
-    { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL2, PSOC_SO_DEPTH_STENCIL },
-    { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 }, { PSOC_SO_RASTERIZER2, PSOC_SO_RASTERIZER },
-    { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1 }, { PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 },
-    { PSOC_SO_VS, PSOC_SO_VS }, { PSOC_SO_INPUT_LAYOUT, PSOC_SO_INPUT_LAYOUT },
-  };
   size_t i;
-  for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+  for (i = 0; i < sizeof dup_pairs / sizeof dup_pairs[0]; i++) {
     psoc_builder *b;
-    payload p;
     ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
-    ck_assert_int_eq(psoc_builder_add(b, pairs[i][0], &p, sample_payload(pairs[i][0], &p)), PSOC_OK);
-    ck_assert_int_eq(psoc_builder_add(b, pairs[i][1], &p, sample_payload(pairs[i][1], &p)),
-                     PSOC_ERR_DUPLICATE);
-    ck_assert_uint_eq(psoc_builder_count(b), 1);
-    /* other classes are fine */
-    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)),
-                     pairs[i][0] == PSOC_SO_PS ? PSOC_ERR_DUPLICATE : PSOC_OK);
+    check_dup_pair(b, dup_pairs[i][0], dup_pairs[i][1]);
     psoc_builder_free(b);
   }
+}
+END_TEST
+
+/* The same pairs on a builder that has made every type's plan, so that
+** the second add takes add's inline path, in every mode. */
+START_TEST(test_duplicate_classes_inline) {
+  static const psoc_builder_mode modes[3] = { PSOC_BUILDER_COPY, PSOC_BUILDER_COPY_AT_FINISH,
+                                              PSOC_BUILDER_BORROW };
+  psoc_builder *b;
+  payload p;
+  uint32_t type;
+  size_t i, m;
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+    if (!is_type(type)) continue;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, type, &p, sample_payload(type, &p)), PSOC_OK);
+  }
+  for (m = 0; m < 3; m++) {
+    ck_assert_int_eq(psoc_builder_set_mode(b, modes[m]), PSOC_OK);
+    for (i = 0; i < sizeof dup_pairs / sizeof dup_pairs[0]; i++) {
+      psoc_builder_reset(b);
+      check_dup_pair(b, dup_pairs[i][0], dup_pairs[i][1]);
+    }
+  }
+  psoc_builder_free(b);
 }
 END_TEST
 
@@ -1908,6 +1941,7 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_copy_relocates);
   tcase_add_test(tc, test_padding_is_zero);
   tcase_add_test(tc, test_duplicate_classes);
+  tcase_add_test(tc, test_duplicate_classes_inline);
   tcase_add_test(tc, test_set_replaces_in_place);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_huge_sizes_fail_cleanly);
