@@ -79,6 +79,8 @@ struct plan {
   uint64_t head;        /* a type's plan: the subobject's first 8 bytes (type, 0) */
   int masked;           /* padding in a struct under 8 bytes: copy with the mask */
   int blob_only;        /* one pointer field, a BLOB (shader bytecode, cached blobs) */
+  int flat_array;       /* one pointer field, an ARRAY of structs whose own pointer
+                           fields are all STRINGs (input layouts, view instancing) */
   int copy_out;         /* over 64 bytes, or masked: add copies it out of line */
   const uint64_t *mask; /* (size + 7) / 8 words; 0xff where a field lives */
   const plan_fix *fix;  /* in offset order */
@@ -344,12 +346,15 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
     memcpy(d, src, n);
 }
 
-/* Zero the padding of a struct copied plainly to 'd' (its plan_fix words). */
-static inline void zero_padding(unsigned char *d, const plan *pl) {
+/* Zero the padding of a struct copied plainly from 'src' to 'd' (its
+** plan_fix words). Each word is read again from 'src', not from 'd': a
+** load from bytes the copy has just stored (wider stores, other offsets)
+** would wait for them to leave the store buffer. */
+static inline void zero_padding(unsigned char *d, const unsigned char *src, const plan *pl) {
   const plan_fix *f, *end;
   for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
     uint64_t w;
-    memcpy(&w, d + f->at, 8);
+    memcpy(&w, src + f->at, 8);
     w &= f->keep;
     memcpy(d + f->at, &w, 8);
   }
@@ -363,7 +368,7 @@ static inline void struct_copy(unsigned char *dst, const unsigned char *src, con
     return;
   }
   copy_exact(dst, src, pl->size);
-  zero_padding(dst, pl);
+  zero_padding(dst, src, pl);
 }
 
 /* Copy 'count' elements of 'stride' bytes (an array of structs). */
@@ -406,6 +411,11 @@ struct psoc_builder {
   int8_t slot[PSOC_SO_TYPE_COUNT];      /* per duplicate class: index in entries, or -1 */
   const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
   const plan *fast[PSOC_SO_TYPE_COUNT];  /* the plans add takes inline in this mode */
+  /* Per type, copies of the fast plan's payload size (0 where fast is
+  ** NULL) and duplicate class: add's checks load them side by side rather
+  ** than one after the other through the plan. */
+  uint32_t fast_size[PSOC_SO_TYPE_COUNT];
+  uint8_t fast_class[PSOC_SO_TYPE_COUNT];
   /* The stream bytes as finish will write them, pointers to pieces held
   ** as offsets. Room for the largest member of every class, plus one
   ** subobject under construction and one of scratch. */
@@ -417,6 +427,11 @@ struct psoc_builder {
   size_t arena_cap, arena_top, arena_garbage, arena_live;
   size_t pieces_size;  /* bytes of every entry's pieces in a finished stream */
   size_t deferred;     /* entries whose pieces finish copies from the caller */
+  /* The entries with pieces (pieces_size > 0), in insertion order, so that
+  ** finish skips the others; stale after a set replaced an entry. */
+  uint8_t with_pieces[PSOC_SO_TYPE_COUNT];
+  size_t nwith_pieces;
+  int with_pieces_stale;
   int mode;            /* psoc_builder_mode of the next add or set */
   size_t arena_limit; /* offsets beyond it would overflow a finished stream's size */
   int pieces_shuffled; /* a set replaced an entry with pieces: runs may be out of order */
@@ -470,6 +485,8 @@ void psoc_builder_reset(psoc_builder *b) {
   b->image_size = 0;
   b->arena_top = b->arena_garbage = b->arena_live = b->pieces_size = 0; /* the arena and plans stay */
   b->deferred = 0;
+  b->nwith_pieces = 0;
+  b->with_pieces_stale = 0;
   b->pieces_shuffled = 0;
 }
 
@@ -507,9 +524,21 @@ static void fast_update(psoc_builder *b) {
     if (p)
       take = !p->nptrs || (counts_are_words(p) &&
                            (b->mode == PSOC_BUILDER_BORROW ||
-                            (b->mode == PSOC_BUILDER_COPY_AT_FINISH && p->blob_only)));
+                            (b->mode == PSOC_BUILDER_COPY_AT_FINISH &&
+                             (p->blob_only || p->flat_array))));
     b->fast[t] = take ? p : NULL;
+    b->fast_size[t] = take ? p->size : 0;
+    b->fast_class[t] = take ? (uint8_t)p->dup_class : 0;
+
   }
+}
+
+/* Every pointer field of the plan is a STRING (or it has none). */
+static int strings_only(const plan *p) {
+  uint32_t i;
+  for (i = 0; i < p->nptrs; i++)
+    if (p->ptrs[i].kind != PSOC_FIELD_STRING) return 0;
+  return 1;
 }
 
 static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, const plan **out) {
@@ -531,6 +560,8 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
   p->stride = info->stride;
   p->payload_offset = info->payload_offset;
   p->blob_only = p->nptrs == 1 && p->ptrs[0].kind == PSOC_FIELD_BLOB;
+  p->flat_array = p->nptrs == 1 && p->ptrs[0].kind == PSOC_FIELD_ARRAY && p->ptrs[0].element &&
+                  p->ptrs[0].stride != 0 && strings_only(p->ptrs[0].element);
   p->copy_out = p->size > 64 || p->masked;
   {
     unsigned char h[8] = { 0 };
@@ -844,6 +875,7 @@ static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size
     b->arena_top += e->arena_size;
     b->arena_live += e->arena_size;
     b->pieces_size += e->pieces_size;
+    if (e->pieces_size) b->with_pieces[b->nwith_pieces++] = (uint8_t)(b->count - 1);
     if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred++;
   }
   return PSOC_OK;
@@ -873,6 +905,7 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
   if (st != PSOC_OK) return st;
   e = &b->entries[slot];
   if (e->arena_size || fresh.arena_size) b->pieces_shuffled = 1;
+  if (e->pieces_size || fresh.pieces_size) b->with_pieces_stale = 1;
   b->arena_top += fresh.arena_size;
   b->arena_garbage += e->arena_size;
   b->arena_live = b->arena_live - e->arena_size + fresh.arena_size;
@@ -896,7 +929,7 @@ static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned c
 /* add's inline path after its checks: append 'pl' with 'payload', whose
 ** pointers are borrowed or take 'pieces' bytes that finish copies. The
 ** same bytes and bookkeeping as put. Calls nothing but a tail call. */
-static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
+static HOT_INLINE psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                      size_t pieces) {
   unsigned char *d;
   size_t at = b->image_size, n = b->count;
@@ -913,13 +946,14 @@ static inline psoc_status add_commit(psoc_builder *b, const plan *pl, const unsi
   if (pieces) { /* finish copies them */
     b->pieces_size += pieces;
     b->deferred++;
+    b->with_pieces[b->nwith_pieces++] = (uint8_t)n;
   }
   d = b->image + at;
   image_head(d, pl);
   d += pl->payload_offset;
   if (pl->copy_out) return struct_copy_out(d, payload, pl); /* a tail call */
   copy_small(d, payload, pl->size);
-  if (pl->nfix) zero_padding(d, pl);
+  if (pl->nfix) zero_padding(d, payload, pl);
   return PSOC_OK;
 }
 
@@ -938,18 +972,86 @@ static NOINLINE psoc_status add_deferred_blob(psoc_builder *b, const plan *pl,
   return add_commit(b, pl, payload, pieces);
 }
 
+/* add's inline path for one array of structs with only strings out of
+** line (an input layout) in COPY_AT_FINISH mode: measure_pointers for it
+** without the generic walk, then add_commit. */
+static NOINLINE psoc_status add_deferred_array(psoc_builder *b, const plan *pl,
+                                               const unsigned char *payload) {
+  const plan_ptr *f = pl->ptrs, *sf, *send;
+  const plan *el = f->element;
+  const unsigned char *p = get_ptr(payload + f->at), *q;
+  size_t count = count_word(payload + f->count_at, f->count_size), limit, total, piece, k;
+  if (!p) {
+    if (count) return PSOC_ERR_ARG;
+    return add_commit(b, pl, payload, 0);
+  }
+  limit = b->arena_limit - b->pieces_size;
+  if (count > SIZE_MAX / f->stride || piece_size(count * f->stride, &total) != PSOC_OK ||
+      total > limit)
+    return PSOC_ERR_SIZE;
+  send = el->ptrs + el->nptrs;
+  for (k = 0, q = p; k < count; k++, q += f->stride)
+    for (sf = el->ptrs; sf < send; sf++) {
+      const char *str = (const char *)get_ptr(q + sf->at);
+      if (!str) continue;
+      if (piece_size(strlen(str) + 1, &piece) != PSOC_OK || piece > limit - total)
+        return PSOC_ERR_SIZE;
+      total += piece;
+    }
+  return add_commit(b, pl, payload, total);
+}
+
+/* finish's copy of a flat_array entry that add_deferred_array (or
+** measure_pointers) measured at 'pieces_size' bytes: deep_copy without the
+** generic walk, the same bytes. The payload is read from 'from' (the
+** builder's image) and written at 'payload' (the stream's copy of it);
+** the names' pointers are read from the caller's elements, not from
+** their copy just stored at 'q'. */
+static psoc_status finish_flat_array(const plan *pl, const unsigned char *from,
+                                     unsigned char *payload, unsigned char *q, size_t pieces_size) {
+  const plan_ptr *f = pl->ptrs, *sf, *send;
+  const plan *el = f->element;
+  const unsigned char *p = get_ptr(from + f->at), *src;
+  size_t count = count_word(from + f->count_at, f->count_size), bytes, piece, next, k;
+  unsigned char *d;
+  bytes = count * f->stride; /* add checked that it fits */
+  piece = PSOC_ALIGN_UP(bytes ? bytes : 1, PIECE_ALIGN);
+  if (piece > pieces_size) return PSOC_ERR_ARG;
+  memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
+  array_copy(q, p, el, count);
+  put_ptr(payload + f->at, q);
+  next = piece;
+  send = el->ptrs + el->nptrs;
+  for (k = 0, d = q, src = p; k < count; k++, d += f->stride, src += f->stride)
+    for (sf = el->ptrs; sf < send; sf++) {
+      const char *str = (const char *)get_ptr(src + sf->at);
+      size_t n;
+      unsigned char *to;
+      if (!str) continue;
+      n = strlen(str) + 1;
+      if (piece_size(n, &piece) != PSOC_OK || piece > pieces_size - next) return PSOC_ERR_ARG;
+      to = q + next;
+      next += piece;
+      memset(to + piece - 8, 0, 8);
+      copy_exact(to, (const unsigned char *)str, n);
+      put_ptr(d + sf->at, to);
+    }
+  return next == pieces_size ? PSOC_OK : PSOC_ERR_ARG; /* the data shrank since add */
+}
+
 /* add's common case inline: a known type appended to a free class, its
-** pointers (if any) borrowed or one blob deferred. */
+** pointers (if any) borrowed, one blob or one flat array deferred. */
 psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
                              size_t payload_size) {
   const unsigned char *src = payload;
   const plan *pl;
-  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || !(pl = b->fast[type]) ||
-      payload_size != pl->size || b->slot[pl->dup_class] >= 0)
+  if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || payload_size != b->fast_size[type] ||
+      b->slot[b->fast_class[type]] >= 0 || !(pl = b->fast[type]))
     return put(b, type, payload, payload_size, 0);
   if (pl->nptrs) {
     const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
-    if (b->mode != PSOC_BUILDER_BORROW) return add_deferred_blob(b, pl, src);
+    if (b->mode != PSOC_BUILDER_BORROW)
+      return pl->blob_only ? add_deferred_blob(b, pl, src) : add_deferred_array(b, pl, src);
     for (; f < end; f++) { /* borrow_check, inline */
       if (f->kind == PSOC_FIELD_STRING || get_ptr(src + f->at)) continue;
       if (count_word(src + f->count_at, f->count_size)) return PSOC_ERR_ARG;
@@ -986,11 +1088,44 @@ size_t psoc_builder_finish_size(const psoc_builder *b) {
   return STREAM_HEADER + b->image_size + b->pieces_size;
 }
 
+/* Copy the pieces of entry 'e' to 'q' (its pieces_size bytes) and point
+** its payload (in the stream at 'bytes', copied from the builder's image
+** at 'image') there. The deferred pieces' pointers and sizes are read from
+** the image, not from the copy just stored. */
+static HOT_INLINE psoc_status finish_entry(const entry *e, unsigned char *bytes,
+                                           const unsigned char *image, const unsigned char *arena,
+                                           unsigned char *q) {
+  const plan *pl = e->plan;
+  size_t at = e->image_at + pl->payload_offset;
+  unsigned char *payload = bytes + at;
+  const unsigned char *from = image + at;
+  if (e->mode == PSOC_BUILDER_COPY) {
+    if (e->arena_size) memcpy(q, arena + e->pieces_at, e->arena_size);
+    if (pl->nptrs) relocate(pl, payload, q);
+  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->blob_only) {
+    /* one blob: its pointer and size are in the image, as add measured */
+    const plan_ptr *f = &pl->ptrs[0];
+    size_t n = read_count(from + f->count_at, f->count_size);
+    memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
+    if (n) memcpy(q, get_ptr(from + f->at), n);
+    put_ptr(payload + f->at, q);
+  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->flat_array) {
+    return finish_flat_array(pl, from, payload, q, e->pieces_size);
+  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
+    size_t next = 0;
+    psoc_status st = deep_copy(pl, payload, q, &next, e->pieces_size);
+    if (st != PSOC_OK) return st;
+    if (next != e->pieces_size) return PSOC_ERR_ARG; /* the data shrank since add */
+  }
+  return PSOC_OK;
+}
+
 /* Write the finished stream into the block 's' of 'total' bytes. */
 static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
                                 const psoc_allocator *owner) {
-  size_t i, off;
+  size_t i, n, off;
   unsigned char *bytes, *pieces;
+  psoc_status st;
   memset(s, 0, STREAM_HEADER);
   if (owner) s->alloc = *owner;
   s->block_size = total;
@@ -1011,29 +1146,14 @@ static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t t
     }
     return PSOC_OK;
   }
-  for (i = 0, off = 0; i < b->count; i++) {
-    const entry *e = &b->entries[i];
-    unsigned char *payload = bytes + e->image_at + e->plan->payload_offset;
-    if (e->mode == PSOC_BUILDER_COPY) {
-      if (e->arena_size) memcpy(pieces + off, b->arena + e->pieces_at, e->arena_size);
-      if (e->plan->nptrs) relocate(e->plan, payload, pieces + off);
-      off += e->pieces_size;
-    } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && e->plan->blob_only) {
-      /* one blob: its pointer and size are in the image, as add measured */
-      const plan_ptr *f = &e->plan->ptrs[0];
-      size_t n = read_count(payload + f->count_at, f->count_size);
-      unsigned char *q = pieces + off;
-      memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
-      if (n) memcpy(q, get_ptr(payload + f->at), n);
-      put_ptr(payload + f->at, q);
-      off += e->pieces_size;
-    } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
-      size_t next = off;
-      psoc_status st = deep_copy(e->plan, payload, pieces, &next, off + e->pieces_size);
-      if (st != PSOC_OK) return st;
-      if (next != off + e->pieces_size) return PSOC_ERR_ARG; /* the data shrank since add */
-      off = next;
-    }
+  /* Entries without pieces hold no pointers to relocate or copy: visit
+  ** the list of those with pieces unless a set made it stale. */
+  n = b->with_pieces_stale ? b->count : b->nwith_pieces;
+  for (i = 0, off = 0; i < n; i++) {
+    const entry *e = &b->entries[b->with_pieces_stale ? i : b->with_pieces[i]];
+    st = finish_entry(e, bytes, b->image, b->arena, pieces + off);
+    if (st != PSOC_OK) return st;
+    off += e->pieces_size;
   }
   return PSOC_OK;
 }

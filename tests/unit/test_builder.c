@@ -427,6 +427,18 @@ static void check_same_layout(const unsigned char *a, const unsigned char *b, si
   }
 }
 
+/* Finish 'b' again and check it gives the same block as 'block' ('size'
+** bytes, the one 'ta' allocated before): the same bytes but for pointers
+** relocated into each block. */
+static void check_finish_same(psoc_builder *b, const test_alloc *ta, const unsigned char *block,
+                              size_t size) {
+  psoc_stream *ref;
+  ck_assert_int_eq(psoc_builder_finish(b, &ref), PSOC_OK);
+  ck_assert_uint_eq(ta->last_size, size);
+  check_same_layout(block, ta->last, 0, size);
+  psoc_stream_free(ref);
+}
+
 /* ---- tests ------------------------------------------------------- */
 
 START_TEST(test_each_type_round_trips) {
@@ -832,28 +844,61 @@ START_TEST(test_padding_is_zero) {
 }
 END_TEST
 
+/* Pairs of types of one duplicate class. */
+static const uint32_t dup_pairs[][2] = {
+  { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL },
+  { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL2, PSOC_SO_DEPTH_STENCIL },
+  { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 }, { PSOC_SO_RASTERIZER2, PSOC_SO_RASTERIZER },
+  { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1 }, { PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 },
+  { PSOC_SO_VS, PSOC_SO_VS }, { PSOC_SO_INPUT_LAYOUT, PSOC_SO_INPUT_LAYOUT },
+};
+
+/* On an empty builder: 'first' is added, 'second' is refused as a
+** duplicate (and a wrong size as a wrong size), other classes are fine. */
+static void check_dup_pair(psoc_builder *b, uint32_t first, uint32_t second) {
+  payload p;
+  ck_assert_int_eq(psoc_builder_add(b, first, &p, sample_payload(first, &p)), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(b, second, &p, sample_payload(second, &p)), PSOC_ERR_DUPLICATE);
+  ck_assert_int_eq(psoc_builder_add(b, second, &p, sample_payload(second, &p) - 1), PSOC_ERR_SIZE);
+  ck_assert_uint_eq(psoc_builder_count(b), 1);
+  ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)),
+                   first == PSOC_SO_PS ? PSOC_ERR_DUPLICATE : PSOC_OK);
+}
+
 START_TEST(test_duplicate_classes) {
-  static const uint32_t pairs[][2] = {
-    { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL },
-    { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL1 }, { PSOC_SO_DEPTH_STENCIL2, PSOC_SO_DEPTH_STENCIL },
-    { PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 }, { PSOC_SO_RASTERIZER2, PSOC_SO_RASTERIZER },
-    { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1 }, { PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 },
-    { PSOC_SO_VS, PSOC_SO_VS }, { PSOC_SO_INPUT_LAYOUT, PSOC_SO_INPUT_LAYOUT },
-  };
   size_t i;
-  for (i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+  for (i = 0; i < sizeof dup_pairs / sizeof dup_pairs[0]; i++) {
     psoc_builder *b;
-    payload p;
     ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
-    ck_assert_int_eq(psoc_builder_add(b, pairs[i][0], &p, sample_payload(pairs[i][0], &p)), PSOC_OK);
-    ck_assert_int_eq(psoc_builder_add(b, pairs[i][1], &p, sample_payload(pairs[i][1], &p)),
-                     PSOC_ERR_DUPLICATE);
-    ck_assert_uint_eq(psoc_builder_count(b), 1);
-    /* other classes are fine */
-    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &p, sample_payload(PSOC_SO_PS, &p)),
-                     pairs[i][0] == PSOC_SO_PS ? PSOC_ERR_DUPLICATE : PSOC_OK);
+    check_dup_pair(b, dup_pairs[i][0], dup_pairs[i][1]);
     psoc_builder_free(b);
   }
+}
+END_TEST
+
+/* The same pairs on a builder that has made every type's plan, so that
+** the second add takes add's inline path, in every mode. */
+START_TEST(test_duplicate_classes_inline) {
+  static const psoc_builder_mode modes[3] = { PSOC_BUILDER_COPY, PSOC_BUILDER_COPY_AT_FINISH,
+                                              PSOC_BUILDER_BORROW };
+  psoc_builder *b;
+  payload p;
+  uint32_t type;
+  size_t i, m;
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+    if (!is_type(type)) continue;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, type, &p, sample_payload(type, &p)), PSOC_OK);
+  }
+  for (m = 0; m < 3; m++) {
+    ck_assert_int_eq(psoc_builder_set_mode(b, modes[m]), PSOC_OK);
+    for (i = 0; i < sizeof dup_pairs / sizeof dup_pairs[0]; i++) {
+      psoc_builder_reset(b);
+      check_dup_pair(b, dup_pairs[i][0], dup_pairs[i][1]);
+    }
+  }
+  psoc_builder_free(b);
 }
 END_TEST
 
@@ -1386,12 +1431,12 @@ START_TEST(test_mixed_modes) {
   test_alloc ta;
   psoc_allocator a = ta_make(&ta);
   psoc_builder *b;
-  psoc_stream *s, *ref;
+  psoc_stream *s;
   D3D12_SHADER_BYTECODE vs = { code_a, sizeof code_a }, ps = { code_b, sizeof code_b };
   D3D12_INPUT_LAYOUT_DESC il = { sample_elements, 3 };
   D3D12_SHADER_BYTECODE got;
-  unsigned char *b1, *b2;
-  size_t n1, n2;
+  unsigned char *b1;
+  size_t n1;
   ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
   ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &ps, sizeof ps), PSOC_OK); /* replaced below */
   ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_BORROW), PSOC_OK);
@@ -1412,13 +1457,8 @@ START_TEST(test_mixed_modes) {
   ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
   ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY), PSOC_OK);
   ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
-  ck_assert_int_eq(psoc_builder_finish(b, &ref), PSOC_OK);
-  b2 = ta.last;
-  n2 = ta.last_size;
-  ck_assert_uint_eq(n1, n2);
-  check_same_layout(b1, b2, 0, n1);
+  check_finish_same(b, &ta, b1, n1);
   psoc_stream_free(s);
-  psoc_stream_free(ref);
   psoc_builder_free(b);
   ck_assert_uint_eq(ta.outstanding, 0);
 }
@@ -1754,6 +1794,142 @@ START_TEST(test_finish_into_every_mode) {
 }
 END_TEST
 
+/* A builder that has seen an input layout takes add's inline path for it
+** in COPY_AT_FINISH mode (one array of structs with only strings out of
+** line): the same checks and the same block as the general path and as
+** COPY, and finish still notices names that changed size since add. */
+START_TEST(test_copy_at_finish_inline_array) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b, *r;
+  psoc_stream *s = NULL, *ref = NULL;
+  char name[32] = "POS";
+  D3D12_INPUT_ELEMENT_DESC e[3];
+  D3D12_INPUT_LAYOUT_DESC il, bad = { NULL, 2 }, none = { NULL, 0 }, got;
+  unsigned char *b1, *b2;
+  size_t n1, n2;
+  int pass;
+  memcpy(e, sample_elements, sizeof e);
+  e[0].SemanticName = name;
+  e[1].SemanticName = NULL; /* stays NULL, takes no piece */
+  il.pInputElementDescs = e;
+  il.NumElements = 3;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_new(&a, &r), PSOC_OK);
+  ck_assert_int_eq(psoc_builder_add(r, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK); /* COPY */
+  ck_assert_int_eq(psoc_builder_finish(r, &ref), PSOC_OK);
+  b1 = ta.last;
+  n1 = ta.last_size;
+  ck_assert_int_eq(psoc_builder_set_mode(b, PSOC_BUILDER_COPY_AT_FINISH), PSOC_OK);
+  for (pass = 0; pass < 2; pass++) { /* pass 0: the type's first add (general path); 1: inline */
+    psoc_builder_reset(b);
+    if (pass == 1) {
+      ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &bad, sizeof bad), PSOC_ERR_ARG);
+      ck_assert_uint_eq(psoc_builder_count(b), 0);
+    }
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_ERR_DUPLICATE);
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    b2 = ta.last;
+    n2 = ta.last_size;
+    ck_assert_uint_eq(n1, n2);
+    ck_assert_uint_eq(n2, psoc_builder_finish_size(b));
+    check_same_layout(b1, b2, 0, n1);
+    check_padding_zero(b2, n2, psoc_stream_data(s), psoc_stream_size(s));
+    memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8, sizeof got);
+    ck_assert_ptr_ne(got.pInputElementDescs, e);
+    ck_assert_str_eq(got.pInputElementDescs[0].SemanticName, "POS");
+    ck_assert_ptr_ne(got.pInputElementDescs[0].SemanticName, name);
+    ck_assert_ptr_null(got.pInputElementDescs[1].SemanticName);
+    ck_assert_str_eq(got.pInputElementDescs[2].SemanticName, "TEXCOORD");
+    psoc_stream_free(s);
+    s = NULL;
+    strcpy(name, "POSITION_AND_MORE"); /* longer than measured */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+    ck_assert_ptr_null(s);
+    strcpy(name, "POSITION"); /* 9 bytes: two pieces of 8 */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+    e[1].SemanticName = "N"; /* a name where there was none */
+    strcpy(name, "POS");
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+    e[1].SemanticName = NULL;
+    e[2].SemanticName = NULL; /* one name fewer: the pieces would not fill the block */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_ERR_ARG);
+    e[2].SemanticName = sample_elements[2].SemanticName;
+    strcpy(name, "P"); /* shorter, the same piece */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    psoc_stream_free(s);
+    strcpy(name, "POS");
+    /* a NULL array without elements stays NULL and takes no piece */
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &none, sizeof none), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    ck_assert_uint_eq(psoc_stream_footprint(s), psoc_builder_finish_size(b));
+    ck_assert_uint_le(psoc_stream_footprint(s), psoc_stream_size(s) + 64); /* the header only */
+    memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8, sizeof got);
+    ck_assert_ptr_null(got.pInputElementDescs);
+    psoc_stream_free(s);
+    s = NULL;
+  }
+  psoc_stream_free(ref);
+  psoc_builder_free(r);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
+/* A set that gives an entry pieces where it had none (or takes them
+** away) in every mode: finish copies and relocates exactly the entries
+** that have pieces, as a fresh build of the same members does. */
+START_TEST(test_set_changes_pieces_every_mode) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  D3D12_SHADER_BYTECODE none = { NULL, 0 }, vs = { code_a, sizeof code_a },
+                        ps = { code_b, sizeof code_b }, got;
+  D3D12_INPUT_LAYOUT_DESC il = { sample_elements, 3 };
+  int m;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (m = 0; m < 3; m++) {
+    psoc_stream *s;
+    unsigned char *b1;
+    size_t n1;
+    const unsigned char *d;
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m]), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &none, sizeof none), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK); /* gains pieces */
+    ck_assert_int_eq(psoc_builder_set(b, PSOC_SO_PS, &none, sizeof none), PSOC_OK); /* loses them */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    b1 = ta.last;
+    n1 = ta.last_size;
+    ck_assert_uint_eq(n1, psoc_builder_finish_size(b));
+    d = psoc_stream_data(s);
+    memcpy(&got, d + 8, sizeof got); /* VS */
+    ck_assert_uint_eq(got.BytecodeLength, sizeof code_a);
+    ck_assert_mem_eq(got.pShaderBytecode, code_a, sizeof code_a);
+    if (all_modes[m] == PSOC_BUILDER_BORROW) {
+      ck_assert_ptr_eq(got.pShaderBytecode, code_a);
+    } else {
+      ck_assert((const unsigned char *)got.pShaderBytecode > d);
+      ck_assert((const unsigned char *)got.pShaderBytecode < b1 + n1);
+    }
+    memcpy(&got, d + 24 + 8, sizeof got); /* PS */
+    ck_assert_ptr_null(got.pShaderBytecode);
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &none, sizeof none), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_INPUT_LAYOUT, &il, sizeof il), PSOC_OK);
+    check_finish_same(b, &ta, b1, n1);
+    psoc_stream_free(s);
+  }
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
 Suite *suite_builder(void) {
   Suite *s = suite_create("builder");
   TCase *tc = tcase_create("builder");
@@ -1765,6 +1941,7 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_copy_relocates);
   tcase_add_test(tc, test_padding_is_zero);
   tcase_add_test(tc, test_duplicate_classes);
+  tcase_add_test(tc, test_duplicate_classes_inline);
   tcase_add_test(tc, test_set_replaces_in_place);
   tcase_add_test(tc, test_bad_arguments);
   tcase_add_test(tc, test_huge_sizes_fail_cleanly);
@@ -1781,6 +1958,8 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_add_matches_set_every_mode);
   tcase_add_test(tc, test_blob_edges_every_mode);
   tcase_add_test(tc, test_finish_into_every_mode);
+  tcase_add_test(tc, test_copy_at_finish_inline_array);
+  tcase_add_test(tc, test_set_changes_pieces_every_mode);
   suite_add_tcase(s, tc);
   return s;
 }
