@@ -41,6 +41,14 @@ typedef struct pslot {
   const psoc_struct *elements; /* for ARC_STRINGS_DEEP */
 } pslot;
 
+/* A component slot of a shape, as the fast paths read it. */
+typedef struct cslot {
+  uint32_t offset;             /* of the pointer, in the stream */
+  uint32_t count_offset;       /* of its COUNT field */
+  uint32_t count_size;
+  uint32_t kind;               /* component kind (never 0) */
+} cslot;
+
 typedef struct shape {
   uint32_t size, ntypes, nslots, ndeciders, deciders;
   psoc_kind kind;
@@ -48,7 +56,23 @@ typedef struct shape {
   uint32_t offsets[PSOC_SO_TYPE_COUNT];   /* of each subobject */
   uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
   pslot slots[SHAPE_SLOTS];
+  /* The same slots split for the fast paths (rec_check_shape, load): the
+  ** component slots, and the root-signature objects' offsets. */
+  uint32_t ncslots, nrslots;
+  cslot cslots[SHAPE_SLOTS];
+  uint32_t rslots[SHAPE_SLOTS];
 } shape;
+
+/* What checking and loading a reference to component c read, at index
+** c + 1 (the value a record's pointer slot holds); index 0 stands for
+** NULL. 'count' is the element count of an array, the size of a blob;
+** 'ptr' is what a loaded stream points at, set once the component is
+** verified sound. */
+typedef struct cref {
+  const void *ptr;
+  uint64_t count;
+  uint32_t kind;
+} cref;
 
 struct psoc_archive {
   psoc_allocator alloc;
@@ -72,6 +96,7 @@ struct psoc_archive {
   unsigned char *reloc;
   uint64_t *roff;
   size_t reloc_size;
+  cref *cref;            /* ncomps + 1 of them */
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -104,8 +129,22 @@ static int all_zero(const unsigned char *p, size_t n) {
 /* A NUL-terminated string of exactly 'len' bytes at 'off' in a region of
 ** 'size' bytes. */
 static int string_ok(const unsigned char *region, uint64_t size, uint32_t off, uint32_t len) {
-  if ((uint64_t)off + len >= size) return 0;
-  return region[off + len] == 0 && memchr(region + off, 0, len) == NULL;
+  const unsigned char *p = region + off;
+  uint64_t w, zero = 0;
+  if ((uint64_t)off + len >= size || region[off + len] != 0) return 0;
+  /* a word at a time (a zero byte in a word: a NUL inside); the last
+  ** word's bytes past the string set to 0xff, where a whole word fits */
+  for (; len >= 8; len -= 8, p += 8) {
+    w = arc_get64(p);
+    zero |= (w - 0x0101010101010101u) & ~w & 0x8080808080808080u;
+  }
+  if (len && (uint64_t)(p - region) + 8 <= size) {
+    w = arc_get64(p) | ~(uint64_t)0 << (8 * len);
+    zero |= (w - 0x0101010101010101u) & ~w & 0x8080808080808080u;
+  } else {
+    for (; len; len--) zero |= *p++ == 0;
+  }
+  return zero == 0;
 }
 
 /* ---- opening --------------------------------------------------------- */
@@ -214,6 +253,11 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   size_t i, n, m;
   uint64_t rec_pos = 0, data_pos = 0;
   const unsigned char *names = tab(a, ARC_T_NAME);
+  /* root-signature names already checked, by offset (few, shared by many
+  ** pipelines); ARC_NO_STRING never matches a checked one */
+  uint32_t rs_seen[16], rs_len[16];
+  memset(rs_seen, 0xff, sizeof rs_seen);
+  memset(rs_len, 0, sizeof rs_len);
   if (a->len[ARC_T_PIPE] % ARC_PIPE_ENTRY || a->len[ARC_T_COMP] % ARC_COMP_ENTRY) goto bad_sizes;
   n = (size_t)(a->len[ARC_T_PIPE] / ARC_PIPE_ENTRY);
   m = (size_t)(a->len[ARC_T_COMP] / ARC_COMP_ENTRY);
@@ -245,7 +289,8 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     const char *why = NULL;
     if (!string_ok(names, a->len[ARC_T_NAME], name, nlen))
       why = "name outside the name table";
-    else if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
+    else if (rs != ARC_NO_STRING && (rs_seen[rs & 15] != rs || rs_len[rs & 15] != rslen) &&
+             !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
       why = "root-signature name outside the name table";
     else if (rs == ARC_NO_STRING && rslen != 0)
       why = "root-signature length without a name";
@@ -273,6 +318,10 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     if (why) {
       arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, why);
       return PSOC_ERR_INVALID;
+    }
+    if (rs != ARC_NO_STRING) { /* checked: pipelines naming it again need not be */
+      rs_seen[rs & 15] = rs;
+      rs_len[rs & 15] = rslen;
     }
     rec_pos += arc_align(rsize);
   }
@@ -508,13 +557,14 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 ** the same size and the same type at each subobject offset make the same
 ** walk, and the same deciding shaders non-NULL the same kind. */
 static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
-  uint32_t k, d = 0;
+  uint32_t k = 0, d = 0, diff = 0;
   if (size != sh->size) return 0;
-  for (k = 0; k < sh->ntypes; k++)
-    if (psoc_rd32(rec + sh->offsets[k]) != sh->types[k]) return 0;
-  for (k = 0; k < sh->ndeciders; k++)
-    if (psoc_rdptr(rec + sh->decider_at[k])) d |= 1u << k;
-  return d == sh->deciders;
+  for (; k + 4 <= sh->ntypes; k += 4) /* every type word, without a branch each */
+    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->types[k + 1]) |
+            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->types[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->types[k + 3]);
+  for (; k < sh->ntypes; k++) diff |= psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k];
+  for (k = 0; k < sh->ndeciders; k++) d |= (uint32_t)(psoc_rdptr(rec + sh->decider_at[k]) != 0) << k;
+  return (diff | (d ^ sh->deciders)) == 0;
 }
 
 static int shape_any(void *ud, const arc_slot *slot) {
@@ -562,8 +612,85 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
       return SHAPE_NONE;
     sh->nslots = l.n;
   }
+  {
+    uint32_t k;
+    sh->ncslots = sh->nrslots = 0;
+    for (k = 0; k < sh->nslots; k++) {
+      const pslot *ps = &sh->slots[k];
+      if (ps->kind == 0) {
+        sh->rslots[sh->nrslots++] = ps->offset;
+      } else {
+        cslot *cs = &sh->cslots[sh->ncslots++];
+        cs->offset = ps->offset;
+        cs->count_offset = ps->count_offset;
+        cs->count_size = ps->count_size;
+        cs->kind = ps->kind;
+      }
+    }
+  }
   a->bucket[b] = (unsigned char)(a->nshapes + 1);
   return a->hint = (unsigned)a->nshapes++;
+}
+
+static inline size_t cslot_count(const unsigned char *rec, const cslot *s) {
+  if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
+  if (s->count_size == 4) return arc_get32(rec + s->count_offset);
+  return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
+}
+
+/* check_slot's checks over every slot of a record of shape sh, read from
+** the shape's split slots and the per-component table: NULL when every
+** reference is sound and the references list exactly the components
+** used, else why (rec_check gives the same verdict without a shape). */
+static const char *shape_refs_check(const psoc_archive *a, const shape *sh, const unsigned char *rec,
+                                    const unsigned char *refs, uint32_t nrefs, int has_rs) {
+  uint64_t used = 0;
+  uint32_t k, j;
+  for (k = 0; k < sh->nrslots; k++)
+    if (arc_get_slot(rec + sh->rslots[k]) != (uint64_t)(has_rs != 0))
+      return "root-signature reference does not match the entry";
+  for (k = 0; k < sh->ncslots; k++) {
+    const cslot *s = &sh->cslots[k];
+    uint64_t v = arc_get_slot(rec + s->offset);
+    size_t count = cslot_count(rec, s);
+    const cref *c;
+    if (v == 0) {
+      if (count) return "a NULL reference with a non-zero count";
+      continue;
+    }
+    if (v > a->ncomps) return "a component reference out of range";
+    c = &a->cref[v];
+    if (c->kind != s->kind) return "a component of the wrong kind";
+    if (c->count != count) return "a count that does not match its component";
+    for (j = 0; j < nrefs && arc_get32(refs + (size_t)j * 4) != v - 1; j++) {
+    }
+    if (j == nrefs) return "a component missing from its references";
+    if (j >= 64) return "too many components";
+    used |= (uint64_t)1 << j;
+  }
+  if (nrefs > 64 || used != (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1))
+    return "references it does not use";
+  return NULL;
+}
+
+/* rec_check's verdict on a record of the shape matched last, the common
+** case (one pass over its type words, no parse, no lookup): 1 when sound
+** (its shape into *shape_out), 0 when rec_check must decide. */
+static int rec_check_hint(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
+                          unsigned char *shape_out) {
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  const shape *sh;
+  if (a->hint >= a->nshapes) return 0;
+  sh = &a->shapes[a->hint];
+  /* the same size: every offset the match reads is inside the record */
+  if (!shape_matches(sh, rec, size) || (uint32_t)sh->kind != arc_get32(e + ARC_P_KIND) ||
+      psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM) ||
+      !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
+      shape_refs_check(a, sh, rec, tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4,
+                       arc_get32(e + ARC_P_REF_COUNT), arc_get32(e + ARC_P_RS) != ARC_NO_STRING))
+    return 0;
+  *shape_out = (unsigned char)a->hint;
+  return 1;
 }
 
 /* Check pipeline i's record; on damage write why into msg, else its
@@ -582,6 +709,7 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   r.nrefs = arc_get32(e + ARC_P_REF_COUNT);
   r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
   r.used = 0;
+  if (shape_out && rec_check_hint(a, e, rec, shape_out)) return 1;
   if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
@@ -594,14 +722,13 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   else
     kind = (uint32_t)parsed.kind;
   if (!r.why && kind != arc_get32(e + ARC_P_KIND)) r.why = "the stream's kind differs from the entry's";
-  if (!r.why) {
+  if (!r.why && sx != SHAPE_NONE) { /* the shape's slots */
+    r.why = shape_refs_check(a, &a->shapes[sx], rec, r.refs, r.nrefs, r.has_rs);
+  } else if (!r.why) {
     pslot own[SHAPE_SLOTS];
     const pslot *slots = own;
     uint32_t nslots = 0, k;
-    if (sx != SHAPE_NONE) { /* the shape's slots, in stream order */
-      slots = a->shapes[sx].slots;
-      nslots = a->shapes[sx].nslots;
-    } else { /* the parsed stream's, in type order */
+    { /* the parsed stream's, in type order */
       slot_list l;
       l.slots = own;
       l.n = 0;
@@ -647,6 +774,9 @@ static void comp_verdict(psoc_archive *a, size_t c, int ok) {
   const unsigned char *e = cent(a, c);
   uint32_t kind = arc_get32(e + ARC_C_KIND);
   a->cstate[c] = ok ? ST_OK : ST_DAMAGED;
+  a->cref[c + 1].ptr = !ok ? NULL
+                       : arc_kind_strings(kind) && arc_get32(e + ARC_C_COUNT) ? a->reloc + a->roff[c]
+                                                                                : cdata(a, c);
   if (ok && arc_kind_strings(kind)) {
     const psoc_struct *el = arc_kind_string_elements(kind);
     const unsigned char *p = cdata(a, c);
@@ -697,8 +827,17 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
 ** archives may be loaded from several threads at once). */
 static void verify_all(psoc_archive *a) {
   size_t i, bad;
+  const unsigned char *refs = tab(a, ARC_T_REFS);
   for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
-  for (i = 0; i < a->npipes; i++) (void)pipe_ok(a, i, &bad);
+  for (i = 0; i < a->npipes; i++) { /* pipe_ok, with every component's verdict known */
+    const unsigned char *e = pent(a, i), *r = refs + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+    uint32_t count = arc_get32(e + ARC_P_REF_COUNT), k, sound = 1;
+    for (k = 0; k < count; k++) sound &= a->cstate[arc_get32(r + (size_t)k * 4)] == ST_OK;
+    if (sound && a->pstate[i] == ST_UNKNOWN && rec_check_hint(a, e, crec(a, i), &a->pshape[i]))
+      a->pstate[i] = ST_LOADS;
+    else
+      (void)pipe_ok(a, i, &bad);
+  }
 }
 
 /* The message of pipeline i's first damage. */
@@ -730,9 +869,22 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
     }
     a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
   }
-  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc) {
+  a->cref = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->cref);
+  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc || !a->cref) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
+  }
+  { /* index 0: NULL, which no component matches (kind 0) */
+    size_t c;
+    memset(&a->cref[0], 0, sizeof a->cref[0]);
+    for (c = 0; c < a->ncomps; c++) {
+      const unsigned char *ce = cent(a, c);
+      uint32_t kind = arc_get32(ce + ARC_C_KIND);
+      const psoc_field *f = arc_kind_field(kind); /* check_tables proved it known */
+      a->cref[c + 1].ptr = NULL;
+      a->cref[c + 1].kind = kind;
+      a->cref[c + 1].count = f && f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) : arc_get32(ce + ARC_C_COUNT);
+    }
   }
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
@@ -849,6 +1001,7 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
   if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
   if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
+  if (a->cref) psoc_mem(&a->alloc, a->cref, (a->ncomps + 1) * sizeof *a->cref, 0);
   if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
@@ -985,26 +1138,30 @@ typedef struct load_ctx {
   int failed;
 } load_ctx;
 
+/* The root-signature object at 'offset': the callback's pointer for the
+** pipeline's name (1 in the record), or NULL (0). */
+static inline int load_rs(load_ctx *c, uint32_t offset) {
+  void *rs = NULL;
+  if (arc_get_slot(c->out + offset)) {
+    if (c->opts && c->opts->resolve_root_signature) {
+      rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
+      if (!rs) {
+        c->failed = 1;
+        return 1;
+      }
+    } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
+      c->failed = 2;
+      return 1;
+    }
+  }
+  put_ptr(c->out + offset, rs);
+  return 0;
+}
+
 static inline int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
   const unsigned char *comp;
-  if (slot->kind == 0) {
-    void *rs = NULL;
-    if (v) {
-      if (c->opts && c->opts->resolve_root_signature) {
-        rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
-        if (!rs) {
-          c->failed = 1;
-          return 1;
-        }
-      } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
-        c->failed = 2;
-        return 1;
-      }
-    }
-    put_ptr(c->out + slot->offset, rs);
-    return 0;
-  }
+  if (slot->kind == 0) return load_rs(c, slot->offset);
   if (!v) {
     put_ptr(c->out + slot->offset, NULL);
     return 0;
@@ -1056,8 +1213,17 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
     const pslot *slots = own;
     uint32_t nslots, k;
     if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
-      slots = a->shapes[a->pshape[index]].slots;
-      nslots = a->shapes[a->pshape[index]].nslots;
+      const shape *sh = &a->shapes[a->pshape[index]];
+      const cref *cr = a->cref;
+      unsigned char *out = scratch;
+      /* verified: every component slot holds 0 or a sound component + 1 */
+      for (k = 0; k < sh->ncslots; k++) {
+        unsigned char *p = out + sh->cslots[k].offset;
+        put_ptr(p, cr[arc_get_slot(p)].ptr);
+      }
+      for (k = 0; k < sh->nrslots && !load_rs(&c, sh->rslots[k]); k++) {
+      }
+      nslots = 0;
     } else { /* verified by pipe_ok: it walks */
       slot_list l;
       l.slots = own;
