@@ -129,22 +129,8 @@ static int all_zero(const unsigned char *p, size_t n) {
 /* A NUL-terminated string of exactly 'len' bytes at 'off' in a region of
 ** 'size' bytes. */
 static int string_ok(const unsigned char *region, uint64_t size, uint32_t off, uint32_t len) {
-  const unsigned char *p = region + off;
-  uint64_t w, zero = 0;
-  if ((uint64_t)off + len >= size || region[off + len] != 0) return 0;
-  /* a word at a time (a zero byte in a word: a NUL inside); the last
-  ** word's bytes past the string set to 0xff, where a whole word fits */
-  for (; len >= 8; len -= 8, p += 8) {
-    w = arc_get64(p);
-    zero |= (w - 0x0101010101010101u) & ~w & 0x8080808080808080u;
-  }
-  if (len && (uint64_t)(p - region) + 8 <= size) {
-    w = arc_get64(p) | ~(uint64_t)0 << (8 * len);
-    zero |= (w - 0x0101010101010101u) & ~w & 0x8080808080808080u;
-  } else {
-    for (; len; len--) zero |= *p++ == 0;
-  }
-  return zero == 0;
+  if ((uint64_t)off + len >= size) return 0;
+  return region[off + len] == 0 && memchr(region + off, 0, len) == NULL;
 }
 
 /* ---- opening --------------------------------------------------------- */
@@ -253,11 +239,6 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   size_t i, n, m;
   uint64_t rec_pos = 0, data_pos = 0;
   const unsigned char *names = tab(a, ARC_T_NAME);
-  /* root-signature names already checked, by offset (few, shared by many
-  ** pipelines); ARC_NO_STRING never matches a checked one */
-  uint32_t rs_seen[16], rs_len[16];
-  memset(rs_seen, 0xff, sizeof rs_seen);
-  memset(rs_len, 0, sizeof rs_len);
   if (a->len[ARC_T_PIPE] % ARC_PIPE_ENTRY || a->len[ARC_T_COMP] % ARC_COMP_ENTRY) goto bad_sizes;
   n = (size_t)(a->len[ARC_T_PIPE] / ARC_PIPE_ENTRY);
   m = (size_t)(a->len[ARC_T_COMP] / ARC_COMP_ENTRY);
@@ -289,8 +270,7 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     const char *why = NULL;
     if (!string_ok(names, a->len[ARC_T_NAME], name, nlen))
       why = "name outside the name table";
-    else if (rs != ARC_NO_STRING && (rs_seen[rs & 15] != rs || rs_len[rs & 15] != rslen) &&
-             !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
+    else if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
       why = "root-signature name outside the name table";
     else if (rs == ARC_NO_STRING && rslen != 0)
       why = "root-signature length without a name";
@@ -318,10 +298,6 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     if (why) {
       arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, why);
       return PSOC_ERR_INVALID;
-    }
-    if (rs != ARC_NO_STRING) { /* checked: pipelines naming it again need not be */
-      rs_seen[rs & 15] = rs;
-      rs_len[rs & 15] = rslen;
     }
     rec_pos += arc_align(rsize);
   }
@@ -701,6 +677,7 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   unsigned sx = SHAPE_NONE;
   rec_ctx r;
   psoc_parsed parsed;
+  if (shape_out && rec_check_hint(a, e, rec, shape_out)) return 1;
   r.why = NULL;
   r.rec = rec;
   r.comps = tab(a, ARC_T_COMP);
@@ -709,7 +686,6 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   r.nrefs = arc_get32(e + ARC_P_REF_COUNT);
   r.has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
   r.used = 0;
-  if (shape_out && rec_check_hint(a, e, rec, shape_out)) return 1;
   if (shape_out) *shape_out = SHAPE_NONE;
   if (psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     r.why = "checksum mismatch";
@@ -823,21 +799,33 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   return 1;
 }
 
+/* pipe_ok, first trying the common case: every component sound and the
+** record of the shape matched last (rec_check_hint); anything else, and
+** every damage, goes through pipe_ok. */
+static int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
+  const unsigned char *e, *r;
+  uint32_t count, k, sound = 1;
+  if (a->pstate[i] == ST_LOADS) return 1;
+  e = pent(a, i);
+  r = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+  count = arc_get32(e + ARC_P_REF_COUNT);
+  for (k = 0; k < count; k++) {
+    uint32_t c = arc_get32(r + (size_t)k * 4);
+    sound &= a->cstate[c] == ST_OK || comp_ok(a, c);
+  }
+  if (sound && a->pstate[i] == ST_UNKNOWN && rec_check_hint(a, e, crec(a, i), &a->pshape[i])) {
+    a->pstate[i] = ST_LOADS;
+    return 1;
+  }
+  return pipe_ok(a, i, bad);
+}
+
 /* Every verdict, so that loads afterwards only read them (VERIFY_ALL
 ** archives may be loaded from several threads at once). */
 static void verify_all(psoc_archive *a) {
   size_t i, bad;
-  const unsigned char *refs = tab(a, ARC_T_REFS);
   for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
-  for (i = 0; i < a->npipes; i++) { /* pipe_ok, with every component's verdict known */
-    const unsigned char *e = pent(a, i), *r = refs + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
-    uint32_t count = arc_get32(e + ARC_P_REF_COUNT), k, sound = 1;
-    for (k = 0; k < count; k++) sound &= a->cstate[arc_get32(r + (size_t)k * 4)] == ST_OK;
-    if (sound && a->pstate[i] == ST_UNKNOWN && rec_check_hint(a, e, crec(a, i), &a->pshape[i]))
-      a->pstate[i] = ST_LOADS;
-    else
-      (void)pipe_ok(a, i, &bad);
-  }
+  for (i = 0; i < a->npipes; i++) (void)pipe_verdict(a, i, &bad);
 }
 
 /* The message of pipeline i's first damage. */
@@ -1213,7 +1201,7 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   desc->pPipelineStateSubobjectStream = NULL;
   desc->SizeInBytes = 0;
   if (index + LOAD_PREFETCH_AHEAD < a->npipes) prefetch_record(a, index + LOAD_PREFETCH_AHEAD);
-  if (a->pstate[index] != ST_LOADS && !pipe_ok(a, index, &bad)) {
+  if (a->pstate[index] != ST_LOADS && !pipe_verdict(a, index, &bad)) {
     damage_message(a, index, bad, err, errlen);
     return PSOC_ERR_INVALID;
   }
