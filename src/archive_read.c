@@ -97,6 +97,11 @@ struct psoc_archive {
   uint64_t *roff;
   size_t reloc_size;
   cref *cref;            /* ncomps + 1 of them */
+  /* Per component, while a record's references are checked: the check's
+  ** stamp << 8 | the component's position in the pipeline's references
+  ** (shape_refs_check; written only while verifying). */
+  uint64_t *mark;
+  uint64_t stamp;
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -618,16 +623,21 @@ static inline size_t cslot_count(const unsigned char *rec, const cslot *s) {
 ** the shape's split slots and the per-component table: NULL when every
 ** reference is sound and the references list exactly the components
 ** used, else why (rec_check gives the same verdict without a shape). */
-static const char *shape_refs_check(const psoc_archive *a, const shape *sh, const unsigned char *rec,
+static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
                                     const unsigned char *refs, uint32_t nrefs, int has_rs) {
-  uint64_t used = 0;
-  uint32_t k, j;
+  uint64_t used = 0, st;
+  uint32_t k;
   for (k = 0; k < sh->nrslots; k++)
     if (arc_get_slot(rec + sh->rslots[k]) != (uint64_t)(has_rs != 0))
       return "root-signature reference does not match the entry";
+  if (nrefs > 64) return "references it does not use"; /* a shape has at most SHAPE_SLOTS */
+  /* each reference marked with its position (check_tables proved them in
+  ** range), so a slot finds its own with one read */
+  st = ++a->stamp << 8;
+  for (k = 0; k < nrefs; k++) a->mark[arc_get32(refs + (size_t)k * 4)] = st | k;
   for (k = 0; k < sh->ncslots; k++) {
     const cslot *s = &sh->cslots[k];
-    uint64_t v = arc_get_slot(rec + s->offset);
+    uint64_t v = arc_get_slot(rec + s->offset), m;
     size_t count = cslot_count(rec, s);
     const cref *c;
     if (v == 0) {
@@ -638,14 +648,11 @@ static const char *shape_refs_check(const psoc_archive *a, const shape *sh, cons
     c = &a->cref[v];
     if (c->kind != s->kind) return "a component of the wrong kind";
     if (c->count != count) return "a count that does not match its component";
-    for (j = 0; j < nrefs && arc_get32(refs + (size_t)j * 4) != v - 1; j++) {
-    }
-    if (j == nrefs) return "a component missing from its references";
-    if (j >= 64) return "too many components";
-    used |= (uint64_t)1 << j;
+    m = a->mark[v - 1];
+    if ((m & ~(uint64_t)0xff) != st) return "a component missing from its references";
+    used |= (uint64_t)1 << (m & 0xff);
   }
-  if (nrefs > 64 || used != (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1))
-    return "references it does not use";
+  if (used != (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1)) return "references it does not use";
   return NULL;
 }
 
@@ -858,7 +865,8 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
     a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
   }
   a->cref = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->cref);
-  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc || !a->cref) {
+  a->mark = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->mark);
+  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc || !a->cref || !a->mark) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
@@ -877,6 +885,7 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
   memset(a->pshape, SHAPE_NONE, a->npipes + 1);
+  memset(a->mark, 0, (a->ncomps + 1) * sizeof *a->mark); /* stamps start at 1 */
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
     verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
@@ -990,6 +999,7 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
   if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
   if (a->cref) psoc_mem(&a->alloc, a->cref, (a->ncomps + 1) * sizeof *a->cref, 0);
+  if (a->mark) psoc_mem(&a->alloc, a->mark, (a->ncomps + 1) * sizeof *a->mark, 0);
   if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
@@ -1180,7 +1190,13 @@ static inline int load_slot(load_ctx *c, const pslot *slot) {
 static void prefetch_record(const psoc_archive *a, size_t index) {
   const unsigned char *r = crec(a, index);
   uint32_t size = arc_get32(pent(a, index) + ARC_P_REC_SIZE), k;
-  for (k = 0; k < size; k += 64) ARC_PREFETCH(r + k);
+  for (k = 0; k + 256 <= size; k += 256) {
+    ARC_PREFETCH(r + k);
+    ARC_PREFETCH(r + k + 64);
+    ARC_PREFETCH(r + k + 128);
+    ARC_PREFETCH(r + k + 192);
+  }
+  for (; k < size; k += 64) ARC_PREFETCH(r + k);
   ARC_PREFETCH(r + size - 1);
 }
 
