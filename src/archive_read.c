@@ -11,6 +11,16 @@
 #include "archive_internal.h"
 #include "platform.h"
 
+/* The per-pipeline steps of verifying, inlined into their callers (the
+** calls cost as much as the steps). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ARC_HOT static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ARC_HOT static __forceinline
+#else
+#define ARC_HOT static inline
+#endif
+
 /* Verdicts: a record or component not checked yet, sound, damaged; and a
 ** pipeline whose record and every component are sound (it loads). */
 enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2, ST_LOADS = 3 };
@@ -537,7 +547,7 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 /* Whether psoc_parse walks 'rec' as it walked the shape's first record:
 ** the same size and the same type at each subobject offset make the same
 ** walk, and the same deciding shaders non-NULL the same kind. */
-static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
+ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
   uint32_t k = 0, d = 0, diff = 0;
   if (size != sh->size) return 0;
   for (; k + 4 <= sh->ntypes; k += 4) /* every type word, without a branch each */
@@ -613,7 +623,7 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
   return a->hint = (unsigned)a->nshapes++;
 }
 
-static inline size_t cslot_count(const unsigned char *rec, const cslot *s) {
+ARC_HOT size_t cslot_count(const unsigned char *rec, const cslot *s) {
   if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
   if (s->count_size == 4) return arc_get32(rec + s->count_offset);
   return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
@@ -623,7 +633,7 @@ static inline size_t cslot_count(const unsigned char *rec, const cslot *s) {
 ** the shape's split slots and the per-component table: NULL when every
 ** reference is sound and the references list exactly the components
 ** used, else why (rec_check gives the same verdict without a shape). */
-static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
+ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
                                     const unsigned char *refs, uint32_t nrefs, int has_rs) {
   uint64_t used = 0, st;
   uint32_t k;
@@ -659,7 +669,7 @@ static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsi
 /* rec_check's verdict on a record of the shape matched last, the common
 ** case (one pass over its type words, no parse, no lookup): 1 when sound
 ** (its shape into *shape_out), 0 when rec_check must decide. */
-static int rec_check_hint(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
+ARC_HOT int rec_check_hint(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
                           unsigned char *shape_out) {
   uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
   const shape *sh;
@@ -809,7 +819,7 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
 /* pipe_ok, first trying the common case: every component sound and the
 ** record of the shape matched last (rec_check_hint); anything else, and
 ** every damage, goes through pipe_ok. */
-static int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
+ARC_HOT int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
   const unsigned char *e, *r;
   uint32_t count, k, sound = 1;
   if (a->pstate[i] == ST_LOADS) return 1;
@@ -1138,7 +1148,7 @@ typedef struct load_ctx {
 
 /* The root-signature object at 'offset': the callback's pointer for the
 ** pipeline's name (1 in the record), or NULL (0). */
-static inline int load_rs(load_ctx *c, uint32_t offset) {
+ARC_HOT int load_rs(load_ctx *c, uint32_t offset) {
   void *rs = NULL;
   if (arc_get_slot(c->out + offset)) {
     if (c->opts && c->opts->resolve_root_signature) {
@@ -1187,7 +1197,7 @@ static inline int load_slot(load_ctx *c, const pslot *slot) {
 ** hardware prefetchers do not follow the copies across pages. */
 #define LOAD_PREFETCH_AHEAD 4u
 
-static void prefetch_record(const psoc_archive *a, size_t index) {
+ARC_HOT void prefetch_record(const psoc_archive *a, size_t index) {
   const unsigned char *r = crec(a, index);
   uint32_t size = arc_get32(pent(a, index) + ARC_P_REC_SIZE), k;
   for (k = 0; k + 256 <= size; k += 256) {
@@ -1223,14 +1233,14 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   e = pent(a, index);
   size = arc_get32(e + ARC_P_REC_SIZE);
-  need = load_size(a, index);
+  need = PSOC_ALIGN_UP((size_t)size, 8); /* load_size */
   if (needed) *needed = need;
   if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
              scratch_size);
     return PSOC_ERR_SIZE;
   }
-  memcpy(scratch, crec(a, index), size);
+  memcpy(scratch, tab(a, ARC_T_RECS) + arc_get32(e + ARC_P_REC_OFFSET), size); /* crec */
   rs = arc_get32(e + ARC_P_RS);
   c.a = a;
   c.out = scratch;
