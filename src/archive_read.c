@@ -1255,10 +1255,13 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
       const shape *sh = &a->shapes[a->pshape[index]];
       const cref *cr = a->cref;
       unsigned char *out = scratch;
-      /* verified: every component slot holds 0 or a sound component + 1 */
+      /* verified: every component slot holds 0 or a sound component + 1
+      ** (bounded again all the same, without a branch, in case the bytes
+      ** changed under the mapping since) */
       for (k = 0; k < sh->ncslots; k++) {
         unsigned char *p = out + sh->cslots[k].offset;
-        put_ptr(p, cr[arc_get_slot(p)].ptr);
+        uint64_t v = arc_get_slot(p);
+        put_ptr(p, cr[v <= a->ncomps ? v : 0].ptr);
       }
       for (k = 0; k < sh->nrslots && !load_rs(&c, sh->rslots[k]); k++) {
       }
