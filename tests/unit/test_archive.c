@@ -1116,6 +1116,75 @@ START_TEST(test_writer_rejects) {
 }
 END_TEST
 
+/* The whole file at 'path' (malloc'd) and its size. */
+static unsigned char *slurp(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *b;
+  long n;
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+  n = ftell(f);
+  ck_assert_int_ge(n, 0);
+  rewind(f);
+  b = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *size = (size_t)n;
+  return b;
+}
+
+/* write_file streams the file (head, then each record, then each
+** component) when nothing was finished: the bytes are finish's, byte for
+** byte, and so are those of a write after a finish. */
+START_TEST(test_write_file_streams_finish_bytes) {
+  small sm;
+  psoc_archive_writer *w1, *w2;
+  char dir[256], p1[320], p2[320], err[512];
+  const void *d;
+  size_t i, size, s1, s2;
+  unsigned char *b1, *b2;
+  small_make(&sm);
+  make_tmpdir(dir, sizeof dir);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w1), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w2), PSOC_OK);
+  for (i = 0; i < NSMALL; i++) {
+    size_t k = NSMALL - 1 - i; /* the other writer in the other order */
+    ck_assert_int_eq(psoc_archive_writer_add(w1, small_names[i], small_rs[i], psoc_stream_data(sm.s[i]),
+                                             psoc_stream_size(sm.s[i]), err, sizeof err), PSOC_OK);
+    ck_assert_int_eq(psoc_archive_writer_add(w2, small_names[k], small_rs[k], psoc_stream_data(sm.s[k]),
+                                             psoc_stream_size(sm.s[k]), err, sizeof err), PSOC_OK);
+  }
+  snprintf(p1, sizeof p1, "%s/streamed.psoa", dir);
+  snprintf(p2, sizeof p2, "%s/finished.psoa", dir);
+  ck_assert_msg(psoc_archive_write_file(w1, p1, err, sizeof err) == PSOC_OK, "%s", err);
+  ck_assert_int_eq(psoc_archive_writer_finish(w2, &d, &size), PSOC_OK);
+  ck_assert_msg(psoc_archive_write_file(w2, p2, err, sizeof err) == PSOC_OK, "%s", err);
+  b1 = slurp(p1, &s1);
+  b2 = slurp(p2, &s2);
+  ck_assert_uint_eq(s1, size);
+  ck_assert_uint_eq(s2, size);
+  ck_assert_int_eq(memcmp(b1, d, size), 0);
+  ck_assert_int_eq(memcmp(b2, d, size), 0);
+  free(b1);
+  free(b2);
+  /* and a finish after a streamed write gives those bytes too */
+  ck_assert_int_eq(psoc_archive_writer_finish(w1, &d, &s1), PSOC_OK);
+  ck_assert_uint_eq(s1, size);
+  b2 = slurp(p2, &s2);
+  ck_assert_int_eq(memcmp(b2, d, size), 0);
+  free(b2);
+  {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  psoc_archive_writer_free(w1);
+  psoc_archive_writer_free(w2);
+  small_free(&sm);
+}
+END_TEST
+
 START_TEST(test_write_file_atomic) {
   small sm;
   psoc_archive_writer *w;
@@ -1466,6 +1535,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_load_options_and_scratch);
   tcase_add_test(t, test_writer_rejects);
   tcase_add_test(t, test_write_file_atomic);
+  tcase_add_test(t, test_write_file_streams_finish_bytes);
   tcase_add_test(t, test_derive_matches_cooked_variant);
   tcase_add_test(t, test_hash_definition);
   tcase_add_test(t, test_xxh3_paths_agree);
