@@ -11,6 +11,16 @@
 #include "archive_internal.h"
 #include "platform.h"
 
+/* The per-pipeline steps of verifying, inlined into their callers (the
+** calls cost as much as the steps). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ARC_HOT static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define ARC_HOT static __forceinline
+#else
+#define ARC_HOT static inline
+#endif
+
 /* Verdicts: a record or component not checked yet, sound, damaged; and a
 ** pipeline whose record and every component are sound (it loads). */
 enum { ST_UNKNOWN = 0, ST_OK = 1, ST_DAMAGED = 2, ST_LOADS = 3 };
@@ -41,6 +51,14 @@ typedef struct pslot {
   const psoc_struct *elements; /* for ARC_STRINGS_DEEP */
 } pslot;
 
+/* A component slot of a shape, as the fast paths read it. */
+typedef struct cslot {
+  uint32_t offset;             /* of the pointer, in the stream */
+  uint32_t count_offset;       /* of its COUNT field */
+  uint32_t count_size;
+  uint32_t kind;               /* component kind (never 0) */
+} cslot;
+
 typedef struct shape {
   uint32_t size, ntypes, nslots, ndeciders, deciders;
   psoc_kind kind;
@@ -48,7 +66,23 @@ typedef struct shape {
   uint32_t offsets[PSOC_SO_TYPE_COUNT];   /* of each subobject */
   uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
   pslot slots[SHAPE_SLOTS];
+  /* The same slots split for the fast paths (rec_check_shape, load): the
+  ** component slots, and the root-signature objects' offsets. */
+  uint32_t ncslots, nrslots;
+  cslot cslots[SHAPE_SLOTS];
+  uint32_t rslots[SHAPE_SLOTS];
 } shape;
+
+/* What checking and loading a reference to component c read, at index
+** c + 1 (the value a record's pointer slot holds); index 0 stands for
+** NULL. 'count' is the element count of an array, the size of a blob;
+** 'ptr' is what a loaded stream points at, set once the component is
+** verified sound. */
+typedef struct cref {
+  const void *ptr;
+  uint64_t count;
+  uint32_t kind;
+} cref;
 
 struct psoc_archive {
   psoc_allocator alloc;
@@ -72,6 +106,12 @@ struct psoc_archive {
   unsigned char *reloc;
   uint64_t *roff;
   size_t reloc_size;
+  cref *cref;            /* ncomps + 1 of them */
+  /* Per component, while a record's references are checked: the check's
+  ** stamp << 8 | the component's position in the pipeline's references
+  ** (shape_refs_check; written only while verifying). */
+  uint64_t *mark;
+  uint64_t stamp;
 };
 
 static const unsigned char *tab(const psoc_archive *a, int t) { return a->data + a->off[t]; }
@@ -507,14 +547,15 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 /* Whether psoc_parse walks 'rec' as it walked the shape's first record:
 ** the same size and the same type at each subobject offset make the same
 ** walk, and the same deciding shaders non-NULL the same kind. */
-static int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
-  uint32_t k, d = 0;
+ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
+  uint32_t k = 0, d = 0, diff = 0;
   if (size != sh->size) return 0;
-  for (k = 0; k < sh->ntypes; k++)
-    if (psoc_rd32(rec + sh->offsets[k]) != sh->types[k]) return 0;
-  for (k = 0; k < sh->ndeciders; k++)
-    if (psoc_rdptr(rec + sh->decider_at[k])) d |= 1u << k;
-  return d == sh->deciders;
+  for (; k + 4 <= sh->ntypes; k += 4) /* every type word, without a branch each */
+    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->types[k + 1]) |
+            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->types[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->types[k + 3]);
+  for (; k < sh->ntypes; k++) diff |= psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k];
+  for (k = 0; k < sh->ndeciders; k++) d |= (uint32_t)(psoc_rdptr(rec + sh->decider_at[k]) != 0) << k;
+  return (diff | (d ^ sh->deciders)) == 0;
 }
 
 static int shape_any(void *ud, const arc_slot *slot) {
@@ -562,8 +603,87 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
       return SHAPE_NONE;
     sh->nslots = l.n;
   }
+  {
+    uint32_t k;
+    sh->ncslots = sh->nrslots = 0;
+    for (k = 0; k < sh->nslots; k++) {
+      const pslot *ps = &sh->slots[k];
+      if (ps->kind == 0) {
+        sh->rslots[sh->nrslots++] = ps->offset;
+      } else {
+        cslot *cs = &sh->cslots[sh->ncslots++];
+        cs->offset = ps->offset;
+        cs->count_offset = ps->count_offset;
+        cs->count_size = ps->count_size;
+        cs->kind = ps->kind;
+      }
+    }
+  }
   a->bucket[b] = (unsigned char)(a->nshapes + 1);
   return a->hint = (unsigned)a->nshapes++;
+}
+
+ARC_HOT size_t cslot_count(const unsigned char *rec, const cslot *s) {
+  if (s->count_size == 8) return (size_t)arc_get64(rec + s->count_offset);
+  if (s->count_size == 4) return arc_get32(rec + s->count_offset);
+  return (size_t)psoc_read_scalar(rec + s->count_offset, s->count_size);
+}
+
+/* check_slot's checks over every slot of a record of shape sh, read from
+** the shape's split slots and the per-component table: NULL when every
+** reference is sound and the references list exactly the components
+** used, else why (rec_check gives the same verdict without a shape). */
+ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
+                                    const unsigned char *refs, uint32_t nrefs, int has_rs) {
+  uint64_t used = 0, st;
+  uint32_t k;
+  for (k = 0; k < sh->nrslots; k++)
+    if (arc_get_slot(rec + sh->rslots[k]) != (uint64_t)(has_rs != 0))
+      return "root-signature reference does not match the entry";
+  if (nrefs > 64) return "references it does not use"; /* a shape has at most SHAPE_SLOTS */
+  /* each reference marked with its position (check_tables proved them in
+  ** range), so a slot finds its own with one read */
+  st = ++a->stamp << 8;
+  for (k = 0; k < nrefs; k++) a->mark[arc_get32(refs + (size_t)k * 4)] = st | k;
+  for (k = 0; k < sh->ncslots; k++) {
+    const cslot *s = &sh->cslots[k];
+    uint64_t v = arc_get_slot(rec + s->offset), m;
+    size_t count = cslot_count(rec, s);
+    const cref *c;
+    if (v == 0) {
+      if (count) return "a NULL reference with a non-zero count";
+      continue;
+    }
+    if (v > a->ncomps) return "a component reference out of range";
+    c = &a->cref[v];
+    if (c->kind != s->kind) return "a component of the wrong kind";
+    if (c->count != count) return "a count that does not match its component";
+    m = a->mark[v - 1];
+    if ((m & ~(uint64_t)0xff) != st) return "a component missing from its references";
+    used |= (uint64_t)1 << (m & 0xff);
+  }
+  if (used != (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1)) return "references it does not use";
+  return NULL;
+}
+
+/* rec_check's verdict on a record of the shape matched last, the common
+** case (one pass over its type words, no parse, no lookup): 1 when sound
+** (its shape into *shape_out), 0 when rec_check must decide. */
+ARC_HOT int rec_check_hint(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
+                          unsigned char *shape_out) {
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+  const shape *sh;
+  if (a->hint >= a->nshapes) return 0;
+  sh = &a->shapes[a->hint];
+  /* the same size: every offset the match reads is inside the record */
+  if (!shape_matches(sh, rec, size) || (uint32_t)sh->kind != arc_get32(e + ARC_P_KIND) ||
+      psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM) ||
+      !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
+      shape_refs_check(a, sh, rec, tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4,
+                       arc_get32(e + ARC_P_REF_COUNT), arc_get32(e + ARC_P_RS) != ARC_NO_STRING))
+    return 0;
+  *shape_out = (unsigned char)a->hint;
+  return 1;
 }
 
 /* Check pipeline i's record; on damage write why into msg, else its
@@ -574,6 +694,7 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   unsigned sx = SHAPE_NONE;
   rec_ctx r;
   psoc_parsed parsed;
+  if (shape_out && rec_check_hint(a, e, rec, shape_out)) return 1;
   r.why = NULL;
   r.rec = rec;
   r.comps = tab(a, ARC_T_COMP);
@@ -594,14 +715,13 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   else
     kind = (uint32_t)parsed.kind;
   if (!r.why && kind != arc_get32(e + ARC_P_KIND)) r.why = "the stream's kind differs from the entry's";
-  if (!r.why) {
+  if (!r.why && sx != SHAPE_NONE) { /* the shape's slots */
+    r.why = shape_refs_check(a, &a->shapes[sx], rec, r.refs, r.nrefs, r.has_rs);
+  } else if (!r.why) {
     pslot own[SHAPE_SLOTS];
     const pslot *slots = own;
     uint32_t nslots = 0, k;
-    if (sx != SHAPE_NONE) { /* the shape's slots, in stream order */
-      slots = a->shapes[sx].slots;
-      nslots = a->shapes[sx].nslots;
-    } else { /* the parsed stream's, in type order */
+    { /* the parsed stream's, in type order */
       slot_list l;
       l.slots = own;
       l.n = 0;
@@ -647,6 +767,9 @@ static void comp_verdict(psoc_archive *a, size_t c, int ok) {
   const unsigned char *e = cent(a, c);
   uint32_t kind = arc_get32(e + ARC_C_KIND);
   a->cstate[c] = ok ? ST_OK : ST_DAMAGED;
+  a->cref[c + 1].ptr = !ok ? NULL
+                       : arc_kind_strings(kind) && arc_get32(e + ARC_C_COUNT) ? a->reloc + a->roff[c]
+                                                                                : cdata(a, c);
   if (ok && arc_kind_strings(kind)) {
     const psoc_struct *el = arc_kind_string_elements(kind);
     const unsigned char *p = cdata(a, c);
@@ -693,12 +816,33 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   return 1;
 }
 
+/* pipe_ok, first trying the common case: every component sound and the
+** record of the shape matched last (rec_check_hint); anything else, and
+** every damage, goes through pipe_ok. */
+ARC_HOT int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
+  const unsigned char *e, *r;
+  uint32_t count, k, sound = 1;
+  if (a->pstate[i] == ST_LOADS) return 1;
+  e = pent(a, i);
+  r = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+  count = arc_get32(e + ARC_P_REF_COUNT);
+  for (k = 0; k < count; k++) {
+    uint32_t c = arc_get32(r + (size_t)k * 4);
+    sound &= a->cstate[c] == ST_OK || comp_ok(a, c);
+  }
+  if (sound && a->pstate[i] == ST_UNKNOWN && rec_check_hint(a, e, crec(a, i), &a->pshape[i])) {
+    a->pstate[i] = ST_LOADS;
+    return 1;
+  }
+  return pipe_ok(a, i, bad);
+}
+
 /* Every verdict, so that loads afterwards only read them (VERIFY_ALL
 ** archives may be loaded from several threads at once). */
 static void verify_all(psoc_archive *a) {
   size_t i, bad;
   for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
-  for (i = 0; i < a->npipes; i++) (void)pipe_ok(a, i, &bad);
+  for (i = 0; i < a->npipes; i++) (void)pipe_verdict(a, i, &bad);
 }
 
 /* The message of pipeline i's first damage. */
@@ -730,13 +874,28 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
     }
     a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
   }
-  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc) {
+  a->cref = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->cref);
+  a->mark = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->mark);
+  if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc || !a->cref || !a->mark) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
+  }
+  { /* index 0: NULL, which no component matches (kind 0) */
+    size_t c;
+    memset(&a->cref[0], 0, sizeof a->cref[0]);
+    for (c = 0; c < a->ncomps; c++) {
+      const unsigned char *ce = cent(a, c);
+      uint32_t kind = arc_get32(ce + ARC_C_KIND);
+      const psoc_field *f = arc_kind_field(kind); /* check_tables proved it known */
+      a->cref[c + 1].ptr = NULL;
+      a->cref[c + 1].kind = kind;
+      a->cref[c + 1].count = f && f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) : arc_get32(ce + ARC_C_COUNT);
+    }
   }
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
   memset(a->pshape, SHAPE_NONE, a->npipes + 1);
+  memset(a->mark, 0, (a->ncomps + 1) * sizeof *a->mark); /* stamps start at 1 */
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
     verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
@@ -849,6 +1008,8 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
   if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
   if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
+  if (a->cref) psoc_mem(&a->alloc, a->cref, (a->ncomps + 1) * sizeof *a->cref, 0);
+  if (a->mark) psoc_mem(&a->alloc, a->mark, (a->ncomps + 1) * sizeof *a->mark, 0);
   if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
@@ -985,26 +1146,30 @@ typedef struct load_ctx {
   int failed;
 } load_ctx;
 
+/* The root-signature object at 'offset': the callback's pointer for the
+** pipeline's name (1 in the record), or NULL (0). */
+ARC_HOT int load_rs(load_ctx *c, uint32_t offset) {
+  void *rs = NULL;
+  if (arc_get_slot(c->out + offset)) {
+    if (c->opts && c->opts->resolve_root_signature) {
+      rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
+      if (!rs) {
+        c->failed = 1;
+        return 1;
+      }
+    } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
+      c->failed = 2;
+      return 1;
+    }
+  }
+  put_ptr(c->out + offset, rs);
+  return 0;
+}
+
 static inline int load_slot(load_ctx *c, const pslot *slot) {
   uint64_t v = arc_get_slot(c->out + slot->offset);
   const unsigned char *comp;
-  if (slot->kind == 0) {
-    void *rs = NULL;
-    if (v) {
-      if (c->opts && c->opts->resolve_root_signature) {
-        rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
-        if (!rs) {
-          c->failed = 1;
-          return 1;
-        }
-      } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
-        c->failed = 2;
-        return 1;
-      }
-    }
-    put_ptr(c->out + slot->offset, rs);
-    return 0;
-  }
+  if (slot->kind == 0) return load_rs(c, slot->offset);
   if (!v) {
     put_ptr(c->out + slot->offset, NULL);
     return 0;
@@ -1013,6 +1178,36 @@ static inline int load_slot(load_ctx *c, const pslot *slot) {
                                                      : cdata(c->a, (size_t)(v - 1));
   put_ptr(c->out + slot->offset, comp);
   return 0;
+}
+
+/* A hint to the processor to fetch the cache line at p (no effect on
+** what the program computes; none where the compiler has no such hint). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ARC_PREFETCH(p) __builtin_prefetch(p)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+#define ARC_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define ARC_PREFETCH(p) ((void)(p))
+#endif
+
+/* Loads ahead whose records a load asks the processor for: a loader
+** going through the table in order (loading everything at start-up)
+** finds them in cache instead of waiting on memory at each record; the
+** hardware prefetchers do not follow the copies across pages. */
+#define LOAD_PREFETCH_AHEAD 4u
+
+ARC_HOT void prefetch_record(const psoc_archive *a, size_t index) {
+  const unsigned char *r = crec(a, index);
+  uint32_t size = arc_get32(pent(a, index) + ARC_P_REC_SIZE), k;
+  for (k = 0; k + 256 <= size; k += 256) {
+    ARC_PREFETCH(r + k);
+    ARC_PREFETCH(r + k + 64);
+    ARC_PREFETCH(r + k + 128);
+    ARC_PREFETCH(r + k + 192);
+  }
+  for (; k < size; k += 64) ARC_PREFETCH(r + k);
+  ARC_PREFETCH(r + size - 1);
 }
 
 psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
@@ -1031,20 +1226,21 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   }
   desc->pPipelineStateSubobjectStream = NULL;
   desc->SizeInBytes = 0;
-  if (a->pstate[index] != ST_LOADS && !pipe_ok(a, index, &bad)) {
+  if (index + LOAD_PREFETCH_AHEAD < a->npipes) prefetch_record(a, index + LOAD_PREFETCH_AHEAD);
+  if (a->pstate[index] != ST_LOADS && !pipe_verdict(a, index, &bad)) {
     damage_message(a, index, bad, err, errlen);
     return PSOC_ERR_INVALID;
   }
   e = pent(a, index);
   size = arc_get32(e + ARC_P_REC_SIZE);
-  need = load_size(a, index);
+  need = PSOC_ALIGN_UP((size_t)size, 8); /* load_size */
   if (needed) *needed = need;
   if (scratch_size < need || !scratch) {
     arc_errf(err, errlen, "pipeline '%s' needs %zu bytes of scratch, got %zu", pname(a, index), need,
              scratch_size);
     return PSOC_ERR_SIZE;
   }
-  memcpy(scratch, crec(a, index), size);
+  memcpy(scratch, tab(a, ARC_T_RECS) + arc_get32(e + ARC_P_REC_OFFSET), size); /* crec */
   rs = arc_get32(e + ARC_P_RS);
   c.a = a;
   c.out = scratch;
@@ -1056,8 +1252,20 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
     const pslot *slots = own;
     uint32_t nslots, k;
     if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
-      slots = a->shapes[a->pshape[index]].slots;
-      nslots = a->shapes[a->pshape[index]].nslots;
+      const shape *sh = &a->shapes[a->pshape[index]];
+      const cref *cr = a->cref;
+      unsigned char *out = scratch;
+      /* verified: every component slot holds 0 or a sound component + 1
+      ** (bounded again all the same, without a branch, in case the bytes
+      ** changed under the mapping since) */
+      for (k = 0; k < sh->ncslots; k++) {
+        unsigned char *p = out + sh->cslots[k].offset;
+        uint64_t v = arc_get_slot(p);
+        put_ptr(p, cr[v <= a->ncomps ? v : 0].ptr);
+      }
+      for (k = 0; k < sh->nrslots && !load_rs(&c, sh->rslots[k]); k++) {
+      }
+      nslots = 0;
     } else { /* verified by pipe_ok: it walks */
       slot_list l;
       l.slots = own;

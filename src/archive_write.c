@@ -5,6 +5,7 @@
 ** name and components by content, so the bytes depend on the set of
 ** pipelines only, and lays the file out as docs/archive.md describes.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -739,46 +740,57 @@ static int cmp_u32(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size) {
-  pipe_key_item *pk = NULL;
-  comp_key_item *ck = NULL;
-  uint32_t *porder = NULL, *corder = NULL, *cmap = NULL;
-  hidx_item *hidx = NULL;
-  size_t n, m, i, total_refs = 0;
-  uint64_t off[ARC_TABLES], len[ARC_TABLES], names = 0, recs = 0, store = 0, file, pos;
-  unsigned char *out = NULL, *q;
-  psoc_status st = PSOC_ERR_NOMEM;
-  if (data) *data = NULL;
-  if (size) *size = 0;
-  if (!w || !data || !size) return PSOC_ERR_ARG;
-  if (w->out && w->out_current) { /* nothing added since: the same bytes */
-    *data = w->out;
-    *size = w->out_size;
-    return PSOC_OK;
-  }
-  n = w->npipes;
-  m = w->ncomps;
-  porder = wmem(w, NULL, 0, (n + 1) * sizeof *porder);
-  corder = wmem(w, NULL, 0, (m + 1) * sizeof *corder);
-  cmap = wmem(w, NULL, 0, (m + 1) * sizeof *cmap);
-  hidx = wmem(w, NULL, 0, (n + 1) * sizeof *hidx);
-  pk = wmem(w, NULL, 0, (n + 1) * sizeof *pk);
-  ck = wmem(w, NULL, 0, (m + 1) * sizeof *ck);
-  if (!porder || !corder || !cmap || !hidx || !pk || !ck) goto done;
+/* The file's layout, shared by finish (the bytes in memory) and
+** write_file (streamed into the temporary file): the orders, the region
+** offsets and the "head", every byte before the records (header, table
+** of contents, pipeline, name, reference, hash-index and component tables,
+** whose checksums need the records' checksums first). */
+typedef struct layout {
+  uint32_t *porder, *corder, *cmap; /* name order; content order; id -> index */
+  hidx_item *hidx;
+  pipe_key_item *pk;
+  comp_key_item *ck;
+  size_t n, m, total_refs, max_record;
+  uint64_t off[ARC_TABLES], len[ARC_TABLES], file;
+} layout;
+
+static void layout_free(psoc_archive_writer *w, layout *L) {
+  if (L->porder) wmem(w, L->porder, (L->n + 1) * sizeof *L->porder, 0);
+  if (L->corder) wmem(w, L->corder, (L->m + 1) * sizeof *L->corder, 0);
+  if (L->cmap) wmem(w, L->cmap, (L->m + 1) * sizeof *L->cmap, 0);
+  if (L->hidx) wmem(w, L->hidx, (L->n + 1) * sizeof *L->hidx, 0);
+  if (L->pk) wmem(w, L->pk, (L->n + 1) * sizeof *L->pk, 0);
+  if (L->ck) wmem(w, L->ck, (L->m + 1) * sizeof *L->ck, 0);
+}
+
+/* Orders, sizes and offsets. */
+static psoc_status layout_plan(psoc_archive_writer *w, layout *L) {
+  size_t n = w->npipes, m = w->ncomps, i;
+  uint64_t names = 0, recs = 0, store = 0, pos;
+  memset(L, 0, sizeof *L);
+  L->n = n;
+  L->m = m;
+  L->porder = wmem(w, NULL, 0, (n + 1) * sizeof *L->porder);
+  L->corder = wmem(w, NULL, 0, (m + 1) * sizeof *L->corder);
+  L->cmap = wmem(w, NULL, 0, (m + 1) * sizeof *L->cmap);
+  L->hidx = wmem(w, NULL, 0, (n + 1) * sizeof *L->hidx);
+  L->pk = wmem(w, NULL, 0, (n + 1) * sizeof *L->pk);
+  L->ck = wmem(w, NULL, 0, (m + 1) * sizeof *L->ck);
+  if (!L->porder || !L->corder || !L->cmap || !L->hidx || !L->pk || !L->ck) return PSOC_ERR_NOMEM;
   for (i = 0; i < n; i++) {
-    pk[i].p = &w->pipes[i];
-    pk[i].index = (uint32_t)i;
+    L->pk[i].p = &w->pipes[i];
+    L->pk[i].index = (uint32_t)i;
   }
   for (i = 0; i < m; i++) {
-    ck[i].c = &w->comps[i];
-    ck[i].index = (uint32_t)i;
+    L->ck[i].c = &w->comps[i];
+    L->ck[i].index = (uint32_t)i;
   }
-  qsort(pk, n, sizeof *pk, cmp_pipe);
-  qsort(ck, m, sizeof *ck, cmp_comp);
-  for (i = 0; i < n; i++) porder[i] = pk[i].index;
-  for (i = 0; i < m; i++) corder[i] = ck[i].index;
+  qsort(L->pk, n, sizeof *L->pk, cmp_pipe);
+  qsort(L->ck, m, sizeof *L->ck, cmp_comp);
+  for (i = 0; i < n; i++) L->porder[i] = L->pk[i].index;
+  for (i = 0; i < m; i++) L->corder[i] = L->ck[i].index;
   for (i = 0; i < m; i++) {
-    cmap[corder[i]] = (uint32_t)i;
+    L->cmap[L->corder[i]] = (uint32_t)i;
     w->comps[i].users = 0;
   }
   /* Sizes. */
@@ -786,10 +798,10 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
     const wpipe *p = &w->pipes[i];
     names += p->name_len + 1 + (p->rs ? p->rs_len + 1 : 0);
     recs += arc_align(p->record_size);
+    if (p->record_size > L->max_record) L->max_record = p->record_size;
   }
   for (i = 0; i < m; i++) store += arc_align(w->comps[i].size);
-  st = PSOC_ERR_SIZE;
-  if (names > UINT32_MAX || recs > UINT32_MAX) goto done;
+  if (names > UINT32_MAX || recs > UINT32_MAX) return PSOC_ERR_SIZE;
   /* References (final indices), per pipeline in name order. */
   for (i = 0; i < n; i++) {
     const wpipe *p = &w->pipes[i];
@@ -798,154 +810,259 @@ psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data
     rm.rec = p->record;
     rm.nrefs = 0;
     (void)arc_slots_trusted(p->record, p->record_size, slot_remap, &rm);
-    total_refs += rm.nrefs;
+    L->total_refs += rm.nrefs;
   }
-  len[ARC_T_PIPE] = (uint64_t)n * ARC_PIPE_ENTRY;
-  len[ARC_T_NAME] = arc_align(names);
-  len[ARC_T_REFS] = arc_align((uint64_t)total_refs * 4);
-  len[ARC_T_HIDX] = arc_align((uint64_t)n * 4);
-  len[ARC_T_COMP] = (uint64_t)m * ARC_COMP_ENTRY;
-  len[ARC_T_RECS] = recs;
-  len[ARC_T_DATA] = store;
+  L->len[ARC_T_PIPE] = (uint64_t)n * ARC_PIPE_ENTRY;
+  L->len[ARC_T_NAME] = arc_align(names);
+  L->len[ARC_T_REFS] = arc_align((uint64_t)L->total_refs * 4);
+  L->len[ARC_T_HIDX] = arc_align((uint64_t)n * 4);
+  L->len[ARC_T_COMP] = (uint64_t)m * ARC_COMP_ENTRY;
+  L->len[ARC_T_RECS] = recs;
+  L->len[ARC_T_DATA] = store;
   pos = ARC_HEADER_SIZE + ARC_TABLES * ARC_TOC_ENTRY;
   for (i = 0; i < ARC_TABLES; i++) {
-    off[i] = pos;
-    pos += len[i];
+    L->off[i] = pos;
+    pos += L->len[i];
   }
-  file = pos + ARC_END_SIZE;
-  st = PSOC_ERR_SIZE;
-  if (file > (uint64_t)SIZE_MAX / 2) goto done;
+  L->file = pos + ARC_END_SIZE;
+  if (L->file > (uint64_t)SIZE_MAX / 2) return PSOC_ERR_SIZE;
+  return PSOC_OK;
+}
+
+/* Pipeline p's record with its component ids turned into final indices,
+** into dst (record_size bytes); its distinct references into *rm. */
+static void remap_record(const layout *L, const wpipe *p, unsigned char *dst, remap *rm) {
+  memcpy(dst, p->record, p->record_size);
+  rm->map = L->cmap;
+  rm->rec = dst;
+  rm->nrefs = 0;
+  (void)arc_slots_trusted(dst, p->record_size, slot_remap, rm);
+}
+
+/* The head (L->off[ARC_T_RECS] bytes, zeroed) into 'head'. With 'recs'
+** (the record area, zeroed) the records go there too; else each is
+** remapped into 'scratch' (L->max_record bytes) for its checksum only. */
+static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, unsigned char *recs,
+                        unsigned char *scratch) {
+  size_t i, n = L->n, m = L->m;
+  uint64_t name_pos = 0, rec_pos = 0, ref_pos = 0, data_pos = 0;
+  unsigned char *q;
+  for (i = 0; i < n; i++) {
+    const wpipe *p = &w->pipes[L->porder[i]];
+    unsigned char *e = head + L->off[ARC_T_PIPE] + i * ARC_PIPE_ENTRY;
+    unsigned char *rec = recs ? recs + rec_pos : scratch;
+    remap rm;
+    size_t k;
+    memcpy(head + L->off[ARC_T_NAME] + name_pos, p->name, p->name_len);
+    arc_put32(e + ARC_P_NAME, (uint32_t)name_pos);
+    arc_put32(e + ARC_P_NAME_LEN, (uint32_t)p->name_len);
+    name_pos += p->name_len + 1;
+    if (p->rs) {
+      memcpy(head + L->off[ARC_T_NAME] + name_pos, p->rs, p->rs_len);
+      arc_put32(e + ARC_P_RS, (uint32_t)name_pos);
+      arc_put32(e + ARC_P_RS_LEN, (uint32_t)p->rs_len);
+      name_pos += p->rs_len + 1;
+    } else {
+      arc_put32(e + ARC_P_RS, ARC_NO_STRING);
+    }
+    arc_put64(e + ARC_P_HASH_LO, p->hash.lo);
+    arc_put64(e + ARC_P_HASH_HI, p->hash.hi);
+    arc_put32(e + ARC_P_KIND, p->kind);
+    arc_put32(e + ARC_P_REC_SIZE, (uint32_t)p->record_size);
+    arc_put32(e + ARC_P_REC_OFFSET, (uint32_t)rec_pos);
+    remap_record(L, p, rec, &rm);
+    qsort(rm.refs, rm.nrefs, sizeof rm.refs[0], cmp_u32);
+    arc_put32(e + ARC_P_REF_FIRST, (uint32_t)ref_pos);
+    arc_put32(e + ARC_P_REF_COUNT, (uint32_t)rm.nrefs);
+    for (k = 0; k < rm.nrefs; k++) {
+      arc_put32(head + L->off[ARC_T_REFS] + (ref_pos + k) * 4, rm.refs[k]);
+      w->comps[L->corder[rm.refs[k]]].users++;
+    }
+    ref_pos += rm.nrefs;
+    arc_put64(e + ARC_P_REC_CHECKSUM, psoc_xxh3(rec, p->record_size));
+    rec_pos += arc_align(p->record_size);
+    L->hidx[i].hi = p->hash.hi;
+    L->hidx[i].lo = p->hash.lo;
+    L->hidx[i].index = (uint32_t)i;
+  }
+  qsort(L->hidx, n, sizeof *L->hidx, cmp_hidx);
+  for (i = 0; i < n; i++) arc_put32(head + L->off[ARC_T_HIDX] + i * 4, L->hidx[i].index);
+  for (i = 0; i < m; i++) {
+    const wcomp *c = &w->comps[L->corder[i]];
+    unsigned char *e = head + L->off[ARC_T_COMP] + i * ARC_COMP_ENTRY;
+    arc_put32(e + ARC_C_KIND, c->kind);
+    arc_put32(e + ARC_C_COUNT, c->count);
+    arc_put32(e + ARC_C_USERS, c->users);
+    arc_put32(e + ARC_C_STRIDE, c->stride);
+    arc_put64(e + ARC_C_OFFSET, data_pos);
+    arc_put64(e + ARC_C_SIZE, c->size);
+    arc_put64(e + ARC_C_CHECKSUM, c->hash);
+    data_pos += arc_align(c->size);
+  }
+  /* Table of contents, header. */
+  for (i = 0; i < ARC_TABLES; i++) {
+    q = head + ARC_HEADER_SIZE + i * ARC_TOC_ENTRY;
+    memcpy(q, arc_table_tags[i], 4);
+    arc_put64(q + 8, L->off[i]);
+    arc_put64(q + 16, L->len[i]);
+    arc_put64(q + 24, i == ARC_T_RECS || i == ARC_T_DATA ? 0 : psoc_xxh3(head + L->off[i], (size_t)L->len[i]));
+  }
+  memcpy(head + ARC_H_MAGIC, arc_magic, sizeof arc_magic);
+  arc_put32(head + ARC_H_VERSION, PSOC_ARCHIVE_FORMAT_VERSION);
+  arc_put32(head + ARC_H_HEADER_SIZE, ARC_HEADER_SIZE);
+  arc_put32(head + ARC_H_POINTER_SIZE, PSOC_PTR_SIZE);
+  arc_put32(head + ARC_H_HASH_VERSION, PSOC_HASH_VERSION);
+  arc_put32(head + ARC_H_PSOC_VERSION, arc_psoc_version());
+  arc_put32(head + ARC_H_SUBOBJECT_MASK, arc_subobject_mask());
+  arc_put64(head + ARC_H_SUBOBJECT_PRINT, arc_subobject_fingerprint());
+  arc_put64(head + ARC_H_FILE_SIZE, L->file);
+  arc_put32(head + ARC_H_TOC_OFFSET, ARC_HEADER_SIZE);
+  arc_put32(head + ARC_H_TOC_COUNT, ARC_TABLES);
+  arc_put64(head + ARC_H_TOC_CHECKSUM, psoc_xxh3(head + ARC_HEADER_SIZE, ARC_TABLES * ARC_TOC_ENTRY));
+  {
+    size_t vn = strlen(PSOC_VERSION_STRING);
+    memcpy(head + ARC_H_VERSION_STRING, PSOC_VERSION_STRING, vn < 15 ? vn : 15);
+  }
+  arc_put64(head + ARC_H_CHECKSUM, psoc_xxh3(head, ARC_H_CHECKSUM));
+}
+
+/* The end marker (ARC_END_SIZE bytes) of a file whose header is 'head'. */
+static void end_marker(const unsigned char *head, unsigned char *q) {
+  memcpy(q, arc_end_magic, sizeof arc_end_magic);
+  memcpy(q + 8, head + ARC_H_CHECKSUM, 8);
+}
+
+psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const void **data, size_t *size) {
+  layout L;
+  unsigned char *out;
+  size_t i;
+  uint64_t data_pos = 0;
+  psoc_status st;
+  if (data) *data = NULL;
+  if (size) *size = 0;
+  if (!w || !data || !size) return PSOC_ERR_ARG;
+  if (w->out && w->out_current) { /* nothing added since: the same bytes */
+    *data = w->out;
+    *size = w->out_size;
+    return PSOC_OK;
+  }
+  st = layout_plan(w, &L);
+  if (st != PSOC_OK) goto done;
   st = PSOC_ERR_NOMEM;
   if (w->out) wmem(w, w->out, w->out_size, 0);
   w->out = NULL;
   w->out_size = 0;
-  out = wmem(w, NULL, 0, (size_t)file);
+  out = wmem(w, NULL, 0, (size_t)L.file);
   if (!out) goto done;
-  memset(out, 0, (size_t)file);
-  {
-    uint64_t name_pos = 0, rec_pos = 0, ref_pos = 0;
-    for (i = 0; i < n; i++) {
-      const wpipe *p = &w->pipes[porder[i]];
-      unsigned char *e = out + off[ARC_T_PIPE] + i * ARC_PIPE_ENTRY;
-      unsigned char *rec = out + off[ARC_T_RECS] + rec_pos;
-      remap rm;
-      size_t k;
-      memcpy(out + off[ARC_T_NAME] + name_pos, p->name, p->name_len);
-      arc_put32(e + ARC_P_NAME, (uint32_t)name_pos);
-      arc_put32(e + ARC_P_NAME_LEN, (uint32_t)p->name_len);
-      name_pos += p->name_len + 1;
-      if (p->rs) {
-        memcpy(out + off[ARC_T_NAME] + name_pos, p->rs, p->rs_len);
-        arc_put32(e + ARC_P_RS, (uint32_t)name_pos);
-        arc_put32(e + ARC_P_RS_LEN, (uint32_t)p->rs_len);
-        name_pos += p->rs_len + 1;
-      } else {
-        arc_put32(e + ARC_P_RS, ARC_NO_STRING);
-      }
-      arc_put64(e + ARC_P_HASH_LO, p->hash.lo);
-      arc_put64(e + ARC_P_HASH_HI, p->hash.hi);
-      arc_put32(e + ARC_P_KIND, p->kind);
-      arc_put32(e + ARC_P_REC_SIZE, (uint32_t)p->record_size);
-      arc_put32(e + ARC_P_REC_OFFSET, (uint32_t)rec_pos);
-      memcpy(rec, p->record, p->record_size);
-      rm.map = cmap;
-      rm.rec = rec;
-      rm.nrefs = 0;
-      (void)arc_slots_trusted(rec, p->record_size, slot_remap, &rm);
-      qsort(rm.refs, rm.nrefs, sizeof rm.refs[0], cmp_u32);
-      arc_put32(e + ARC_P_REF_FIRST, (uint32_t)ref_pos);
-      arc_put32(e + ARC_P_REF_COUNT, (uint32_t)rm.nrefs);
-      for (k = 0; k < rm.nrefs; k++) {
-        arc_put32(out + off[ARC_T_REFS] + (ref_pos + k) * 4, rm.refs[k]);
-        w->comps[corder[rm.refs[k]]].users++;
-      }
-      ref_pos += rm.nrefs;
-      arc_put64(e + ARC_P_REC_CHECKSUM, psoc_xxh3(rec, p->record_size));
-      rec_pos += arc_align(p->record_size);
-      hidx[i].hi = p->hash.hi;
-      hidx[i].lo = p->hash.lo;
-      hidx[i].index = (uint32_t)i;
-    }
+  memset(out, 0, (size_t)L.file);
+  layout_head(w, &L, out, out + L.off[ARC_T_RECS], NULL);
+  for (i = 0; i < L.m; i++) {
+    const wcomp *c = &w->comps[L.corder[i]];
+    if (c->size) memcpy(out + L.off[ARC_T_DATA] + data_pos, c->data, c->size);
+    data_pos += arc_align(c->size);
   }
-  qsort(hidx, n, sizeof *hidx, cmp_hidx);
-  for (i = 0; i < n; i++) arc_put32(out + off[ARC_T_HIDX] + i * 4, hidx[i].index);
-  {
-    uint64_t data_pos = 0;
-    for (i = 0; i < m; i++) {
-      const wcomp *c = &w->comps[corder[i]];
-      unsigned char *e = out + off[ARC_T_COMP] + i * ARC_COMP_ENTRY;
-      arc_put32(e + ARC_C_KIND, c->kind);
-      arc_put32(e + ARC_C_COUNT, c->count);
-      arc_put32(e + ARC_C_USERS, c->users);
-      arc_put32(e + ARC_C_STRIDE, c->stride);
-      arc_put64(e + ARC_C_OFFSET, data_pos);
-      arc_put64(e + ARC_C_SIZE, c->size);
-      arc_put64(e + ARC_C_CHECKSUM, c->hash);
-      if (c->size) memcpy(out + off[ARC_T_DATA] + data_pos, c->data, c->size);
-      data_pos += arc_align(c->size);
-    }
-  }
-  /* Table of contents, header, end marker. */
-  for (i = 0; i < ARC_TABLES; i++) {
-    q = out + ARC_HEADER_SIZE + i * ARC_TOC_ENTRY;
-    memcpy(q, arc_table_tags[i], 4);
-    arc_put64(q + 8, off[i]);
-    arc_put64(q + 16, len[i]);
-    arc_put64(q + 24, i == ARC_T_RECS || i == ARC_T_DATA ? 0 : psoc_xxh3(out + off[i], (size_t)len[i]));
-  }
-  memcpy(out + ARC_H_MAGIC, arc_magic, sizeof arc_magic);
-  arc_put32(out + ARC_H_VERSION, PSOC_ARCHIVE_FORMAT_VERSION);
-  arc_put32(out + ARC_H_HEADER_SIZE, ARC_HEADER_SIZE);
-  arc_put32(out + ARC_H_POINTER_SIZE, PSOC_PTR_SIZE);
-  arc_put32(out + ARC_H_HASH_VERSION, PSOC_HASH_VERSION);
-  arc_put32(out + ARC_H_PSOC_VERSION, arc_psoc_version());
-  arc_put32(out + ARC_H_SUBOBJECT_MASK, arc_subobject_mask());
-  arc_put64(out + ARC_H_SUBOBJECT_PRINT, arc_subobject_fingerprint());
-  arc_put64(out + ARC_H_FILE_SIZE, file);
-  arc_put32(out + ARC_H_TOC_OFFSET, ARC_HEADER_SIZE);
-  arc_put32(out + ARC_H_TOC_COUNT, ARC_TABLES);
-  arc_put64(out + ARC_H_TOC_CHECKSUM, psoc_xxh3(out + ARC_HEADER_SIZE, ARC_TABLES * ARC_TOC_ENTRY));
-  {
-    size_t vn = strlen(PSOC_VERSION_STRING);
-    memcpy(out + ARC_H_VERSION_STRING, PSOC_VERSION_STRING, vn < 15 ? vn : 15);
-  }
-  arc_put64(out + ARC_H_CHECKSUM, psoc_xxh3(out, ARC_H_CHECKSUM));
-  q = out + file - ARC_END_SIZE;
-  memcpy(q, arc_end_magic, sizeof arc_end_magic);
-  memcpy(q + 8, out + ARC_H_CHECKSUM, 8);
+  end_marker(out, out + L.file - ARC_END_SIZE);
   w->out = out;
-  w->out_size = (size_t)file;
+  w->out_size = (size_t)L.file;
   w->out_current = 1;
   *data = out;
-  *size = (size_t)file;
+  *size = (size_t)L.file;
   st = PSOC_OK;
 done:
-  if (porder) wmem(w, porder, (n + 1) * sizeof *porder, 0);
-  if (corder) wmem(w, corder, (m + 1) * sizeof *corder, 0);
-  if (cmap) wmem(w, cmap, (m + 1) * sizeof *cmap, 0);
-  if (hidx) wmem(w, hidx, (n + 1) * sizeof *hidx, 0);
-  if (pk) wmem(w, pk, (n + 1) * sizeof *pk, 0);
-  if (ck) wmem(w, ck, (m + 1) * sizeof *ck, 0);
+  layout_free(w, &L);
+  return st;
+}
+
+/* Write n bytes and then zeros up to a multiple of ARC_ALIGN. */
+static int put_padded(FILE *f, const void *p, size_t n) {
+  static const unsigned char zeros[ARC_ALIGN];
+  size_t pad = (size_t)(arc_align(n) - n);
+  return (n && fwrite(p, 1, n, f) != n) || (pad && fwrite(zeros, 1, pad, f) != pad);
+}
+
+/* The file streamed into f: the head from memory, then each record
+** remapped again into a scratch buffer, each component from the writer's
+** copy, the end marker. Only the head and one record are held besides
+** the writer's own copy. */
+static psoc_status stream_file(psoc_archive_writer *w, FILE *f, int *io) {
+  layout L;
+  unsigned char *head = NULL, *rec = NULL, end[ARC_END_SIZE];
+  size_t i, head_size = 0, rec_cap = 0;
+  psoc_status st = layout_plan(w, &L);
+  *io = 0;
+  if (st != PSOC_OK) goto done;
+  st = PSOC_ERR_NOMEM;
+  head_size = (size_t)L.off[ARC_T_RECS];
+  rec_cap = L.max_record + 1;
+  head = wmem(w, NULL, 0, head_size);
+  rec = wmem(w, NULL, 0, rec_cap);
+  if (!head || !rec) goto done;
+  memset(head, 0, head_size);
+  layout_head(w, &L, head, NULL, rec);
+  st = PSOC_ERR_IO;
+  if (fwrite(head, 1, head_size, f) != head_size) goto io_failed;
+  for (i = 0; i < L.n; i++) {
+    const wpipe *p = &w->pipes[L.porder[i]];
+    remap rm;
+    remap_record(&L, p, rec, &rm);
+    if (put_padded(f, rec, p->record_size)) goto io_failed;
+  }
+  for (i = 0; i < L.m; i++) {
+    const wcomp *c = &w->comps[L.corder[i]];
+    if (put_padded(f, c->data, c->size)) goto io_failed;
+  }
+  end_marker(head, end);
+  if (fwrite(end, 1, sizeof end, f) != sizeof end) goto io_failed;
+  st = PSOC_OK;
+  goto done;
+io_failed:
+  *io = errno ? errno : EIO;
+done:
+  if (head) wmem(w, head, head_size, 0);
+  if (rec) wmem(w, rec, rec_cap, 0);
+  layout_free(w, &L);
   return st;
 }
 
 psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, char *err,
                                     size_t errlen) {
-  const void *data;
-  size_t size;
+  char tmp[PSOC_PLAT_PATH_MAX];
+  FILE *f;
   psoc_status st;
-  int e;
+  int e, io = 0;
   if (err && errlen) err[0] = 0;
   if (!w || !path) return PSOC_ERR_ARG;
-  st = psoc_archive_writer_finish(w, &data, &size);
-  if (st != PSOC_OK) {
-    arc_errf(err, errlen, "%s: %s", path, st == PSOC_ERR_NOMEM ? "out of memory" : "archive too large");
-    return st;
+  if (w->out && w->out_current) { /* finished already: those bytes */
+    e = psoc_plat_write_atomic(path, w->out, w->out_size);
+    if (e) {
+      arc_errf(err, errlen, "%s: %s", path, psoc_plat_strerror(e));
+      return PSOC_ERR_IO;
+    }
+    return PSOC_OK;
   }
-  e = psoc_plat_write_atomic(path, data, size);
+  /* streamed: a temporary file beside 'path', flushed to disk, renamed
+  ** over it, the folder flushed (what psoc_plat_write_atomic does) */
+  e = psoc_plat_temp_create(path, tmp, &f);
   if (e) {
     arc_errf(err, errlen, "%s: %s", path, psoc_plat_strerror(e));
     return PSOC_ERR_IO;
   }
+  errno = 0;
+  st = stream_file(w, f, &io);
+  if (st == PSOC_OK && (io = psoc_plat_file_sync(f)) != 0) st = PSOC_ERR_IO;
+  if (fclose(f) != 0 && st == PSOC_OK) {
+    io = errno ? errno : EIO;
+    st = PSOC_ERR_IO;
+  }
+  if (st == PSOC_OK && (io = psoc_plat_rename(tmp, path)) != 0) st = PSOC_ERR_IO;
+  if (st != PSOC_OK) {
+    (void)psoc_plat_remove(tmp);
+    if (st == PSOC_ERR_IO)
+      arc_errf(err, errlen, "%s: %s", path, psoc_plat_strerror(io ? io : EIO));
+    else
+      arc_errf(err, errlen, "%s: %s", path, st == PSOC_ERR_NOMEM ? "out of memory" : "archive too large");
+    return st;
+  }
+  psoc_plat_sync_parent(path);
   return PSOC_OK;
 }

@@ -2041,3 +2041,31 @@ uint64_t psoc_plat_thread_cpu_ns(void) {
           (((uint64_t)user.dwHighDateTime << 32) | user.dwLowDateTime)) * 100u;
 }
 #endif
+
+/* ---- streamed atomic writes (owner t4) ---- */
+#ifndef _WIN32
+int psoc_plat_file_sync(FILE *f) {
+  if (fflush(f) != 0) return errno ? errno : EIO;
+  return fsync(fileno(f)) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+void psoc_plat_sync_parent(const char *path) {
+  char dir[PSOC_PLAT_PATH_MAX];
+  int dfd;
+  if (dir_of(path, dir, sizeof dir) != 0) return;
+  if ((dfd = open(dir, O_RDONLY | O_CLOEXEC)) >= 0) {
+    (void)fsync(dfd); /* some file systems refuse it on folders */
+    close(dfd);
+  }
+}
+#else
+int psoc_plat_file_sync(FILE *f) {
+  HANDLE h;
+  if (fflush(f) != 0) return errno ? errno : EIO;
+  h = (HANDLE)_get_osfhandle(_fileno(f));
+  if (h == INVALID_HANDLE_VALUE) return EBADF;
+  return FlushFileBuffers(h) ? 0 : last_errno();
+}
+
+void psoc_plat_sync_parent(const char *path) { (void)path; }
+#endif

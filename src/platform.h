@@ -344,6 +344,18 @@ int psoc_plat_on_interrupt(psoc_plat_flag *flag);
 ** processes held the CPU. Windows counts it in scheduler ticks. */
 uint64_t psoc_plat_thread_cpu_ns(void);
 
+/* ---- streamed atomic writes (owner t4) ---- */
+/* For a file made by psoc_plat_temp_create, written piece by piece and
+** then renamed over its target (psoc_plat_write_atomic's steps, for bytes
+** that are never all in memory at once): psoc_plat_file_sync flushes f's
+** buffers and the file's bytes to disk before the rename (fflush, then
+** fsync; FlushFileBuffers on Windows), 0 or an errno value;
+** psoc_plat_sync_parent flushes the folder holding 'path' after it, so the
+** rename itself is durable (best effort, as psoc_plat_write_atomic does;
+** nothing to do on Windows). */
+int psoc_plat_file_sync(FILE *f);
+void psoc_plat_sync_parent(const char *path);
+
 #ifdef __cplusplus
 }
 #endif

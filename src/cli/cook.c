@@ -296,17 +296,23 @@ static void merger_print(const merger *mg) {
 static int write_archive(const char *cmd, psoc_archive_writer *w, const char *path,
                          psoc_archive_writer_stats *stats, uint64_t *size) {
   char err[512];
-  const void *data;
-  size_t n = 0;
+  psoc_plat_file f;
+  uint64_t n = 0;
   psoc_archive_writer_stats_get(w, stats);
-  if (psoc_archive_writer_finish(w, &data, &n) != PSOC_OK ||
-      psoc_archive_write_file(w, path, err, sizeof err) != PSOC_OK) {
+  /* write_file streams the bytes into the file (finish first would hold
+  ** them all in memory beside the writer's copy); the summary's size is
+  ** the file's */
+  if (psoc_archive_write_file(w, path, err, sizeof err) != PSOC_OK) {
     fprintf(stderr, "psoc %s: ", cmd);
     cli_text(stderr, path);
     fputs(": cannot write: ", stderr);
     cli_text(stderr, err);
     fputs("\n", stderr);
     return CLI_EXIT_USAGE;
+  }
+  if (psoc_plat_open_regular(path, &f) == 0) {
+    n = f.size;
+    psoc_plat_close(&f);
   }
   *size = n;
   return CLI_EXIT_OK;

@@ -693,29 +693,68 @@ static void reseal_record(unsigned char *buf, size_t size, size_t i) {
   memcpy(buf + size - 8, buf + 88, 8);
 }
 
+/* SAME_SHAPE_N graphics pipelines "p0".. of one layout (a shape), with a
+** root-signature name: the archive (an aligned copy) and its streams. */
+enum { SAME_SHAPE_N = 6 };
+static unsigned char *same_shape_archive(psoc_stream **s, char (*names)[16], size_t *size) {
+  psoc_archive_writer *w;
+  const void *d;
+  unsigned char *clean;
+  char err[512];
+  size_t i;
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  for (i = 0; i < SAME_SHAPE_N; i++) {
+    s[i] = graphics_stream(i % 2 ? D3D12_CULL_MODE_FRONT : D3D12_CULL_MODE_BACK, 1);
+    snprintf(names[i], 16, "p%zu", i);
+    ck_assert_int_eq(psoc_archive_writer_add(w, names[i], "forward", psoc_stream_data(s[i]),
+                                             psoc_stream_size(s[i]), err, sizeof err), PSOC_OK);
+  }
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, size), PSOC_OK);
+  clean = aligned_copy(d, *size);
+  psoc_archive_writer_free(w);
+  return clean;
+}
+
+/* Open a resealed same-shape archive (mode 0 VERIFY_ALL, 1 VERIFY_LAZY):
+** every pipeline but 'victim' loads, in order; the victim fails with
+** 'reason' in its message; verify counts one lost pipeline. */
+static void only_victim_lost(const unsigned char *buf, size_t size, unsigned mode, char (*names)[16],
+                             size_t victim, const char *reason) {
+  psoc_archive *a;
+  psoc_archive_entry ent;
+  char err[512];
+  size_t k, lost;
+  ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL,
+                                         NULL, &a, err, sizeof err) == PSOC_OK, "%s", err);
+  for (k = 0; k < SAME_SHAPE_N; k++) {
+    static _Alignas(16) unsigned char scratch[4096];
+    psoc_archive_load_options lo;
+    D3D12_PIPELINE_STATE_STREAM_DESC desc;
+    memset(&lo, 0, sizeof lo);
+    lo.resolve_root_signature = resolve_rs;
+    ck_assert_int_eq(psoc_archive_entry_get(a, k, &ent), PSOC_OK);
+    ck_assert_str_eq(ent.name, names[k]);
+    ck_assert_int_eq(psoc_archive_load(a, k, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err),
+                     k == victim ? PSOC_ERR_INVALID : PSOC_OK);
+    if (k == victim) ck_assert_msg(strstr(err, reason) != NULL, "%s: %s", reason, err);
+  }
+  ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, &lost), PSOC_ERR_INVALID);
+  ck_assert_uint_eq(lost, 1);
+  psoc_archive_close(a);
+}
+
 /* Many records share one layout (a shape: parsed once, the others matched
 ** against it). A record of that size whose type words or deciding shader
 ** differ, under valid checksums, must still be found damaged, with the
 ** reason psoc_parse gives, and lose only its pipeline. */
 START_TEST(test_same_shape_record_damage) {
-  enum { N = 6, VICTIM = 4 };
+  enum { N = SAME_SHAPE_N, VICTIM = 4 };
   psoc_stream *s[N];
-  psoc_archive_writer *w;
-  const void *d;
   size_t size, i;
   unsigned char *clean;
   char err[512], names[N][16];
   int which;
-  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
-  for (i = 0; i < N; i++) {
-    s[i] = graphics_stream(i % 2 ? D3D12_CULL_MODE_FRONT : D3D12_CULL_MODE_BACK, 1);
-    snprintf(names[i], sizeof names[i], "p%zu", i);
-    ck_assert_int_eq(psoc_archive_writer_add(w, names[i], "forward", psoc_stream_data(s[i]),
-                                             psoc_stream_size(s[i]), err, sizeof err), PSOC_OK);
-  }
-  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
-  clean = aligned_copy(d, size);
-  psoc_archive_writer_free(w);
+  clean = same_shape_archive(s, names, &size);
   for (which = 0; which < 2; which++) {
     unsigned mode;
     for (mode = 0; mode < 2; mode++) {
@@ -723,9 +762,7 @@ START_TEST(test_same_shape_record_damage) {
       unsigned char *toc = buf + 96, *e = buf + rd32(toc + 8) + VICTIM * 64;
       unsigned char *rec = buf + rd32(toc + 5 * 32 + 8) + rd32(e + 40);
       psoc_parsed parsed;
-      psoc_archive *a;
-      psoc_archive_entry ent;
-      size_t lost, k;
+      size_t k;
       ck_assert_int_eq(psoc_parse(rec, rd32(e + 36), &parsed, NULL), PSOC_OK);
       if (which == 0) { /* the rasterizer's type word: a type that does not exist */
         rec[parsed.views[PSOC_SO_RASTERIZER].offset] = 0x7f;
@@ -750,24 +787,70 @@ START_TEST(test_same_shape_record_damage) {
                sizeof(D3D12_SHADER_BYTECODE));
       }
       reseal_record(buf, size, VICTIM);
-      ck_assert_msg(psoc_archive_open_memory(buf, size, mode ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL,
-                                             NULL, &a, err, sizeof err) == PSOC_OK, "%s", err);
-      for (k = 0; k < N; k++) { /* the others load, in order, the victim does not */
-        static _Alignas(16) unsigned char scratch[4096];
-        psoc_archive_load_options lo;
-        D3D12_PIPELINE_STATE_STREAM_DESC desc;
-        memset(&lo, 0, sizeof lo);
-        lo.resolve_root_signature = resolve_rs;
-        ck_assert_int_eq(psoc_archive_entry_get(a, k, &ent), PSOC_OK);
-        ck_assert_str_eq(ent.name, names[k]);
-        ck_assert_int_eq(psoc_archive_load(a, k, &lo, scratch, sizeof scratch, &desc, NULL, err, sizeof err),
-                         k == VICTIM ? PSOC_ERR_INVALID : PSOC_OK);
-        if (k == VICTIM)
-          ck_assert_msg(strstr(err, which == 0 ? "does not parse" : "kind") != NULL, "%s", err);
+      only_victim_lost(buf, size, mode, names, VICTIM, which == 0 ? "does not parse" : "kind");
+      free(buf);
+    }
+  }
+  free(clean);
+  for (i = 0; i < N; i++) psoc_stream_free(s[i]);
+}
+END_TEST
+
+/* A record's pointer slot (a little-endian integer of pointer size). */
+static uint64_t rd_slot(const unsigned char *p) {
+  uint64_t v = 0;
+  size_t i;
+  for (i = 0; i < sizeof(void *); i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static void wr_slot(unsigned char *p, uint64_t v) {
+  size_t i;
+  for (i = 0; i < sizeof(void *); i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* The reference checks of records matched against a shape (the reader's
+** fast path: the shape's slots against a table of the components): a
+** record of the same layout whose references are wrong, under valid
+** checksums, loses only its pipeline, in both verify modes, with the
+** reason the full check gives. */
+START_TEST(test_same_shape_reference_damage) {
+  enum { N = SAME_SHAPE_N, VICTIM = 3, CASES = 6 };
+  static const char *const reasons[CASES] = {
+    "a component of the wrong kind", "a NULL reference with a non-zero count",
+    "a component reference out of range", "root-signature reference does not match the entry",
+    "a count that does not match its component", "references it does not use",
+  };
+  psoc_stream *s[N];
+  size_t size, i;
+  unsigned char *clean;
+  char names[N][16];
+  int which;
+  clean = same_shape_archive(s, names, &size);
+  for (which = 0; which < CASES; which++) {
+    unsigned mode;
+    for (mode = 0; mode < 2; mode++) {
+      unsigned char *buf = aligned_copy(clean, size);
+      unsigned char *toc = buf + 96, *e = buf + rd32(toc + 8) + VICTIM * 64;
+      unsigned char *rec = buf + rd32(toc + 5 * 32 + 8) + rd32(e + 40), *vs, *ps, *il, *rs;
+      psoc_parsed parsed;
+      ck_assert_int_eq(psoc_parse(rec, rd32(e + 36), &parsed, NULL), PSOC_OK);
+      vs = rec + parsed.views[PSOC_SO_VS].offset + parsed.views[PSOC_SO_VS].info->payload_offset;
+      ps = rec + parsed.views[PSOC_SO_PS].offset + parsed.views[PSOC_SO_PS].info->payload_offset;
+      il = rec + parsed.views[PSOC_SO_INPUT_LAYOUT].offset + parsed.views[PSOC_SO_INPUT_LAYOUT].info->payload_offset;
+      rs = rec + parsed.views[PSOC_SO_ROOT_SIGNATURE].offset +
+           parsed.views[PSOC_SO_ROOT_SIGNATURE].info->payload_offset;
+      ck_assert(rd_slot(vs) != 0 && rd_slot(ps) != 0 && rd_slot(il) != 0 && rd_slot(rs) == 1);
+      if (which == 0) wr_slot(vs, rd_slot(il));  /* the input layout where a shader belongs */
+      if (which == 1) wr_slot(ps, 0);            /* NULL, its length kept */
+      if (which == 2) wr_slot(vs, 1000);         /* no such component */
+      if (which == 3) wr_slot(rs, 0);            /* the entry names a root signature */
+      if (which == 4) il[sizeof(void *)] = 1;    /* NumElements 1 of the layout's 2 */
+      if (which == 5) { /* the pixel shader twice: sound slots, the vertex shader's reference unused */
+        wr_slot(vs, rd_slot(ps));
+        wr_slot(vs + sizeof(void *), sizeof ps_code);
       }
-      ck_assert_int_eq(psoc_archive_verify(a, NULL, NULL, &lost), PSOC_ERR_INVALID);
-      ck_assert_uint_eq(lost, 1);
-      psoc_archive_close(a);
+      reseal_record(buf, size, VICTIM);
+      only_victim_lost(buf, size, mode, names, VICTIM, reasons[which]);
       free(buf);
     }
   }
@@ -1030,6 +1113,75 @@ START_TEST(test_writer_rejects) {
   }
   psoc_archive_writer_free(w);
   psoc_stream_free(s);
+}
+END_TEST
+
+/* The whole file at 'path' (malloc'd) and its size. */
+static unsigned char *slurp(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  unsigned char *b;
+  long n;
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+  n = ftell(f);
+  ck_assert_int_ge(n, 0);
+  rewind(f);
+  b = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(b);
+  ck_assert_uint_eq(fread(b, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  *size = (size_t)n;
+  return b;
+}
+
+/* write_file streams the file (head, then each record, then each
+** component) when nothing was finished: the bytes are finish's, byte for
+** byte, and so are those of a write after a finish. */
+START_TEST(test_write_file_streams_finish_bytes) {
+  small sm;
+  psoc_archive_writer *w1, *w2;
+  char dir[256], p1[320], p2[320], err[512];
+  const void *d;
+  size_t i, size, s1, s2;
+  unsigned char *b1, *b2;
+  small_make(&sm);
+  make_tmpdir(dir, sizeof dir);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w1), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w2), PSOC_OK);
+  for (i = 0; i < NSMALL; i++) {
+    size_t k = NSMALL - 1 - i; /* the other writer in the other order */
+    ck_assert_int_eq(psoc_archive_writer_add(w1, small_names[i], small_rs[i], psoc_stream_data(sm.s[i]),
+                                             psoc_stream_size(sm.s[i]), err, sizeof err), PSOC_OK);
+    ck_assert_int_eq(psoc_archive_writer_add(w2, small_names[k], small_rs[k], psoc_stream_data(sm.s[k]),
+                                             psoc_stream_size(sm.s[k]), err, sizeof err), PSOC_OK);
+  }
+  snprintf(p1, sizeof p1, "%s/streamed.psoa", dir);
+  snprintf(p2, sizeof p2, "%s/finished.psoa", dir);
+  ck_assert_msg(psoc_archive_write_file(w1, p1, err, sizeof err) == PSOC_OK, "%s", err);
+  ck_assert_int_eq(psoc_archive_writer_finish(w2, &d, &size), PSOC_OK);
+  ck_assert_msg(psoc_archive_write_file(w2, p2, err, sizeof err) == PSOC_OK, "%s", err);
+  b1 = slurp(p1, &s1);
+  b2 = slurp(p2, &s2);
+  ck_assert_uint_eq(s1, size);
+  ck_assert_uint_eq(s2, size);
+  ck_assert_int_eq(memcmp(b1, d, size), 0);
+  ck_assert_int_eq(memcmp(b2, d, size), 0);
+  free(b1);
+  free(b2);
+  /* and a finish after a streamed write gives those bytes too */
+  ck_assert_int_eq(psoc_archive_writer_finish(w1, &d, &s1), PSOC_OK);
+  ck_assert_uint_eq(s1, size);
+  b2 = slurp(p2, &s2);
+  ck_assert_int_eq(memcmp(b2, d, size), 0);
+  free(b2);
+  {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  psoc_archive_writer_free(w1);
+  psoc_archive_writer_free(w2);
+  small_free(&sm);
 }
 END_TEST
 
@@ -1377,11 +1529,13 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_every_truncation_detected);
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
   tcase_add_test(t, test_same_shape_record_damage);
+  tcase_add_test(t, test_same_shape_reference_damage);
   tcase_add_test(t, test_many_shapes);
   tcase_add_test(t, test_version_and_pointer_size_mismatch);
   tcase_add_test(t, test_load_options_and_scratch);
   tcase_add_test(t, test_writer_rejects);
   tcase_add_test(t, test_write_file_atomic);
+  tcase_add_test(t, test_write_file_streams_finish_bytes);
   tcase_add_test(t, test_derive_matches_cooked_variant);
   tcase_add_test(t, test_hash_definition);
   tcase_add_test(t, test_xxh3_paths_agree);
