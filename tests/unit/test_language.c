@@ -7,6 +7,7 @@
 ** is, as data (pso_pipeline_site, pso_error_info).
 */
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <lauxlib.h>
@@ -181,6 +182,66 @@ START_TEST(test_pipeline_site) {
   site = pso_pipeline_site(p);
   ck_assert_ptr_null(site.source);
   ck_assert_int_eq(site.line, 0);
+  lua_close(L);
+}
+END_TEST
+
+/* The chunk name of a declaration site is cached per function: pipelines
+** declared alternately from functions of different chunks (a "@file", a
+** "=name" and a string chunk) each name their own chunk, also after a
+** factory has been collected and a new one loaded in its place. */
+static const char site_a[] = "local pso = ...\nreturn function(vs) return pso.graphics { vs = vs } end\n";
+static const char site_b[] = "local pso = ...\n\nreturn function(vs) return pso.graphics { vs = vs } end\n";
+static const char site_s[] = "local pso = ... return function(vs) return pso.graphics { vs = vs } end";
+
+static void push_factory(lua_State *L, const char *src, const char *name) {
+  ck_assert_int_eq(name ? luaL_loadbuffer(L, src, strlen(src), name) : luaL_loadstring(L, src), LUA_OK);
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "pso");
+  lua_call(L, 1, 1);
+  lua_call(L, 1, 1);
+}
+
+START_TEST(test_pipeline_site_per_function) {
+  lua_State *L = plain_state();
+  static const int order[] = { 0, 1, 2, 0, 2, 1, 1, 0 };
+  static const int line[] = { 2, 3, 1 };
+  const char *src[3] = { "a.lua", "b.lua", NULL };
+  char short_src[LUA_IDSIZE];
+  lua_Debug ar;
+  int round, i, base;
+  push_factory(L, site_a, "@a.lua");
+  push_factory(L, site_b, "=b.lua");
+  push_factory(L, site_s, NULL);
+  base = lua_gettop(L) - 3;
+  lua_pushvalue(L, base + 3); /* a string chunk: named as this Lua shortens it */
+  ck_assert(lua_getinfo(L, ">S", &ar));
+  snprintf(short_src, sizeof short_src, "%s", ar.short_src);
+  ck_assert_int_eq(short_src[0], '[');
+  src[2] = short_src;
+  for (round = 0; round < 3; round++) {
+    for (i = 0; i < (int)(sizeof order / sizeof order[0]); i++) {
+      const pso_pipeline *p;
+      pso_site site;
+      lua_pushvalue(L, base + 1 + order[i]);
+      ck_assert_int_eq(luaL_dostring(L, "return require('pso').shader { bytes = 'x' }"), 0);
+      lua_call(L, 1, 1);
+      p = pso_topipeline(L, -1);
+      ck_assert_ptr_nonnull(p);
+      site = pso_pipeline_site(p);
+      ck_assert_ptr_nonnull(site.source);
+      ck_assert_str_eq(site.source, src[order[i]]);
+      ck_assert_int_eq(site.line, line[order[i]]);
+      lua_pop(L, 1);
+    }
+    /* new factories in place of a.lua's and the string chunk's (the old
+    ** ones are collected; the cache keeps only the last function alive) */
+    push_factory(L, site_a, "@a.lua");
+    lua_replace(L, base + 1);
+    push_factory(L, site_s, NULL);
+    lua_replace(L, base + 3);
+    lua_gc(L, LUA_GCCOLLECT, 0);
+  }
   lua_close(L);
 }
 END_TEST
@@ -384,6 +445,7 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_evaluate_checks_the_input_layout);
   tcase_add_test(tc, test_field_path);
   tcase_add_test(tc, test_pipeline_site);
+  tcase_add_test(tc, test_pipeline_site_per_function);
   tcase_add_test(tc, test_error_info);
   tcase_add_test(tc, test_shader_bytes_borrowed);
   tcase_add_test(tc, test_evaluate_results_self_contained);
