@@ -167,7 +167,7 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   st.bound = st.lent = 0;
   psoi_cv_lock(&c);
   anchors_begin(&c);
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++) { /* to the last given */
     psoi_csrc s;
     uint32_t type;
     unsigned char *payload;

@@ -34,8 +34,18 @@
 /* The C interface                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The pipeline metatable holds true under this key (a C address no script
+** can name): one raw lookup in the metatable instead of luaL_testudata's
+** registry lookup by name. */
+static const char pipeline_tag = 'p';
+
 pso_pipeline *pso_topipeline(lua_State *L, int idx) {
-  return luaL_testudata(L, idx, PSOI_PIPELINE_MT);
+  void *p = lua_touserdata(L, idx);
+  int ok;
+  if (!p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  ok = lua_rawgetp(L, -1, &pipeline_tag) == LUA_TBOOLEAN;
+  lua_pop(L, 2);
+  return ok ? p : NULL;
 }
 
 const psoc_stream *pso_pipeline_stream(const pso_pipeline *p) { return p ? p->stream : NULL; }
@@ -1135,6 +1145,8 @@ void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx) {
   lua_setfield(L, mt, "__index");
   lua_pushliteral(L, "pso.pipeline");
   lua_setfield(L, mt, "__metatable");
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, mt, &pipeline_tag);
   lua_pushvalue(L, mtab);
   lua_rawseti(L, keys_idx, PSOI_K_METHODS);
   lua_pushvalue(L, mt);
