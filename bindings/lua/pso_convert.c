@@ -368,10 +368,25 @@ void psoi_cv_lock(psoi_cv *c) {
   c->locked = 1;
 }
 
+/* Let go of the blob objects this declaration set aside for its pipeline
+** (the scratch list's entries above where it found it). */
+void psoi_cv_drop_anchors(psoi_cv *c) {
+  psoi_ctx *ctx = c->ctx;
+  int i;
+  if (!c->anchors) return;
+  for (i = c->anchor_base + 1; i <= ctx->anchor_top; i++) {
+    lua_pushnil(c->L);
+    lua_rawseti(c->L, c->anchors, i);
+  }
+  if (ctx->anchor_top > c->anchor_base) ctx->anchor_top = c->anchor_base;
+  c->nanchors = 0;
+}
+
 int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
   char msg[768], path[256];
   va_list ap;
   psoi_cv_unlock(c);
+  psoi_cv_drop_anchors(c);
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);

@@ -59,6 +59,10 @@ typedef struct psoi_cv {
   int nanchors;
 } psoi_cv;
 
+/* Clear this declaration's entries of the anchor list (psoi_cv_error does,
+** before raising). */
+void psoi_cv_drop_anchors(psoi_cv *c);
+
 
 typedef struct psoi_decl {
   uint32_t given;                    /* classes with a value (vidx valid) */

@@ -63,8 +63,7 @@ static void anchors_begin(psoi_cv *c) {
 ** and clear the scratch list back to where this declaration found it. */
 static void anchors_end(psoi_cv *c, int v1, int v2) {
   lua_State *L = c->L;
-  psoi_ctx *ctx = c->ctx;
-  int i, top;
+  int i;
   if (v1) {
     lua_pushvalue(L, v1);
     pso_compat_setiuservalue(L, -2, 1);
@@ -77,12 +76,7 @@ static void anchors_end(psoi_cv *c, int v1, int v2) {
     lua_rawgeti(L, c->anchors, c->anchor_base + i);
     pso_compat_setiuservalue(L, -2, 2 + i);
   }
-  top = ctx->anchor_top;
-  for (i = c->anchor_base + 1; i <= top; i++) {
-    lua_pushnil(L);
-    lua_rawseti(L, c->anchors, i);
-  }
-  ctx->anchor_top = c->anchor_base;
+  psoi_cv_drop_anchors(c);
 }
 
 /* Room for the stream block beyond st->bound: the block's header. */

@@ -246,6 +246,30 @@ START_TEST(test_pipeline_site_per_function) {
 }
 END_TEST
 
+/* A declaration that fails after converting its shaders does not keep
+** them alive: the blob objects it had set aside for its pipeline are let
+** go with the error (no later declaration needed). */
+START_TEST(test_failed_declaration_releases_shaders) {
+  lua_State *L = plain_state();
+  ck_assert_int_eq(run_chunk(L, "=mat.lua",
+                             "local pso = require 'pso'\n"
+                             "local seen = setmetatable({}, { __mode = 'k' })\n"
+                             "do\n"
+                             "  local vs = pso.shader { bytes = string.rep('v', 100) }\n"
+                             "  seen[vs] = true\n"
+                             "  local ok = pcall(pso.graphics, { vs = vs, rasterizer = { cull = 'bogus' } })\n"
+                             "  assert(not ok)\n"
+                             "end\n"
+                             "return seen\n"),
+                   LUA_OK);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  lua_gc(L, LUA_GCCOLLECT, 0);
+  lua_pushnil(L);
+  ck_assert_msg(lua_next(L, -2) == 0, "the shader of the failed declaration is still referenced");
+  lua_close(L);
+}
+END_TEST
+
 /* ---- shader bytes are borrowed, copies out of the state are not ---- */
 
 /* The VS bytecode pointer of a stream, and whether it lies inside the
@@ -446,6 +470,7 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_field_path);
   tcase_add_test(tc, test_pipeline_site);
   tcase_add_test(tc, test_pipeline_site_per_function);
+  tcase_add_test(tc, test_failed_declaration_releases_shaders);
   tcase_add_test(tc, test_error_info);
   tcase_add_test(tc, test_shader_bytes_borrowed);
   tcase_add_test(tc, test_evaluate_results_self_contained);
