@@ -271,6 +271,59 @@ START_TEST(test_failed_declaration_releases_shaders) {
 }
 END_TEST
 
+/* Declarations made by finalizers, which a GC step may run in the middle
+** of another declaration (between its conversion and its pipeline): each
+** pipeline keeps the shaders it borrows, whatever declared in between.
+** (Where the GC steps land is not controlled: the rounds hit that window
+** a few times, not in every build.) */
+START_TEST(test_declarations_from_finalizers) {
+  lua_State *L = plain_state();
+  ck_assert_int_eq(run_chunk(L, "=mat.lua",
+      "local pso = require 'pso'\n"
+      "local alive = setmetatable({}, { __mode = 'k' })\n"
+      "local function mk(c) local s = pso.shader { bytes = string.rep(c, 300) } alive[s] = true return s end\n"
+      "local function decl(c)\n"
+      "  local t = { vs = mk(c), ps = mk(c) }\n"
+      "  local p = pso.graphics(t)\n"
+      "  t.vs, t.ps = nil, nil -- only the pipeline keeps the shaders now\n"
+      "  return p\n"
+      "end\n"
+      "local ref = { a = decl('a'):hash(), b = decl('b'):hash() }\n"
+      "local gcobj\n"
+      "if newproxy then\n"
+      "  gcobj = function(f) local u = newproxy(true) getmetatable(u).__gc = f return u end\n"
+      "else\n"
+      "  gcobj = function(f) return setmetatable({}, { __gc = f }) end\n"
+      "end\n"
+      "local made, n = {}, 0\n"
+      "collectgarbage('setpause', 50)\n"
+      "collectgarbage('setstepmul', 400)\n"
+      "for _ = 1, 500 do\n"
+      "  gcobj(function() local p = decl('b') n = n + 1 made[n] = p end)\n"
+      "  local i = n + 1\n"
+      "  n = i\n"
+      "  made[i] = decl('a') -- a finalizer may declare (and take made[n + 1]) in there\n"
+      "end\n"
+      "collectgarbage() collectgarbage()\n"
+      "collectgarbage('setpause', 200)\n"
+      "collectgarbage('setstepmul', 200)\n"
+      "local seen = { [ref.a] = 0, [ref.b] = 0 }\n"
+      "for i = 1, n do\n"
+      "  local h = made[i]:hash()\n"
+      "  assert(seen[h], 'pipeline ' .. i .. ' changed')\n"
+      "  seen[h] = seen[h] + 1\n"
+      "end\n"
+      "assert(seen[ref.a] == 500 and seen[ref.b] == 500, n)\n"
+      "local shaders = 0\n"
+      "for _ in pairs(alive) do shaders = shaders + 1 end\n"
+      "assert(shaders == 2 * n, shaders .. ' shaders kept for ' .. n .. ' pipelines')\n"
+      "return n\n"),
+      LUA_OK);
+  ck_assert_int_eq((int)lua_tointeger(L, -1), 1000);
+  lua_close(L);
+}
+END_TEST
+
 /* ---- shader bytes are borrowed, copies out of the state are not ---- */
 
 /* The VS bytecode pointer of a stream, and whether it lies inside the
@@ -472,6 +525,7 @@ Suite *suite_language(void) {
   tcase_add_test(tc, test_pipeline_site);
   tcase_add_test(tc, test_pipeline_site_per_function);
   tcase_add_test(tc, test_failed_declaration_releases_shaders);
+  tcase_add_test(tc, test_declarations_from_finalizers);
   tcase_add_test(tc, test_error_info);
   tcase_add_test(tc, test_shader_bytes_borrowed);
   tcase_add_test(tc, test_evaluate_results_self_contained);
