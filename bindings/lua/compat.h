@@ -152,6 +152,43 @@ static inline int pso_compat_rawgeti(lua_State *L, int idx, int n) {
 #define pso_compat_newuserdata1(L, size) lua_newuserdata(L, (size))
 #endif
 
+/* A userdata with n user values, numbered 1..n (nil at first): Lua 5.4's
+** inline user values (no table); before 5.4 a table of n slots set as its
+** user value (its environment in 5.1). pso_compat_setiuservalue pops the
+** value into slot n of the userdata at idx; pso_compat_getiuservalue
+** pushes slot n and returns its type (nil, or LUA_TNONE in 5.4, for a
+** slot the userdata lacks). */
+#if LUA_VERSION_NUM >= 504
+#define pso_compat_newuserdata_n(L, size, n) lua_newuserdatauv(L, (size), (n))
+#define pso_compat_setiuservalue(L, idx, n) ((void)lua_setiuservalue(L, (idx), (n)))
+#define pso_compat_getiuservalue(L, idx, n) lua_getiuservalue(L, (idx), (n))
+#else
+static inline void *pso_compat_newuserdata_n(lua_State *L, size_t size, int n) {
+  void *p = lua_newuserdata(L, size);
+  lua_createtable(L, n, 0);
+  pso_compat_setuservalue(L, -2);
+  return p;
+}
+static inline void pso_compat_setiuservalue(lua_State *L, int idx, int n) {
+  idx = lua_absindex(L, idx);
+  pso_compat_getuservalue(L, idx);
+  lua_insert(L, -2);
+  lua_rawseti(L, -2, n);
+  lua_pop(L, 1);
+}
+static inline int pso_compat_getiuservalue(lua_State *L, int idx, int n) {
+  idx = lua_absindex(L, idx);
+  if (pso_compat_getuservalue(L, idx) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_pushnil(L);
+    return LUA_TNIL;
+  }
+  lua_rawgeti(L, -1, n);
+  lua_remove(L, -2);
+  return lua_type(L, -1);
+}
+#endif
+
 /* Integers: 5.3+ has an integer subtype; elsewhere (and for floats with an
 ** exact integer value) a number counts as an integer when it is integral
 ** and fits an int64_t. Returns 1 and stores it, or 0 (not integral or too

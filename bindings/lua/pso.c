@@ -105,6 +105,10 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   lua_setfield(L, -2, "__mode");
   lua_setmetatable(L, -2);
   lua_rawseti(L, K, PSOI_K_PRESET_CACHE);
+  /* the blob objects a declaration's stream borrows, until its pipeline
+  ** holds them (pso_declare.c) */
+  lua_createtable(L, 8, 0);
+  lua_rawseti(L, K, PSOI_K_ANCHORS);
   /* the declaration functions, run protected by psoi_declare_all */
   {
     static const lua_CFunction raw[] = { raw_graphics, raw_compute, raw_mesh };

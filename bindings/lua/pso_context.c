@@ -239,13 +239,42 @@ static const char *site_source(const lua_Debug *ar) {
   return ar->source[0] == '@' || ar->source[0] == '=' ? ar->source + 1 : ar->short_src;
 }
 
-int psoi_site(lua_State *L, int level, lua_Debug *ar, pso_site *site) {
+int psoi_site_cached(lua_State *L, psoi_ctx *ctx, int keys_idx, int level, pso_site *site) {
+  lua_Debug ar;
+  int limit = level + 8;
   site->source = NULL;
   site->line = 0;
-  if (!lua_frame(L, level, ar)) return 0;
-  site->source = site_source(ar);
-  site->line = ar->currentline;
-  return 1;
+  keys_idx = lua_absindex(L, keys_idx);
+  for (; level < limit && lua_getstack(L, level, &ar); level++) {
+    if (!lua_getinfo(L, "fl", &ar)) return 0; /* pushes the function */
+    if (ar.currentline <= 0) { /* a C function (a wrapper): the next frame */
+      lua_pop(L, 1);
+      continue;
+    }
+    if (lua_topointer(L, -1) != ctx->site_fn || !ctx->site_fn) {
+      /* another function: its chunk name, and anchor it (the pointer names
+      ** this function only while the key table holds it) */
+      if (!lua_getinfo(L, "S", &ar)) {
+        lua_pop(L, 1);
+        return 0;
+      }
+      if (ar.source[0] == '@' || ar.source[0] == '=') {
+        ctx->site_source = ar.source + 1; /* kept alive by the function */
+      } else {
+        memcpy(ctx->site_short, ar.short_src, sizeof ctx->site_short);
+        ctx->site_short[sizeof ctx->site_short - 1] = '\0';
+        ctx->site_source = ctx->site_short;
+      }
+      ctx->site_fn = lua_topointer(L, -1);
+      lua_rawseti(L, keys_idx, PSOI_K_SITE_FN);
+    } else {
+      lua_pop(L, 1);
+    }
+    site->source = ctx->site_source;
+    site->line = ar.currentline;
+    return 1;
+  }
+  return 0;
 }
 
 /* The last error the module raised, as data (pso_error_info): a list of

@@ -45,8 +45,13 @@ enum {
   PSOI_K_METHODS = 5,   /* pipeline methods */
   PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
   PSOI_K_PRESET_CACHE = 7, /* preset data table -> converted payload (weak keys) */
-  PSOI_K_RAW_DECLARE = 8   /* + psoc_kind: the declaration closure of that kind
+  PSOI_K_RAW_DECLARE = 8,  /* + psoc_kind: the declaration closure of that kind
                               (psoi_declare itself, run protected) */
+  PSOI_K_SITE_FN = 12,     /* the function psoi_site_cached last named (anchors
+                              the ctx->site_* cache) */
+  PSOI_K_ANCHORS = 13      /* scratch list of the blob objects a declaration's
+                              stream borrows, until they move into the new
+                              pipeline's user values ([1..ctx->anchor_top]) */
 };
 
 /* ---- per-state context ----------------------------------------------- */
@@ -102,6 +107,13 @@ typedef struct psoi_ctx {
   int8_t single_field[PSOC_SO_TYPE_COUNT];
   uint16_t class_payload_max[PSOC_SO_TYPE_COUNT];
   psoi_shape shapes[PSOI_SHAPES]; /* direct-mapped cache by struct address */
+  /* psoi_site_cached: the chunk name of the function anchored at
+  ** K[PSOI_K_SITE_FN] (site_fn: its identity; site_source: into that
+  ** function's source string, or site_short). */
+  int anchor_top;           /* K[PSOI_K_ANCHORS] slots that may be set */
+  const void *site_fn;
+  const char *site_source;
+  char site_short[LUA_IDSIZE];
 } psoi_ctx;
 
 int psoi_imap_get(const psoi_ctx *ctx, const void *owner, const char *str, int64_t *value);
@@ -136,10 +148,13 @@ void psoi_push_where_keys(lua_State *L, int level, const char *field, const char
 int psoi_push_error_record(lua_State *L, int idx);
 /* Make the record at idx the last error (several errors raised as one). */
 void psoi_set_error_record(lua_State *L, int idx);
-/* Where the first Lua frame at or above level is (ar: storage for the
-** strings site->source points to, valid while that frame runs); 0 and
-** {NULL, 0} when there is none. */
-int psoi_site(lua_State *L, int level, lua_Debug *ar, pso_site *site);
+/* Where the first Lua frame at or above level is (C wrappers skipped):
+** 1 and *site; 0 and {NULL, 0} when there is none within a few levels.
+** The chunk name is cached per function (the Lua function found,
+** anchored in the key table at keys_idx): a declaration site costs the
+** line lookup only when the same function declares again. site->source
+** may point into ctx (copy it before anything can declare again). */
+int psoi_site_cached(lua_State *L, psoi_ctx *ctx, int keys_idx, int level, pso_site *site);
 /* Raise "WHERE: message" with the caller's position (level 1). */
 int psoi_error(lua_State *L, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -317,7 +317,7 @@ void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->marks = NULL;
   c->marks_size = 0;
   c->label_list = c->label_map = 0;
-  c->anchors = c->nanchors = 0;
+  c->anchors = c->anchor_base = c->nanchors = 0;
 }
 
 void psoi_cv_push_frame(psoi_cv *c, const char *key, int index) {
@@ -368,10 +368,25 @@ void psoi_cv_lock(psoi_cv *c) {
   c->locked = 1;
 }
 
+/* Let go of the blob objects this declaration set aside for its pipeline
+** (the scratch list's entries above where it found it). */
+void psoi_cv_drop_anchors(psoi_cv *c) {
+  psoi_ctx *ctx = c->ctx;
+  int i;
+  if (!c->anchors) return;
+  for (i = c->anchor_base + 1; i <= ctx->anchor_top; i++) {
+    lua_pushnil(c->L);
+    lua_rawseti(c->L, c->anchors, i);
+  }
+  if (ctx->anchor_top > c->anchor_base) ctx->anchor_top = c->anchor_base;
+  c->nanchors = 0;
+}
+
 int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
   char msg[768], path[256];
   va_list ap;
   psoi_cv_unlock(c);
+  psoi_cv_drop_anchors(c);
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
@@ -410,14 +425,12 @@ static const char *describe(lua_State *L, int idx, char *buf, size_t n) {
       snprintf(buf, n, "a pipeline");
     } else if (luaL_testudata(L, idx, PSOI_NONE_MT)) {
       snprintf(buf, n, "pso.none");
-    } else if (lua_getmetatable(L, idx)) {
-      if (lua_rawgetp(L, -1, &psoi_preset_label_tag) == LUA_TSTRING)
+    } else if (psoi_proxy_kind(L, idx)) {
+      if (psoi_proxy_tag(L, idx) == PSOI_PROXY_PRESET)
         snprintf(buf, n, "%.80s", lua_tostring(L, -1));
-      else if (lua_pop(L, 1), lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING)
-        snprintf(buf, n, "pso.%.60s", lua_tostring(L, -1));
       else
-        snprintf(buf, n, "a userdata");
-      lua_pop(L, 2);
+        snprintf(buf, n, "pso.%.60s", lua_tostring(L, -1));
+      lua_pop(L, 1);
     } else {
       snprintf(buf, n, "a userdata");
     }
@@ -545,35 +558,31 @@ static int resolve(psoi_cv *c, int idx, uint8_t *label) {
   idx = lua_absindex(L, idx);
   t = lua_type(L, idx);
   if (t == LUA_TTABLE) return idx; /* plain tables are read raw */
-  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
-  if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
-    const char *ns = lua_tostring(L, -1);
+  if (t != LUA_TUSERDATA) return 0;
+  switch (psoi_proxy_kind(L, idx)) {
+  case PSOI_PROXY_NAMESPACE: {
+    const char *ns;
+    psoi_proxy_tag(L, idx);
+    ns = lua_tostring(L, -1);
     return psoi_cv_error(c, "pso.%s is a collection of presets; pick one of them (e.g. pso.%s.%s)", ns,
                     ns, strcmp(ns, "blend") == 0 ? "alpha" : "default");
   }
-  lua_pop(L, 1);
-  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
+  case PSOI_PROXY_PRESET:
     if (c->marks && label && *label == PSOI_LABEL_SCRIPT) {
-      if (lua_rawgetp(L, -2, &psoi_preset_label_tag) == LUA_TSTRING)
-        *label = psoi_cv_label_id(c);
-      else
-        lua_pop(L, 1);
+      psoi_proxy_tag(L, idx);
+      *label = psoi_cv_label_id(c);
     }
-    lua_remove(L, -2);
+    psoi_preset_data(L, idx);
     return lua_gettop(L);
+  default: return 0;
   }
-  lua_pop(L, 2);
-  return 0;
 }
 
 /* A table, or a preset / namespace proxy (a userdata; resolve reads it). */
 static int tabular(lua_State *L, int idx) {
   int t = lua_type(L, idx);
   if (t == LUA_TTABLE) return 1;
-  if (t != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
-  t = lua_rawgetp(L, -1, &psoi_preset_data_tag);
-  lua_pop(L, 2);
-  return t == LUA_TTABLE;
+  return t == LUA_TUSERDATA && psoi_proxy_kind(L, idx) != 0;
 }
 
 /* The same, always leaving exactly one value pushed (the table to read,
@@ -1072,8 +1081,10 @@ static int cv_blob(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vi
   put_ptr(dst + f->offset, b->data);
   if (cf) put_uint(dst + cf->offset, cf->size, b->size);
   if (c->anchors && !c->verify) { /* the stream borrows b->data: the pipeline keeps b */
+    int at = c->anchor_base + ++c->nanchors;
     lua_pushvalue(L, vidx);
-    lua_rawseti(L, c->anchors, ++c->nanchors);
+    lua_rawseti(L, c->anchors, at);
+    if (c->ctx->anchor_top < at) c->ctx->anchor_top = at;
   }
   c->extra += piece_bound(b->size);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);

@@ -51,11 +51,17 @@ typedef struct psoi_cv {
   uint8_t *marks;   /* tracking: a label per payload byte, or NULL */
   size_t marks_size;
   int label_list, label_map; /* tracking: id -> text, text -> id */
-  int anchors;      /* stack index of a list every blob object converted is
-                       appended to (at nanchors + 1), or 0: the pipeline's
-                       user value, which keeps borrowed bytes alive */
+  int anchors;      /* stack index of the scratch list K[PSOI_K_ANCHORS]
+                       every blob object converted is appended to (at
+                       anchor_base + nanchors + 1), or 0; the new pipeline
+                       keeps them alive in its user values */
+  int anchor_base;
   int nanchors;
 } psoi_cv;
+
+/* Clear this declaration's entries of the anchor list (psoi_cv_error does,
+** before raising). */
+void psoi_cv_drop_anchors(psoi_cv *c);
 
 
 typedef struct psoi_decl {

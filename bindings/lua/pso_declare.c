@@ -40,6 +40,45 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   return s;
 }
 
+/* The scratch list of borrowed blob objects (K[PSOI_K_ANCHORS]), pushed;
+** call after psoi_cv_lock. The outermost declaration first clears what an
+** error left there (a declaration run by a finalizer inside another one
+** appends after the outer one's entries and removes its own at the end). */
+static void anchors_begin(psoi_cv *c) {
+  lua_State *L = c->L;
+  psoi_ctx *ctx = c->ctx;
+  lua_rawgeti(L, c->K, PSOI_K_ANCHORS);
+  c->anchors = lua_gettop(L);
+  if (ctx->arena_lock == 1)
+    for (; ctx->anchor_top > 0; ctx->anchor_top--) {
+      lua_pushnil(L);
+      lua_rawseti(L, c->anchors, ctx->anchor_top);
+    }
+  c->anchor_base = ctx->anchor_top;
+  c->nanchors = 0;
+}
+
+/* Move the declaration's anchors into user values 3.. of the pipeline on
+** the top, set values 1 and 2 from stack indices v1, v2 (0: leave nil),
+** and clear the scratch list back to where this declaration found it. */
+static void anchors_end(psoi_cv *c, int v1, int v2) {
+  lua_State *L = c->L;
+  int i;
+  if (v1) {
+    lua_pushvalue(L, v1);
+    pso_compat_setiuservalue(L, -2, 1);
+  }
+  if (v2) {
+    lua_pushvalue(L, v2);
+    pso_compat_setiuservalue(L, -2, 2);
+  }
+  for (i = 1; i <= c->nanchors; i++) {
+    lua_rawgeti(L, c->anchors, c->anchor_base + i);
+    pso_compat_setiuservalue(L, -2, 2 + i);
+  }
+  psoi_cv_drop_anchors(c);
+}
+
 /* Room for the stream block beyond st->bound: the block's header. */
 #define BLOCK_SLACK 32u
 
@@ -50,9 +89,13 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
 ** the pso.shader/pso.blob objects (or of the base pipeline's), which the
 ** pipeline's user value keeps alive; the rest is copied once, at finish,
 ** from the arena and the declaration's strings. No Lua call runs while
-** the builder holds entries. Leaves the pipeline on the stack. */
+** the builder holds entries. level: the stack level of the declaring call
+** (the first Lua function at or above it names the site). v1, v2: user
+** values 1 and 2 (stack indices; 0: none). Leaves the pipeline on the
+** stack. */
 static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, const char *name,
-                           size_t name_len, const char *rs, size_t rs_len) {
+                           size_t name_len, const char *rs, size_t rs_len, int level, int v1,
+                           int v2) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
   psoc_builder *b = ctx->builder;
@@ -60,14 +103,19 @@ static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, con
   size_t cap = st->bound + BLOCK_SLACK, need = 0;
   psoc_status s;
   pso_pipeline *p;
-  lua_Debug ar;
   pso_site site;
+  char short_src[LUA_IDSIZE];
   int again;
   if (st->bound > ((size_t)1 << 40)) psoi_cv_error(c, "the pipeline is too large");
-  psoi_site(L, 1, &ar, &site); /* the pso.graphics/.../derive call */
+  psoi_site_cached(L, ctx, c->K, level, &site); /* the pso.graphics/.../derive call */
+  if (site.source == ctx->site_short) { /* a finalizer's declaration may reuse it */
+    memcpy(short_src, ctx->site_short, sizeof short_src);
+    site.source = short_src;
+  }
   if (ctx->building) luaL_error(L, "pso: re-entrant declaration while building a stream");
   for (again = 0;; again++) {
-    p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, &site, cap, &mem);
+    p = psoi_pipeline_new(L, c->K, kind, name, name_len, rs, rs_len, &site, cap, &mem,
+                          2 + c->nanchors);
     ctx->building = 1;
     s = add_all(ctx, st);
     if (s == PSOC_OK) s = psoc_builder_finish_into(b, mem, cap, &need, &p->stream);
@@ -85,6 +133,7 @@ static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, con
     luaL_error(L, "pso: internal error: stream larger than its bound (%d > %d bytes)", (int)need,
                (int)cap);
   check_status(c, s);
+  anchors_end(c, v1, v2);
   return p;
 }
 
@@ -95,12 +144,9 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   uint32_t cls;
   const char *rs = NULL, *name = NULL;
   size_t rs_len = 0, name_len = 0;
-  int uv;
   t = lua_absindex(L, t);
   psoi_cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return psoi_cv_type_error(&c, t, "a table declaring the pipeline");
-  lua_createtable(L, 4, 0); /* the user value: { t, nil, blob objects... } */
-  uv = lua_gettop(L);
   psoi_cv_scan_decl(&c, kind, t, &d);
   if (!PSOI_DECL_VIDX(&d, psoi_decider_of(kind))) {
     c.depth = 0;
@@ -113,10 +159,9 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
   st.n = 0;
   st.bound = st.lent = 0;
-  c.anchors = uv;
-  c.nanchors = 2;
   psoi_cv_lock(&c);
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
+  anchors_begin(&c);
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++) { /* to the last given */
     psoi_csrc s;
     uint32_t type;
     unsigned char *payload;
@@ -135,11 +180,9 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
     }
     psoi_stage_commit(&c, &st, type, payload, c.extra);
   }
-  build(&c, &st, kind, name, name_len, rs, rs_len);
-  lua_pushvalue(L, t);
-  lua_rawseti(L, uv, 1);
-  lua_pushvalue(L, uv);
-  pso_compat_setuservalue(L, -2);
+  /* level 2: psoi_declare runs protected (psoi_declare_all) under the
+  ** C function pso.graphics/mesh/compute */
+  build(&c, &st, kind, name, name_len, rs, rs_len, 2, t, 0);
   return 1;
 }
 
@@ -350,10 +393,8 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     rs_len = strlen(rs);
   }
   memset(&st, 0, sizeof st);
-  lua_createtable(L, 4, 0); /* the user value: { overrides, base, blob objects... } */
-  c.anchors = lua_gettop(L);
-  c.nanchors = 2;
   psoi_cv_lock(&c);
+  anchors_begin(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
     const psoc_view *view = psoc_parsed_class(&parsed, cls);
     psoi_csrc srcs[PSOI_CV_SOURCES];
@@ -398,13 +439,8 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     psoi_stage_commit(&c, &st, type, payload, c.extra);
     lua_settop(L, top);
   }
-  build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len)->derived = 1;
-  lua_pushvalue(L, ov);
-  lua_rawseti(L, c.anchors, 1);
-  lua_pushvalue(L, base_idx); /* also keeps what the base lends its untouched classes */
-  lua_rawseti(L, c.anchors, 2);
-  lua_pushvalue(L, c.anchors);
-  pso_compat_setuservalue(L, -2);
+  /* user value 2, the base, also keeps what it lends its untouched classes */
+  build(&c, &st, (psoc_kind)base->kind, name, name_len, rs, rs_len, 1, ov, base_idx)->derived = 1;
   return 1;
 }
 

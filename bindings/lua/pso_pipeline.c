@@ -34,8 +34,18 @@
 /* The C interface                                                      */
 /* ------------------------------------------------------------------ */
 
+/* The pipeline metatable holds true under this key (a C address no script
+** can name): one raw lookup in the metatable instead of luaL_testudata's
+** registry lookup by name. */
+static const char pipeline_tag = 'p';
+
 pso_pipeline *pso_topipeline(lua_State *L, int idx) {
-  return luaL_testudata(L, idx, PSOI_PIPELINE_MT);
+  void *p = lua_touserdata(L, idx);
+  int ok;
+  if (!p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
+  ok = lua_rawgetp(L, -1, &pipeline_tag) == LUA_TBOOLEAN;
+  lua_pop(L, 2);
+  return ok ? p : NULL;
 }
 
 const psoc_stream *pso_pipeline_stream(const pso_pipeline *p) { return p ? p->stream : NULL; }
@@ -112,7 +122,7 @@ psoc_hash128 pso_pipeline_hash(const pso_pipeline *p) {
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
                                 size_t name_len, const char *rs, size_t rs_len,
                                 const pso_site *site, size_t stream_cap,
-                                unsigned char **stream_mem) {
+                                unsigned char **stream_mem, int nuv) {
   const char *src = site ? site->source : NULL;
   size_t src_len = src ? strlen(src) : 0;
   size_t head = sizeof(pso_pipeline) + (name ? name_len + 1 : 0) + (rs ? rs_len + 1 : 0) +
@@ -121,7 +131,7 @@ pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, cons
   char *s;
   head = (head + 15u) & ~(size_t)15u;
   if (stream_cap > ((size_t)-1) / 2 - head) luaL_error(L, "pipeline too large");
-  p = pso_compat_newuserdata1(L, head + stream_cap);
+  p = pso_compat_newuserdata_n(L, head + stream_cap, nuv);
   s = p->strings;
   memset(p, 0, sizeof *p);
   *stream_mem = (unsigned char *)p + head;
@@ -178,12 +188,11 @@ int psoi_pipeline_sources(psoi_cv *c, int pipe_idx, uint32_t cls, psoi_csrc *out
   lua_State *L = c->L;
   const pso_pipeline *p = lua_touserdata(L, pipe_idx);
   psoi_ctx *ctx = c->ctx;
-  int found = 0, j, uv, decl_idx, keys, none;
+  int found = 0, j, decl_idx, keys, none;
   if (layer >= max || layer > 250) return psoi_cv_error(c, "derive chain deeper than %d", max);
   luaL_checkstack(L, 12, "pso: derive chain too deep");
-  pso_compat_getuservalue(L, pipe_idx);
-  uv = lua_gettop(L);
-  lua_rawgeti(L, uv, 1); /* its declaration (or overrides) */
+  pipe_idx = lua_absindex(L, pipe_idx);
+  pso_compat_getiuservalue(L, pipe_idx, 1); /* its declaration (or overrides) */
   decl_idx = lua_gettop(L);
   lua_rawgeti(L, c->K, PSOI_K_TYPEKEYS);
   keys = lua_gettop(L);
@@ -206,7 +215,7 @@ int psoi_pipeline_sources(psoi_cv *c, int pipe_idx, uint32_t cls, psoi_csrc *out
   }
   if (p->derived) {
     int base;
-    lua_rawgeti(L, uv, 2);
+    pso_compat_getiuservalue(L, pipe_idx, 2);
     base = lua_gettop(L);
     found += psoi_pipeline_sources(c, base, cls, out + found, max, layer + 1,
                      base_label(c, lua_touserdata(L, base)));
@@ -632,7 +641,7 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
   psoc_builder_reset(ctx->builder);
   if (!need) luaL_error(L, "pso: cannot copy the stream");
   p = psoi_pipeline_new(L, K, kind, name, name ? strlen(name) : 0, root_signature,
-                        root_signature ? strlen(root_signature) : 0, NULL, need, &mem);
+                        root_signature ? strlen(root_signature) : 0, NULL, need, &mem, 1);
   if (rebuilt) {
     psoc_status st = restage(ctx->builder, stream);
     if (st == PSOC_OK) st = psoc_builder_finish_into(ctx->builder, mem, need, NULL, &p->stream);
@@ -653,10 +662,8 @@ pso_pipeline *pso_push_pipeline(lua_State *L, const psoc_stream *stream, psoc_ki
   psoc_walk_init(&w, psoc_stream_data(p->stream), psoc_stream_size(p->stream));
   while (psoc_walk_next(&w, &v, NULL)) count++;
   p->count = count;
-  lua_createtable(L, 1, 0);
   push_table(L, p); /* its declaration, for pso.derive and explain */
-  lua_rawseti(L, -2, 1);
-  pso_compat_setuservalue(L, -2);
+  pso_compat_setiuservalue(L, -2, 1);
   lua_remove(L, K);
   return p;
 }
@@ -1138,6 +1145,8 @@ void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx) {
   lua_setfield(L, mt, "__index");
   lua_pushliteral(L, "pso.pipeline");
   lua_setfield(L, mt, "__metatable");
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, mt, &pipeline_tag);
   lua_pushvalue(L, mtab);
   lua_rawseti(L, keys_idx, PSOI_K_METHODS);
   lua_pushvalue(L, mt);

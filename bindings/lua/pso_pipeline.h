@@ -30,18 +30,20 @@ struct pso_pipeline {
   char strings[];
 };
 
-/* A pipeline's user value is a table: [1] its declaration table (a derived
-** pipeline's: its overrides), [2] the base pipeline (derived only), [3..]
-** the shader and blob objects whose bytes the stream borrows. */
+/* A pipeline's user values (compat.h: inline in Lua 5.4, a table before):
+** [1] its declaration table (a derived pipeline's: its overrides), [2] the
+** base pipeline (derived only), [3..] the shader and blob objects whose
+** bytes the stream borrows. */
 
 /* Push a new pipeline userdata, metatable set, with room for a stream of
 ** stream_cap bytes after its strings (*stream_mem, 16-aligned). The stream
 ** lives inside the userdata: the GC frees it, no __gc. site: where it was
-** declared (copied; NULL: unknown). */
+** declared (copied; NULL: unknown). nuv: its number of user values (at
+** least 1; all nil). */
 pso_pipeline *psoi_pipeline_new(lua_State *L, int keys_idx, psoc_kind kind, const char *name,
                                 size_t name_len, const char *rs, size_t rs_len,
                                 const pso_site *site, size_t stream_cap,
-                                unsigned char **stream_mem);
+                                unsigned char **stream_mem, int nuv);
 /* Metatable and methods (closures over the context and K). */
 void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx);
 /* Diagnostics as a Lua list of { severity, code, message_id, field,

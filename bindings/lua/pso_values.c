@@ -14,9 +14,9 @@
 #include "pso_values.h"
 #include "platform.h" /* read_file_default */
 
-const char psoi_preset_data_tag = 'd';
-const char psoi_preset_label_tag = 'l';
-const char psoi_namespace_tag = 'n';
+/* Keys (their addresses) of the shared proxy metatable: in the registry,
+** and inside the metatable as its mark. */
+static const char proxy_mt_key = 'm';
 
 /* ------------------------------------------------------------------ */
 /* Shader and blob objects                                              */
@@ -193,10 +193,11 @@ static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
 /* Presets and namespaces (immutable proxies)                           */
 /* ------------------------------------------------------------------ */
 /*
-** A preset (or a namespace such as pso.blend) is a userdata whose own
-** metatable holds its data table under psoi_preset_data_tag, and its label
-** or namespace name. Userdata, not a table: rawset/rawget cannot reach it,
-** and __metatable hides the metatable from getmetatable. Reading goes
+** A preset (or a namespace such as pso.blend) is a userdata (one byte: its
+** kind) with two user values, its data table and its tag (the label, or
+** the namespace name); every proxy of a state shares one metatable.
+** Userdata, not a table: rawset/rawget cannot reach it, and __metatable
+** hides the metatable from getmetatable. Reading goes
 ** through __index (an unknown name in a namespace is an error with
 ** suggestions), # through __len, pairs through __pairs (Lua 5.2+) or
 ** pso.preset_pairs (every version); the iterator takes the proxy, never the
@@ -204,28 +205,41 @@ static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
 ** "(preset NAME)" always describes the values the preset was made with.
 */
 
+int psoi_proxy_kind(lua_State *L, int idx) {
+  const unsigned char *k;
+  int mark;
+  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
+  mark = lua_rawgetp(L, -1, &proxy_mt_key);
+  lua_pop(L, 2);
+  if (mark != LUA_TBOOLEAN) return 0;
+  k = lua_touserdata(L, idx);
+  return k[0];
+}
+
+int psoi_proxy_tag(lua_State *L, int idx) {
+  int kind = psoi_proxy_kind(L, idx);
+  if (!kind) return 0;
+  pso_compat_getiuservalue(L, idx, 2);
+  return kind;
+}
+
 static int proxy_label(lua_State *L, int idx) {
-  if (lua_getmetatable(L, idx)) {
-    if (lua_rawgetp(L, -1, &psoi_preset_label_tag) == LUA_TSTRING) return 1;
-    lua_pop(L, 1);
-    if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
-      lua_pushfstring(L, "pso.%s", lua_tostring(L, -1));
-      return 1;
-    }
-    lua_pop(L, 2);
+  switch (psoi_proxy_tag(L, idx)) {
+  case PSOI_PROXY_PRESET: return 1;
+  case PSOI_PROXY_NAMESPACE:
+    lua_pushfstring(L, "pso.%s", lua_tostring(L, -1));
+    lua_remove(L, -2);
+    return 1;
+  default: break;
   }
   lua_pushliteral(L, "preset");
   return 1;
 }
 
 int psoi_preset_data(lua_State *L, int idx) {
-  if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
-  if (lua_rawgetp(L, -1, &psoi_preset_data_tag) == LUA_TTABLE) {
-    lua_remove(L, -2);
-    return 1;
-  }
-  lua_pop(L, 2);
-  return 0;
+  if (!psoi_proxy_kind(L, idx)) return 0;
+  pso_compat_getiuservalue(L, idx, 1);
+  return 1;
 }
 
 static int proxy_newindex(lua_State *L) {
@@ -252,12 +266,11 @@ static int proxy_index(lua_State *L) {
   lua_pushvalue(L, 2);
   lua_rawget(L, -2);
   if (!lua_isnil(L, -1)) return 1;
-  lua_getmetatable(L, 1);
-  if (lua_rawgetp(L, -1, &psoi_namespace_tag) == LUA_TSTRING) {
+  if (psoi_proxy_tag(L, 1) == PSOI_PROXY_NAMESPACE) {
     const char *cands[64], *ns = lua_tostring(L, -1);
     char sugg[320];
     size_t n = 0;
-    int data = lua_gettop(L) - 3;
+    int data = lua_gettop(L) - 2;
     lua_pushnil(L);
     while (lua_next(L, data)) {
       lua_pop(L, 1);
@@ -305,13 +318,11 @@ static int proxy_pairs(lua_State *L) {
   return 3;
 }
 
-/* A new proxy for the data table at data_idx and a tag value at -1 (stored
-** under tag). Pops the tag value, pushes the proxy. */
-static void push_proxy(lua_State *L, int data_idx, const void *tag) {
-  int tagv = lua_gettop(L);
-  data_idx = lua_absindex(L, data_idx);
-  pso_compat_newuserdata(L, 1); /* the proxy */
-  lua_createtable(L, 0, 10);
+/* The metatable every proxy of the state shares (made on first use). */
+static void push_proxy_mt(lua_State *L) {
+  if (lua_rawgetp(L, LUA_REGISTRYINDEX, &proxy_mt_key) == LUA_TTABLE) return;
+  lua_pop(L, 1);
+  lua_createtable(L, 0, 7);
   lua_pushcfunction(L, proxy_index);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, proxy_newindex);
@@ -324,25 +335,38 @@ static void push_proxy(lua_State *L, int data_idx, const void *tag) {
   lua_setfield(L, -2, "__pairs");
   lua_pushliteral(L, "read-only");
   lua_setfield(L, -2, "__metatable");
+  lua_pushboolean(L, 1);
+  lua_rawsetp(L, -2, &proxy_mt_key); /* the mark psoi_proxy_kind looks for */
+  lua_pushvalue(L, -1);
+  lua_rawsetp(L, LUA_REGISTRYINDEX, &proxy_mt_key);
+}
+
+/* A new proxy of the given kind for the data table at data_idx, tagged
+** with the string at -1. Pops the tag, pushes the proxy. */
+static void push_proxy(lua_State *L, int data_idx, int kind) {
+  unsigned char *k;
+  data_idx = lua_absindex(L, data_idx);
+  k = pso_compat_newuserdata_n(L, 1, 2); /* the proxy */
+  k[0] = (unsigned char)kind;
+  lua_insert(L, -2);
+  pso_compat_setiuservalue(L, -2, 2); /* the tag */
   lua_pushvalue(L, data_idx);
-  lua_rawsetp(L, -2, &psoi_preset_data_tag);
-  lua_pushvalue(L, tagv);
-  lua_rawsetp(L, -2, tag);
+  pso_compat_setiuservalue(L, -2, 1);
+  push_proxy_mt(L);
   lua_setmetatable(L, -2);
-  lua_remove(L, tagv);
 }
 
 /* (s4-setup) See pso_values.h: the proxy over the given table, no copy. */
 void psoi_wrap_preset(lua_State *L, int data_idx, const char *name) {
   data_idx = lua_absindex(L, data_idx);
   lua_pushfstring(L, "preset %s", name);
-  push_proxy(L, data_idx, &psoi_preset_label_tag);
+  push_proxy(L, data_idx, PSOI_PROXY_PRESET);
 }
 
 void psoi_wrap_namespace(lua_State *L, int data_idx, const char *name) {
   data_idx = lua_absindex(L, data_idx);
   lua_pushstring(L, name);
-  push_proxy(L, data_idx, &psoi_namespace_tag);
+  push_proxy(L, data_idx, PSOI_PROXY_NAMESPACE);
 }
 
 static int is_proxy(lua_State *L, int idx) {
@@ -373,7 +397,7 @@ static void freeze(lua_State *L, int idx, int label_idx, int depth) {
     lua_pop(L, 1);
   }
   lua_pushvalue(L, label_idx);
-  push_proxy(L, data, &psoi_preset_label_tag);
+  push_proxy(L, data, PSOI_PROXY_PRESET);
   lua_remove(L, data);
 }
 
@@ -412,7 +436,7 @@ int psoi_freeze_namespace(lua_State *L) {
     lua_rawset(L, 3);
   }
   lua_pushvalue(L, 1);
-  push_proxy(L, 3, &psoi_namespace_tag);
+  push_proxy(L, 3, PSOI_PROXY_NAMESPACE);
   return 1;
 }
 

@@ -29,12 +29,17 @@ const char *psoi_blob_file(const psoi_blob *b); /* NULL when none */
 
 /* ---- presets and namespaces ------------------------------------------- */
 
-/* Preset and namespace proxies: the metatable holds these (lightuserdata
-** keys): the data table, the label ("preset blend.alpha") and, for
-** namespaces, the namespace name. */
-extern const char psoi_preset_data_tag;
-extern const char psoi_preset_label_tag;
-extern const char psoi_namespace_tag;
+/* Preset and namespace proxies: userdata sharing one metatable per state
+** (made once, on the first proxy), each with two user values: its data
+** table and its tag, the label ("preset blend.alpha") of a preset or the
+** name of a namespace. */
+enum { PSOI_PROXY_PRESET = 1, PSOI_PROXY_NAMESPACE = 2 };
+/* PSOI_PROXY_PRESET or PSOI_PROXY_NAMESPACE for a proxy at idx, else 0
+** (nothing pushed). */
+int psoi_proxy_kind(lua_State *L, int idx);
+/* For a proxy at idx: push its tag (a string) and return its kind; else
+** push nothing and return 0. */
+int psoi_proxy_tag(lua_State *L, int idx);
 
 int psoi_freeze_namespace(lua_State *L); /* (name, table) -> proxy */
 /* pso.preset(name, t) from C: push the preset made of the table at

@@ -60,6 +60,20 @@ describe("read-only presets", function()
     fails("pso.depth.mine = {}", "pso.depth is read-only")
   end)
 
+  it("a script cannot change the preset another pipeline gets", function()
+    local first = pso.graphics { name = "a", vs = vs, blend = pso.blend.alpha }
+    local alpha = pso.blend.alpha
+    expect(pcall(function() alpha.src = "zero" end)).to_be(false)
+    expect(pcall(rawset, alpha, "src", "zero")).to_be(false)
+    expect(pcall(setmetatable, alpha, {})).to_be(false)
+    local mt = getmetatable(alpha)
+    expect(type(mt)).never.to_equal("table") -- protected: nothing to edit
+    expect(pcall(function() pso.blend.alpha = pso.blend.opaque end)).to_be(false)
+    local again = pso.graphics { name = "a", vs = vs, blend = pso.blend.alpha }
+    expect(again:hash()).to_equal(first:hash())
+    expect(row(again, "blend.render_targets[1].src").value).to_equal("src_alpha")
+  end)
+
   it("pairs never hands out the data table", function()
     if not has_pairs_mm then return end
     local f, state = pairs(pso.blend.alpha)
