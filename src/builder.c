@@ -416,6 +416,17 @@ struct psoc_builder {
   ** than one after the other through the plan. */
   uint32_t fast_size[PSOC_SO_TYPE_COUNT];
   uint8_t fast_class[PSOC_SO_TYPE_COUNT];
+  /* The same three per mode, kept as plans are made, and the types whose
+  ** plans have pointer fields (the only ones whose entries differ between
+  ** modes): a mode change copies those few entries (the Lua module changes
+  ** the mode between shaders and arrays within one pipeline). */
+  struct fast_set {
+    const plan *plan[PSOC_SO_TYPE_COUNT];
+    uint32_t size[PSOC_SO_TYPE_COUNT];
+    uint8_t cls[PSOC_SO_TYPE_COUNT];
+  } fast_modes[3];
+  uint8_t mode_types[PSOC_SO_TYPE_COUNT];
+  uint32_t mode_type_count;
   /* The stream bytes as finish will write them, pointers to pieces held
   ** as offsets. Room for the largest member of every class, plus one
   ** subobject under construction and one of scratch. */
@@ -515,22 +526,24 @@ static int counts_are_words(const plan *p) {
 }
 
 /* add's inline case: a plan without pointer fields, one whose pointers
-** are borrowed, or a single blob in COPY_AT_FINISH mode. */
-static void fast_update(psoc_builder *b) {
-  size_t t;
-  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
-    const plan *p = b->plans[t];
-    int take = 0;
-    if (p)
-      take = !p->nptrs || (counts_are_words(p) &&
-                           (b->mode == PSOC_BUILDER_BORROW ||
-                            (b->mode == PSOC_BUILDER_COPY_AT_FINISH &&
-                             (p->blob_only || p->flat_array))));
-    b->fast[t] = take ? p : NULL;
-    b->fast_size[t] = take ? p->size : 0;
-    b->fast_class[t] = take ? (uint8_t)p->dup_class : 0;
-
+** are borrowed, or a single blob or flat array in COPY_AT_FINISH mode.
+** Records the new plan 'p' in every mode's set and in the current one. */
+static void fast_update(psoc_builder *b, const plan *p) {
+  uint32_t t = p->type;
+  int m;
+  for (m = 0; m < 3; m++) {
+    struct fast_set *f = &b->fast_modes[m];
+    int take = !p->nptrs || (counts_are_words(p) &&
+                             (m == PSOC_BUILDER_BORROW ||
+                              (m == PSOC_BUILDER_COPY_AT_FINISH && (p->blob_only || p->flat_array))));
+    f->plan[t] = take ? p : NULL;
+    f->size[t] = take ? p->size : 0;
+    f->cls[t] = take ? (uint8_t)p->dup_class : 0;
   }
+  if (p->nptrs) b->mode_types[b->mode_type_count++] = (uint8_t)t;
+  b->fast[t] = b->fast_modes[b->mode].plan[t];
+  b->fast_size[t] = b->fast_modes[b->mode].size[t];
+  b->fast_class[t] = b->fast_modes[b->mode].cls[t];
 }
 
 /* Every pointer field of the plan is a STRING (or it has none). */
@@ -569,7 +582,7 @@ static psoc_status make_plan(psoc_builder *b, const psoc_subobject_info *info, c
     memcpy(&p->head, h, sizeof h);
   }
   b->plans[info->type] = p;
-  fast_update(b);
+  fast_update(b, p);
   *out = p;
   return PSOC_OK;
 }
@@ -1199,8 +1212,15 @@ psoc_status psoc_builder_set_mode(psoc_builder *b, psoc_builder_mode mode) {
              mode != PSOC_BUILDER_BORROW))
     return PSOC_ERR_ARG;
   if (b->mode != (int)mode) {
+    const struct fast_set *f = &b->fast_modes[mode];
+    uint32_t i;
     b->mode = mode;
-    fast_update(b);
+    for (i = 0; i < b->mode_type_count; i++) {
+      uint32_t t = b->mode_types[i];
+      b->fast[t] = f->plan[t];
+      b->fast_size[t] = f->size[t];
+      b->fast_class[t] = f->cls[t];
+    }
   }
   return PSOC_OK;
 }

@@ -1464,6 +1464,51 @@ START_TEST(test_mixed_modes) {
 }
 END_TEST
 
+/* Plans made in one mode serve every later mode: the same builder, after a
+** reset, borrows, copies at add and copies at finish the types whose plans
+** were made in another mode (a mode change updates add's inline table for
+** the types already planned). COPY copies at add: bytes changed between
+** add and finish must not reach the stream. */
+START_TEST(test_mode_switch_reuses_plans) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  psoc_stream *s;
+  unsigned char code[sizeof code_a];
+  D3D12_SHADER_BYTECODE vs = { code, sizeof code }, ps = { code_b, sizeof code_b };
+  D3D12_SHADER_BYTECODE got;
+  static const psoc_builder_mode modes[] = { PSOC_BUILDER_BORROW, PSOC_BUILDER_COPY,
+                                             PSOC_BUILDER_COPY_AT_FINISH, PSOC_BUILDER_BORROW,
+                                             PSOC_BUILDER_COPY };
+  size_t round;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (round = 0; round < sizeof modes / sizeof modes[0]; round++) {
+    psoc_builder_mode m = modes[round];
+    memcpy(code, code_a, sizeof code);
+    psoc_builder_reset(b);
+    ck_assert_int_eq(psoc_builder_set_mode(b, m), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_VS, &vs, sizeof vs), PSOC_OK);
+    ck_assert_int_eq(psoc_builder_set_mode(b, m == PSOC_BUILDER_BORROW ? PSOC_BUILDER_COPY
+                                                                       : PSOC_BUILDER_BORROW),
+                     PSOC_OK);
+    ck_assert_int_eq(psoc_builder_add(b, PSOC_SO_PS, &ps, sizeof ps), PSOC_OK);
+    if (m == PSOC_BUILDER_COPY) code[0] ^= 0xff; /* after add: COPY has its bytes already */
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8, sizeof got); /* VS */
+    if (m == PSOC_BUILDER_BORROW) ck_assert_ptr_eq(got.pShaderBytecode, code);
+    else ck_assert_ptr_ne(got.pShaderBytecode, code);
+    ck_assert_mem_eq(got.pShaderBytecode, code_a, sizeof code_a);
+    memcpy(&got, (const unsigned char *)psoc_stream_data(s) + 8 + 24, sizeof got); /* PS */
+    if (m == PSOC_BUILDER_BORROW) ck_assert_ptr_ne(got.pShaderBytecode, code_b);
+    else ck_assert_ptr_eq(got.pShaderBytecode, code_b);
+    ck_assert_mem_eq(got.pShaderBytecode, code_b, sizeof code_b);
+    psoc_stream_free(s);
+  }
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
 /* finish_into writes finish's block into caller memory: the size on
 ** request, nothing written when too small, psoc_stream_free a no-op. */
 START_TEST(test_finish_into) {
@@ -1953,6 +1998,7 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_copy_at_finish_detects_changed_data);
   tcase_add_test(tc, test_borrow_keeps_pointers);
   tcase_add_test(tc, test_mixed_modes);
+  tcase_add_test(tc, test_mode_switch_reuses_plans);
   tcase_add_test(tc, test_finish_into);
   tcase_add_test(tc, test_padding_is_zero_every_mode);
   tcase_add_test(tc, test_add_matches_set_every_mode);
