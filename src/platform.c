@@ -465,6 +465,26 @@ void psoc_plat_close(psoc_plat_file *f) {
   f->handle = NULL;
 }
 
+/* No confined opens on Windows (yet): callers walk the path themselves. */
+int psoc_plat_dirh_open(const char *path, psoc_plat_dirh *d) {
+  (void)path;
+  d->handle = NULL;
+  return ENOSYS;
+}
+
+void psoc_plat_dirh_close(psoc_plat_dirh *d) { d->handle = NULL; }
+
+int psoc_plat_open_beneath(const psoc_plat_dirh *d, const char *rel, uint64_t limit, int *kind,
+                           psoc_plat_file *f) {
+  (void)d;
+  (void)rel;
+  (void)limit;
+  f->handle = NULL;
+  f->size = 0;
+  *kind = PSOC_PLAT_MISSING;
+  return ENOSYS;
+}
+
 int psoc_plat_stat(const char *path, int *kind, uint64_t *size) {
   return path_kind(path, 0, kind, size); /* follows symlinks and junctions */
 }
@@ -743,6 +763,9 @@ int psoc_plat_main_init(int *argc, char ***argv) {
 #ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* realpath, readlink, O_CLOEXEC */
 #endif
+#if defined(__linux__) && !defined(_GNU_SOURCE)
+#define _GNU_SOURCE /* O_PATH and syscall() for psoc_plat_open_beneath */
+#endif
 #include "platform.h"
 
 #include <dirent.h>
@@ -756,6 +779,13 @@ int psoc_plat_main_init(int *argc, char ***argv) {
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#if defined(SYS_openat2) && defined(O_PATH)
+#include <linux/openat2.h>
+#define PSOC_PLAT_HAVE_OPENAT2 1
+#endif
+#endif
 
 #ifndef O_CLOEXEC
 #define O_CLOEXEC 0
@@ -945,6 +975,89 @@ int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got) {
 void psoc_plat_close(psoc_plat_file *f) {
   if (f->fd >= 0) close(f->fd);
   f->fd = -1;
+}
+
+/* Confined opens (platform.h). One openat2 resolves the whole path in the
+** kernel: RESOLVE_BENEATH refuses ".." above the handle and absolute
+** paths, RESOLVE_NO_SYMLINKS every symlink (magic links included). The
+** file is first opened as O_PATH (no access to its contents, no device
+** driver involved) to learn what it is; only a regular file is opened
+** again, by the same confined lookup, for reading. */
+#if defined(PSOC_PLAT_HAVE_OPENAT2)
+static int openat2_fd(int dir, const char *path, int flags, unsigned long long resolve) {
+  struct open_how how;
+  long fd;
+  memset(&how, 0, sizeof how);
+  how.flags = (unsigned long long)flags;
+  how.resolve = resolve;
+  do fd = syscall(SYS_openat2, dir, path, &how, sizeof how);
+  while (fd < 0 && errno == EINTR);
+  return fd < 0 ? -(errno ? errno : EIO) : (int)fd;
+}
+#define BENEATH (RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+#endif
+
+int psoc_plat_dirh_open(const char *path, psoc_plat_dirh *d) {
+  d->fd = -1;
+#if defined(PSOC_PLAT_HAVE_OPENAT2)
+  {
+    int fd = openat2_fd(AT_FDCWD, path, O_PATH | O_DIRECTORY | O_CLOEXEC,
+                        RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS);
+    if (fd < 0) return -fd;
+    d->fd = fd;
+    return 0;
+  }
+#else
+  (void)path;
+  return ENOSYS;
+#endif
+}
+
+void psoc_plat_dirh_close(psoc_plat_dirh *d) {
+  if (d->fd >= 0) close(d->fd);
+  d->fd = -1;
+}
+
+int psoc_plat_open_beneath(const psoc_plat_dirh *d, const char *rel, uint64_t limit, int *kind,
+                           psoc_plat_file *f) {
+  f->fd = -1;
+  f->size = 0;
+  *kind = PSOC_PLAT_MISSING;
+#if defined(PSOC_PLAT_HAVE_OPENAT2)
+  {
+    struct stat st;
+    int fd, e;
+    if (d->fd < 0 || rel[0] == '\0' || rel[0] == '/') return EINVAL;
+    fd = openat2_fd(d->fd, rel, O_PATH | O_CLOEXEC, BENEATH);
+    if (fd < 0) return -fd;
+    e = fstat(fd, &st) != 0 ? (errno ? errno : EIO) : 0;
+    close(fd);
+    if (e) return e;
+    *kind = kind_of(st.st_mode);
+    if (*kind != PSOC_PLAT_FILE) return 0;
+    f->size = (uint64_t)st.st_size;
+    if (f->size > limit) return 0;
+    fd = openat2_fd(d->fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, BENEATH);
+    if (fd < 0) return -fd; /* changed in between: the caller looks again */
+    if (fstat(fd, &st) != 0) {
+      e = errno ? errno : EIO;
+      close(fd);
+      return e;
+    }
+    if (!S_ISREG(st.st_mode)) { /* swapped since the first look */
+      close(fd);
+      return EAGAIN;
+    }
+    f->fd = fd;
+    f->size = (uint64_t)st.st_size;
+    return 0;
+  }
+#else
+  (void)d;
+  (void)rel;
+  (void)limit;
+  return ENOSYS;
+#endif
 }
 
 int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size) {
