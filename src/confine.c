@@ -277,7 +277,7 @@ int psoc_confine_open(psoc_confine_root *roots, size_t count, const char *path, 
   if (r != PSOC_CONFINE_FOUND) return r;
   if ((e = psoc_plat_regular_size(out, &want)) != 0) file->err = e;
   else if (want > limit || want > (uint64_t)(size_t)-1 - 1) file->err = PSOC_CONFINE_TOO_LARGE;
-  else if ((e = psoc_plat_open_regular(out, &file->f)) != 0) file->err = e;
+  else if ((e = psoc_plat_open_checked(out, &file->f)) != 0) file->err = e;
   else file->open = 1;
   return r;
 }
@@ -319,7 +319,7 @@ int psoc_confine_read(const char *path, uint64_t limit, void *(*alloc)(void *ud,
   buf = alloc(ud, want ? (size_t)want : 1); /* first: nothing is open if it raises */
   if (!buf) return ENOMEM;
   *data = buf;
-  if ((e = psoc_plat_open_regular(path, &f)) != 0) return e;
+  if ((e = psoc_plat_open_checked(path, &f)) != 0) return e; /* just found regular */
   e = psoc_plat_read(&f, buf, (size_t)want, size);
   psoc_plat_close(&f);
   return e;

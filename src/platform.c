@@ -425,10 +425,8 @@ int psoc_plat_regular_size(const char *path, uint64_t *size) {
 }
 
 int psoc_plat_open_regular(const char *path, psoc_plat_file *f) {
-  wchar_t w[PSOC_PLAT_PATH_MAX];
   int e;
   DWORD a;
-  HANDLE h;
   f->handle = NULL;
   f->size = 0;
   /* Refuse what the attributes already show is not a file (no open of a
@@ -436,6 +434,15 @@ int psoc_plat_open_regular(const char *path, psoc_plat_file *f) {
   a = attributes(path, &e);
   if (a == INVALID_FILE_ATTRIBUTES) return e;
   if (a & (FILE_ATTRIBUTE_DIRECTORY | FILE_ATTRIBUTE_DEVICE)) return PSOC_PLAT_ENOTREG;
+  return psoc_plat_open_checked(path, f);
+}
+
+int psoc_plat_open_checked(const char *path, psoc_plat_file *f) {
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  int e;
+  HANDLE h;
+  f->handle = NULL;
+  f->size = 0;
   if ((e = to_wide(path, w)) != 0) return e;
   h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
                   OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
@@ -949,6 +956,12 @@ int psoc_plat_open_regular(const char *path, psoc_plat_file *f) {
   ** then open without blocking and check the opened file itself. */
   if (stat(path, &st) != 0) return errno ? errno : ENOENT;
   if (!S_ISREG(st.st_mode)) return PSOC_PLAT_ENOTREG;
+  return psoc_plat_open_checked(path, f);
+}
+
+int psoc_plat_open_checked(const char *path, psoc_plat_file *f) {
+  struct stat st;
+  f->size = 0;
   f->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (f->fd < 0) return errno ? errno : EIO;
   if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {

@@ -149,6 +149,10 @@ typedef struct psoc_plat_file {
 ** is refused at once) and check that it is a regular file. 0,
 ** PSOC_PLAT_ENOTREG or an errno value; f->size holds its size. */
 int psoc_plat_open_regular(const char *path, psoc_plat_file *f);
+/* psoc_plat_open_regular for a 'path' the caller has just found to be a
+** regular file (psoc_plat_regular_size): without looking at it first, the
+** opened file itself still checked. */
+int psoc_plat_open_checked(const char *path, psoc_plat_file *f);
 /* Read up to 'size' bytes from the start; *got receives the count (less
 ** when the file shrank). 0 or an errno value. */
 int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got);

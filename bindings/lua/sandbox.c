@@ -1938,6 +1938,11 @@ static int load_script(lua_State *L, psol_state *S, const char *path) {
   psol_found *f;
   int e, r;
   if (!S->read_file) {
+    /* Where nothing records the canonical path (psol_newstate's states),
+    ** the file is read as named (the same file: both follow symlinks);
+    ** a failure is looked at again below for its message. */
+    if (!S->record_files && push_file(L, S, path)) return 1;
+    if (!S->record_files) lua_pop(L, 1);
     e = psoc_plat_realpath(path, real);
     if (e != 0) {
       lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(e));
