@@ -275,10 +275,11 @@ int psoc_confine_open(psoc_confine_root *roots, size_t count, const char *path, 
   if ((r = open_beneath(roots, count, path, limit, out, file)) != 0) return r;
   r = psoc_confine_resolve(roots, count, path, out);
   if (r != PSOC_CONFINE_FOUND) return r;
-  if ((e = psoc_plat_regular_size(out, &want)) != 0) file->err = e;
-  else if (want > limit || want > (uint64_t)(size_t)-1 - 1) file->err = PSOC_CONFINE_TOO_LARGE;
-  else if ((e = psoc_plat_open_checked(out, &file->f)) != 0) file->err = e;
-  else file->open = 1;
+  e = psoc_plat_regular_size(out, &want);
+  if (e == 0 && (want > limit || want > (uint64_t)(size_t)-1 - 1)) e = PSOC_CONFINE_TOO_LARGE;
+  if (e == 0) e = psoc_plat_open_checked(out, &file->f);
+  file->err = e;
+  file->open = e == 0;
   return r;
 }
 
