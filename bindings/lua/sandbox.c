@@ -66,6 +66,7 @@ struct psol_state {
   psol_path script;    /* directory of the running script, or shown NULL */
   const char *chunk;   /* display name of the running top-level chunk */
   int runs;            /* psol_dofile/psol_dostring nesting (run) */
+  struct psol_guard *guard; /* load_file's, one per state (anchored in the registry) */
   /* host callbacks */
   void *(*resolve)(void *ud, const char *name);
   void (*log)(void *ud, const char *text, size_t len);
@@ -466,6 +467,7 @@ typedef struct psol_guard {
 } psol_guard;
 
 static const char guard_mt_key = 'g';
+static const char guard_key = 'G';
 
 static void guard_release(psol_guard *g) {
   if (g->live && g->bytes.release) g->bytes.release(g->ud, g->bytes.data);
@@ -681,13 +683,18 @@ static int read_found(lua_State *L, psol_state *S, psol_found *f) {
 }
 
 /* Resolve 'name' inside the roots and push its contents. 1, or 0 with
-** the reason pushed; a failure is noted for the evaluation's diagnostic. */
+** the reason pushed; a failure is noted for the evaluation's diagnostic.
+** The state's one guard holds the file (or the hook's bytes) between
+** finding and reading it: no Lua code runs in between, so one is enough;
+** what a memory error left in it is let go here, by the next call, or by
+** its __gc when the state closes. */
 static int load_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
   int ok;
-  f->guard = guard_new(L, S);
+  f->guard = S->guard;
+  guard_release(f->guard);
+  psoc_confine_file_close(&f->guard->file);
   ok = resolve_file(L, S, name, f) && read_found(L, S, f);
   psoc_confine_file_close(&f->guard->file); /* a candidate found but not read */
-  lua_remove(L, -2);
   if (!ok) S->file_failed = 1;
   return ok;
 }
@@ -1685,6 +1692,9 @@ static int setup(lua_State *L) {
   lua_createtable(L, 0, 1);
   lua_pushcfunction(L, guard_gc);
   lua_setfield(L, -2, "__gc");
+  lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, (void *)&guard_key);
+  S->guard = guard_new(L, S);
   lua_rawset(L, LUA_REGISTRYINDEX);
   psol_compat_openlib(L, "_G", luaopen_base);
   psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
