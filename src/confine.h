@@ -87,8 +87,9 @@ typedef struct psoc_confine_file {
 ** finds opened as psoc_confine_read does. The answers (FOUND, MISSING,
 ** LEAVES or an errno value, and out) are psoc_confine_resolve's; with FOUND
 ** 'file' is open or holds the error reading it gives: a regular file over
-** 'limit' bytes is never opened (PSOC_CONFINE_TOO_LARGE), anything but a
-** regular file never opened for reading (PSOC_PLAT_ENOTREG). 'file' is
+** 'limit' bytes (PSOC_CONFINE_TOO_LARGE) and anything but a regular file
+** (PSOC_PLAT_ENOTREG) are never read (the confined open may open one
+** without blocking for the moment it takes to ask what it is). 'file' is
 ** closed (open 0) for every other answer. The roots' handles are opened on
 ** first use and stay open until psoc_confine_root_close_dir. */
 int psoc_confine_open(psoc_confine_root *roots, size_t count, const char *path, uint64_t limit,

@@ -993,9 +993,10 @@ void psoc_plat_close(psoc_plat_file *f) {
 /* Confined opens (platform.h). One openat2 resolves the whole path in the
 ** kernel: RESOLVE_BENEATH refuses ".." above the handle and absolute
 ** paths, RESOLVE_NO_SYMLINKS every symlink (magic links included). The
-** file is first opened as O_PATH (no access to its contents, no device
-** driver involved) to learn what it is; only a regular file is opened
-** again, by the same confined lookup, for reading. */
+** file is opened for reading without blocking (O_NONBLOCK: a FIFO without
+** a writer opens at once; O_NOCTTY) and what it is asked of the open file
+** itself, so what is read is what was checked; anything but a regular
+** file within the limit is closed at once. */
 #if defined(PSOC_PLAT_HAVE_OPENAT2)
 static int openat2_fd(int dir, const char *path, int flags, unsigned long long resolve) {
   struct open_how how;
@@ -1041,25 +1042,18 @@ int psoc_plat_open_beneath(const psoc_plat_dirh *d, const char *rel, uint64_t li
     struct stat st;
     int fd, e;
     if (d->fd < 0 || rel[0] == '\0' || rel[0] == '/') return EINVAL;
-    fd = openat2_fd(d->fd, rel, O_PATH | O_CLOEXEC, BENEATH);
-    if (fd < 0) return -fd;
-    e = fstat(fd, &st) != 0 ? (errno ? errno : EIO) : 0;
-    close(fd);
-    if (e) return e;
-    *kind = kind_of(st.st_mode);
-    if (*kind != PSOC_PLAT_FILE) return 0;
-    f->size = (uint64_t)st.st_size;
-    if (f->size > limit) return 0;
     fd = openat2_fd(d->fd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, BENEATH);
-    if (fd < 0) return -fd; /* changed in between: the caller looks again */
+    if (fd < 0) return -fd;
     if (fstat(fd, &st) != 0) {
       e = errno ? errno : EIO;
       close(fd);
       return e;
     }
-    if (!S_ISREG(st.st_mode)) { /* swapped since the first look */
+    *kind = kind_of(st.st_mode);
+    f->size = *kind == PSOC_PLAT_FILE ? (uint64_t)st.st_size : 0;
+    if (*kind != PSOC_PLAT_FILE || f->size > limit) { /* refused: closed at once */
       close(fd);
-      return EAGAIN;
+      return 0;
     }
     f->fd = fd;
     f->size = (uint64_t)st.st_size;

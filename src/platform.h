@@ -180,9 +180,11 @@ void psoc_plat_dirh_close(psoc_plat_dirh *d);
 ** following a symlink (the last component included) and never leaving
 ** 'd' (no ".." above it). 0 with *kind what it is (PSOC_PLAT_FILE,
 ** PSOC_PLAT_DIR, ...): a regular file of at most 'limit' bytes is then open
-** for reading, without blocking, in *f (f->size its size); a larger one
-** has f->size set and nothing open; anything else is never opened for
-** reading (a FIFO or a device is only looked at). Or an errno value:
+** for reading in *f (f->size its size); a larger one has f->size set and
+** nothing open; anything else is closed again at once (it is opened
+** without blocking, O_NONBLOCK and O_NOCTTY, and asked what it is: a FIFO
+** never blocks, and nothing but a regular file is ever read). Or an errno
+** value:
 ** ENOENT when a component does not exist (every component before it was a
 ** directory and none a symlink); any other value (ELOOP: a symlink on the
 ** way; EXDEV: ".." above 'd'; ENOTDIR, EACCES, ENOSYS, ...) tells the
