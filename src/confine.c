@@ -36,22 +36,11 @@ static void drop_component(char *out, size_t *rl) {
   out[*rl] = '\0';
 }
 
-int psoc_confine_absolute(const char *path, char *out) {
-  char cwd[PSOC_CONFINE_PATH_MAX], joined[2 * PSOC_CONFINE_PATH_MAX];
-  const char *p = joined;
+/* 'path' (absolute) with "." and ".." taken lexically, into
+** out[PSOC_CONFINE_PATH_MAX]; 0 or ENAMETOOLONG. */
+static int lexical(const char *path, char *out) {
+  const char *p = path;
   size_t rl = 0;
-  int e;
-  if (path[0] == '/') {
-    if (strlen(path) >= sizeof joined) return ENAMETOOLONG;
-    memcpy(joined, path, strlen(path) + 1);
-  } else {
-    if ((e = psoc_plat_realpath(".", cwd)) != 0) return e;
-    size_t cl = strlen(cwd), pl = strlen(path);
-    if (cl + 1 + pl >= sizeof joined) return ENAMETOOLONG;
-    memcpy(joined, cwd, cl + 1);
-    joined[cl] = '/';
-    memcpy(joined + cl + 1, path, pl + 1);
-  }
   for (;;) {
     size_t cl;
     const char *c = next_component(&p, &cl);
@@ -70,7 +59,30 @@ int psoc_confine_absolute(const char *path, char *out) {
   return 0;
 }
 
+int psoc_confine_absolute(const char *path, char *out) {
+  char cwd[PSOC_CONFINE_PATH_MAX], joined[2 * PSOC_CONFINE_PATH_MAX];
+  int e;
+  if (path[0] == '/') {
+    if (strlen(path) >= sizeof joined) return ENAMETOOLONG;
+    memcpy(joined, path, strlen(path) + 1);
+  } else {
+    if ((e = psoc_plat_realpath(".", cwd)) != 0) return e;
+    size_t cl = strlen(cwd), pl = strlen(path);
+    if (cl + 1 + pl >= sizeof joined) return ENAMETOOLONG;
+    memcpy(joined, cwd, cl + 1);
+    joined[cl] = '/';
+    memcpy(joined + cl + 1, path, pl + 1);
+  }
+  return lexical(joined, out);
+}
+
+void psoc_confine_root_close_dir(psoc_confine_root *root) {
+  if (root->dir_state == PSOC_CONFINE_DIR_OPEN) psoc_plat_dirh_close(&root->dir);
+  root->dir_state = PSOC_CONFINE_DIR_NONE;
+}
+
 void psoc_confine_root_free(psoc_confine_root *root) {
+  psoc_confine_root_close_dir(root);
   free(root->shown);
   free(root->real);
   root->shown = root->real = NULL;
@@ -80,6 +92,7 @@ int psoc_confine_root_init(psoc_confine_root *root, const char *dir, int virtual
   char buf[PSOC_CONFINE_PATH_MAX];
   int e;
   root->shown = root->real = NULL;
+  root->dir_state = PSOC_CONFINE_DIR_NONE;
   e = psoc_plat_realpath(dir, buf);
   if ((e == ENOENT || e == ENOTDIR) && virtual) e = psoc_confine_absolute(dir, buf);
   else if (e == 0) e = psoc_plat_is_dir(buf);
@@ -204,6 +217,96 @@ int psoc_confine_resolve(const psoc_confine_root *roots, size_t count, const cha
   return missing ? PSOC_CONFINE_MISSING : PSOC_CONFINE_FOUND;
 }
 
+/* Does 'rel' have a ".." component? */
+static int has_dotdot(const char *rel) {
+  const char *p = rel;
+  for (;;) {
+    size_t cl;
+    const char *c = next_component(&p, &cl);
+    if (cl == 0) return 0;
+    if (cl == 2 && c[0] == '.' && c[1] == '.') return 1;
+  }
+}
+
+/* The confined open of psoc_confine_open: FOUND or MISSING as the walk
+** would answer them, or 0 when the walk must answer. A success of the
+** kernel's lookup beneath the root means that every component was inside
+** the root and none a symlink, so the walk would have found the same file
+** at the lexical form of 'path'; ENOENT means the same up to the missing
+** component, after which the walk joins the rest lexically, which without
+** ".." stays inside the root. */
+static int open_beneath(psoc_confine_root *roots, size_t count, const char *path, uint64_t limit,
+                        char *out, psoc_confine_file *file) {
+  psoc_confine_root *root = NULL;
+  const char *rel;
+  size_t i;
+  int kind, e;
+  for (i = 0; i < count && !root; i++)
+    if (roots[i].real && psoc_confine_inside(path, roots[i].real)) root = &roots[i];
+  if (!root) return 0;
+  rel = path + strlen(root->real);
+  while (*rel == '/') rel++;
+  if (*rel == '\0') return 0;
+  if (root->dir_state == PSOC_CONFINE_DIR_NONE)
+    root->dir_state = psoc_plat_dirh_open(root->real, &root->dir) == 0
+                          ? PSOC_CONFINE_DIR_OPEN
+                          : PSOC_CONFINE_DIR_UNAVAILABLE;
+  if (root->dir_state != PSOC_CONFINE_DIR_OPEN) return 0;
+  e = psoc_plat_open_beneath(&root->dir, rel, limit, &kind, &file->f);
+  if (e == ENOENT && !has_dotdot(rel)) return lexical(path, out) == 0 ? PSOC_CONFINE_MISSING : 0;
+  if (e != 0) return 0;
+  if (lexical(path, out) != 0) {
+    psoc_plat_close(&file->f);
+    return 0;
+  }
+  if (kind != PSOC_PLAT_FILE) file->err = PSOC_PLAT_ENOTREG;
+  else if (file->f.size > limit || file->f.size > (uint64_t)(size_t)-1 - 1)
+    file->err = PSOC_CONFINE_TOO_LARGE;
+  else file->open = 1;
+  if (!file->open) psoc_plat_close(&file->f);
+  return PSOC_CONFINE_FOUND;
+}
+
+int psoc_confine_open(psoc_confine_root *roots, size_t count, const char *path, uint64_t limit,
+                      char *out, psoc_confine_file *file) {
+  uint64_t want;
+  int r, e;
+  memset(file, 0, sizeof *file); /* open 0: f is only closed when open */
+  if ((r = open_beneath(roots, count, path, limit, out, file)) != 0) return r;
+  r = psoc_confine_resolve(roots, count, path, out);
+  if (r != PSOC_CONFINE_FOUND) return r;
+  e = psoc_plat_regular_size(out, &want);
+  if (e == 0 && (want > limit || want > (uint64_t)(size_t)-1 - 1)) e = PSOC_CONFINE_TOO_LARGE;
+  if (e == 0) e = psoc_plat_open_checked(out, &file->f);
+  file->err = e;
+  file->open = e == 0;
+  return r;
+}
+
+int psoc_confine_read_file(psoc_confine_file *file, void *(*alloc)(void *ud, size_t size),
+                           void *ud, void **data, size_t *size) {
+  size_t want = (size_t)file->f.size;
+  void *buf;
+  int e;
+  *data = NULL;
+  *size = 0;
+  if (!file->open) return file->err ? file->err : EBADF;
+  buf = alloc(ud, want ? want : 1); /* may raise: the file stays with its owner */
+  if (!buf) {
+    psoc_confine_file_close(file);
+    return ENOMEM;
+  }
+  *data = buf;
+  e = psoc_plat_read(&file->f, buf, want, size);
+  psoc_confine_file_close(file);
+  return e;
+}
+
+void psoc_confine_file_close(psoc_confine_file *file) {
+  if (file->open) psoc_plat_close(&file->f);
+  file->open = 0;
+}
+
 int psoc_confine_read(const char *path, uint64_t limit, void *(*alloc)(void *ud, size_t size),
                       void *ud, void **data, size_t *size) {
   psoc_plat_file f;
@@ -217,7 +320,7 @@ int psoc_confine_read(const char *path, uint64_t limit, void *(*alloc)(void *ud,
   buf = alloc(ud, want ? (size_t)want : 1); /* first: nothing is open if it raises */
   if (!buf) return ENOMEM;
   *data = buf;
-  if ((e = psoc_plat_open_regular(path, &f)) != 0) return e;
+  if ((e = psoc_plat_open_checked(path, &f)) != 0) return e; /* just found regular */
   e = psoc_plat_read(&f, buf, (size_t)want, size);
   psoc_plat_close(&f);
   return e;

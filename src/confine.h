@@ -28,7 +28,13 @@ extern "C" {
 typedef struct psoc_confine_root {
   char *shown; /* as given, for messages and chunk names */
   char *real;  /* canonical absolute path */
+  /* psoc_confine_open's handle of the directory 'real', opened on first
+  ** use (dir_state PSOC_CONFINE_DIR_NONE: not yet, zeroed memory is fine),
+  ** closed by psoc_confine_root_close_dir and psoc_confine_root_free */
+  psoc_plat_dirh dir;
+  int dir_state;
 } psoc_confine_root;
+enum { PSOC_CONFINE_DIR_NONE, PSOC_CONFINE_DIR_OPEN, PSOC_CONFINE_DIR_UNAVAILABLE };
 
 /* 'dir' as given plus its canonical path (it must be an existing
 ** directory). With 'virtual' (files come from a read_file hook) a
@@ -38,6 +44,9 @@ int psoc_confine_root_init(psoc_confine_root *root, const char *dir, int virtual
 /* The same for the directory part of 'path' ("." when it has none). */
 int psoc_confine_root_init_dirname(psoc_confine_root *root, const char *path, int virtual);
 void psoc_confine_root_free(psoc_confine_root *root);
+/* Close the root's directory handle (the next psoc_confine_open opens it
+** again): an embedder's roots are looked at afresh by every evaluation. */
+void psoc_confine_root_close_dir(psoc_confine_root *root);
 
 /* Is the canonical 'real' the canonical 'root' or below it? */
 int psoc_confine_inside(const char *real, const char *root);
@@ -59,6 +68,40 @@ int psoc_confine_place(const psoc_confine_root *roots, size_t count, const char 
 enum { PSOC_CONFINE_FOUND = -1, PSOC_CONFINE_MISSING = -2, PSOC_CONFINE_LEAVES = -3 };
 int psoc_confine_resolve(const psoc_confine_root *roots, size_t count, const char *path,
                          char *out);
+
+/* A file psoc_confine_open found: open for reading, or why it cannot be. */
+typedef struct psoc_confine_file {
+  psoc_plat_file f;
+  int open; /* f is open: psoc_confine_read_file reads and closes it */
+  int err;  /* else what reading it answers: PSOC_PLAT_ENOTREG,
+            ** PSOC_CONFINE_TOO_LARGE or an errno value */
+} psoc_confine_file;
+
+/* psoc_confine_resolve and, for a file found, opening it for reading, in
+** as few system calls as the platform allows: where it has confined opens
+** (platform.h: psoc_plat_open_beneath) a path below one of the roots is
+** opened beneath that root's directory handle in one step, which never
+** follows a symlink and never leaves the root; only when that cannot give
+** the answer (a symlink on the way, ".." above the root, no confined opens
+** here) is the path walked as psoc_confine_resolve does, and the file it
+** finds opened as psoc_confine_read does. The answers (FOUND, MISSING,
+** LEAVES or an errno value, and out) are psoc_confine_resolve's; with FOUND
+** 'file' is open or holds the error reading it gives: a regular file over
+** 'limit' bytes (PSOC_CONFINE_TOO_LARGE) and anything but a regular file
+** (PSOC_PLAT_ENOTREG) are never read (the confined open may open one
+** without blocking for the moment it takes to ask what it is). 'file' is
+** closed (open 0) for every other answer. The roots' handles are opened on
+** first use and stay open until psoc_confine_root_close_dir. */
+int psoc_confine_open(psoc_confine_root *roots, size_t count, const char *path, uint64_t limit,
+                      char *out, psoc_confine_file *file);
+/* Read the whole file psoc_confine_open opened into a buffer from
+** alloc(ud, size) (at least one byte), then close it; alloc may raise a
+** Lua error (the file is then still open: its owner closes it with
+** psoc_confine_file_close). 0, file->err when it was not open, ENOMEM or
+** an errno value. */
+int psoc_confine_read_file(psoc_confine_file *file, void *(*alloc)(void *ud, size_t size),
+                           void *ud, void **data, size_t *size);
+void psoc_confine_file_close(psoc_confine_file *file);
 
 /* 'path' made absolute against the current directory, "." and ".." taken
 ** lexically, into out[PSOC_CONFINE_PATH_MAX]. 0 or an errno value. */

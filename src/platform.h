@@ -149,10 +149,48 @@ typedef struct psoc_plat_file {
 ** is refused at once) and check that it is a regular file. 0,
 ** PSOC_PLAT_ENOTREG or an errno value; f->size holds its size. */
 int psoc_plat_open_regular(const char *path, psoc_plat_file *f);
+/* psoc_plat_open_regular for a 'path' the caller has just found to be a
+** regular file (psoc_plat_regular_size): without looking at it first, the
+** opened file itself still checked. */
+int psoc_plat_open_checked(const char *path, psoc_plat_file *f);
 /* Read up to 'size' bytes from the start; *got receives the count (less
 ** when the file shrank). 0 or an errno value. */
 int psoc_plat_read(psoc_plat_file *f, void *buf, size_t size, size_t *got);
 void psoc_plat_close(psoc_plat_file *f);
+
+/* Confined opens: a directory opened once as a handle, and files opened
+** beneath it in one kernel step (Linux 5.6+: openat2 with RESOLVE_BENEATH
+** and RESOLVE_NO_SYMLINKS), which cannot be redirected by a component
+** swapped for a symlink while it runs. Where the system has no such call
+** (Windows, older kernels, a seccomp filter refusing it) psoc_plat_dirh_open
+** fails and callers resolve paths themselves (src/confine.c's walk). */
+typedef struct psoc_plat_dirh {
+#if defined(_WIN32)
+  void *handle; /* unused: never opened */
+#else
+  int fd;
+#endif
+} psoc_plat_dirh;
+/* Open the directory at the canonical absolute 'path' as a handle, no
+** component of the path a symlink at that moment. 0 or an errno value
+** (ENOSYS: no confined opens here). */
+int psoc_plat_dirh_open(const char *path, psoc_plat_dirh *d);
+void psoc_plat_dirh_close(psoc_plat_dirh *d);
+/* Open 'rel' ('/'-separated, relative, not empty) beneath 'd', never
+** following a symlink (the last component included) and never leaving
+** 'd' (no ".." above it). 0 with *kind what it is (PSOC_PLAT_FILE,
+** PSOC_PLAT_DIR, ...): a regular file of at most 'limit' bytes is then open
+** for reading in *f (f->size its size); a larger one has f->size set and
+** nothing open; anything else is closed again at once (it is opened
+** without blocking, O_NONBLOCK and O_NOCTTY, and asked what it is: a FIFO
+** never blocks, and nothing but a regular file is ever read). Or an errno
+** value:
+** ENOENT when a component does not exist (every component before it was a
+** directory and none a symlink); any other value (ELOOP: a symlink on the
+** way; EXDEV: ".." above 'd'; ENOTDIR, EACCES, ENOSYS, ...) tells the
+** caller to resolve the path its own way. */
+int psoc_plat_open_beneath(const psoc_plat_dirh *d, const char *rel, uint64_t limit, int *kind,
+                           psoc_plat_file *f);
 
 /* psoc_plat_stat for an open stdio stream (standard input). */
 int psoc_plat_stream_stat(FILE *f, int *kind, uint64_t *size);

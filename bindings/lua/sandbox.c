@@ -65,6 +65,8 @@ struct psol_state {
   psol_path implicit;  /* the running script's directory when no roots */
   psol_path script;    /* directory of the running script, or shown NULL */
   const char *chunk;   /* display name of the running top-level chunk */
+  int runs;            /* psol_dofile/psol_dostring nesting (run) */
+  struct psol_guard *guard; /* load_file's, one per state (anchored in the registry) */
   /* host callbacks */
   void *(*resolve)(void *ud, const char *name);
   void (*log)(void *ud, const char *text, size_t len);
@@ -238,7 +240,12 @@ static void *psol_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
 ** states sorted by deadline and a condition variable with a timed wait.
 ** At a state's deadline it sets the state's timed_out flag (C loops poll
 ** it) and forces the count hook to fire at the next instruction
-** (lua_sethook may be called from another thread). */
+** (lua_sethook may be called from another thread). It is woken only
+** when a state's deadline is earlier than the time it sleeps until: when
+** the list empties it keeps sleeping until the last deadline it had, so
+** the next state (whose deadline, the same limit later, is later still)
+** needs no wake-up, and a run of short sandboxed calls costs no thread
+** switch each. */
 
 static void psol_hook(lua_State *L, lua_Debug *ar);
 
@@ -248,17 +255,13 @@ static psoc_plat_cond wd_cond;
 static psoc_plat_thread wd_thread;
 static psol_state *wd_list; /* sorted by deadline */
 static int wd_running;
+static uint64_t wd_wake_ns; /* when the watchdog wakes by itself; 0: only when signalled */
 
 static void wd_main(void *arg) {
   (void)arg;
   psoc_plat_mutex_lock(&wd_mutex);
   for (;;) {
-    uint64_t now;
-    if (!wd_list) {
-      psoc_plat_cond_wait(&wd_cond, &wd_mutex);
-      continue;
-    }
-    now = psoc_plat_now_ns();
+    uint64_t now = psoc_plat_now_ns();
     while (wd_list && wd_list->deadline_ns <= now) {
       psol_state *S = wd_list;
       wd_list = S->wd_next;
@@ -266,7 +269,10 @@ static void wd_main(void *arg) {
       psoc_plat_flag_set(&S->timed_out, 1);
       lua_sethook(S->L, psol_hook, LUA_MASKCOUNT, 1);
     }
-    if (wd_list) psoc_plat_cond_wait_until(&wd_cond, &wd_mutex, wd_list->deadline_ns);
+    if (wd_list) wd_wake_ns = wd_list->deadline_ns;
+    else if (wd_wake_ns <= now) wd_wake_ns = 0;
+    if (wd_wake_ns) psoc_plat_cond_wait_until(&wd_cond, &wd_mutex, wd_wake_ns);
+    else psoc_plat_cond_wait(&wd_cond, &wd_mutex);
   }
 }
 
@@ -291,7 +297,8 @@ static void wd_watch(psol_state *S) {
   S->wd_next = *p;
   *p = S;
   S->watched = 1;
-  if (wd_list == S) psoc_plat_cond_signal(&wd_cond); /* a new earliest deadline */
+  if (wd_wake_ns == 0 || S->deadline_ns < wd_wake_ns) /* it would sleep past S's deadline */
+    psoc_plat_cond_signal(&wd_cond);
   psoc_plat_mutex_unlock(&wd_mutex);
 }
 
@@ -440,6 +447,15 @@ static int resolve_confined(const psol_state *S, const char *path, char *out) {
   return psoc_confine_resolve(roots, n, path, out);
 }
 
+/* resolve_confined, and a file found opened for reading into 'file'
+** (psoc_confine_open: through the roots' directory handles, opened on
+** first use and closed when the top-level call ends). */
+static int open_confined(psol_state *S, const char *path, char *out, psoc_confine_file *file) {
+  size_t n = S->root_count ? S->root_count : S->implicit.real ? 1 : 0;
+  psoc_confine_root *roots = S->root_count ? S->roots : &S->implicit;
+  return psoc_confine_open(roots, n, path, (uint64_t)S->limit, out, file);
+}
+
 /* The bytes a read_file hook handed over, in a userdata whose __gc gives
 ** them back: a memory error between the hook and the copy into Lua
 ** cannot leak them. */
@@ -447,9 +463,11 @@ typedef struct psol_guard {
   psol_bytes bytes;
   void *ud;
   int live; /* bytes held, release not yet called */
+  psoc_confine_file file; /* without the hook: the file found, open until read */
 } psol_guard;
 
 static const char guard_mt_key = 'g';
+static const char guard_key = 'G';
 
 static void guard_release(psol_guard *g) {
   if (g->live && g->bytes.release) g->bytes.release(g->ud, g->bytes.data);
@@ -457,7 +475,9 @@ static void guard_release(psol_guard *g) {
 }
 
 static int guard_gc(lua_State *L) {
-  guard_release((psol_guard *)lua_touserdata(L, 1));
+  psol_guard *g = (psol_guard *)lua_touserdata(L, 1);
+  guard_release(g);
+  psoc_confine_file_close(&g->file);
   return 0;
 }
 
@@ -488,14 +508,22 @@ static int guard_ask(psol_state *S, psol_guard *g, const char *real) {
 typedef struct psol_found {
   char real[PSOL_PATH_MAX];
   char shown[PSOL_PATH_MAX];
-  psol_guard *guard; /* with a read_file hook: the bytes it supplied */
+  psol_guard *guard; /* with a read_file hook the bytes it supplied, else the open file */
 } psol_found;
 
-/* Is the candidate 'r' (a resolve_confined answer for f->real) the file?
+/* Resolve the candidate 'path' into f->real: with a read_file hook only
+** the name (the hook supplies the bytes), else also opening the file
+** found (read_found reads it). A resolve_confined answer. */
+static int candidate(psol_state *S, psol_found *f, const char *path) {
+  if (S->read_file) return resolve_confined(S, path, f->real);
+  return open_confined(S, path, f->real, &f->guard->file);
+}
+
+/* Is the candidate 'r' (candidate's answer for f->real) the file?
 ** From the file system: when it exists. With a read_file hook: when the
 ** hook supplies it (it need not exist on disk). */
 static int candidate_found(psol_state *S, psol_found *f, int r) {
-  if (!f->guard) return r == PSOC_CONFINE_FOUND;
+  if (!S->read_file) return r == PSOC_CONFINE_FOUND;
   return (r == PSOC_CONFINE_FOUND || r == PSOC_CONFINE_MISSING) && guard_ask(S, f->guard, f->real);
 }
 
@@ -521,7 +549,7 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
     return 0;
   }
   if (name[0] == '/') {
-    r = resolve_confined(S, name, f->real);
+    r = candidate(S, f, name);
     if (candidate_found(S, f, r)) {
       snprintf(f->shown, sizeof f->shown, "%s", name);
       return 1;
@@ -544,7 +572,7 @@ static int resolve_file(lua_State *L, psol_state *S, const char *name, psol_foun
       if (strcmp(bases[j]->real, bases[i]->real) == 0) break;
     if (j < i) continue;
     psoc_confine_join(path, sizeof path, bases[i]->real, name);
-    r = resolve_confined(S, path, f->real);
+    r = candidate(S, f, path);
     if (r == PSOC_CONFINE_LEAVES) {
       escaped = 1;
       continue;
@@ -622,12 +650,26 @@ static void record_file(lua_State *L, const char *real) {
   lua_pop(L, 1);
 }
 
+/* Push the contents of the file 'g' holds open (psoc_confine_open) and
+** close it. 1, or 0 with the reason pushed. May raise a memory error
+** (the guard closes the file then). */
+static int push_opened(lua_State *L, psol_guard *g) {
+  void *buf;
+  size_t got;
+  int top = lua_gettop(L);
+  int e = psoc_confine_read_file(&g->file, userdata_alloc, L, &buf, &got);
+  if (e == 0) lua_pushlstring(L, (const char *)buf, got);
+  else lua_pushstring(L, psoc_confine_strerror(e));
+  if (lua_gettop(L) > top + 1) lua_remove(L, -2); /* the buffer */
+  return e == 0;
+}
+
 /* Push the contents of the file resolve_file found (from the hook or the
 ** file system) and record it. 1, or 0 with the reason pushed. */
 static int read_found(lua_State *L, psol_state *S, psol_found *f) {
   psol_guard *g = f->guard;
-  if (!g) {
-    if (!push_file(L, S, f->real)) return 0;
+  if (!S->read_file) {
+    if (!push_opened(L, g)) return 0;
   } else if (g->bytes.size > S->limit) {
     guard_release(g);
     lua_pushliteral(L, "larger than the memory limit");
@@ -641,13 +683,18 @@ static int read_found(lua_State *L, psol_state *S, psol_found *f) {
 }
 
 /* Resolve 'name' inside the roots and push its contents. 1, or 0 with
-** the reason pushed; a failure is noted for the evaluation's diagnostic. */
+** the reason pushed; a failure is noted for the evaluation's diagnostic.
+** The state's one guard holds the file (or the hook's bytes) between
+** finding and reading it: no Lua code runs in between, so one is enough;
+** what a memory error left in it is let go here, by the next call, or by
+** its __gc when the state closes. */
 static int load_file(lua_State *L, psol_state *S, const char *name, psol_found *f) {
   int ok;
-  f->guard = S->read_file ? guard_new(L, S) : NULL;
-  if (!f->guard) lua_pushnil(L); /* keep the stack's shape */
+  f->guard = S->guard;
+  guard_release(f->guard);
+  psoc_confine_file_close(&f->guard->file);
   ok = resolve_file(L, S, name, f) && read_found(L, S, f);
-  lua_remove(L, -2);
+  psoc_confine_file_close(&f->guard->file); /* a candidate found but not read */
   if (!ok) S->file_failed = 1;
   return ok;
 }
@@ -1646,6 +1693,9 @@ static int setup(lua_State *L) {
   lua_pushcfunction(L, guard_gc);
   lua_setfield(L, -2, "__gc");
   lua_rawset(L, LUA_REGISTRYINDEX);
+  lua_pushlightuserdata(L, (void *)&guard_key);
+  S->guard = guard_new(L, S);
+  lua_rawset(L, LUA_REGISTRYINDEX);
   psol_compat_openlib(L, "_G", luaopen_base);
   psol_compat_openlib(L, LUA_STRLIBNAME, luaopen_string);
   psol_compat_openlib(L, LUA_TABLIBNAME, luaopen_table);
@@ -1898,6 +1948,11 @@ static int load_script(lua_State *L, psol_state *S, const char *path) {
   psol_found *f;
   int e, r;
   if (!S->read_file) {
+    /* Where nothing records the canonical path (psol_newstate's states),
+    ** the file is read as named (the same file: both follow symlinks);
+    ** a failure is looked at again below for its message. */
+    if (!S->record_files && push_file(L, S, path)) return 1;
+    if (!S->record_files) lua_pop(L, 1);
     e = psoc_plat_realpath(path, real);
     if (e != 0) {
       lua_pushfstring(L, "cannot open '%s': %s", path, psoc_plat_strerror(e));
@@ -1964,8 +2019,9 @@ static int run(lua_State *L, const psol_chunk *c, const char *display, int nresu
   psol_path saved_script = S->script, saved_implicit = S->implicit;
   const char *saved_chunk = S->chunk;
   int status;
-  S->script.shown = S->script.real = NULL;
-  S->implicit.shown = S->implicit.real = NULL;
+  size_t i;
+  memset(&S->script, 0, sizeof S->script);
+  memset(&S->implicit, 0, sizeof S->implicit);
   if (c->path) {
     /* failures surface when loading */
     psoc_confine_root_init_dirname(&S->script, c->path, S->read_file != NULL);
@@ -1977,9 +2033,13 @@ static int run(lua_State *L, const psol_chunk *c, const char *display, int nresu
   S->chunk = display;
   lua_pushcfunction(L, run_chunk);
   lua_pushlightuserdata(L, (void *)c);
+  S->runs++;
   status = psol_pcall(L, 1, nresults);
+  S->runs--;
   psoc_confine_root_free(&S->script);
   psoc_confine_root_free(&S->implicit);
+  if (S->runs == 0) /* the roots' handles are opened afresh by the next run */
+    for (i = 0; i < S->root_count; i++) psoc_confine_root_close_dir(&S->roots[i]);
   S->script = saved_script;
   S->implicit = saved_implicit;
   S->chunk = saved_chunk;

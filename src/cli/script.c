@@ -395,11 +395,12 @@ static void print_io_error(const char *command, const char *path, const char *wh
 
 /* Run 'path' and leave a list of its pipelines on the stack. Returns 0, or
 ** CLI_EXIT_ERRORS with the error message on the stack (the script failed),
-** or CLI_EXIT_USAGE with the reason in 'why' (not a readable regular file:
-** checked without blocking, before the sandbox opens it). */
+** or CLI_EXIT_USAGE with the reason in 'why' (not a readable regular file;
+** the sandbox reads it without blocking, a FIFO or device is refused at
+** once, so this is asked only when the script failed). */
 static int run_script(lua_State *L, const char *path, char *why, size_t why_size) {
-  if (cli_check_regular(path, why, why_size) != 0) return CLI_EXIT_USAGE;
-  if (psol_dofile(L, path, 1) != LUA_OK) return CLI_EXIT_ERRORS;
+  if (psol_dofile(L, path, 1) != LUA_OK)
+    return cli_check_regular(path, why, why_size) != 0 ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
   if (pso_topipeline(L, -1)) {
     lua_createtable(L, 1, 0);
     lua_insert(L, -2);

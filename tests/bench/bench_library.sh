@@ -4,7 +4,7 @@
 # table-only stub of the pso module (tests/bench/library_stub.lua).
 #
 #   bash tests/bench/bench_library.sh [BINDIR] [--pipelines N] [--runs R]
-#                                     [--callgrind] [--keep DIR]
+#                                     [--callgrind] [--syscalls] [--keep DIR]
 #
 # BINDIR (default build/bin) holds psoc and psoc_gen_library. The library
 # is generated once (psoc_gen_library DIR --pipelines N, default 10000:
@@ -13,27 +13,31 @@
 #                                 per material file
 #   (b) lua5.4 library_stub.lua   one process; a fresh environment (libraries,
 #                                 require cache, pso stub) per material file
-# each run R times (default 3), alternating; the median wall time and user
-# CPU are reported. An information row runs the stub with --bytecode (each
+# each run R times (default 3), alternating; the median wall time, user
+# and system CPU are reported. An information row runs the stub with --bytecode (each
 # module compiled once per process, its string.dump loaded per file: what a
 # plain-Lua host with a chunk cache would do). --callgrind adds the instruction count of one run of
 # each under valgrind --tool=callgrind (slow: about a minute for each side
-# at 10,000 pipelines). Prints RESULT, RATIO and TARGET lines; asserts
-# nothing about speed (exit 0 unless a side fails to run).
+# at 10,000 pipelines). --syscalls adds the system calls of one run of each
+# (strace -f -c; load-independent, like the instruction count). Prints
+# RESULT, RATIO and TARGET lines; asserts nothing about speed (exit 0
+# unless a side fails to run).
 set -euo pipefail
 
 bin=build/bin
 pipelines=10000
 runs=3
 callgrind=0
+syscalls=0
 keep=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --pipelines) pipelines=$2; shift 2 ;;
         --runs) runs=$2; shift 2 ;;
         --callgrind) callgrind=1; shift ;;
+        --syscalls) syscalls=1; shift ;;
         --keep) keep=$2; shift 2 ;;
-        -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "bench_library.sh: unknown option $1" >&2; exit 2 ;;
         *) bin=$1; shift ;;
     esac
@@ -68,9 +72,9 @@ files=$(wc -l <"$tmp/list")
 run_psoc() { (cd "$lib" && "$psoc" check . >"$tmp/psoc.out" 2>&1); }
 run_stub() { (cd "$lib" && "$lua" "$stub" . "$tmp/list" "$@" >"$tmp/stub.out" 2>&1); }
 
-# seconds (wall, user) of one run of "$@", as "W U"
+# seconds (wall, user, system) of one run of "$@", as "W U S"
 measure() {
-    local TIMEFORMAT='%R %U' t
+    local TIMEFORMAT='%R %U %S' t
     { t=$( { time "$@" ; } 2>&1 1>&3 3>&- ); } 3>&1
     echo "$t"
 }
@@ -82,31 +86,47 @@ echo "library: $files files, $pipelines pipelines requested ($lib)"
 echo "psoc check: $summary"
 echo "stub:       $(tail -1 "$tmp/stub.out")"
 
-pw=(); pu=(); sw=(); su=(); bw=(); bu=()
+pw=(); pu=(); ps=(); sw=(); su=(); ss=(); bw=(); bu=()
 for ((i = 0; i < runs; i++)); do
-    read -r w u < <(measure run_psoc); pw+=("$w"); pu+=("$u")
-    read -r w u < <(measure run_stub); sw+=("$w"); su+=("$u")
-    read -r w u < <(measure run_stub --bytecode); bw+=("$w"); bu+=("$u")
+    read -r w u y < <(measure run_psoc); pw+=("$w"); pu+=("$u"); ps+=("$y")
+    read -r w u y < <(measure run_stub); sw+=("$w"); su+=("$u"); ss+=("$y")
+    read -r w u y < <(measure run_stub --bytecode); bw+=("$w"); bu+=("$u")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "inf" }'; }
-mpw=$(median "${pw[@]}"); mpu=$(median "${pu[@]}")
-msw=$(median "${sw[@]}"); msu=$(median "${su[@]}")
+mpw=$(median "${pw[@]}"); mpu=$(median "${pu[@]}"); mps=$(median "${ps[@]}")
+msw=$(median "${sw[@]}"); msu=$(median "${su[@]}"); mss=$(median "${ss[@]}")
 mbw=$(median "${bw[@]}"); mbu=$(median "${bu[@]}")
 printf '%-34s %12s %12s %8s\n' "median of $runs runs" "psoc check" "lua5.4 stub" "ratio"
 printf '%-34s %12s %12s %8s\n' "wall seconds" "$mpw" "$msw" "$(ratio "$mpw" "$msw")"
 printf '%-34s %12s %12s %8s\n' "user CPU seconds" "$mpu" "$msu" "$(ratio "$mpu" "$msu")"
+printf '%-34s %12s %12s %8s\n' "system CPU seconds" "$mps" "$mss" "$(ratio "$mps" "$mss")"
 printf '%-34s %12s %12s %8s\n' "  stub --bytecode: user CPU s" "$mpu" "$mbu" "$(ratio "$mpu" "$mbu")"
 echo "RESULT library_check_wall_s $mpw"
 echo "RESULT library_check_user_s $mpu"
 echo "RESULT library_stub_wall_s $msw"
+echo "RESULT library_check_sys_s $mps"
 echo "RESULT library_stub_user_s $msu"
+echo "RESULT library_stub_sys_s $mss"
 echo "RESULT library_files $files"
 echo "RATIO library_check_user $(ratio "$mpu" "$msu")"
 echo "RATIO library_check_wall $(ratio "$mpw" "$msw")"
+echo "RATIO library_check_sys $(ratio "$mps" "$mss")"
 echo "RATIO library_check_user_vs_bytecode_stub $(ratio "$mpu" "$mbu")"
 
 headline=$(ratio "$mpu" "$msu")
+if [[ $syscalls == 1 ]]; then
+    command -v strace >/dev/null || { echo "bench_library.sh: strace not found" >&2; exit 2; }
+    # total calls of strace -c's summary, the watchdog thread's included
+    calls() { awk '$NF == "total" { print $4 }' "$1"; }
+    (cd "$lib" && strace -f -c -o "$tmp/st.psoc" "$psoc" check . >/dev/null 2>&1) || true
+    (cd "$lib" && strace -f -c -o "$tmp/st.stub" "$lua" "$stub" . "$tmp/list" >/dev/null 2>&1) || true
+    cp=$(calls "$tmp/st.psoc"); cs=$(calls "$tmp/st.stub")
+    printf '%-34s %12s %12s %8s\n' "system calls (strace -f -c)" "$cp" "$cs" "$(ratio "$cp" "$cs")"
+    awk -v a="$cp" -v f="$files" 'BEGIN { printf "RESULT library_check_syscalls_per_file %.1f\n", a / f }'
+    awk -v a="$cs" -v f="$files" 'BEGIN { printf "RESULT library_stub_syscalls_per_file %.1f\n", a / f }'
+    echo "RATIO library_check_syscalls $(ratio "$cp" "$cs")"
+fi
 if [[ $callgrind == 1 ]]; then
     command -v valgrind >/dev/null || { echo "bench_library.sh: valgrind not found" >&2; exit 2; }
     ir() { grep -m1 -o 'Collected : [0-9]*' "$1" | grep -o '[0-9]*$'; }

@@ -66,7 +66,9 @@ static void teardown(void) {
   static const char *const rels[] = { "list/b.lua", "list/a.lua", "list/a_test.lua",
                                       "list/.hidden.lua", "list/z/c.lua", "list/m/d.lua",
                                       "list/link.lua", "list/dirlink", "list/fifo.lua",
-                                      "list/z", "list/m", "list", NULL };
+                                      "list/z", "list/m", "list", "d/f.txt", "d/sub", "d",
+                                      "d_old/f.txt", "d_old/sub", "d_old", "lnk", "alnk",
+                                      "esc2", "../outside/f.txt", NULL };
   char path[PSOC_CONFINE_PATH_MAX];
   int i;
   for (i = 0; rels[i]; i++) {
@@ -299,6 +301,95 @@ START_TEST(test_platform_writes) {
 }
 END_TEST
 
+/* psoc_confine_open answers exactly what the walk (psoc_confine_resolve,
+** then psoc_confine_read) answers, whether the kernel's confined lookup
+** answers it (plain paths, missing files, directories, FIFOs, files over
+** the limit) or the walk has to (a symlink in the middle, ".." after a
+** symlink, a relative or absolute symlink out, ".." above the root and
+** back, ".." after a missing component or after a file). */
+static const char *const open_cases[] = {
+  "cs.cso", "lib/../cs.cso", "list/link.lua", "lnk/f.txt", "lnk/../cs.cso",
+  "lnk/../../outside/secret.cso", "lnk/sub/../f.txt", "alnk/f.txt", "alnk/../cs.cso",
+  "escape/secret.cso", "escape/nothing.cso", "escape/../root/cs.cso", "esc2/secret.cso",
+  "esc2/../root/cs.cso", "d/none/../f.txt", "d/none/../../../outside/secret.cso",
+  "d/f.txt/../f.txt", "d/f.txt/", "d/f.txt/.", "d//f.txt", "./d/./f.txt", "d", "d/", "",
+  "list/fifo.lua", "list/dirlink/c.lua", "none.cso", "none/x.cso", "d/f.txt/x",
+  "../root/cs.cso", "../outside/secret.cso", "d/sub/../../cs.cso", "d/sub/../../../outside",
+  "../../../../../../../../etc/passwd", NULL
+};
+
+static void same_as_walk(const char *rel, uint64_t limit) {
+  char path[PSOC_CONFINE_PATH_MAX + 64], walked[PSOC_CONFINE_PATH_MAX],
+      opened[PSOC_CONFINE_PATH_MAX];
+  psoc_confine_file file;
+  void *a = NULL, *b = NULL;
+  size_t na = 0, nb = 0;
+  int r1, r2, e1, e2;
+  snprintf(path, sizeof path, "%s/%s", real_root, rel);
+  r1 = psoc_confine_resolve(&root, 1, path, walked);
+  r2 = psoc_confine_open(&root, 1, path, limit, opened, &file);
+  ck_assert_msg(r1 == r2, "'%s': walk %d, open %d", rel, r1, r2);
+  if (r1 == PSOC_CONFINE_FOUND || r1 == PSOC_CONFINE_MISSING)
+    ck_assert_msg(strcmp(walked, opened) == 0, "'%s': %s vs %s", rel, walked, opened);
+  if (r1 != PSOC_CONFINE_FOUND) {
+    ck_assert_msg(!file.open, "'%s': left open", rel);
+    return;
+  }
+  e1 = psoc_confine_read(walked, limit, count_alloc, NULL, &a, &na);
+  e2 = psoc_confine_read_file(&file, count_alloc, NULL, &b, &nb);
+  ck_assert_msg(e1 == e2, "'%s': read %d vs %d", rel, e1, e2);
+  ck_assert_msg(!file.open, "'%s': still open", rel);
+  ck_assert_uint_eq(na, nb);
+  if (e1 == 0) ck_assert_int_eq(memcmp(a, b, na), 0);
+  free(a);
+  free(b);
+}
+
+START_TEST(test_open_matches_walk) {
+  char path[PSOC_CONFINE_PATH_MAX + 16], target[PSOC_CONFINE_PATH_MAX + 16], out[PSOC_CONFINE_PATH_MAX];
+  psoc_plat_dirh probe;
+  psoc_confine_file file;
+  int fast, i;
+  at(path, sizeof path, "d");
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  at(path, sizeof path, "d/sub");
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  put("d/f.txt", "F");
+  at(path, sizeof path, "lnk");
+  ck_assert_int_eq(symlink("d", path), 0);
+  at(path, sizeof path, "alnk");
+  snprintf(target, sizeof target, "%s/d", real_root);
+  ck_assert_int_eq(symlink(target, path), 0);
+  at(path, sizeof path, "esc2");
+  ck_assert_int_eq(symlink("../outside", path), 0);
+  for (i = 0; open_cases[i]; i++) {
+    same_as_walk(open_cases[i], 1000);
+    same_as_walk(open_cases[i], 0); /* every file over the limit */
+  }
+  /* where the platform has confined opens, the root's handle was used */
+  fast = psoc_plat_dirh_open(real_root, &probe) == 0;
+  if (fast) psoc_plat_dirh_close(&probe);
+  ck_assert_int_eq(root.dir_state, fast ? PSOC_CONFINE_DIR_OPEN : PSOC_CONFINE_DIR_UNAVAILABLE);
+  /* a directory swapped for a symlink out while the root's handle is
+  ** open: the next lookup through it leaves, as the walk says */
+  at(path, sizeof path, "d");
+  at(target, sizeof target, "d_old");
+  ck_assert_int_eq(rename(path, target), 0);
+  snprintf(target, sizeof target, "%s", outside_dir);
+  ck_assert_int_eq(symlink(target, path), 0);
+  put("../outside/f.txt", "outside");
+  snprintf(path, sizeof path, "%s/d/f.txt", real_root);
+  ck_assert_int_eq(psoc_confine_open(&root, 1, path, 1000, out, &file), PSOC_CONFINE_LEAVES);
+  ck_assert(!file.open);
+  same_as_walk("d/f.txt", 1000);
+  same_as_walk("d/secret.cso", 1000);
+  same_as_walk("d_old/f.txt", 1000);
+  psoc_confine_root_close_dir(&root);
+  ck_assert_int_eq(root.dir_state, PSOC_CONFINE_DIR_NONE);
+  same_as_walk("d/f.txt", 1000);
+}
+END_TEST
+
 void sandbox_confine_cases(Suite *s) {
   TCase *tc = tcase_create("confine");
   tcase_add_checked_fixture(tc, setup, teardown);
@@ -307,6 +398,7 @@ void sandbox_confine_cases(Suite *s) {
   tcase_add_test(tc, test_resolve_confined);
   tcase_add_test(tc, test_absolute_lexical);
   tcase_add_test(tc, test_read_regular_only);
+  tcase_add_test(tc, test_open_matches_walk);
   tcase_add_test(tc, test_sorted_listing);
   tcase_add_test(tc, test_platform_writes);
   suite_add_tcase(s, tc);

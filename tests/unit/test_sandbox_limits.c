@@ -147,6 +147,31 @@ START_TEST(test_runaway_stops) {
 }
 END_TEST
 
+/* The watchdog sleeps on after an evaluation until the deadline it had; a
+** later evaluation with an earlier deadline must wake it: a runaway with a
+** 100 ms limit after a quick one with a 10 s limit stops at its own limit,
+** not when the watchdog would have woken for the old one (10 s later). */
+static double wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+START_TEST(test_watchdog_earlier_deadline) {
+  char err[512];
+  double cpu, t0;
+  /* long enough for the watchdog thread to be up and sleeping on its deadline */
+  ck_assert_int_eq(eval_limits("local n = 0 for i = 1, 3e6 do n = n + i end return {}", 0, 0,
+                               10000, err, sizeof err, &cpu), PSOC_OK);
+  t0 = wall_seconds();
+  ck_assert_int_eq(eval_limits("local a, b = ('x'):rep(8e6), ('x'):rep(8e6)\n"
+                               "while true do local _ = a == b end", 0, 0, 100, err,
+                               sizeof err, &cpu), PSOC_ERR_INVALID);
+  ck_assert_msg(strstr(err, "time limit exceeded (100 ms)") != NULL, "%s", err);
+  ck_assert_msg(wall_seconds() - t0 < 5.0, "stopped after %.2f s", wall_seconds() - t0);
+}
+END_TEST
+
 /* One watchdog serves every state: many short evaluations after each other
 ** each get their own deadline, and a fast script is never stopped. */
 START_TEST(test_watchdog_many_states) {
@@ -535,6 +560,7 @@ void sandbox_limit_cases(Suite *s) {
   tcase_set_timeout(tc, 60);
   tcase_add_loop_test(tc, test_runaway_stops, 0, RUNAWAY_COUNT);
   tcase_add_test(tc, test_watchdog_many_states);
+  tcase_add_test(tc, test_watchdog_earlier_deadline);
   tcase_add_loop_test(tc, test_c_work_is_charged, 0, COSTLY_COUNT);
   tcase_add_test(tc, test_lying_len);
   tcase_add_test(tc, test_metatable_snapshot);
