@@ -96,15 +96,26 @@ static void mkdir_in(const tdir *d, const char *name) {
 /* A material: one graphics pipeline named 'name', its VS from 'vs', a
 ** comment 'tag' (to change the bytes without changing the pipeline) and a
 ** sample count (to change the pipeline: 1 or 4). */
-static void material(const tdir *d, const char *file, const char *name, const char *vs,
-                     int samples) {
+static void material_by(void (*write)(const tdir *, const char *, const char *), const tdir *d,
+                        const char *file, const char *name, const char *vs, int samples) {
   char text[1024];
   snprintf(text, sizeof text,
            "local pso = require \"pso\"\n"
            "return pso.graphics { name = \"%s\", vs = pso.shader \"%s\",\n"
            "  render_targets = { \"R8G8B8A8_UNORM\" }, sample_desc = { count = %d } }\n",
            name, vs, samples);
-  put(d, file, text);
+  write(d, file, text);
+}
+
+static void material(const tdir *d, const char *file, const char *name, const char *vs,
+                     int samples) {
+  material_by(put, d, file, name, vs, samples);
+}
+
+/* The same, saved the way an editor saves atomically (put_atomic). */
+static void material_atomic(const tdir *d, const char *file, const char *name, const char *vs,
+                            int samples) {
+  material_by(put_atomic, d, file, name, vs, samples);
 }
 
 /* ---- events -------------------------------------------------------------------- */
@@ -342,7 +353,12 @@ START_TEST(test_edit_save_touch) {
 END_TEST
 
 /* Last good wins: syntax error, check error, runaway, missing shader,
-** deleted script; each fixed again. */
+** deleted script; each fixed again. The edits are atomic saves, so each
+** evaluation sees a whole file: a truncating save can be caught between
+** its truncation and its write by the poll backend on a loaded machine,
+** which fails that evaluation for an empty script (then recovers on the
+** write) and so reports an error other than the one this test expects.
+** Truncating saves are test_edit_save_touch's. */
 START_TEST(test_last_good_wins) {
   tctx t;
   const rec *e;
@@ -354,7 +370,7 @@ START_TEST(test_last_good_wins) {
 
   /* syntax error on line 2 */
   mark(&t);
-  put(&t.dir, "a.lua", "local pso = require \"pso\"\nreturn pso.graphics { name = = 1 }\n");
+  put_atomic(&t.dir, "a.lua", "local pso = require \"pso\"\nreturn pso.graphics { name = = 1 }\n");
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") != NULL, "%s", e->error);
   /* every diagnostic as data: the error's file and line */
@@ -366,13 +382,13 @@ START_TEST(test_last_good_wins) {
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_REMOVED, "a"));
   /* fixed: back, with the same stream as before (no CHANGED) */
   mark(&t);
-  material(&t.dir, "a.lua", "a", "s.vs", 1);
+  material_atomic(&t.dir, "a.lua", "a", "s.vs", 1);
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_CHANGED, "a"));
 
   /* a check error: SampleDesc.Count 3 */
   mark(&t);
-  material(&t.dir, "a.lua", "a", "s.vs", 3);
+  material_atomic(&t.dir, "a.lua", "a", "s.vs", 3);
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") && strstr(e->error, "sample_desc"), "%s", e->error);
   ck_assert_uint_gt(e->diagnostic_count, 0);
@@ -380,19 +396,19 @@ START_TEST(test_last_good_wins) {
   ck_assert_int_eq(e->diag_code, PSOC_CODE_SAMPLE_DESC);
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_CHANGED, "a"));
   mark(&t);
-  material(&t.dir, "a.lua", "a", "s.vs", 4);
+  material_atomic(&t.dir, "a.lua", "a", "s.vs", 4);
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
   ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 2);
 
   /* a runaway script stops at its budget */
   mark(&t);
-  put(&t.dir, "a.lua", "local pso = require \"pso\"\nwhile true do end\n");
+  put_atomic(&t.dir, "a.lua", "local pso = require \"pso\"\nwhile true do end\n");
   e = wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_msg(strstr(e->error, "a.lua:2") != NULL, "%s", e->error);
   ck_assert_uint_gt(e->diagnostic_count, 0);
   ck_assert_int_eq(e->diag_code, PSOC_CODE_LIMIT);
   mark(&t);
-  material(&t.dir, "a.lua", "a", "s.vs", 4);
+  material_atomic(&t.dir, "a.lua", "a", "s.vs", 4);
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
 
   /* the shader deleted, then recreated with other bytes */
@@ -402,7 +418,7 @@ START_TEST(test_last_good_wins) {
   ck_assert_msg(strstr(e->error, "s.vs") != NULL, "%s", e->error);
   ck_assert_int_eq(e->diag_code, PSOC_CODE_FILE);
   mark(&t);
-  put(&t.dir, "s.vs", "vs-2");
+  put_atomic(&t.dir, "s.vs", "vs-2");
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
   ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 3);
 
@@ -412,7 +428,7 @@ START_TEST(test_last_good_wins) {
   wait_event(&t, PSOL_RELOAD_FAILED, "a.lua");
   ck_assert_ptr_null(find(&t, PSOL_RELOAD_REMOVED, "a"));
   mark(&t);
-  material(&t.dir, "a.lua", "a", "s.vs", 1);
+  material_atomic(&t.dir, "a.lua", "a", "s.vs", 1);
   wait_event(&t, PSOL_RELOAD_RECOVERED, "a.lua");
   ck_assert_uint_eq(wait_event(&t, PSOL_RELOAD_CHANGED, "a")->version, 4);
   finish(&t);
