@@ -1345,8 +1345,17 @@ int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exist
   return 0;
 }
 
+/* The poll backend's scan time, compared with files' modification times:
+** the coarse wall clock where there is one, the clock Linux stamps files
+** with (a file changed after a scan then never looks older than it; the
+** precise clock can run a tick or more ahead of the stamps, which made a
+** file written just after a scan look older on a loaded machine). */
 static uint64_t wall_ns(void) {
   struct timespec ts;
+#ifdef CLOCK_REALTIME_COARSE
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
   if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
