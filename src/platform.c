@@ -1136,13 +1136,23 @@ static int dir_of(const char *path, char *out, size_t n) {
   return 0;
 }
 
+/* Force a folder's entries to disk after a rename into it: best effort,
+** some file systems refuse fsync on folders. */
+static void fsync_dir(const char *dir) {
+  int dfd = open(dir, O_RDONLY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)fsync(dfd);
+    close(dfd);
+  }
+}
+
 /* The one atomic replace of both halves: 'size' bytes at 'data' into a
 ** temp_beside file, renamed over 'path'; 'flush' forces the bytes to disk
 ** first (fsync) and the folder after the rename. The temporary file is
 ** removed on failure and 'path' is untouched. */
 static int replace_with(const char *path, const void *data, size_t size, int flush) {
   char tmp[PSOC_PLAT_PATH_MAX], dir[PSOC_PLAT_PATH_MAX];
-  int fd, e, dfd;
+  int fd, e;
   if (!path || !*path || (!data && size)) return EINVAL;
   if (flush && (e = dir_of(path, dir, sizeof dir)) != 0) return e;
   if ((e = temp_beside(path, tmp, &fd)) != 0) return e;
@@ -1154,10 +1164,7 @@ static int replace_with(const char *path, const void *data, size_t size, int flu
     unlink(tmp);
     return e;
   }
-  if (flush && (dfd = open(dir, O_RDONLY | O_CLOEXEC)) >= 0) {
-    (void)fsync(dfd); /* best effort: some file systems refuse it on folders */
-    close(dfd);
-  }
+  if (flush) fsync_dir(dir);
   return 0;
 }
 
@@ -1353,10 +1360,11 @@ int psoc_plat_stat_sig_get(const char *path, psoc_plat_stat_sig *sig, int *exist
 static uint64_t wall_ns(void) {
   struct timespec ts;
 #ifdef CLOCK_REALTIME_COARSE
-  if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) == 0)
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-#endif
+  if (clock_gettime(CLOCK_REALTIME_COARSE, &ts) != 0 && clock_gettime(CLOCK_REALTIME, &ts) != 0)
+    return 0;
+#else
   if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+#endif
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -2180,12 +2188,7 @@ int psoc_plat_file_sync(FILE *f) {
 
 void psoc_plat_sync_parent(const char *path) {
   char dir[PSOC_PLAT_PATH_MAX];
-  int dfd;
-  if (dir_of(path, dir, sizeof dir) != 0) return;
-  if ((dfd = open(dir, O_RDONLY | O_CLOEXEC)) >= 0) {
-    (void)fsync(dfd); /* some file systems refuse it on folders */
-    close(dfd);
-  }
+  if (dir_of(path, dir, sizeof dir) == 0) fsync_dir(dir);
 }
 #else
 int psoc_plat_file_sync(FILE *f) {
