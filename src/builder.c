@@ -404,11 +404,17 @@ typedef struct entry {
 } entry;
 
 struct psoc_builder {
+  /* First (psoc.h): image, image_size, count, slot (per duplicate class:
+  ** index in entries, or -1) and the inline add's sizes in this mode. */
+  psoc_builder_head h;
   psoc_allocator alloc;
   size_t block_size;                    /* this struct plus the image */
-  size_t count;
-  entry entries[PSOC_SO_TYPE_COUNT];    /* insertion order */
-  int8_t slot[PSOC_SO_TYPE_COUNT];      /* per duplicate class: index in entries, or -1 */
+  /* Insertion order. Only the first 'synced' are written: the inline add
+  ** (psoc.h) and add_commit leave an entry without pieces to sync_entries,
+  ** which reads its type from the image; everything that reads entries
+  ** syncs them first. */
+  entry entries[PSOC_SO_TYPE_COUNT];
+  size_t synced;
   const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
   const plan *fast[PSOC_SO_TYPE_COUNT];  /* the plans add takes inline in this mode */
   /* Per type, copies of the fast plan's payload size (0 where fast is
@@ -423,15 +429,15 @@ struct psoc_builder {
   struct fast_set {
     const plan *plan[PSOC_SO_TYPE_COUNT];
     uint32_t size[PSOC_SO_TYPE_COUNT];
+    uint32_t inline_size[PSOC_SO_TYPE_COUNT]; /* h.inline_size in that mode */
     uint8_t cls[PSOC_SO_TYPE_COUNT];
   } fast_modes[3];
   uint8_t mode_types[PSOC_SO_TYPE_COUNT];
   uint32_t mode_type_count;
-  /* The stream bytes as finish will write them, pointers to pieces held
-  ** as offsets. Room for the largest member of every class, plus one
-  ** subobject under construction and one of scratch. */
-  unsigned char *image;
-  size_t image_size, image_scratch;
+  /* h.image: the stream bytes as finish will write them, pointers to
+  ** pieces held as offsets. Room for the largest member of every class,
+  ** plus one subobject under construction and one of scratch. */
+  size_t image_scratch;
   /* The pieces: each entry's in one run, runs in insertion order unless a
   ** set replaced an entry; replaced runs are garbage until compacted. */
   unsigned char *arena;
@@ -457,6 +463,10 @@ struct psoc_stream {
 };
 
 #define STREAM_HEADER PSOC_ALIGN_UP(sizeof(struct psoc_stream), 16)
+
+/* The allocator's user data of a block finish took from malloc (the
+** default allocator ignores it): psoc_stream_free calls free directly. */
+static char plain_block;
 #define BUILDER_HEADER PSOC_ALIGN_UP(sizeof(struct psoc_builder), 16)
 
 static unsigned char *stream_bytes(psoc_stream *s) { return (unsigned char *)s + STREAM_HEADER; }
@@ -478,11 +488,11 @@ psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out) {
   b = psoc_mem(&a, NULL, 0, BUILDER_HEADER + image + 2 * largest);
   if (!b) return PSOC_ERR_NOMEM;
   memset(b, 0, sizeof *b);
-  memset(b->slot, -1, sizeof b->slot);
+  memset(b->h.slot, -1, sizeof b->h.slot);
   b->alloc = a;
   b->plain_alloc = !alloc || !alloc->fn;
   b->block_size = BUILDER_HEADER + image + 2 * largest;
-  b->image = (unsigned char *)b + BUILDER_HEADER;
+  b->h.image = (unsigned char *)b + BUILDER_HEADER;
   b->image_scratch = image + largest;
   b->arena_limit = SIZE_MAX - STREAM_HEADER - b->block_size;
   *out = b;
@@ -491,11 +501,12 @@ psoc_status psoc_builder_new(const psoc_allocator *alloc, psoc_builder **out) {
 
 void psoc_builder_reset(psoc_builder *b) {
   if (!b) return;
-  b->count = 0;
-  memset(b->slot, -1, sizeof b->slot);
-  b->image_size = 0;
+  b->h.count = 0;
+  memset(b->h.slot, -1, sizeof b->h.slot);
+  b->h.image_size = 0;
   b->arena_top = b->arena_garbage = b->arena_live = b->pieces_size = 0; /* the arena and plans stay */
   b->deferred = 0;
+  b->synced = 0;
   b->nwith_pieces = 0;
   b->with_pieces_stale = 0;
   b->pieces_shuffled = 0;
@@ -512,7 +523,7 @@ void psoc_builder_free(psoc_builder *b) {
   psoc_mem(&a, b, b->block_size, 0);
 }
 
-size_t psoc_builder_count(const psoc_builder *b) { return b ? b->count : 0; }
+size_t psoc_builder_count(const psoc_builder *b) { return b ? b->h.count : 0; }
 
 /* Every count of the plan's pointer fields is 4 or 8 bytes (add reads
 ** them inline). */
@@ -523,6 +534,16 @@ static int counts_are_words(const plan *p) {
         p->ptrs[i].count_size != 8)
       return 0;
   return 1;
+}
+
+/* What psoc_builder_add_inline (psoc.h) does in mode 'm': a payload
+** without padding bytes and without pointer fields, or a shader stage's
+** (one blob, which it checks) in PSOC_BUILDER_BORROW mode. */
+static int inline_takes(const plan *p, int m) {
+  if (p->masked || p->nfix) return 0;
+  if (!p->nptrs) return 1;
+  return m == PSOC_BUILDER_BORROW && p->blob_only && (p->info->bits & PSOC_SUBOBJECT_SHADER) &&
+         p->size == sizeof(D3D12_SHADER_BYTECODE);
 }
 
 /* add's inline case: a plan without pointer fields, one whose pointers
@@ -539,8 +560,10 @@ static void fast_update(psoc_builder *b, const plan *p) {
     f->plan[t] = take ? p : NULL;
     f->size[t] = take ? p->size : 0;
     f->cls[t] = take ? (uint8_t)p->dup_class : 0;
+    f->inline_size[t] = inline_takes(p, m) ? p->size : 0;
   }
   if (p->nptrs) b->mode_types[b->mode_type_count++] = (uint8_t)t;
+  b->h.inline_size[t] = b->fast_modes[b->mode].inline_size[t];
   b->fast[t] = b->fast_modes[b->mode].plan[t];
   b->fast_size[t] = b->fast_modes[b->mode].size[t];
   b->fast_class[t] = b->fast_modes[b->mode].cls[t];
@@ -610,7 +633,7 @@ static psoc_status arena_reserve(psoc_builder *b, size_t end) {
 static void arena_compact(psoc_builder *b) {
   entry *order[PSOC_SO_TYPE_COUNT];
   size_t i, j, n = 0, top = 0;
-  for (i = 0; i < b->count; i++) { /* insertion sort by offset: at most 30 */
+  for (i = 0; i < b->h.count; i++) { /* insertion sort by offset: at most 30 */
     entry *e = &b->entries[i];
     if (!e->arena_size) continue;
     for (j = n++; j > 0 && order[j - 1]->pieces_at > e->pieces_at; j--) order[j] = order[j - 1];
@@ -624,7 +647,7 @@ static void arena_compact(psoc_builder *b) {
   }
   b->arena_top = top;
   b->arena_garbage = 0;
-  for (i = 0, top = 0; i < b->count; i++) { /* back in insertion order? */
+  for (i = 0, top = 0; i < b->h.count; i++) { /* back in insertion order? */
     entry *e = &b->entries[i];
     if (e->arena_size && e->pieces_at != top) return;
     top += e->arena_size;
@@ -664,7 +687,7 @@ static psoc_status copy_pointers(psoc_builder *b, const plan *pl, size_t dst, in
     st = arena_reserve(b, off + piece);
     if (st != PSOC_OK) return st;
     *next = off + piece;
-    put_offset((dst_in_arena ? b->arena : b->image) + dst + f->at, off - base + 1);
+    put_offset((dst_in_arena ? b->arena : b->h.image) + dst + f->at, off - base + 1);
     q = b->arena + off;
     memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
     if (f->element) {
@@ -786,6 +809,28 @@ static psoc_status deep_copy(const plan *pl, unsigned char *s, unsigned char *ba
   return PSOC_OK;
 }
 
+/* Write the entries the inline add and add_commit left (entries without
+** pieces, each after the one before it in the image): the plan of the type
+** at their place in the image, no pieces, PSOC_BUILDER_BORROW (an entry
+** without pieces needs nothing from finish in any mode). */
+static void sync_entries(psoc_builder *b) {
+  size_t i = b->synced, n = b->h.count, at;
+  if (i == n) return;
+  at = i ? b->entries[i - 1].image_at + b->entries[i - 1].plan->stride : 0;
+  for (; i < n; i++) {
+    entry *e = &b->entries[i];
+    const plan *pl = b->plans[psoc_rd32(b->h.image + at)];
+    e->plan = pl;
+    e->image_at = at;
+    e->pieces_at = 0;
+    e->arena_size = 0;
+    e->pieces_size = 0;
+    e->mode = PSOC_BUILDER_BORROW;
+    at += pl->stride;
+  }
+  b->synced = n;
+}
+
 /* The pointer fields of entry 'e' (its payload at image offset 'at'), as
 ** its mode wants: pieces deep-copied to the arena top (PSOC_BUILDER_COPY),
 ** checked (_BORROW) or checked and measured for finish (_COPY_AT_FINISH).
@@ -833,7 +878,7 @@ static inline void image_write(unsigned char *d, const plan *pl, const unsigned 
 ** 'e' for it (nothing is committed). */
 static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl,
                                          const unsigned char *payload, size_t at, entry *e) {
-  image_write(b->image + at, pl, payload);
+  image_write(b->h.image + at, pl, payload);
   if (pl->nptrs) {
     psoc_status st = entry_pointers(b, pl, payload, at, e);
     if (st != PSOC_OK) return st;
@@ -852,8 +897,8 @@ static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl,
 ** 'slot', whose stride may differ. */
 static void image_replace(psoc_builder *b, size_t slot, size_t n) {
   entry *old = &b->entries[slot];
-  unsigned char *img = b->image;
-  size_t at = old->image_at, o = old->plan->stride, top = b->image_size, i;
+  unsigned char *img = b->h.image;
+  size_t at = old->image_at, o = old->plan->stride, top = b->h.image_size, i;
   if (n == o) {
     memcpy(img + at, img + top, n);
     return;
@@ -861,8 +906,8 @@ static void image_replace(psoc_builder *b, size_t slot, size_t n) {
   memcpy(img + b->image_scratch, img + top, n);
   memmove(img + at + n, img + at + o, top - at - o);
   memcpy(img + at, img + b->image_scratch, n);
-  for (i = slot + 1; i < b->count; i++) b->entries[i].image_at = b->entries[i].image_at + n - o;
-  b->image_size = top + n - o;
+  for (i = slot + 1; i < b->h.count; i++) b->entries[i].image_at = b->entries[i].image_at + n - o;
+  b->h.image_size = top + n - o;
 }
 
 static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
@@ -876,19 +921,21 @@ static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size
   psoc_status st;
   if (!b || !payload) return PSOC_ERR_ARG;
   /* A free class means a free entry: there are no more entries than classes. */
-  if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->slot[pl->dup_class] >= 0)
+  if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->h.slot[pl->dup_class] >= 0)
     return put_slow(b, type, payload, payload_size, replace);
   if (payload_size != pl->size) return PSOC_ERR_SIZE;
-  e = &b->entries[b->count]; /* nothing counts until committed */
-  st = subobject_copy(b, pl, payload, b->image_size, e);
+  sync_entries(b);
+  e = &b->entries[b->h.count]; /* nothing counts until committed */
+  st = subobject_copy(b, pl, payload, b->h.image_size, e);
   if (st != PSOC_OK) return st;
-  b->slot[pl->dup_class] = (int8_t)b->count++;
-  b->image_size += pl->stride;
+  b->h.slot[pl->dup_class] = (int8_t)b->h.count++;
+  b->synced = b->h.count;
+  b->h.image_size += pl->stride;
   if (pl->nptrs) {
     b->arena_top += e->arena_size;
     b->arena_live += e->arena_size;
     b->pieces_size += e->pieces_size;
-    if (e->pieces_size) b->with_pieces[b->nwith_pieces++] = (uint8_t)(b->count - 1);
+    if (e->pieces_size) b->with_pieces[b->nwith_pieces++] = (uint8_t)(b->h.count - 1);
     if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) b->deferred++;
   }
   return PSOC_OK;
@@ -904,17 +951,18 @@ static psoc_status put_slow(psoc_builder *b, uint32_t type, const void *payload,
   psoc_status st;
   if (!info || !info->payload || info->dup_class >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_TYPE;
   if (payload_size != info->payload->size) return PSOC_ERR_SIZE;
-  slot = b->slot[info->dup_class];
+  slot = b->h.slot[info->dup_class];
   if (slot >= 0 && !replace) return PSOC_ERR_DUPLICATE;
-  if (slot < 0 && b->count >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_DUPLICATE; /* cannot happen */
+  if (slot < 0 && b->h.count >= PSOC_SO_TYPE_COUNT) return PSOC_ERR_DUPLICATE; /* cannot happen */
   pl = b->plans[type];
   if (!pl) {
     st = make_plan(b, info, &pl);
     if (st != PSOC_OK) return st;
   }
   if (slot < 0) return put(b, type, payload, payload_size, replace); /* now the common case */
+  sync_entries(b);
   /* Build the new member at the image top, then move it into place. */
-  st = subobject_copy(b, pl, payload, b->image_size, &fresh);
+  st = subobject_copy(b, pl, payload, b->h.image_size, &fresh);
   if (st != PSOC_OK) return st;
   e = &b->entries[slot];
   if (e->arena_size || fresh.arena_size) b->pieces_shuffled = 1;
@@ -945,23 +993,25 @@ static NOINLINE psoc_status struct_copy_out(unsigned char *dst, const unsigned c
 static HOT_INLINE psoc_status add_commit(psoc_builder *b, const plan *pl, const unsigned char *payload,
                                      size_t pieces) {
   unsigned char *d;
-  size_t at = b->image_size, n = b->count;
-  entry *e = &b->entries[n];
+  size_t at = b->h.image_size, n = b->h.count;
   /* the bookkeeping first: the image's byte stores may alias anything */
-  e->plan = pl;
-  e->image_at = at;
-  e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
-  e->pieces_size = pieces;
-  e->mode = b->mode;
-  b->slot[pl->dup_class] = (int8_t)n;
-  b->count = n + 1;
-  b->image_size = at + pl->stride;
-  if (pieces) { /* finish copies them */
+  if (pieces) { /* finish copies them: the entry is written */
+    entry *e = &b->entries[n];
+    sync_entries(b);
+    e->plan = pl;
+    e->image_at = at;
+    e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
+    e->pieces_size = pieces;
+    e->mode = b->mode;
+    b->synced = n + 1;
     b->pieces_size += pieces;
     b->deferred++;
     b->with_pieces[b->nwith_pieces++] = (uint8_t)n;
-  }
-  d = b->image + at;
+  } /* else sync_entries writes it when something reads it */
+  b->h.slot[pl->dup_class] = (int8_t)n;
+  b->h.count = n + 1;
+  b->h.image_size = at + pl->stride;
+  d = b->h.image + at;
   image_head(d, pl);
   d += pl->payload_offset;
   if (pl->copy_out) return struct_copy_out(d, payload, pl); /* a tail call */
@@ -1054,12 +1104,12 @@ static psoc_status finish_flat_array(const plan *pl, const unsigned char *from,
 
 /* add's common case inline: a known type appended to a free class, its
 ** pointers (if any) borrowed, one blob or one flat array deferred. */
-psoc_status psoc_builder_add(psoc_builder *b, uint32_t type, const void *payload,
-                             size_t payload_size) {
+psoc_status(psoc_builder_add)(psoc_builder *b, uint32_t type, const void *payload,
+                              size_t payload_size) {
   const unsigned char *src = payload;
   const plan *pl;
   if (!b || !payload || type >= PSOC_SO_TYPE_COUNT || payload_size != b->fast_size[type] ||
-      b->slot[b->fast_class[type]] >= 0 || !(pl = b->fast[type]))
+      b->h.slot[b->fast_class[type]] >= 0 || !(pl = b->fast[type]))
     return put(b, type, payload, payload_size, 0);
   if (pl->nptrs) {
     const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
@@ -1097,8 +1147,8 @@ static void relocate(const plan *pl, unsigned char *s, unsigned char *pieces) {
 }
 
 size_t psoc_builder_finish_size(const psoc_builder *b) {
-  if (!b || b->pieces_size > SIZE_MAX - STREAM_HEADER - b->image_size) return 0;
-  return STREAM_HEADER + b->image_size + b->pieces_size;
+  if (!b || b->pieces_size > SIZE_MAX - STREAM_HEADER - b->h.image_size) return 0;
+  return STREAM_HEADER + b->h.image_size + b->pieces_size;
 }
 
 /* Copy the pieces of entry 'e' to 'q' (its pieces_size bytes) and point
@@ -1134,7 +1184,7 @@ static HOT_INLINE psoc_status finish_entry(const entry *e, unsigned char *bytes,
 }
 
 /* Write the finished stream into the block 's' of 'total' bytes. */
-static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
+static HOT_INLINE psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t total,
                                 const psoc_allocator *owner) {
   size_t i, n, off;
   unsigned char *bytes, *pieces;
@@ -1142,16 +1192,17 @@ static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t t
   memset(s, 0, STREAM_HEADER);
   if (owner) s->alloc = *owner;
   s->block_size = total;
-  s->size = b->image_size;
+  s->size = b->h.image_size;
   bytes = stream_bytes(s);
-  pieces = bytes + b->image_size;
-  memcpy(bytes, b->image, b->image_size);
+  pieces = bytes + b->h.image_size;
+  memcpy(bytes, b->h.image, b->h.image_size);
   /* Unless a set replaced a run or finish copies some pieces itself, the
   ** runs are the arena's first bytes, in insertion order. */
   if (!b->pieces_shuffled && !b->deferred) {
     if (!b->arena_live) return PSOC_OK; /* no pieces: no pointers to relocate */
+    sync_entries(b);
     memcpy(pieces, b->arena, b->arena_live);
-    for (i = 0, off = 0; i < b->count; i++) {
+    for (i = 0, off = 0; i < b->h.count; i++) {
       const entry *e = &b->entries[i];
       if (e->arena_size) /* all others hold no offsets */
         relocate(e->plan, bytes + e->image_at + e->plan->payload_offset, pieces + off);
@@ -1161,10 +1212,11 @@ static inline psoc_status finish_block(psoc_builder *b, psoc_stream *s, size_t t
   }
   /* Entries without pieces hold no pointers to relocate or copy: visit
   ** the list of those with pieces unless a set made it stale. */
-  n = b->with_pieces_stale ? b->count : b->nwith_pieces;
+  if (b->with_pieces_stale) sync_entries(b);
+  n = b->with_pieces_stale ? b->h.count : b->nwith_pieces;
   for (i = 0, off = 0; i < n; i++) {
     const entry *e = &b->entries[b->with_pieces_stale ? i : b->with_pieces[i]];
-    st = finish_entry(e, bytes, b->image, b->arena, pieces + off);
+    st = finish_entry(e, bytes, b->h.image, b->arena, pieces + off);
     if (st != PSOC_OK) return st;
     off += e->pieces_size;
   }
@@ -1182,6 +1234,7 @@ psoc_status psoc_builder_finish(psoc_builder *b, psoc_stream **out) {
   s = b->plain_alloc ? malloc(total) : psoc_mem(&b->alloc, NULL, 0, total);
   if (!s) return PSOC_ERR_NOMEM;
   st = finish_block(b, s, total, &b->alloc);
+  if (b->plain_alloc) s->alloc.ud = (void *)&plain_block;
   if (st != PSOC_OK) {
     psoc_mem(&b->alloc, s, total, 0);
     return st;
@@ -1220,6 +1273,7 @@ psoc_status psoc_builder_set_mode(psoc_builder *b, psoc_builder_mode mode) {
       b->fast[t] = f->plan[t];
       b->fast_size[t] = f->size[t];
       b->fast_class[t] = f->cls[t];
+      b->h.inline_size[t] = f->inline_size[t];
     }
   }
   return PSOC_OK;
@@ -1311,6 +1365,10 @@ psoc_status psoc_stream_copy(const psoc_stream *s, const psoc_allocator *alloc,
 void psoc_stream_free(psoc_stream *s) {
   psoc_allocator a;
   if (!s || !s->alloc.fn) return; /* NULL, or in caller memory (finish_into) */
+  if (s->alloc.ud == &plain_block) { /* finish's malloc */
+    free(s);
+    return;
+  }
   a = s->alloc;
   psoc_mem(&a, s, s->block_size, 0);
 }

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h> /* memcpy: psoc_builder_add's inline part */
 
 #ifdef _WIN32
 #include <d3d12.h>
@@ -479,9 +480,10 @@ PSOC_API void psoc_builder_reset(psoc_builder *builder);
 ** (e.g. D3D12_RASTERIZER_DESC) and 'payload_size' must be its size. Every
 ** out-of-line array, string and blob it points to is deep-copied (in the
 ** default mode, PSOC_BUILDER_COPY: see psoc_builder_set_mode).
-** PSOC_ERR_DUPLICATE when a subobject of the same class is present. */
-PSOC_API psoc_status psoc_builder_add(psoc_builder *builder, uint32_t type, const void *payload,
-                                      size_t payload_size);
+** PSOC_ERR_DUPLICATE when a subobject of the same class is present. Its
+** common case is inline (psoc_builder_add_inline, below). */
+PSOC_API psoc_status(psoc_builder_add)(psoc_builder *builder, uint32_t type, const void *payload,
+                                       size_t payload_size);
 /* Like add, but replaces a present subobject of the same class in place. */
 PSOC_API psoc_status psoc_builder_set(psoc_builder *builder, uint32_t type, const void *payload,
                                       size_t payload_size);
@@ -530,6 +532,111 @@ PSOC_API size_t psoc_builder_finish_size(const psoc_builder *builder);
 ** last use. */
 PSOC_API psoc_status psoc_builder_finish_into(psoc_builder *builder, void *mem, size_t capacity,
                                      size_t *needed, psoc_stream **out);
+
+/* psoc_builder_add's inline part. psoc_builder_add is also a macro over
+** psoc_builder_add_inline, which does the common add in the caller: a
+** type whose payload has no pointer fields and no padding bytes (the root
+** signature, rasterizer, formats, sample desc, topology, flags...), or a
+** shader stage in PSOC_BUILDER_BORROW mode, appended to a free class. The
+** type's duplicate class, payload offset, stride and payload size come from
+** the subobject list (PSOC_SUBOBJECTS), so they are compile-time constants
+** where the type is one. Everything else (a type's first use, padding to
+** zero, pointers to copy or measure, a present class, any error) calls the
+** exported function, written (psoc_builder_add)(...) to get past the macro.
+** The stream's bytes and every status are the same either way. Define
+** PSOC_BUILDER_NO_INLINE before including psoc.h to call the function
+** always (bindings that load the library dynamically must).
+**
+** psoc_builder_head is the first member of every builder and the only part
+** of it the inline code reads or writes; it is part of the API (and ABI):
+** it changes only with PSOC_VERSION_MAJOR. Do not use it otherwise.
+**   image, image_size  the stream's bytes so far (the builder keeps room
+**                      for one subobject of every class)
+**   count              the subobjects added (psoc_builder_count)
+**   inline_size        per type: its payload size when the inline code may
+**                      add it in the current mode, 0 when it may not
+**   slot               per duplicate class: >= 0 while one is present */
+typedef struct psoc_builder_head {
+  unsigned char *image;
+  size_t image_size;
+  size_t count;
+  uint32_t inline_size[PSOC_SO_TYPE_COUNT];
+  int8_t slot[PSOC_SO_TYPE_COUNT];
+} psoc_builder_head;
+
+#if defined(__cplusplus)
+#define PSOC_ALIGNOF_(T) alignof(T)
+#elif defined(_MSC_VER)
+#define PSOC_ALIGNOF_(T) __alignof(T)
+#else
+#define PSOC_ALIGNOF_(T) _Alignof(T)
+#endif
+#if defined(__GNUC__)
+#define PSOC_FORCE_INLINE_ static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define PSOC_FORCE_INLINE_ static __forceinline
+#else
+#define PSOC_FORCE_INLINE_ static inline
+#endif
+
+/* The layout of a subobject whose payload is a T (that of
+** CD3DX12_PIPELINE_STATE_STREAM_SUBOBJECT): the payload's offset after the
+** 4-byte type, and the bytes to the next subobject (8-aligned). The
+** registry's payload_offset and stride are the same (test_builder checks). */
+#define PSOC_SO_PAYLOAD_AT(T) ((size_t)(PSOC_ALIGNOF_(T) > 4 ? 8u : 4u))
+#define PSOC_SO_STRIDE(T) ((PSOC_SO_PAYLOAD_AT(T) + sizeof(T) + 7u) & ~(size_t)7u)
+
+/* One type's inline add; every argument after 'size' is a constant of the
+** type. */
+PSOC_FORCE_INLINE_ psoc_status psoc_builder_add_row_(psoc_builder *b, uint32_t type,
+                                                     const void *payload, size_t size,
+                                                     uint32_t cls, size_t tsize, size_t at_off,
+                                                     size_t stride, unsigned bits) {
+  psoc_builder_head *h = (psoc_builder_head *)(void *)b;
+  unsigned char *d;
+  size_t at;
+  uint32_t head[2];
+  uint64_t zero = 0;
+  if (size != tsize || h->inline_size[type] != tsize || h->slot[cls] >= 0)
+    return (psoc_builder_add)(b, type, payload, size);
+  if ((bits & PSOC_SUBOBJECT_SHADER) &&
+      !((const D3D12_SHADER_BYTECODE *)payload)->pShaderBytecode &&
+      ((const D3D12_SHADER_BYTECODE *)payload)->BytecodeLength)
+    return (psoc_builder_add)(b, type, payload, size); /* PSOC_ERR_ARG */
+  at = h->image_size;
+  d = h->image + at;
+  head[0] = type; /* the type, then zero up to an 8-aligned payload */
+  head[1] = 0;
+  memcpy(d + stride - 8, &zero, 8); /* the tail padding, before the payload */
+  memcpy(d, head, 8);
+  memcpy(d + at_off, payload, tsize);
+  h->slot[cls] = (int8_t)h->count;
+  h->count++;
+  h->image_size = at + stride;
+  return PSOC_OK;
+}
+
+PSOC_FORCE_INLINE_ psoc_status psoc_builder_add_inline(psoc_builder *builder, uint32_t type,
+                                                       const void *payload,
+                                                       size_t payload_size) {
+  if (builder && payload) {
+    switch (type) {
+#define PSOC_ADD_ROW_(NAME, id, key, CLASS, kinds, T, layout, bits)                             \
+  case id:                                                                                      \
+    return psoc_builder_add_row_(builder, id, payload, payload_size, PSOC_SO_##CLASS, sizeof(T), \
+                                 PSOC_SO_PAYLOAD_AT(T), PSOC_SO_STRIDE(T), bits);
+      PSOC_SUBOBJECTS(PSOC_ADD_ROW_)
+#undef PSOC_ADD_ROW_
+    default: break;
+    }
+  }
+  return (psoc_builder_add)(builder, type, payload, payload_size);
+}
+
+#ifndef PSOC_BUILDER_NO_INLINE
+#define psoc_builder_add(builder, type, payload, payload_size)                                  \
+  psoc_builder_add_inline(builder, type, payload, payload_size)
+#endif
 
 PSOC_API D3D12_PIPELINE_STATE_STREAM_DESC psoc_stream_desc(const psoc_stream *stream);
 PSOC_API const void *psoc_stream_data(const psoc_stream *stream);

@@ -1671,6 +1671,24 @@ END_TEST
 
 /* add takes an inline path for the common case, set always the general
 ** one: in every mode both give the same block, padding garbage included. */
+/* Reset 'b' and add (set: set) one dirty payload of every class's first
+** type in 'mode'. */
+static void fill_every_class(psoc_builder *b, psoc_builder_mode mode, int set) {
+  uint32_t type;
+  psoc_builder_reset(b);
+  ck_assert_int_eq(psoc_builder_set_mode(b, mode), PSOC_OK);
+  for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+    payload p;
+    size_t n;
+    if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
+    n = dirty_payload(type, &p);
+    if (!set)
+      ck_assert_int_eq(psoc_builder_add(b, type, &p, n), PSOC_OK);
+    else
+      ck_assert_int_eq(psoc_builder_set(b, type, &p, n), PSOC_OK);
+  }
+}
+
 START_TEST(test_add_matches_set_every_mode) {
   test_alloc ta;
   psoc_allocator a = ta_make(&ta);
@@ -1682,19 +1700,7 @@ START_TEST(test_add_matches_set_every_mode) {
     unsigned char *block[2];
     size_t size[2];
     for (pass = 0; pass < 2; pass++) {
-      uint32_t type;
-      psoc_builder_reset(b);
-      ck_assert_int_eq(psoc_builder_set_mode(b, all_modes[m]), PSOC_OK);
-      for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
-        payload p;
-        size_t n;
-        if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
-        n = dirty_payload(type, &p);
-        if (pass == 0)
-          ck_assert_int_eq(psoc_builder_add(b, type, &p, n), PSOC_OK);
-        else
-          ck_assert_int_eq(psoc_builder_set(b, type, &p, n), PSOC_OK);
-      }
+      fill_every_class(b, all_modes[m], pass);
       ck_assert_int_eq(psoc_builder_finish(b, &s[pass]), PSOC_OK);
       block[pass] = ta.last;
       size[pass] = ta.last_size;
@@ -1975,6 +1981,141 @@ START_TEST(test_set_changes_pieces_every_mode) {
 }
 END_TEST
 
+/* ---- the inline add (psoc.h) ------------------------------------ */
+
+/* The subobject layout psoc.h derives from the payload types (for the
+** inline add) is the registry's: class, payload offset, stride, size. */
+START_TEST(test_inline_layout_matches_registry) {
+  size_t rows = 0;
+#define CHECK_ROW(NAME, id, key, CLASS, kinds, T, layout, bits)                 \
+  do {                                                                          \
+    const psoc_subobject_info *info = psoc_subobject_info_get(id);              \
+    ck_assert_ptr_nonnull(info);                                                \
+    ck_assert_uint_eq(info->dup_class, PSOC_SO_##CLASS);                        \
+    ck_assert_uint_eq(info->payload_offset, PSOC_SO_PAYLOAD_AT(T));             \
+    ck_assert_uint_eq(info->stride, PSOC_SO_STRIDE(T));                         \
+    ck_assert_uint_eq(info->payload->size, sizeof(T));                          \
+    if ((bits) & PSOC_SUBOBJECT_SHADER)                                         \
+      ck_assert_uint_eq(sizeof(T), sizeof(D3D12_SHADER_BYTECODE));              \
+    rows++;                                                                     \
+  } while (0);
+  PSOC_SUBOBJECTS(CHECK_ROW)
+#undef CHECK_ROW
+  ck_assert_uint_eq(rows, PSOC_SO_TYPE_COUNT - 1); /* every type but 23 */
+}
+END_TEST
+
+/* Which types the inline add takes once their plan is made: payloads
+** without padding or pointers in every mode, shader stages in BORROW
+** only; never a type with padding (zeroed out of line) or a class that is
+** present. */
+START_TEST(test_inline_takes) {
+  psoc_builder *b;
+  const psoc_builder_head *h;
+  int m;
+  ck_assert_int_eq(psoc_builder_new(NULL, &b), PSOC_OK);
+  h = (const psoc_builder_head *)(const void *)b;
+  ck_assert_uint_eq(h->inline_size[PSOC_SO_RASTERIZER], 0); /* no plan yet */
+  for (m = 0; m < 3; m++) {
+    fill_every_class(b, all_modes[m], 0);
+    ck_assert_uint_eq(h->count, psoc_builder_count(b));
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_RASTERIZER], sizeof(D3D12_RASTERIZER_DESC));
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_ROOT_SIGNATURE], sizeof(void *));
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_RENDER_TARGET_FORMATS], sizeof(D3D12_RT_FORMAT_ARRAY));
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_BLEND], 0);         /* padding */
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_DEPTH_STENCIL], 0); /* padding */
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_INPUT_LAYOUT], 0);  /* padding, pointers */
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_CACHED_PSO], 0);    /* a blob, not a stage */
+    ck_assert_uint_eq(h->inline_size[PSOC_SO_VS],
+                      all_modes[m] == PSOC_BUILDER_BORROW ? sizeof(D3D12_SHADER_BYTECODE) : 0);
+  }
+  psoc_builder_free(b);
+}
+END_TEST
+
+/* One step of a scripted build, done by the inline add (psoc_builder_add,
+** the macro) on 'b[0]' and by the exported function on 'b[1]'. */
+static void inline_step(psoc_builder *b[2], test_alloc ta[2], unsigned op, uint32_t type,
+                        unsigned *finishes) {
+  payload p;
+  size_t n = 0;
+  psoc_status st[2];
+  int k;
+  D3D12_SHADER_BYTECODE bad = { NULL, 4 };
+  memset(&p, 0, sizeof p);
+  if (is_type(type)) n = dirty_payload(type, &p);
+  switch (op) {
+  case 0: case 1: case 2: case 3: /* add */
+    st[0] = psoc_builder_add(b[0], type, &p, n);
+    st[1] = (psoc_builder_add)(b[1], type, &p, n);
+    break;
+  case 4: /* set */
+    st[0] = psoc_builder_set(b[0], type, &p, n);
+    st[1] = psoc_builder_set(b[1], type, &p, n);
+    break;
+  case 5: /* a wrong size, a NULL shader with a size, a type that is none */
+    st[0] = psoc_builder_add(b[0], type, &p, n + 4);
+    st[1] = (psoc_builder_add)(b[1], type, &p, n + 4);
+    ck_assert_int_eq(st[0], st[1]);
+    st[0] = psoc_builder_add(b[0], PSOC_SO_PS, &bad, sizeof bad);
+    st[1] = (psoc_builder_add)(b[1], PSOC_SO_PS, &bad, sizeof bad);
+    ck_assert_int_eq(st[0], st[1]);
+    st[0] = psoc_builder_add(b[0], 23, &p, 8);
+    st[1] = (psoc_builder_add)(b[1], 23, &p, 8);
+    break;
+  case 6: /* a mode */
+    for (k = 0; k < 2; k++) st[k] = psoc_builder_set_mode(b[k], all_modes[type % 3]);
+    break;
+  case 7: { /* finish, compared; sometimes a reset */
+    psoc_stream *s[2];
+    for (k = 0; k < 2; k++) {
+      st[k] = psoc_builder_finish(b[k], &s[k]);
+      ck_assert_int_eq(st[k], PSOC_OK);
+    }
+    ck_assert_uint_eq(ta[0].last_size, ta[1].last_size);
+    check_same_layout(ta[0].last, ta[1].last, 16, ta[0].last_size); /* past the allocators */
+    check_stream_padding_zero(psoc_stream_data(s[0]), psoc_stream_size(s[0]));
+    for (k = 0; k < 2; k++) psoc_stream_free(s[k]);
+    if (type % 2)
+      for (k = 0; k < 2; k++) psoc_builder_reset(b[k]);
+    (*finishes)++;
+    break;
+  }
+  default: return;
+  }
+  ck_assert_int_eq(st[0], st[1]);
+  ck_assert_uint_eq(psoc_builder_count(b[0]), psoc_builder_count(b[1]));
+}
+
+/* The inline add and the exported function give the same statuses and
+** the same blocks over a long scripted mix of adds (new types, present
+** classes, bad ones), sets, mode changes, finishes and resets; the
+** entries the inline add leaves for later are right whatever reads them
+** (a set that moves later entries, a finish that copies or relocates). */
+START_TEST(test_inline_matches_call) {
+  test_alloc ta[2];
+  psoc_allocator a[2];
+  psoc_builder *b[2];
+  uint32_t x = 12345;
+  unsigned i, finishes = 0;
+  int k;
+  for (k = 0; k < 2; k++) {
+    a[k] = ta_make(&ta[k]);
+    ck_assert_int_eq(psoc_builder_new(&a[k], &b[k]), PSOC_OK);
+  }
+  for (i = 0; i < 4000; i++) {
+    x = x * 1103515245u + 12345u;
+    inline_step(b, ta, (x >> 16) % 8, (x >> 8) % (PSOC_SO_TYPE_COUNT + 1), &finishes);
+  }
+  inline_step(b, ta, 7, 0, &finishes);
+  ck_assert_uint_gt(finishes, 100);
+  for (k = 0; k < 2; k++) {
+    psoc_builder_free(b[k]);
+    ck_assert_uint_eq(ta[k].outstanding, 0);
+  }
+}
+END_TEST
+
 Suite *suite_builder(void) {
   Suite *s = suite_create("builder");
   TCase *tc = tcase_create("builder");
@@ -2006,6 +2147,9 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_finish_into_every_mode);
   tcase_add_test(tc, test_copy_at_finish_inline_array);
   tcase_add_test(tc, test_set_changes_pieces_every_mode);
+  tcase_add_test(tc, test_inline_layout_matches_registry);
+  tcase_add_test(tc, test_inline_takes);
+  tcase_add_test(tc, test_inline_matches_call);
   suite_add_tcase(s, tc);
   return s;
 }
