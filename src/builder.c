@@ -409,12 +409,12 @@ struct psoc_builder {
   psoc_builder_head h;
   psoc_allocator alloc;
   size_t block_size;                    /* this struct plus the image */
-  /* Insertion order. Only the first 'synced' are written: the inline add
-  ** (psoc.h) and add_commit leave an entry without pieces to sync_entries,
-  ** which reads its type from the image; everything that reads entries
-  ** syncs them first. */
+  /* Insertion order. Only those with their bit in 'written' are written:
+  ** the inline add (psoc.h) and add_commit leave an entry without pieces to
+  ** sync_entries, which reads its type from the image; what reads entries
+  ** other than those with pieces syncs them first. */
   entry entries[PSOC_SO_TYPE_COUNT];
-  size_t synced;
+  uint64_t written;
   const plan *plans[PSOC_SO_TYPE_COUNT]; /* per type, made on first use */
   const plan *fast[PSOC_SO_TYPE_COUNT];  /* the plans add takes inline in this mode */
   /* Per type, copies of the fast plan's payload size (0 where fast is
@@ -506,7 +506,7 @@ void psoc_builder_reset(psoc_builder *b) {
   b->h.image_size = 0;
   b->arena_top = b->arena_garbage = b->arena_live = b->pieces_size = 0; /* the arena and plans stay */
   b->deferred = 0;
-  b->synced = 0;
+  b->written = 0;
   b->nwith_pieces = 0;
   b->with_pieces_stale = 0;
   b->pieces_shuffled = 0;
@@ -814,21 +814,22 @@ static psoc_status deep_copy(const plan *pl, unsigned char *s, unsigned char *ba
 ** at their place in the image, no pieces, PSOC_BUILDER_BORROW (an entry
 ** without pieces needs nothing from finish in any mode). */
 static void sync_entries(psoc_builder *b) {
-  size_t i = b->synced, n = b->h.count, at;
-  if (i == n) return;
-  at = i ? b->entries[i - 1].image_at + b->entries[i - 1].plan->stride : 0;
-  for (; i < n; i++) {
+  size_t i, n = b->h.count, at = 0;
+  uint64_t all = n < 64 ? ((uint64_t)1 << n) - 1 : ~(uint64_t)0;
+  if (b->written == all) return;
+  for (i = 0; i < n; i++) {
     entry *e = &b->entries[i];
-    const plan *pl = b->plans[psoc_rd32(b->h.image + at)];
-    e->plan = pl;
-    e->image_at = at;
-    e->pieces_at = 0;
-    e->arena_size = 0;
-    e->pieces_size = 0;
-    e->mode = PSOC_BUILDER_BORROW;
-    at += pl->stride;
+    if (!(b->written >> i & 1)) {
+      e->plan = b->plans[psoc_rd32(b->h.image + at)];
+      e->image_at = at;
+      e->pieces_at = 0;
+      e->arena_size = 0;
+      e->pieces_size = 0;
+      e->mode = PSOC_BUILDER_BORROW;
+    }
+    at += e->plan->stride;
   }
-  b->synced = n;
+  b->written = all;
 }
 
 /* The pointer fields of entry 'e' (its payload at image offset 'at'), as
@@ -924,12 +925,11 @@ static psoc_status put(psoc_builder *b, uint32_t type, const void *payload, size
   if (type >= PSOC_SO_TYPE_COUNT || !(pl = b->plans[type]) || b->h.slot[pl->dup_class] >= 0)
     return put_slow(b, type, payload, payload_size, replace);
   if (payload_size != pl->size) return PSOC_ERR_SIZE;
-  sync_entries(b);
   e = &b->entries[b->h.count]; /* nothing counts until committed */
   st = subobject_copy(b, pl, payload, b->h.image_size, e);
   if (st != PSOC_OK) return st;
+  b->written |= (uint64_t)1 << b->h.count;
   b->h.slot[pl->dup_class] = (int8_t)b->h.count++;
-  b->synced = b->h.count;
   b->h.image_size += pl->stride;
   if (pl->nptrs) {
     b->arena_top += e->arena_size;
@@ -997,13 +997,12 @@ static HOT_INLINE psoc_status add_commit(psoc_builder *b, const plan *pl, const 
   /* the bookkeeping first: the image's byte stores may alias anything */
   if (pieces) { /* finish copies them: the entry is written */
     entry *e = &b->entries[n];
-    sync_entries(b);
     e->plan = pl;
     e->image_at = at;
     e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
     e->pieces_size = pieces;
     e->mode = b->mode;
-    b->synced = n + 1;
+    b->written |= (uint64_t)1 << n;
     b->pieces_size += pieces;
     b->deferred++;
     b->with_pieces[b->nwith_pieces++] = (uint8_t)n;
