@@ -609,7 +609,7 @@ PSOC_FORCE_INLINE_ psoc_status psoc_builder_add_row_(psoc_builder *b, uint32_t t
   head[1] = 0;
   memcpy(d + stride - 8, &zero, 8); /* the tail padding, before the payload */
   memcpy(d, head, 8);
-  memcpy(d + at_off, payload, tsize);
+  memcpy(d + at_off, payload, size); /* == tsize: a constant here too */
   h->slot[cls] = (int8_t)h->count;
   h->count++;
   h->image_size = at + stride;
