@@ -41,7 +41,9 @@ declared() {
         gcc -std=c11 -fsyntax-only -Isrc -Ibindings/lua -I/usr/include/wsl/stubs \
             -I/usr/include/lua5.4 -aux-info "$TMP/aux.txt" "$TMP/inc.c"
         # /* src/psoc.h:54:NC */ extern const char *psoc_status_name (psoc_status);
-        grep -F "/* $h:" "$TMP/aux.txt" |
+        # static (inline) functions defined in a header are the caller's
+        # own code, never exported (psoc_builder_add_inline)
+        grep -F "/* $h:" "$TMP/aux.txt" | grep -v '^/\* [^*]* \*/ static ' |
             sed -n 's/^.*[ *]\([A-Za-z_][A-Za-z0-9_]*\) (.*$/\1/p' >>"$TMP/names"
     done
     sort -u "$TMP/names"
