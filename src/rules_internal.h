@@ -267,6 +267,16 @@ int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target);
 ** few loads and tests instead of a call. Each restates the first tests of
 ** its rule: change both together (tests/unit: test_rules_screens). */
 
+/* The screens are inlined where psoc_check tests them (each is a few
+** loads and tests; a call would cost what the screen saves). */
+#if defined(__GNUC__)
+#define PSOC_SCREEN static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define PSOC_SCREEN static __forceinline
+#else
+#define PSOC_SCREEN static inline
+#endif
+
 /* Blend factors the factor checks have nothing to say about: valid, and
 ** neither ALPHA_FACTOR nor INV_ALPHA_FACTOR (20, 21); for alpha also no
 ** _COLOR factor (3, 4, 9, 10, 16, 17). */
@@ -276,12 +286,12 @@ int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target);
                           (1u << D3D12_BLEND_DEST_COLOR) | (1u << D3D12_BLEND_INV_DEST_COLOR) | \
                           (1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR)))
 
-static inline int psoc_blend_is_dual_source(uint32_t b) {
+PSOC_SCREEN int psoc_blend_is_dual_source(uint32_t b) {
   return b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR ||
          b == D3D12_BLEND_SRC1_ALPHA || b == D3D12_BLEND_INV_SRC1_ALPHA;
 }
 
-static inline int psoc_blend_uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+PSOC_SCREEN int psoc_blend_uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
   return rt->BlendEnable &&
          (psoc_blend_is_dual_source(rt->SrcBlend) || psoc_blend_is_dual_source(rt->DestBlend) ||
           psoc_blend_is_dual_source(rt->SrcBlendAlpha) ||
@@ -289,7 +299,7 @@ static inline int psoc_blend_uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DE
 }
 
 /* Does the op check have nothing to say about this op and its factors? */
-static inline int psoc_blend_quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
+PSOC_SCREEN int psoc_blend_quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
   return psoc_rule_valid(PSOC_VALID_BLEND_OP, op) &&
          ((op != D3D12_BLEND_OP_MIN && op != D3D12_BLEND_OP_MAX) ||
           (src == D3D12_BLEND_ONE && dst == D3D12_BLEND_ONE));
@@ -297,7 +307,7 @@ static inline int psoc_blend_quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
 
 /* Do a blending target's factors and ops leave the factor and op checks
 ** nothing to say? */
-static inline int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+PSOC_SCREEN int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
   return psoc_rule_valid(PSOC_QUIET_FACTORS, rt->SrcBlend) &&
          psoc_rule_valid(PSOC_QUIET_FACTORS, rt->DestBlend) &&
          psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS, rt->SrcBlendAlpha) &&
@@ -307,7 +317,7 @@ static inline int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC 
 }
 
 /* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
-static inline uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
+PSOC_SCREEN uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
   uint32_t v = 0;
   switch (n) { /* each case falls through to the next: f[n] | ... | f[7] */
   case 0: v |= (uint32_t)f[0]; /* fall through */
@@ -327,7 +337,7 @@ static inline uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
 ** FALSE), no logic op and a valid write mask on RenderTarget[0]; if it
 ** blends, quiet factors and ops, no dual-source factor, and every bound
 ** render-target format can blend. */
-static inline int psoc_quiet_blend(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_blend(const rule_ctx *ctx) {
   const D3D12_BLEND_DESC *b = ctx->state.blend;
   const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[0];
   const D3D12_RT_FORMAT_ARRAY *rts;
@@ -349,7 +359,7 @@ static inline int psoc_quiet_blend(const rule_ctx *ctx) {
 ** format; without the class nothing else; with it at most 8 targets, none
 ** set past the count, each bound one a plain render-target format (not
 ** optional), and not every one UNKNOWN. */
-static inline int psoc_quiet_render_targets(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_render_targets(const rule_ctx *ctx) {
   const D3D12_RT_FORMAT_ARRAY *rts;
   uint32_t dsv = ctx->state.depth_stencil_format;
   unsigned i, n, unknown = 0;
@@ -378,7 +388,7 @@ static inline int psoc_quiet_render_targets(const rule_ctx *ctx) {
 ** cull modes, finite depth-bias values, a forced sample count of 0, 1, 2,
 ** 4 or 8, conservative rasterization OFF, and for RASTERIZER2 a valid line
 ** mode other than QUADRILATERAL_NARROW. */
-static inline int psoc_quiet_rasterizer(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_rasterizer(const rule_ctx *ctx) {
   const psoc_rasterizer_state *r = ctx->state.rasterizer;
   uint32_t fsc = r->ForcedSampleCount;
   if (!psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return 1;
@@ -397,7 +407,7 @@ static inline int psoc_quiet_rasterizer(const rule_ctx *ctx) {
 /* psoc_rules_depth_stencil: no depth or stencil test without a DSV format;
 ** without the class nothing else; with it a valid write mask and function
 ** (not NONE with depth on), stencil and depth bounds off. */
-static inline int psoc_quiet_depth_stencil(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_depth_stencil(const rule_ctx *ctx) {
   const psoc_rule_depth *d = &ctx->state.depth_stencil;
   if ((d->DepthEnable || d->StencilEnable) &&
       ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
@@ -411,7 +421,7 @@ static inline int psoc_quiet_depth_stencil(const rule_ctx *ctx) {
 
 /* psoc_rules_sample: no forced sample count; without the class nothing
 ** else; with it one sample of quality 0. */
-static inline int psoc_quiet_sample(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_sample(const rule_ctx *ctx) {
   const DXGI_SAMPLE_DESC *s;
   if (ctx->state.rasterizer->ForcedSampleCount > 0) return 0;
   if (!psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) return 1;
@@ -422,7 +432,7 @@ static inline int psoc_quiet_sample(const rule_ctx *ctx) {
 /* psoc_rules_topology (graphics): a valid topology other than UNDEFINED,
 ** PATCH exactly when there is a hull shader, and a strip cut that is
 ** DISABLED or valid with a topology that has strips. */
-static inline int psoc_quiet_topology(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_topology(const rule_ctx *ctx) {
   uint32_t topo = ctx->state.primitive_topology, cut = ctx->state.ib_strip_cut_value;
   int patch = topo == D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH;
   if (!psoc_rule_valid(PSOC_VALID_TOPOLOGY, topo) ||
@@ -435,7 +445,7 @@ static inline int psoc_quiet_topology(const rule_ctx *ctx) {
 
 /* psoc_rules_stream_output (graphics): without the class nothing; with it
 ** no entries, no strides and stream 0 or none rasterized. */
-static inline int psoc_quiet_stream_output(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_stream_output(const rule_ctx *ctx) {
   const D3D12_STREAM_OUTPUT_DESC *so = ctx->state.stream_output;
   if (!psoc_rule_has(ctx, PSOC_SO_STREAM_OUTPUT)) return 1;
   return so->NumEntries == 0 && so->NumStrides == 0 &&
@@ -445,7 +455,7 @@ static inline int psoc_quiet_stream_output(const rule_ctx *ctx) {
 /* psoc_rules_input_layout (graphics): without the class nothing; with it,
 ** where the elements are not followed, at most 32 of them and a pointer
 ** exactly when there are some. */
-static inline int psoc_quiet_input_layout(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_input_layout(const rule_ctx *ctx) {
   const D3D12_INPUT_LAYOUT_DESC *il = ctx->state.input_layout;
   if (!psoc_rule_has(ctx, PSOC_SO_INPUT_LAYOUT)) return 1;
   return !ctx->follow_layout && il->NumElements <= D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT &&
@@ -454,7 +464,7 @@ static inline int psoc_quiet_input_layout(const rule_ctx *ctx) {
 
 /* psoc_rules_misc: flags 0, node mask 0, no view instancing, and a cached
 ** blob given with its size or not at all (each where its class is present). */
-static inline int psoc_quiet_misc(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_misc(const rule_ctx *ctx) {
   const psoc_rule_state *r = &ctx->state;
   if (psoc_rule_has(ctx, PSOC_SO_FLAGS) && r->flags != 0) return 0;
   if (psoc_rule_has(ctx, PSOC_SO_NODE_MASK) && r->node_mask != 0) return 0;
@@ -467,7 +477,7 @@ static inline int psoc_quiet_misc(const rule_ctx *ctx) {
 
 /* psoc_rules_stages: graphics with both or neither of HS and DS; mesh
 ** where no chosen profile lacks mesh shaders; no kind without an AS. */
-static inline int psoc_quiet_stages(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_stages(const rule_ctx *ctx) {
   switch (ctx->walk->kind) {
   case PSOC_KIND_NONE: return !psoc_rule_code(ctx, PSOC_SO_AS);
   case PSOC_KIND_GRAPHICS: return psoc_rule_code(ctx, PSOC_SO_HS) == psoc_rule_code(ctx, PSOC_SO_DS);
@@ -482,7 +492,7 @@ static inline int psoc_quiet_stages(const rule_ctx *ctx) {
 #define PSOC_CHECK_UNSCREENED_ (1u << 31)
 
 /* For rules without a screen. */
-static inline int psoc_quiet_never(const rule_ctx *ctx) {
+PSOC_SCREEN int psoc_quiet_never(const rule_ctx *ctx) {
   (void)ctx;
   return 0;
 }
