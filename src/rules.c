@@ -81,6 +81,17 @@ static void rule_irrelevant(const rule_ctx *ctx) {
   }
 }
 
+/* The blend rule (where the stream holds a blend desc) then the render-
+** target formats rule (where it holds formats), behind one screen that
+** reads the formats once. */
+static void rules_blend_targets(const rule_ctx *ctx) {
+  uint64_t classes = ctx->walk->classes;
+  if (classes & PSOC_TYPE_BIT(PSOC_SO_BLEND)) psoc_rules_blend(ctx);
+  if (classes & (PSOC_TYPE_BIT(PSOC_SO_RENDER_TARGET_FORMATS) |
+                 PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL_FORMAT)))
+    psoc_rules_render_targets(ctx);
+}
+
 #define B(t) PSOC_TYPE_BIT(PSOC_SO_##t)
 #define K(k) PSOC_KIND_BIT(PSOC_KIND_##k)
 #define DRAW (K(GRAPHICS) | K(MESH))
@@ -103,9 +114,8 @@ static void rule_irrelevant(const rule_ctx *ctx) {
     psoc_rules_topology, psoc_quiet_topology)                                                   \
   X(k, h, stream_output, K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output,         \
     psoc_quiet_stream_output)                                                                   \
-  X(k, h, blend, DRAW, WALK, B(BLEND), psoc_rules_blend, psoc_quiet_blend)                      \
-  X(k, h, render_targets, DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),       \
-    psoc_rules_render_targets, psoc_quiet_render_targets)                                       \
+  X(k, h, blend_targets, DRAW, WALK, B(BLEND) | B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), \
+    rules_blend_targets, psoc_quiet_blend_targets)                                              \
   X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer, psoc_quiet_rasterizer)  \
   X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil,                \
     psoc_quiet_depth_stencil)                                                                   \

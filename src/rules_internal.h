@@ -333,43 +333,28 @@ PSOC_SCREEN uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
   return v;
 }
 
-/* psoc_rules_blend: one blend desc for every target (IndependentBlendEnable
-** FALSE), no logic op and a valid write mask on RenderTarget[0]; if it
-** blends, quiet factors and ops, no dual-source factor, and every bound
-** render-target format can blend. */
-PSOC_SCREEN int psoc_quiet_blend(const rule_ctx *ctx) {
+/* psoc_rules_blend and psoc_rules_render_targets together (one pass over
+** the formats): one blend desc for every target (IndependentBlendEnable
+** FALSE), no logic op and a valid write mask on RenderTarget[0], and if it
+** blends, quiet factors and ops and no dual-source factor; a DSV format that is
+** UNKNOWN or a depth format, at most 8 targets, none set past the count,
+** each bound one a plain render-target format (not optional) that can
+** blend where RenderTarget[0] blends, and not every one UNKNOWN. Where a
+** class is absent this asks more than its rule would (the registry's
+** defaults pass). */
+PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
   const D3D12_BLEND_DESC *b = ctx->state.blend;
   const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[0];
-  const D3D12_RT_FORMAT_ARRAY *rts;
-  unsigned i, n;
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
+  uint32_t dsv = ctx->state.depth_stencil_format, all = ~0u;
+  unsigned i, n = rts->NumRenderTargets, unknown = 0;
   if (b->IndependentBlendEnable || rt->LogicOpEnable || rt->RenderTargetWriteMask > 0xf) return 0;
-  if (!rt->BlendEnable) return 1;
-  if (!psoc_blend_quiet_factors(rt) || psoc_blend_uses_dual_source(rt)) return 0;
-  rts = ctx->state.render_targets;
-  n = rts->NumRenderTargets <= 8 ? rts->NumRenderTargets : 8;
-  for (i = 0; i < n; i++) {
-    const psoc_format_info *f = psoc_format_get(rts->RTFormats[i]);
-    if (f && (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)) && !(f->flags & PSOC_FMT_BLEND))
-      return 0;
-  }
-  return 1;
-}
-
-/* psoc_rules_render_targets: a DSV format that is UNKNOWN or a depth
-** format; without the class nothing else; with it at most 8 targets, none
-** set past the count, each bound one a plain render-target format (not
-** optional), and not every one UNKNOWN. */
-PSOC_SCREEN int psoc_quiet_render_targets(const rule_ctx *ctx) {
-  const D3D12_RT_FORMAT_ARRAY *rts;
-  uint32_t dsv = ctx->state.depth_stencil_format;
-  unsigned i, n, unknown = 0;
+  if (rt->BlendEnable && (!psoc_blend_quiet_factors(rt) || psoc_blend_uses_dual_source(rt)))
+    return 0;
   if (dsv != DXGI_FORMAT_UNKNOWN) {
     const psoc_format_info *f = psoc_format_get(dsv);
     if (!f || !(f->flags & PSOC_FMT_DEPTH)) return 0;
   }
-  if (!psoc_rule_has(ctx, PSOC_SO_RENDER_TARGET_FORMATS)) return 1;
-  rts = ctx->state.render_targets;
-  n = rts->NumRenderTargets;
   if (n > 8 || psoc_formats_from(rts->RTFormats, n)) return 0;
   for (i = 0; i < n; i++) {
     uint32_t fmt = rts->RTFormats[i];
@@ -380,8 +365,10 @@ PSOC_SCREEN int psoc_quiet_render_targets(const rule_ctx *ctx) {
     }
     f = psoc_format_get(fmt);
     if (!f || (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)) != PSOC_FMT_RT) return 0;
+    all &= f->flags;
   }
-  return n == 0 || unknown != n;
+  if (n > 0 && unknown == n) return 0;
+  return !rt->BlendEnable || (all & PSOC_FMT_BLEND);
 }
 
 /* psoc_rules_rasterizer: without the class nothing; with it valid fill and

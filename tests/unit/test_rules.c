@@ -587,6 +587,11 @@ START_TEST(test_screens_agree) {
     PSOC_SO_IB_STRIP_CUT_VALUE, PSOC_SO_FLAGS, PSOC_SO_NODE_MASK, PSOC_SO_INPUT_LAYOUT,
     PSOC_SO_STREAM_OUTPUT, PSOC_SO_VIEW_INSTANCING, PSOC_SO_CACHED_PSO,
   };
+  static const uint32_t rt_formats[] = { /* plain, blend-less, not RT, optional, compressed */
+    DXGI_FORMAT_UNKNOWN, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_R11G11B10_FLOAT,
+    DXGI_FORMAT_R32_UINT, DXGI_FORMAT_D32_FLOAT, DXGI_FORMAT_R32G32B32_FLOAT, DXGI_FORMAT_BC1_UNORM,
+    DXGI_FORMAT_UNKNOWN
+  };
   static const uint32_t rasterizers[] = { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 };
   static const uint32_t depths[] = { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 };
   psoc_check_options options[5];
@@ -645,16 +650,13 @@ START_TEST(test_screens_agree) {
       } else if (t == PSOC_SO_RENDER_TARGET_FORMATS) {
         D3D12_RT_FORMAT_ARRAY r;
         memset(&r, 0, sizeof r);
-        r.NumRenderTargets = 2;
-        r.RTFormats[0] = DXGI_FORMAT_R8G8B8A8_UNORM;
-        switch (screen_rand(&seed) % 3) {
-        case 0: r.RTFormats[1] = DXGI_FORMAT_R11G11B10_FLOAT; break;
-        case 1: r.RTFormats[1] = DXGI_FORMAT_R32_UINT; break;
-        default: r.RTFormats[1] = DXGI_FORMAT_UNKNOWN; break;
-        }
+        r.NumRenderTargets = screen_rand(&seed) % 4 ? 2 : screen_rand(&seed) % 3;
+        for (k = 0; k < r.NumRenderTargets; k++)
+          r.RTFormats[k] = screen_rand(&seed) % 2 ? (uint32_t)DXGI_FORMAT_R8G8B8A8_UNORM
+                                                  : rt_formats[screen_rand(&seed) % 8];
         KEEP(SP_ADD(&s, t, r), t);
       } else if (t == PSOC_SO_DEPTH_STENCIL_FORMAT) {
-        uint32_t f = DXGI_FORMAT_D32_FLOAT;
+        uint32_t f = screen_rand(&seed) % 4 ? (uint32_t)DXGI_FORMAT_D32_FLOAT : rt_formats[screen_rand(&seed) % 8];
         KEEP(SP_ADD(&s, t, f), t);
       } else {
         KEEP(sp_add_default(&s, t), t);
