@@ -147,6 +147,9 @@ static void rules_blend_targets(const rule_ctx *ctx) {
   RUN_RULES(kind, (u) + 0) RUN_RULES(kind, (u) + 1) RUN_RULES(kind, (u) + 2) RUN_RULES(kind, (u) + 3)
 #define RUN_KIND(kind) RUN_SET(kind, 0) RUN_SET(kind, UNSCREENED)
 _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW | UNSCREENED) == 7, "eight sets per kind");
+_Static_assert(NEEDS_COMPLETE_WALK == 1 && NEEDS_FOLLOW == (unsigned)PSOC_CHECK_FOLLOW_POINTERS << 1 &&
+                   UNSCREENED == PSOC_CHECK_UNSCREENED_ >> 29,
+               "psoc_check_known shifts the flags into a NEEDS_* set");
 
 /* ---- helpers shared by the rule modules ----------------------------- */
 
@@ -337,8 +340,9 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   ctx->shaders_parsed = 0;
   if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS | ((walk.type_mask & ignored) ? IGNORED_PRESENT : 0);
-  have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u) |
-         ((flags & PSOC_CHECK_UNSCREENED_) ? UNSCREENED : 0u);
+  /* the NEEDS_* set from the flags' bits without a branch (walk.complete is 0 or 1) */
+  have = (uint32_t)walk.complete | ((flags & PSOC_CHECK_FOLLOW_POINTERS) << 1) |
+         ((flags & PSOC_CHECK_UNSCREENED_) >> 29);
   switch (((unsigned)walk.kind & 3u) * 8u + have) {
     RUN_KIND(NONE)
     RUN_KIND(GRAPHICS)
