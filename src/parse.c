@@ -250,21 +250,26 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 
 /* ---- psoc_check's walk ------------------------------------------------ */
 
-/* The walk's view of the registry, one word per type value, built at
-** compile time from the registry's list (PSOC_SUBOBJECTS): stride (bits
-** 0-15), payload offset (16-23) and class base type (24-31); 0 for values
+/* The walk's view of the registry, one entry per type value, built at
+** compile time from the registry's list (PSOC_SUBOBJECTS): stride, payload
+** offset and class base type, each read with one load; stride 0 for values
 ** that are no type (23). */
-#define WALK_WORD(NAME, id, key, CLASS, kinds, T, layout, bits) \
-  [id] = PSOC_STRIDE(T) | (PSOC_PAYLOAD_OFFSET(T) << 16) | ((uint32_t)PSOC_SO_##CLASS << 24),
-static const uint32_t walk_words[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_WORD) };
-#undef WALK_WORD
+typedef struct walk_entry {
+  uint16_t stride;
+  uint8_t payload_offset;
+  uint8_t cls;
+} walk_entry;
+#define WALK_ENTRY(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  [id] = { PSOC_STRIDE(T), PSOC_PAYLOAD_OFFSET(T), PSOC_SO_##CLASS },
+static const walk_entry walk_table[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_ENTRY) };
+#undef WALK_ENTRY
 /* Each type's bit of the walk's type mask, by type value (0 for 23). */
 #define WALK_BIT(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(id),
 static const uint64_t walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
 #undef WALK_BIT
 #define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
   _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
-                 #NAME ": stride and payload offset fit a walk word");
+                 #NAME ": stride and payload offset fit a walk entry");
 PSOC_SUBOBJECTS(WALK_FITS)
 #undef WALK_FITS
 
@@ -274,7 +279,7 @@ static uint32_t index_at(const unsigned char *data, size_t offset) {
   size_t at = 0;
   uint32_t index = 0;
   while (at < offset) {
-    at += walk_words[psoc_rd32(data + at)] & 0xffffu;
+    at += walk_table[psoc_rd32(data + at)].stride;
     index++;
   }
   return index;
@@ -304,8 +309,10 @@ static void walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) 
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static void walked_duplicate(const psoc_walked *w, size_t offset, uint32_t type, uint32_t cls,
-                             psoc_diags *diags) {
+static void walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags) {
+  /* the type and its class read again here, so the walk keeps no copies */
+  uint32_t type = psoc_rd32(at), cls = walk_table[type].cls;
+  size_t offset = (size_t)(at - w->data);
   psoc_view first, again;
   psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
   again.type = type;
@@ -342,17 +349,18 @@ psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, pso
     size_t remaining = size;
     do {
       size_t type = psoc_rd32(at), stride;
-      uint32_t word, cls;
+      const walk_entry *e;
+      uint32_t cls;
       if (type >= PSOC_SO_TYPE_COUNT) break;
-      word = walk_words[type];
-      stride = word & 0xffffu;
+      e = &walk_table[type];
+      stride = e->stride;
       if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
-      cls = word >> 24;
+      cls = e->cls;
       if (out->class_type[cls] >= 0) {
-        walked_duplicate(out, (size_t)(at - bytes), (uint32_t)type, cls, diags);
+        walked_duplicate(out, at, diags);
         duplicates++;
       } else {
-        out->payload[type] = at + ((word >> 16) & 0xffu);
+        out->payload[type] = at + e->payload_offset;
         out->class_type[cls] = (int8_t)type;
         mask |= walk_bits[type];
       }

@@ -11,7 +11,8 @@
 
 enum {
   NEEDS_COMPLETE_WALK = 1u << 0, /* skipped when the walk stopped early */
-  NEEDS_FOLLOW = 1u << 1         /* only with PSOC_CHECK_FOLLOW_POINTERS */
+  NEEDS_FOLLOW = 1u << 1,        /* only with PSOC_CHECK_FOLLOW_POINTERS */
+  UNSCREENED = 1u << 2           /* no rule's screen is asked (PSOC_CHECK_UNSCREENED_) */
 };
 
 /* In a rule's classes: run whatever classes the stream holds (bit 63 is no
@@ -80,6 +81,17 @@ static void rule_irrelevant(const rule_ctx *ctx) {
   }
 }
 
+/* The blend rule (where the stream holds a blend desc) then the render-
+** target formats rule (where it holds formats), behind one screen that
+** reads the formats once. */
+static void rules_blend_targets(const rule_ctx *ctx) {
+  uint64_t classes = ctx->walk->classes;
+  if (classes & PSOC_TYPE_BIT(PSOC_SO_BLEND)) psoc_rules_blend(ctx);
+  if (classes & (PSOC_TYPE_BIT(PSOC_SO_RENDER_TARGET_FORMATS) |
+                 PSOC_TYPE_BIT(PSOC_SO_DEPTH_STENCIL_FORMAT)))
+    psoc_rules_render_targets(ctx);
+}
+
 #define B(t) PSOC_TYPE_BIT(PSOC_SO_##t)
 #define K(k) PSOC_KIND_BIT(PSOC_KIND_##k)
 #define DRAW (K(GRAPHICS) | K(MESH))
@@ -88,41 +100,56 @@ static void rule_irrelevant(const rule_ctx *ctx) {
 /* Each rule's kinds and classes restate the early returns and presence
 ** tests of its function (a superset of where it can emit): a rule reading
 ** an absent class sees the runtime default, which those rules accept.
-** X(k, h, name, kinds, needs, classes, function); k and h pass through to
-** CALL below. */
+** X(k, h, name, kinds, needs, classes, function, screen); k and h pass
+** through to CALL below. The screen (rules_internal.h) says cheaply, for
+** the common pipeline, that the rule has nothing to say; then it is not
+** called. */
 #define WALK NEEDS_COMPLETE_WALK
 #define RULE_LIST(X, k, h)                                                                      \
-  X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind)                                           \
-  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, IGNORED_PRESENT, rule_irrelevant)                   \
-  X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages)       \
+  X(k, h, kind, K(NONE), WALK, ANY_CLASS, rule_kind, psoc_quiet_never)                         \
+  X(k, h, irrelevant, PSOC_KINDS_ALL, WALK, IGNORED_PRESENT, rule_irrelevant, psoc_quiet_never) \
+  X(k, h, stages, K(NONE) | DRAW, WALK, B(AS) | B(HS) | B(DS) | B(MS), psoc_rules_stages,      \
+    psoc_quiet_stages)                                                                          \
   X(k, h, topology, K(GRAPHICS), WALK, B(PRIMITIVE_TOPOLOGY) | B(IB_STRIP_CUT_VALUE) | B(HS),   \
-    psoc_rules_topology)                                                                        \
-  X(k, h, stream_output, K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output)         \
-  X(k, h, blend, DRAW, WALK, B(BLEND), psoc_rules_blend)                                        \
-  X(k, h, render_targets, DRAW, WALK, B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT),       \
-    psoc_rules_render_targets)                                                                  \
-  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer)                         \
-  X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil)                \
-  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample)                \
+    psoc_rules_topology, psoc_quiet_topology)                                                   \
+  X(k, h, stream_output, K(GRAPHICS), WALK, B(STREAM_OUTPUT), psoc_rules_stream_output,         \
+    psoc_quiet_stream_output)                                                                   \
+  X(k, h, blend_targets, DRAW, WALK, B(BLEND) | B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), \
+    rules_blend_targets, psoc_quiet_blend_targets)                                              \
+  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer, psoc_quiet_rasterizer)  \
+  X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil,                \
+    psoc_quiet_depth_stencil)                                                                   \
+  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample,                \
+    psoc_quiet_sample)                                                                          \
   X(k, h, misc, ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),   \
-    psoc_rules_misc)                                                                            \
-  X(k, h, input_layout, K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout)            \
-  X(k, h, shaders, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders)          \
-  X(k, h, root_bindings, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings)
+    psoc_rules_misc, psoc_quiet_misc)                                                           \
+  X(k, h, input_layout, K(GRAPHICS), WALK, B(INPUT_LAYOUT), psoc_rules_input_layout,            \
+    psoc_quiet_input_layout)                                                                    \
+  X(k, h, shaders, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_shaders,          \
+    psoc_quiet_never)                                                                           \
+  X(k, h, root_bindings, PSOC_KINDS_ALL, WALK | NEEDS_FOLLOW, ANY_CLASS, psoc_rules_root_bindings, \
+    psoc_quiet_never)
 
 /* The rules that can run for kind bit 'k' when the check has 'h'
 ** (NEEDS_*), in list order: each a direct call behind one test, whether
 ** one of its classes is present. Whether the rule runs for the kind and
 ** the options is a compile-time constant of each expansion (psoc_check
 ** expands the list once per kind and NEEDS_* set), so it costs nothing. */
-#define CALL(k, h, name, kinds, needs, cls, fn) \
-  if ((((kinds) & (k)) && !((needs) & ~(h))) && (classes & (cls))) fn(ctx);
+#define CALL(k, h, name, kinds, needs, cls, fn, quiet)                        \
+  if ((((kinds) & (k)) && !((needs) & ~(h))) && (classes & (cls)) &&          \
+      (((h) & UNSCREENED) || !quiet(ctx)))                                    \
+    fn(ctx);
 #define RUN_RULES(kind, h)                                      \
-  case PSOC_KIND_##kind * 4 + (h):                              \
+  case PSOC_KIND_##kind * 8 + (h):                              \
     RULE_LIST(CALL, K(kind), h)                                 \
     break;
-#define RUN_KIND(kind) RUN_RULES(kind, 0) RUN_RULES(kind, 1) RUN_RULES(kind, 2) RUN_RULES(kind, 3)
-_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW) == 3, "four NEEDS_* sets per kind");
+#define RUN_SET(kind, u) \
+  RUN_RULES(kind, (u) + 0) RUN_RULES(kind, (u) + 1) RUN_RULES(kind, (u) + 2) RUN_RULES(kind, (u) + 3)
+#define RUN_KIND(kind) RUN_SET(kind, 0) RUN_SET(kind, UNSCREENED)
+_Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW | UNSCREENED) == 7, "eight sets per kind");
+_Static_assert(NEEDS_COMPLETE_WALK == 1 && NEEDS_FOLLOW == (unsigned)PSOC_CHECK_FOLLOW_POINTERS << 1 &&
+                   UNSCREENED == PSOC_CHECK_UNSCREENED_ >> 29,
+               "psoc_check_known shifts the flags into a NEEDS_* set");
 
 /* ---- helpers shared by the rule modules ----------------------------- */
 
@@ -313,8 +340,10 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   ctx->shaders_parsed = 0;
   if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
   classes |= ANY_CLASS | ((walk.type_mask & ignored) ? IGNORED_PRESENT : 0);
-  have = (walk.complete ? NEEDS_COMPLETE_WALK : 0u) | (ctx->follow ? NEEDS_FOLLOW : 0u);
-  switch (((unsigned)walk.kind & 3u) * 4u + have) {
+  /* the NEEDS_* set from the flags' bits without a branch (walk.complete is 0 or 1) */
+  have = (uint32_t)walk.complete | ((flags & PSOC_CHECK_FOLLOW_POINTERS) << 1) |
+         ((flags & PSOC_CHECK_UNSCREENED_) >> 29);
+  switch (((unsigned)walk.kind & 3u) * 8u + have) {
     RUN_KIND(NONE)
     RUN_KIND(GRAPHICS)
     RUN_KIND(COMPUTE)
@@ -325,6 +354,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
 }
 
 #undef RUN_KIND
+#undef RUN_SET
 #undef RUN_RULES
 #undef CALL
 #undef WALK

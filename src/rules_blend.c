@@ -12,32 +12,6 @@ static int is_color_factor(uint32_t b) {
          b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR;
 }
 
-static int is_dual_source(uint32_t b) {
-  return b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR ||
-         b == D3D12_BLEND_SRC1_ALPHA || b == D3D12_BLEND_INV_SRC1_ALPHA;
-}
-
-static int uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
-  return rt->BlendEnable && (is_dual_source(rt->SrcBlend) || is_dual_source(rt->DestBlend) ||
-                             is_dual_source(rt->SrcBlendAlpha) || is_dual_source(rt->DestBlendAlpha));
-}
-
-/* Factors check_factor has nothing to say about: valid, and neither
-** ALPHA_FACTOR nor INV_ALPHA_FACTOR (20, 21); for alpha also no _COLOR
-** factor (3, 4, 9, 10, 16, 17). */
-#define QUIET_FACTORS (PSOC_VALID_BLEND & ~((1u << 20) | (1u << 21)))
-#define QUIET_ALPHA_FACTORS                                                            \
-  (QUIET_FACTORS & ~((1u << D3D12_BLEND_SRC_COLOR) | (1u << D3D12_BLEND_INV_SRC_COLOR) | \
-                     (1u << D3D12_BLEND_DEST_COLOR) | (1u << D3D12_BLEND_INV_DEST_COLOR) | \
-                     (1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR)))
-
-/* Does check_op have nothing to say about this op and its factors? */
-static int quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
-  return psoc_rule_valid(PSOC_VALID_BLEND_OP, op) &&
-         ((op != D3D12_BLEND_OP_MIN && op != D3D12_BLEND_OP_MAX) ||
-          (src == D3D12_BLEND_ONE && dst == D3D12_BLEND_ONE));
-}
-
 typedef struct factor_field {
   const char *name;
   const char *id;
@@ -117,7 +91,7 @@ static void format_cannot(const rule_ctx *ctx, unsigned i, const char *id, const
 ** A SRC1 factor on another target while target 0 has none is rejected too
 ** (OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0). */
 static void dual_source_targets(const rule_ctx *ctx, const D3D12_BLEND_DESC *b) {
-  int dual0 = uses_dual_source(&b->RenderTarget[0]);
+  int dual0 = psoc_blend_uses_dual_source(&b->RenderTarget[0]);
   char field[PSOC_DIAG_FIELD_MAX];
   unsigned i;
   for (i = 1; i < 8; i++) {
@@ -129,7 +103,7 @@ static void dual_source_targets(const rule_ctx *ctx, const D3D12_BLEND_DESC *b) 
                      RT_FIELD(i, "BlendEnable"), "RenderTarget[%u] enables blending while "
                      "RenderTarget[0] uses SRC1 factors (dual-source blending, which feeds render "
                      "target 0 only): clear RenderTarget[%u].BlendEnable", i, i);
-    else if (uses_dual_source(rt))
+    else if (psoc_blend_uses_dual_source(rt))
       psoc_rule_diag(ctx, PSOC_SEVERITY_ERROR, PSOC_CODE_BLEND_STATE,
                      GPS "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0", PSOC_SO_BLEND,
                      RT_FIELD(i, "SrcBlend"), "RenderTarget[%u] uses a SRC1 blend factor; "
@@ -202,12 +176,7 @@ static void check_target(const rule_ctx *ctx, unsigned i, const D3D12_RENDER_TAR
                      i, ctx->profile->name);
   }
   if (!rt->BlendEnable) return; /* the factors and ops are ignored */
-  if (psoc_rule_valid(QUIET_FACTORS, rt->SrcBlend) && psoc_rule_valid(QUIET_FACTORS, rt->DestBlend) &&
-      psoc_rule_valid(QUIET_ALPHA_FACTORS, rt->SrcBlendAlpha) &&
-      psoc_rule_valid(QUIET_ALPHA_FACTORS, rt->DestBlendAlpha) &&
-      quiet_op(rt->BlendOp, rt->SrcBlend, rt->DestBlend) &&
-      quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha))
-    return; /* the common case: nothing below would say anything */
+  if (psoc_blend_quiet_factors(rt)) return; /* the common case: nothing below would say anything */
   check_factor(ctx, i, rt->SrcBlend, &src);
   check_factor(ctx, i, rt->DestBlend, &dst);
   check_factor(ctx, i, rt->SrcBlendAlpha, &srca);
@@ -235,7 +204,7 @@ void psoc_rules_blend(const rule_ctx *ctx) {
                      "to FALSE and give the logic op in RenderTarget[0]");
     if (b->IndependentBlendEnable) dual_source_targets(ctx, b);
   }
-  if (uses_dual_source(&b->RenderTarget[0])) dual_source_formats(ctx, rts);
+  if (psoc_blend_uses_dual_source(&b->RenderTarget[0])) dual_source_formats(ctx, rts);
   /* Each bound format must support what its blend desc asks for. The
   ** runtime fails only when the pixel shader writes that target (vkd3d-
   ** proton's test_integer_blending_pipeline_state, run against the native
@@ -259,23 +228,6 @@ void psoc_rules_blend(const rule_ctx *ctx) {
   }
 }
 
-/* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
-static uint32_t formats_from(const DXGI_FORMAT *f, unsigned n) {
-  uint32_t v = 0;
-  switch (n) { /* each case falls through to the next: f[n] | ... | f[7] */
-  case 0: v |= (uint32_t)f[0]; /* fall through */
-  case 1: v |= (uint32_t)f[1]; /* fall through */
-  case 2: v |= (uint32_t)f[2]; /* fall through */
-  case 3: v |= (uint32_t)f[3]; /* fall through */
-  case 4: v |= (uint32_t)f[4]; /* fall through */
-  case 5: v |= (uint32_t)f[5]; /* fall through */
-  case 6: v |= (uint32_t)f[6]; /* fall through */
-  case 7: v |= (uint32_t)f[7]; /* fall through */
-  default: break;
-  }
-  return v;
-}
-
 void psoc_rules_render_targets(const rule_ctx *ctx) {
   const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
   uint32_t dsv = ctx->state.depth_stencil_format;
@@ -292,7 +244,7 @@ void psoc_rules_render_targets(const rule_ctx *ctx) {
                      "of formats you bind (0-8)", n);
       n = 8;
     }
-    past = formats_from(rts->RTFormats, n);
+    past = psoc_formats_from(rts->RTFormats, n);
     for (i = n; past && i < 8; i++) { /* only when a format past the count is set */
       char field[PSOC_DIAG_FIELD_MAX];
       if (rts->RTFormats[i] == DXGI_FORMAT_UNKNOWN) continue;

@@ -5,6 +5,8 @@
 #ifndef PSOC_RULES_INTERNAL_H
 #define PSOC_RULES_INTERNAL_H
 
+#include <math.h>
+
 #include "internal.h"
 #include "dxbc.h"
 
@@ -255,5 +257,231 @@ void psoc_rules_load_shaders(rule_ctx *ctx);           /* FOLLOW_POINTERS: read 
 /* Does the pixel shader write SV_Target<target>? 1 yes, 0 no (also when the
 ** pipeline has no PS), -1 unknown (containers not read, or unreadable). */
 int psoc_rule_ps_writes_target(const rule_ctx *ctx, unsigned target);
+
+/* ---- screens: "this rule has nothing to say", decided cheaply ------- */
+
+/* Each psoc_quiet_* returns 1 only where its rule (psoc_rules_*) would
+** emit nothing for this pipeline under any options, profile or flags; 0
+** where it might (then the rule runs and decides). psoc_check tests the
+** screen inline before it calls the rule, so the common pipeline pays a
+** few loads and tests instead of a call. Each restates the first tests of
+** its rule: change both together (tests/unit: test_rules_screens). */
+
+/* The screens are inlined where psoc_check tests them (each is a few
+** loads and tests; a call would cost what the screen saves). */
+#if defined(__GNUC__)
+#define PSOC_SCREEN static inline __attribute__((always_inline))
+#elif defined(_MSC_VER)
+#define PSOC_SCREEN static __forceinline
+#else
+#define PSOC_SCREEN static inline
+#endif
+
+/* Blend factors the factor checks have nothing to say about: valid, and
+** neither ALPHA_FACTOR nor INV_ALPHA_FACTOR (20, 21); for alpha also no
+** _COLOR factor (3, 4, 9, 10, 16, 17). */
+#define PSOC_QUIET_FACTORS (PSOC_VALID_BLEND & ~((1u << 20) | (1u << 21)))
+#define PSOC_QUIET_ALPHA_FACTORS                                                            \
+  (PSOC_QUIET_FACTORS & ~((1u << D3D12_BLEND_SRC_COLOR) | (1u << D3D12_BLEND_INV_SRC_COLOR) | \
+                          (1u << D3D12_BLEND_DEST_COLOR) | (1u << D3D12_BLEND_INV_DEST_COLOR) | \
+                          (1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR)))
+
+PSOC_SCREEN int psoc_blend_is_dual_source(uint32_t b) {
+  return b == D3D12_BLEND_SRC1_COLOR || b == D3D12_BLEND_INV_SRC1_COLOR ||
+         b == D3D12_BLEND_SRC1_ALPHA || b == D3D12_BLEND_INV_SRC1_ALPHA;
+}
+
+PSOC_SCREEN int psoc_blend_uses_dual_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  return rt->BlendEnable &&
+         (psoc_blend_is_dual_source(rt->SrcBlend) || psoc_blend_is_dual_source(rt->DestBlend) ||
+          psoc_blend_is_dual_source(rt->SrcBlendAlpha) ||
+          psoc_blend_is_dual_source(rt->DestBlendAlpha));
+}
+
+/* Does the op check have nothing to say about this op and its factors? */
+PSOC_SCREEN int psoc_blend_quiet_op(uint32_t op, uint32_t src, uint32_t dst) {
+  return psoc_rule_valid(PSOC_VALID_BLEND_OP, op) &&
+         ((op != D3D12_BLEND_OP_MIN && op != D3D12_BLEND_OP_MAX) ||
+          (src == D3D12_BLEND_ONE && dst == D3D12_BLEND_ONE));
+}
+
+/* Do a blending target's factors and ops leave the factor and op checks
+** nothing to say? */
+PSOC_SCREEN int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  return psoc_rule_valid(PSOC_QUIET_FACTORS, rt->SrcBlend) &&
+         psoc_rule_valid(PSOC_QUIET_FACTORS, rt->DestBlend) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS, rt->SrcBlendAlpha) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS, rt->DestBlendAlpha) &&
+         psoc_blend_quiet_op(rt->BlendOp, rt->SrcBlend, rt->DestBlend) &&
+         psoc_blend_quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha);
+}
+
+/* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
+PSOC_SCREEN uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
+  uint32_t v = 0;
+  switch (n) { /* each case falls through to the next: f[n] | ... | f[7] */
+  case 0: v |= (uint32_t)f[0]; /* fall through */
+  case 1: v |= (uint32_t)f[1]; /* fall through */
+  case 2: v |= (uint32_t)f[2]; /* fall through */
+  case 3: v |= (uint32_t)f[3]; /* fall through */
+  case 4: v |= (uint32_t)f[4]; /* fall through */
+  case 5: v |= (uint32_t)f[5]; /* fall through */
+  case 6: v |= (uint32_t)f[6]; /* fall through */
+  case 7: v |= (uint32_t)f[7]; /* fall through */
+  default: break;
+  }
+  return v;
+}
+
+/* psoc_rules_blend and psoc_rules_render_targets together (one pass over
+** the formats): one blend desc for every target (IndependentBlendEnable
+** FALSE), no logic op and a valid write mask on RenderTarget[0], and if it
+** blends, quiet factors and ops and no dual-source factor; a DSV format that is
+** UNKNOWN or a depth format, at most 8 targets, none set past the count,
+** each bound one a plain render-target format (not optional) that can
+** blend where RenderTarget[0] blends, and not every one UNKNOWN. Where a
+** class is absent this asks more than its rule would (the registry's
+** defaults pass). */
+PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
+  const D3D12_BLEND_DESC *b = ctx->state.blend;
+  const D3D12_RENDER_TARGET_BLEND_DESC *rt = &b->RenderTarget[0];
+  const D3D12_RT_FORMAT_ARRAY *rts = ctx->state.render_targets;
+  uint32_t dsv = ctx->state.depth_stencil_format, all = ~0u;
+  unsigned i, n = rts->NumRenderTargets, unknown = 0;
+  if (b->IndependentBlendEnable || rt->LogicOpEnable || rt->RenderTargetWriteMask > 0xf) return 0;
+  if (rt->BlendEnable && (!psoc_blend_quiet_factors(rt) || psoc_blend_uses_dual_source(rt)))
+    return 0;
+  if (dsv != DXGI_FORMAT_UNKNOWN) {
+    const psoc_format_info *f = psoc_format_get(dsv);
+    if (!f || !(f->flags & PSOC_FMT_DEPTH)) return 0;
+  }
+  if (n > 8 || psoc_formats_from(rts->RTFormats, n)) return 0;
+  for (i = 0; i < n; i++) {
+    uint32_t fmt = rts->RTFormats[i];
+    const psoc_format_info *f;
+    if (fmt == DXGI_FORMAT_UNKNOWN) {
+      unknown++;
+      continue;
+    }
+    f = psoc_format_get(fmt);
+    if (!f || (f->flags & (PSOC_FMT_RT | PSOC_FMT_RT_OPTIONAL)) != PSOC_FMT_RT) return 0;
+    all &= f->flags;
+  }
+  if (n > 0 && unknown == n) return 0;
+  return !rt->BlendEnable || (all & PSOC_FMT_BLEND);
+}
+
+/* psoc_rules_rasterizer: without the class nothing; with it valid fill and
+** cull modes, finite depth-bias values, a forced sample count of 0, 1, 2,
+** 4 or 8, conservative rasterization OFF, and for RASTERIZER2 a valid line
+** mode other than QUADRILATERAL_NARROW. */
+PSOC_SCREEN int psoc_quiet_rasterizer(const rule_ctx *ctx) {
+  const psoc_rasterizer_state *r = ctx->state.rasterizer;
+  uint32_t fsc = r->ForcedSampleCount;
+  if (!psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return 1;
+  if (!psoc_rule_valid(PSOC_VALID_FILL_MODE, r->FillMode) ||
+      !psoc_rule_valid(PSOC_VALID_CULL_MODE, r->CullMode) ||
+      r->ConservativeRaster != D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF || fsc > 8 ||
+      (fsc & (fsc - 1)) != 0)
+    return 0;
+  if (!isfinite(r->DepthBias) || !isfinite(r->DepthBiasClamp) || !isfinite(r->SlopeScaledDepthBias))
+    return 0;
+  return ctx->state.rasterizer_type != PSOC_SO_RASTERIZER2 ||
+         (psoc_rule_valid(PSOC_VALID_LINE_RASTER, r->LineRasterizationMode) &&
+          r->LineRasterizationMode != PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW);
+}
+
+/* psoc_rules_depth_stencil: no depth or stencil test without a DSV format;
+** without the class nothing else; with it a valid write mask and function
+** (not NONE with depth on), stencil and depth bounds off. */
+PSOC_SCREEN int psoc_quiet_depth_stencil(const rule_ctx *ctx) {
+  const psoc_rule_depth *d = &ctx->state.depth_stencil;
+  if ((d->DepthEnable || d->StencilEnable) &&
+      ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
+    return 0;
+  if (!psoc_rule_has(ctx, PSOC_SO_DEPTH_STENCIL)) return 1;
+  return psoc_rule_valid(PSOC_VALID_DEPTH_WRITE, d->DepthWriteMask) &&
+         psoc_rule_valid(PSOC_VALID_COMPARISON, d->DepthFunc) &&
+         !(d->DepthEnable && d->DepthFunc == D3D12_COMPARISON_FUNC_NONE) && !d->StencilEnable &&
+         !d->DepthBoundsTestEnable;
+}
+
+/* psoc_rules_sample: no forced sample count; without the class nothing
+** else; with it one sample of quality 0. */
+PSOC_SCREEN int psoc_quiet_sample(const rule_ctx *ctx) {
+  const DXGI_SAMPLE_DESC *s;
+  if (ctx->state.rasterizer->ForcedSampleCount > 0) return 0;
+  if (!psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) return 1;
+  s = ctx->state.sample_desc;
+  return s->Count == 1 && s->Quality == 0 && ctx->profile->max_sample_count >= 1;
+}
+
+/* psoc_rules_topology (graphics): a valid topology other than UNDEFINED,
+** PATCH exactly when there is a hull shader, and a strip cut that is
+** DISABLED or valid with a topology that has strips. */
+PSOC_SCREEN int psoc_quiet_topology(const rule_ctx *ctx) {
+  uint32_t topo = ctx->state.primitive_topology, cut = ctx->state.ib_strip_cut_value;
+  int patch = topo == D3D12_PRIMITIVE_TOPOLOGY_TYPE_PATCH;
+  if (!psoc_rule_valid(PSOC_VALID_TOPOLOGY, topo) ||
+      topo == D3D12_PRIMITIVE_TOPOLOGY_TYPE_UNDEFINED || patch != psoc_rule_code(ctx, PSOC_SO_HS))
+    return 0;
+  return cut == D3D12_INDEX_BUFFER_STRIP_CUT_VALUE_DISABLED ||
+         (psoc_rule_valid(PSOC_VALID_STRIP_CUT, cut) && !patch &&
+          topo != D3D12_PRIMITIVE_TOPOLOGY_TYPE_POINT);
+}
+
+/* psoc_rules_stream_output (graphics): without the class nothing; with it
+** no entries, no strides and stream 0 or none rasterized. */
+PSOC_SCREEN int psoc_quiet_stream_output(const rule_ctx *ctx) {
+  const D3D12_STREAM_OUTPUT_DESC *so = ctx->state.stream_output;
+  if (!psoc_rule_has(ctx, PSOC_SO_STREAM_OUTPUT)) return 1;
+  return so->NumEntries == 0 && so->NumStrides == 0 &&
+         (so->RasterizedStream == 0 || so->RasterizedStream == D3D12_SO_NO_RASTERIZED_STREAM);
+}
+
+/* psoc_rules_input_layout (graphics): without the class nothing; with it,
+** where the elements are not followed, at most 32 of them and a pointer
+** exactly when there are some. */
+PSOC_SCREEN int psoc_quiet_input_layout(const rule_ctx *ctx) {
+  const D3D12_INPUT_LAYOUT_DESC *il = ctx->state.input_layout;
+  if (!psoc_rule_has(ctx, PSOC_SO_INPUT_LAYOUT)) return 1;
+  return !ctx->follow_layout && il->NumElements <= D3D12_IA_VERTEX_INPUT_STRUCTURE_ELEMENT_COUNT &&
+         (il->NumElements > 0) == (il->pInputElementDescs != NULL);
+}
+
+/* psoc_rules_misc: flags 0, node mask 0, no view instancing, and a cached
+** blob given with its size or not at all (each where its class is present). */
+PSOC_SCREEN int psoc_quiet_misc(const rule_ctx *ctx) {
+  const psoc_rule_state *r = &ctx->state;
+  if (psoc_rule_has(ctx, PSOC_SO_FLAGS) && r->flags != 0) return 0;
+  if (psoc_rule_has(ctx, PSOC_SO_NODE_MASK) && r->node_mask != 0) return 0;
+  if (psoc_rule_has(ctx, PSOC_SO_VIEW_INSTANCING) &&
+      (r->view_instancing->Flags != 0 || r->view_instancing->ViewInstanceCount != 0))
+    return 0;
+  return !psoc_rule_has(ctx, PSOC_SO_CACHED_PSO) ||
+         (r->cached_pso->pCachedBlob == NULL) == (r->cached_pso->CachedBlobSizeInBytes == 0);
+}
+
+/* psoc_rules_stages: graphics with both or neither of HS and DS; mesh
+** where no chosen profile lacks mesh shaders; no kind without an AS. */
+PSOC_SCREEN int psoc_quiet_stages(const rule_ctx *ctx) {
+  switch (ctx->walk->kind) {
+  case PSOC_KIND_NONE: return !psoc_rule_code(ctx, PSOC_SO_AS);
+  case PSOC_KIND_GRAPHICS: return psoc_rule_code(ctx, PSOC_SO_HS) == psoc_rule_code(ctx, PSOC_SO_DS);
+  case PSOC_KIND_MESH: return !ctx->has_profile || ctx->profile->mesh_shader_tier != 0;
+  default: return 1;
+  }
+}
+
+/* An option flag for tests, outside the public PSOC_CHECK_* bits: every
+** rule runs without asking its screen. The diagnostics must be the same as
+** with the screens (tests/unit/test_rules.c compares them). */
+#define PSOC_CHECK_UNSCREENED_ (1u << 31)
+
+/* For rules without a screen. */
+PSOC_SCREEN int psoc_quiet_never(const rule_ctx *ctx) {
+  (void)ctx;
+  return 0;
+}
 
 #endif

@@ -12,13 +12,16 @@
 ** start), then at an address offset by 1..7 bytes whose block also ends
 ** exactly at the input's end (UBSan's alignment check and ASan catch
 ** aligned loads and over-reads there). Both runs must agree on everything
-** but the UNALIGNED_STREAM warning. Invariant violations trap.
+** but the UNALIGNED_STREAM warning. The full check also runs with every
+** rule and no screen (PSOC_CHECK_UNSCREENED_): the diagnostics must be the
+** same. Invariant violations trap.
 */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "psoc.h"
+#include "rules_internal.h" /* PSOC_CHECK_UNSCREENED_ */
 
 #define REQUIRE(cond)                 \
   do {                                \
@@ -205,6 +208,26 @@ static void run(const unsigned char *data, size_t size, int unaligned, outcome *
   o->notes = diags.notes;
   o->diag_count = diags.count;
   REQUIRE(psoc_check(data, size, NULL, NULL) == o->check);
+  {
+    /* the rules' screens skip only rules with nothing to say: every rule
+    ** run gives the same list */
+    psoc_check_options all;
+    psoc_diags every;
+    size_t i;
+    all.flags = PSOC_CHECK_UNSCREENED_;
+    all.profile = NULL;
+    psoc_diags_init(&every, NULL);
+    REQUIRE(psoc_check(data, size, &all, &every) == o->check);
+    REQUIRE(every.count == diags.count && every.errors == diags.errors &&
+            every.warnings == diags.warnings);
+    for (i = 0; i < every.count; i++) {
+      const psoc_diag *x = &diags.items[i], *y = &every.items[i];
+      REQUIRE(x->severity == y->severity && x->code == y->code && x->subobject == y->subobject &&
+              x->offset == y->offset && strcmp(x->field, y->field) == 0 &&
+              strcmp(x->message, y->message) == 0);
+    }
+    psoc_diags_free(&every);
+  }
 
   /* a list that cannot grow still counts every diagnostic */
   psoc_diags_init(&dropped, &failing);

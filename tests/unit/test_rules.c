@@ -2,7 +2,8 @@
 ** test_rules.c: the rules psoc_check runs after the parse: pipeline kind
 ** deduction and subobjects irrelevant to the deduced kind; the rule
 ** machinery (the structure-only check, the compile-time tables the rules
-** use instead of registry and enum lookups).
+** use instead of registry and enum lookups, the screens that skip a rule
+** with nothing to say).
 */
 #include <check.h>
 #include <stdarg.h>
@@ -518,6 +519,204 @@ START_TEST(test_check_without_memory) {
 }
 END_TEST
 
+/* ---- screens: a rule is skipped only where it has nothing to say ----- */
+
+/* The two checks' diagnostics are the same, item by item. */
+static void same_diags(const psoc_diags *a, const psoc_diags *b, unsigned round) {
+  size_t i;
+  ck_assert_msg(a->count == b->count, "round %u: %zu diagnostics with the screens, %zu without "
+                "(without: %s)", round, a->count, b->count, sp_summary(b));
+  ck_assert_uint_eq(a->errors, b->errors);
+  ck_assert_uint_eq(a->warnings, b->warnings);
+  ck_assert_uint_eq(a->notes, b->notes);
+  for (i = 0; i < a->count; i++) {
+    const psoc_diag *x = &a->items[i], *y = &b->items[i];
+    ck_assert_msg(x->severity == y->severity && x->code == y->code &&
+                      x->subobject == y->subobject && x->offset == y->offset &&
+                      strcmp(x->field, y->field) == 0 && strcmp(x->message, y->message) == 0 &&
+                      (x->message_id == y->message_id ||
+                       (x->message_id && y->message_id && strcmp(x->message_id, y->message_id) == 0)),
+                  "round %u, diagnostic %zu: '%s' with the screens, '%s' without", round, i,
+                  x->message, y->message);
+  }
+}
+
+static uint32_t screen_rand(uint32_t *state) { /* xorshift32: the same rounds every run */
+  uint32_t x = *state;
+  x ^= x << 13;
+  x ^= x >> 17;
+  x ^= x << 5;
+  return *state = x;
+}
+
+/* Words of the payloads that hold pointers: set only to NULL. */
+static int screen_pointer_word(uint32_t type, size_t at) {
+  switch (type) {
+  case PSOC_SO_INPUT_LAYOUT: return at < 8;
+  case PSOC_SO_STREAM_OUTPUT: return at < 8 || (at >= 16 && at < 24);
+  case PSOC_SO_VIEW_INSTANCING: return at >= 8 && at < 16;
+  case PSOC_SO_CACHED_PSO: return at < 8;
+  default: return 0;
+  }
+}
+
+static int screen_has_pointers(uint32_t type) {
+  return type == PSOC_SO_INPUT_LAYOUT || type == PSOC_SO_STREAM_OUTPUT ||
+         type == PSOC_SO_VIEW_INSTANCING || type == PSOC_SO_CACHED_PSO;
+}
+
+/* Random pipelines (every kind, every version of the versioned classes,
+** classes present or not) built from valid payloads, then a few payload
+** words set to boundary values: each is checked with the rules' screens
+** and with every rule run (PSOC_CHECK_UNSCREENED_), under several option
+** sets; the diagnostics must not differ. A screen that calls a pipeline
+** quiet where its rule has something to say fails here. */
+START_TEST(test_screens_agree) {
+  static const uint32_t values[] = {
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24, 28, 32, 33,
+    40, 45, 55, 0xf, 0x10, 0x1f, 0xff, 0xffff, 0x10000, 0xfffffffe, 0xffffffff,
+    0x7f800000 /* +inf */, 0x7fc00000 /* NaN */, 0x3f800000 /* 1.0f */, 0xbf800000 /* -1.0f */
+  };
+  static const D3D12_INPUT_ELEMENT_DESC elements[2] = {
+    { "POSITION", 0, DXGI_FORMAT_R32G32B32_FLOAT, 0, 0, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+    { "TEXCOORD", 0, DXGI_FORMAT_R32G32_FLOAT, 0, 12, D3D12_INPUT_CLASSIFICATION_PER_VERTEX_DATA, 0 },
+  };
+  static const uint32_t states[] = {
+    PSOC_SO_BLEND, PSOC_SO_RENDER_TARGET_FORMATS, PSOC_SO_DEPTH_STENCIL_FORMAT,
+    PSOC_SO_SAMPLE_DESC, PSOC_SO_SAMPLE_MASK, PSOC_SO_PRIMITIVE_TOPOLOGY,
+    PSOC_SO_IB_STRIP_CUT_VALUE, PSOC_SO_FLAGS, PSOC_SO_NODE_MASK, PSOC_SO_INPUT_LAYOUT,
+    PSOC_SO_STREAM_OUTPUT, PSOC_SO_VIEW_INSTANCING, PSOC_SO_CACHED_PSO,
+  };
+  static const uint32_t rt_formats[] = { /* plain, blend-less, not RT, optional, compressed */
+    DXGI_FORMAT_UNKNOWN, DXGI_FORMAT_R8G8B8A8_UNORM, DXGI_FORMAT_R11G11B10_FLOAT,
+    DXGI_FORMAT_R32_UINT, DXGI_FORMAT_D32_FLOAT, DXGI_FORMAT_R32G32B32_FLOAT, DXGI_FORMAT_BC1_UNORM,
+    DXGI_FORMAT_UNKNOWN
+  };
+  static const uint32_t rasterizers[] = { PSOC_SO_RASTERIZER, PSOC_SO_RASTERIZER1, PSOC_SO_RASTERIZER2 };
+  static const uint32_t depths[] = { PSOC_SO_DEPTH_STENCIL, PSOC_SO_DEPTH_STENCIL1, PSOC_SO_DEPTH_STENCIL2 };
+  psoc_check_options options[5];
+  psoc_profile none; /* a made-up device without multisampling */
+  uint32_t seed = 0x9e3779b9u;
+  unsigned round, quiet_rounds = 0;
+  memset(options, 0, sizeof options);
+  options[1].profile = psoc_profile_find("max");
+  options[2].profile = psoc_profile_default();
+  options[2].flags = PSOC_CHECK_FOLLOW_LAYOUT;
+  options[3].flags = PSOC_CHECK_WERROR;
+  options[3].profile = psoc_profile_find("desktop_fl11_0");
+  none = *psoc_profile_default();
+  none.max_sample_count = 0;
+  options[4].profile = &none;
+  for (round = 0; round < 20000; round++) {
+    D3D12_INPUT_ELEMENT_DESC el[2];
+    sp_stream s;
+    size_t at[40];
+    uint32_t types[40], deciders = screen_rand(&seed) % 6, i, n = 0, k, mutations, tries = 0;
+    int follow = (round % 5) == 2;
+    const psoc_check_options *opt = &options[round % 5];
+    sp_init(&s);
+#define KEEP(call, type) (at[n] = (call), types[n++] = (type))
+    if (deciders == 0 || deciders == 5) KEEP(sp_add_shader(&s, PSOC_SO_VS, 1), PSOC_SO_VS);
+    if (deciders == 1) KEEP(sp_add_shader(&s, PSOC_SO_MS, 1), PSOC_SO_MS);
+    if (deciders == 2) KEEP(sp_add_shader(&s, PSOC_SO_CS, 1), PSOC_SO_CS);
+    if (deciders == 3) KEEP(sp_add_shader(&s, PSOC_SO_AS, 1), PSOC_SO_AS);
+    if (deciders == 5) { /* tessellation, or half of it */
+      if (screen_rand(&seed) % 4) KEEP(sp_add_shader(&s, PSOC_SO_HS, 1), PSOC_SO_HS);
+      if (screen_rand(&seed) % 4) KEEP(sp_add_shader(&s, PSOC_SO_DS, 1), PSOC_SO_DS);
+    }
+    if (screen_rand(&seed) % 4) KEEP(sp_add_shader(&s, PSOC_SO_PS, 1), PSOC_SO_PS);
+    for (i = 0; i < sizeof states / sizeof states[0]; i++) {
+      uint32_t t = states[i];
+      if (screen_rand(&seed) % 3 == 0) continue;
+      if (t == PSOC_SO_INPUT_LAYOUT) {
+        D3D12_INPUT_LAYOUT_DESC il = { el, 2 };
+        memcpy(el, elements, sizeof el);
+        switch (screen_rand(&seed) % 8) { /* read where the elements are followed */
+        case 0: el[1].AlignedByteOffset = 13; break;
+        case 1: el[1].Format = (DXGI_FORMAT)9999; break;
+        case 2: el[1].InputSlot = 40; break;
+        default: break;
+        }
+        KEEP(SP_ADD(&s, t, il), t);
+      } else if (t == PSOC_SO_BLEND) {
+        D3D12_BLEND_DESC b;
+        memcpy(&b, psoc_subobject_info_get(t)->default_payload, sizeof b);
+        if (screen_rand(&seed) % 2) {
+          b.RenderTarget[0].BlendEnable = TRUE;
+          b.RenderTarget[0].SrcBlend = D3D12_BLEND_SRC_ALPHA;
+          b.RenderTarget[0].DestBlend = D3D12_BLEND_INV_SRC_ALPHA;
+        }
+        KEEP(SP_ADD(&s, t, b), t);
+      } else if (t == PSOC_SO_RENDER_TARGET_FORMATS) {
+        D3D12_RT_FORMAT_ARRAY r;
+        memset(&r, 0, sizeof r);
+        r.NumRenderTargets = screen_rand(&seed) % 4 ? 2 : screen_rand(&seed) % 3;
+        for (k = 0; k < r.NumRenderTargets; k++)
+          r.RTFormats[k] = screen_rand(&seed) % 2 ? (uint32_t)DXGI_FORMAT_R8G8B8A8_UNORM
+                                                  : rt_formats[screen_rand(&seed) % 8];
+        KEEP(SP_ADD(&s, t, r), t);
+      } else if (t == PSOC_SO_DEPTH_STENCIL_FORMAT) {
+        uint32_t f = screen_rand(&seed) % 4 ? (uint32_t)DXGI_FORMAT_D32_FLOAT : rt_formats[screen_rand(&seed) % 8];
+        KEEP(SP_ADD(&s, t, f), t);
+      } else {
+        KEEP(sp_add_default(&s, t), t);
+      }
+    }
+    if (screen_rand(&seed) % 4) {
+      uint32_t t = rasterizers[screen_rand(&seed) % 3];
+      KEEP(sp_add_default(&s, t), t);
+    }
+    if (screen_rand(&seed) % 4) {
+      uint32_t t = depths[screen_rand(&seed) % 3];
+      KEEP(sp_add_default(&s, t), t);
+    }
+#undef KEEP
+    /* a few words of the state (not the shaders) set to boundary values */
+    mutations = round % 5 == 0 ? 0 : 1 + screen_rand(&seed) % 3;
+    for (k = 0; k < mutations && n > 0; k++) {
+      uint32_t j = screen_rand(&seed) % n, t = types[j], v;
+      const psoc_subobject_info *info = psoc_subobject_info_get(t);
+      size_t word;
+      if (PSOC_TYPE_BIT(t) & PSOC_SHADER_TYPES) {
+        k--; /* another subobject; there is one that is no shader in most rounds */
+        if (++tries > 20) break;
+        continue;
+      }
+      if (follow && screen_has_pointers(t)) continue; /* the rules would follow the pointers */
+      word = (screen_rand(&seed) % (info->payload->size / 4)) * 4;
+      v = screen_rand(&seed);
+      if (v % 4) v = values[(v >> 2) % (sizeof values / sizeof values[0])];
+      if (screen_pointer_word(t, word)) {
+        memset(s.data + at[j] + info->payload_offset + (word & ~(size_t)7), 0, 8);
+      } else {
+        memcpy(s.data + at[j] + info->payload_offset + word, &v, sizeof v);
+      }
+    }
+    {
+      psoc_diags a, b;
+      psoc_check_options unscreened = *opt;
+      unsigned char *buf = sp_exact(&s, s.size);
+      psoc_status sa, sb;
+      unscreened.flags |= PSOC_CHECK_UNSCREENED_;
+      psoc_diags_init(&a, NULL);
+      psoc_diags_init(&b, NULL);
+      sa = psoc_check(buf, s.size, opt, &a);
+      sb = psoc_check(buf, s.size, &unscreened, &b);
+      ck_assert_int_eq(sa, sb);
+      same_diags(&a, &b, round);
+      if (a.count == 0) quiet_rounds++;
+      psoc_diags_free(&a);
+      psoc_diags_free(&b);
+      free(buf);
+    }
+    sp_free(&s);
+  }
+  /* both sides are exercised: pipelines with nothing to say, and others */
+  ck_assert_uint_gt(quiet_rounds, 200);
+  ck_assert_uint_lt(quiet_rounds, 19000);
+}
+END_TEST
+
 Suite *suite_rules(void) {
   Suite *s = suite_create("rules");
   TCase *tc = tcase_create("kind");
@@ -539,6 +738,10 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, test_check_appends);
   tcase_add_test(tc, test_check_without_memory);
   tcase_add_test(tc, test_structure_only);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("screens"); /* 20,000 pipelines checked twice: a second in release */
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_screens_agree);
   suite_add_tcase(s, tc);
   return s;
 }
