@@ -133,7 +133,6 @@ static inline int pso_compat_rawgeti(lua_State *L, int idx, int n) {
 
 #if LUA_VERSION_NUM >= 504
 #define pso_compat_newuserdata(L, size) lua_newuserdatauv(L, (size), 0)
-#define pso_compat_newuserdata1(L, size) lua_newuserdatauv(L, (size), 1)
 #else
 #define pso_compat_newuserdata(L, size) lua_newuserdata(L, (size))
 #endif
@@ -146,11 +145,6 @@ static inline int pso_compat_rawgeti(lua_State *L, int idx, int n) {
 #endif
 
 #endif /* ------------------------------------------------------------------ */
-
-#ifndef pso_compat_newuserdata1
-/* A userdata that holds one user value (always a table in these bindings). */
-#define pso_compat_newuserdata1(L, size) lua_newuserdata(L, (size))
-#endif
 
 /* A userdata with n user values, numbered 1..n (nil at first): Lua 5.4's
 ** inline user values (no table); before 5.4 a table of n slots set as its

@@ -70,6 +70,13 @@
 **
 ** bench_lua_main(quick) prints the rows and the machine-readable lines and
 ** returns 0 (1 when the inputs cannot be built); bench.cpp calls it.
+** Allocations: the allocator calls (new blocks, resizes, frees) and the
+** bytes asked for per iteration of "tables" and "checked", counted by a
+** wrapper installed with lua_setallocf around two untimed runs only
+** (RESULT lua_*_allocs, lua_*_alloc_bytes); what "checked" allocates
+** beyond "tables" is what each pipeline leaves for the collector.
+** --allocs [--iterations=N] prints them for every workload.
+**
 ** bench_lua_loop(what, n) is the --loop mode (what: a workload above, or
 ** "state" / "state_pso"). Built alone (as above), the
 ** weak main below runs either.
@@ -357,6 +364,52 @@ static int measure(bench *b, const int *ws, int nw, int runs, double run_ms, dou
   return 0;
 }
 
+/* ---- allocations ------------------------------------------------------ */
+
+/* Calls into the state's allocator while a workload runs (lua_setallocf
+** around the runs only: the timed runs use luaL_newstate's allocator
+** unwrapped). A free is a call with nsize 0; bytes are the new sizes
+** asked for (what the collector's debt follows). */
+typedef struct alloc_count {
+  lua_Alloc f;
+  void *ud;
+  unsigned long long allocs, reallocs, frees, bytes;
+} alloc_count;
+
+static void *counting_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
+  alloc_count *a = ud;
+  if (nsize == 0) {
+    if (ptr) a->frees++;
+  } else if (ptr) {
+    a->reallocs++;
+    if (nsize > osize) a->bytes += nsize - osize;
+  } else {
+    a->allocs++;
+    a->bytes += nsize;
+  }
+  return a->f(a->ud, ptr, osize, nsize);
+}
+
+/* Allocator calls per iteration of workload w over n iterations (after
+** one warm-up run); returns 0, or 1 on an error. */
+static int count_allocs(bench *b, int w, unsigned long n, double out[4]) {
+  alloc_count a;
+  if (run(b, w, n) < 0) return 1;
+  memset(&a, 0, sizeof a);
+  a.f = lua_getallocf(b->L, &a.ud);
+  lua_setallocf(b->L, counting_alloc, &a);
+  if (run(b, w, n) < 0) {
+    lua_setallocf(b->L, a.f, a.ud);
+    return 1;
+  }
+  lua_setallocf(b->L, a.f, a.ud);
+  out[0] = (double)a.allocs / (double)n;
+  out[1] = (double)a.reallocs / (double)n;
+  out[2] = (double)a.frees / (double)n;
+  out[3] = (double)a.bytes / (double)n;
+  return 0;
+}
+
 /* ---- fresh states ---------------------------------------------------- */
 
 /* n fresh states, with the pso module opened in each when with_pso. */
@@ -412,10 +465,12 @@ int bench_lua_main(int quick) {
   static const int material[] = { W_TABLES, W_GRAPHICS, W_CHECKED, W_LUA_CHECK, W_CHECKED_SMALL };
   static const int derive[] = { W_DERIVE_TABLES, W_DERIVE };
   int runs = quick ? 3 : 7;
-  double run_ms = quick ? 10.0 : 100.0, m[5], d[2], st[2], ratio, rate;
+  double run_ms = quick ? 10.0 : 100.0, m[5], d[2], st[2], ratio, rate, at[4], ac[4];
+  unsigned long na = quick ? 2000 : 20000;
   bench b;
   if (bench_open(&b) != 0) return 1;
-  if (measure(&b, material, 5, runs, run_ms, m) != 0 ||
+  if (count_allocs(&b, W_TABLES, na, at) != 0 || count_allocs(&b, W_CHECKED, na, ac) != 0 ||
+      measure(&b, material, 5, runs, run_ms, m) != 0 ||
       measure(&b, derive, 2, runs, run_ms, d) != 0 || measure_states(runs, run_ms, st) != 0) {
     bench_close(&b);
     return 1;
@@ -436,6 +491,9 @@ int bench_lua_main(int quick) {
          d[1], 1e9 / d[1], d[0]);
   printf("lua: pipeline object %zu bytes (stream %zu bytes + layout copies; shaders borrowed)\n",
          b.object_bytes, b.stream_bytes);
+  printf("lua: allocator calls per iteration: tables %.1f new + %.1f resize + %.1f free "
+         "(%.0f bytes), checked %.1f + %.1f + %.1f (%.0f bytes: %.0f more for the collector)\n",
+         at[0], at[1], at[2], at[3], ac[0], ac[1], ac[2], ac[3], ac[3] - at[3]);
   printf("lua: fresh state (openlibs)                    %7.0f ns\n", st[0]);
   printf("lua: fresh state + luaopen_pso                 %7.0f ns  open %.2fx the state\n", st[1],
          (st[1] - st[0]) / st[0]);
@@ -446,6 +504,10 @@ int bench_lua_main(int quick) {
   printf("RESULT lua_checked_small_shaders_ns %.1f\n", m[4]);
   printf("RESULT lua_derive_ns %.1f\n", d[1]);
   printf("RESULT lua_pipeline_object_bytes %zu\n", b.object_bytes);
+  printf("RESULT lua_tables_allocs %.1f\n", at[0] + at[1]);
+  printf("RESULT lua_tables_alloc_bytes %.0f\n", at[3]);
+  printf("RESULT lua_checked_allocs %.1f\n", ac[0] + ac[1]);
+  printf("RESULT lua_checked_alloc_bytes %.0f\n", ac[3]);
   printf("RESULT lua_state_ns %.1f\n", st[0]);
   printf("RESULT lua_state_pso_ns %.1f\n", st[1]);
   printf("RATIO lua_conversion %.2f\n", ratio);
@@ -478,23 +540,44 @@ int bench_lua_loop(const char *what, unsigned long iterations) {
   return r;
 }
 
+/* --allocs: allocator calls and bytes per iteration of every workload. */
+static int bench_lua_allocs(unsigned long n) {
+  bench b;
+  double a[4];
+  int w;
+  if (bench_open(&b) != 0) return 1;
+  for (w = 0; w < W_COUNT; w++) {
+    if (count_allocs(&b, w, n, a) != 0) {
+      bench_close(&b);
+      return 1;
+    }
+    printf("%-14s %6.2f new %6.2f resize %6.2f free %8.0f bytes per iteration\n",
+           workload_names[w], a[0], a[1], a[2], a[3]);
+  }
+  bench_close(&b);
+  return 0;
+}
+
 __attribute__((weak)) int main(int argc, char **argv) {
   const char *loop = NULL;
   unsigned long iterations = 10000;
-  int quick = 0, i;
+  int quick = 0, allocs = 0, i;
   for (i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--quick") == 0) {
       quick = 1;
     } else if (strncmp(argv[i], "--loop=", 7) == 0) {
       loop = argv[i] + 7;
+    } else if (strcmp(argv[i], "--allocs") == 0) {
+      allocs = 1;
     } else if (strncmp(argv[i], "--iterations=", 13) == 0) {
       iterations = strtoul(argv[i] + 13, NULL, 10);
     } else {
-      printf("usage: %s [--quick] [--loop=WHAT [--iterations=N]]\n"
+      printf("usage: %s [--quick] [--loop=WHAT [--iterations=N]] [--allocs [--iterations=N]]\n"
              "  WHAT: tables, graphics, checked, lua_check, checked_small, derive, derive_tables\n",
              argv[0]);
       return strcmp(argv[i], "--help") == 0 ? 0 : 2;
     }
   }
+  if (allocs) return bench_lua_allocs(iterations);
   return loop ? bench_lua_loop(loop, iterations) : bench_lua_main(quick);
 }
