@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "psoc.h"
 #include "psoc_archive.h"
 #include "psol.h"
@@ -1251,6 +1252,22 @@ START_TEST(test_write_file_buffer) {
 }
 END_TEST
 
+/* psoc_plat_page_faults, which the archive bench reports beside its
+** times: touching fresh memory, page by page, counts. */
+START_TEST(test_page_faults_count) {
+  size_t n = (size_t)16 << 20, i;
+  unsigned char *p = malloc(n);
+  uint64_t f0, f1;
+  ck_assert_ptr_nonnull(p);
+  f0 = psoc_plat_page_faults();
+  for (i = 0; i < n; i += 4096) p[i] = (unsigned char)i;
+  f1 = psoc_plat_page_faults();
+  ck_assert_uint_gt(f0, 0u); /* a process has faulted by the time it gets here */
+  ck_assert_uint_gt(f1, f0);
+  free(p);
+}
+END_TEST
+
 START_TEST(test_write_file_atomic) {
   small sm;
   psoc_archive_writer *w;
@@ -1603,6 +1620,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_write_file_atomic);
   tcase_add_test(t, test_write_file_streams_finish_bytes);
   tcase_add_test(t, test_write_file_buffer);
+  tcase_add_test(t, test_page_faults_count);
   tcase_add_test(t, test_derive_matches_cooked_variant);
   tcase_add_test(t, test_hash_definition);
   tcase_add_test(t, test_xxh3_paths_agree);
