@@ -2201,3 +2201,29 @@ int psoc_plat_file_sync(FILE *f) {
 
 void psoc_plat_sync_parent(const char *path) { (void)path; }
 #endif
+
+/* ---- page faults (owner t4) ---- */
+#ifndef _WIN32
+#include <sys/resource.h>
+
+uint64_t psoc_plat_page_faults(void) {
+  struct rusage u;
+  if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
+  return (uint64_t)u.ru_minflt + (uint64_t)u.ru_majflt;
+}
+#else
+/* PSAPI_VERSION 2: GetProcessMemoryInfo is kernel32's K32GetProcessMemoryInfo
+** (Windows 7 on), so nothing links psapi.lib */
+#ifndef PSAPI_VERSION
+#define PSAPI_VERSION 2
+#endif
+#include <psapi.h>
+
+uint64_t psoc_plat_page_faults(void) {
+  PROCESS_MEMORY_COUNTERS c;
+  memset(&c, 0, sizeof c);
+  c.cb = sizeof c;
+  if (!GetProcessMemoryInfo(GetCurrentProcess(), &c, sizeof c)) return 0;
+  return (uint64_t)c.PageFaultCount;
+}
+#endif

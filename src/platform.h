@@ -394,6 +394,14 @@ uint64_t psoc_plat_thread_cpu_ns(void);
 int psoc_plat_file_sync(FILE *f);
 void psoc_plat_sync_parent(const char *path);
 
+/* ---- page faults (owner t4) ---- */
+/* Page faults the process has taken so far, soft and hard (getrusage's
+** ru_minflt + ru_majflt; the PageFaultCount of GetProcessMemoryInfo on
+** Windows; Wine leaves that 0), 0 when the system cannot say. Benchmarks report the
+** difference around a step: what mapping a file or touching fresh memory
+** costs in faults (tests/bench/bench_archive.c). */
+uint64_t psoc_plat_page_faults(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -127,7 +127,10 @@ PSOC_API psoc_status psoc_archive_writer_finish(psoc_archive_writer *w, const vo
 /* Finish, then write the archive to 'path' atomically: a temporary file in
 ** the same folder, written, flushed to disk (fsync) and renamed over
 ** 'path'. On any failure the temporary file is removed and a previous file
-** at 'path' is untouched. PSOC_ERR_IO with the OS's reason in 'err'. */
+** at 'path' is untouched. PSOC_ERR_IO with the OS's reason in 'err'. Unless
+** finished already, the file is streamed in aligned 2 MB pieces through a
+** buffer from the writer's allocator (stdio's own when that fails), which
+** the page cache keeps in large folios for a reader mapping it next. */
 PSOC_API psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, char *err,
                                     size_t errlen);
 

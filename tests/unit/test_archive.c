@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "psoc.h"
 #include "psoc_archive.h"
 #include "psol.h"
@@ -1185,6 +1186,88 @@ START_TEST(test_write_file_streams_finish_bytes) {
 }
 END_TEST
 
+/* An allocator that counts blocks of 2 MB and more and, when 'refuse' is
+** set, refuses them. */
+typedef struct big_alloc {
+  int refuse;
+  size_t big;
+} big_alloc;
+
+static void *big_alloc_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
+  big_alloc *b = ud;
+  (void)osize;
+  if (nsize == 0) {
+    free(ptr);
+    return NULL;
+  }
+  if (nsize >= ((size_t)2 << 20)) {
+    b->big++;
+    if (b->refuse) return NULL;
+  }
+  return realloc(ptr, nsize);
+}
+
+/* write_file streams through a 2 MB stdio buffer of its own (so the file
+** is written in 2 MB pieces, which the page cache keeps in large folios:
+** docs/archive.md, "Loading cost"), from the writer's allocator; without
+** that memory it writes through stdio's buffer, the same bytes. */
+START_TEST(test_write_file_buffer) {
+  small sm;
+  int refuse;
+  char dir[256], path[320], err[512];
+  make_tmpdir(dir, sizeof dir);
+  small_make(&sm);
+  for (refuse = 0; refuse < 2; refuse++) {
+    big_alloc b;
+    psoc_allocator al;
+    psoc_archive_writer *w;
+    const void *d;
+    size_t i, size, got;
+    unsigned char *bytes;
+    b.refuse = refuse;
+    b.big = 0;
+    al.fn = big_alloc_fn;
+    al.ud = &b;
+    ck_assert_int_eq(psoc_archive_writer_create(&al, &w), PSOC_OK);
+    for (i = 0; i < NSMALL; i++)
+      ck_assert_int_eq(psoc_archive_writer_add(w, small_names[i], small_rs[i], psoc_stream_data(sm.s[i]),
+                                               psoc_stream_size(sm.s[i]), err, sizeof err), PSOC_OK);
+    snprintf(path, sizeof path, "%s/b%d.psoa", dir, refuse);
+    ck_assert_uint_eq(b.big, 0u);
+    ck_assert_msg(psoc_archive_write_file(w, path, err, sizeof err) == PSOC_OK, "%s", err);
+    ck_assert_uint_eq(b.big, 1u); /* the buffer, asked for (and refused the second time) */
+    ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+    bytes = slurp(path, &got);
+    ck_assert_uint_eq(got, size);
+    ck_assert_int_eq(memcmp(bytes, d, size), 0);
+    free(bytes);
+    psoc_archive_writer_free(w);
+  }
+  {
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+  }
+  small_free(&sm);
+}
+END_TEST
+
+/* psoc_plat_page_faults, which the archive bench reports beside its
+** times: touching fresh memory, page by page, counts. */
+START_TEST(test_page_faults_count) {
+  size_t n = (size_t)16 << 20, i;
+  unsigned char *p = malloc(n);
+  uint64_t f0, f1;
+  ck_assert_ptr_nonnull(p);
+  f0 = psoc_plat_page_faults();
+  for (i = 0; i < n; i += 4096) p[i] = (unsigned char)i;
+  f1 = psoc_plat_page_faults();
+  ck_assert_uint_gt(f0, 0u); /* a process has faulted by the time it gets here */
+  ck_assert_uint_gt(f1, f0);
+  free(p);
+}
+END_TEST
+
 START_TEST(test_write_file_atomic) {
   small sm;
   psoc_archive_writer *w;
@@ -1536,6 +1619,8 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_writer_rejects);
   tcase_add_test(t, test_write_file_atomic);
   tcase_add_test(t, test_write_file_streams_finish_bytes);
+  tcase_add_test(t, test_write_file_buffer);
+  tcase_add_test(t, test_page_faults_count);
   tcase_add_test(t, test_derive_matches_cooked_variant);
   tcase_add_test(t, test_hash_definition);
   tcase_add_test(t, test_xxh3_paths_agree);
