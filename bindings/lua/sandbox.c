@@ -1632,6 +1632,22 @@ static int sb_charged(lua_State *L) {
 
 static const char less_than_lua[] = "return function(a, b) return a < b end";
 
+/* Push "lib.name" ("name" for the base library) without a format pass:
+** the wrappers' names for messages, a dozen a state. */
+static void push_qualified(lua_State *L, const char *lib, const char *name) {
+  char buf[64];
+  size_t a = strlen(lib), b = strlen(name);
+  if (a == 0 || a + 1 + b > sizeof buf) {
+    if (a) lua_pushfstring(L, "%s.%s", lib, name);
+    else lua_pushlstring(L, name, b);
+    return;
+  }
+  memcpy(buf, lib, a);
+  buf[a] = '.';
+  memcpy(buf + a + 1, name, b);
+  lua_pushlstring(L, buf, a + 1 + b);
+}
+
 /* Wrap lib[name] (the library table at the top) with a cost. */
 static void charge_function(lua_State *L, const char *lib, const char *name, int kind) {
   lua_getfield(L, -1, name);
@@ -1639,11 +1655,11 @@ static void charge_function(lua_State *L, const char *lib, const char *name, int
     lua_pop(L, 1);
     return;
   }
-  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
-  else lua_pushstring(L, name);
+  push_qualified(L, lib, name);
   lua_pushnumber(L, kind);
   if (kind == COST_SORT) {
-    if (luaL_loadbuffer(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)") != LUA_OK)
+    /* compiled once per process (the chunk cache), like the scripts */
+    if (load_text(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)", 1) != LUA_OK)
       lua_error(L);
     lua_call(L, 0, 1);
   }
@@ -1660,8 +1676,7 @@ static void own_function(lua_State *L, const char *lib, const char *name, lua_CF
     return;
   }
   lua_pop(L, 1);
-  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
-  else lua_pushstring(L, name);
+  push_qualified(L, lib, name);
   lua_pushcclosure(L, f, 1);
   lua_setfield(L, -2, name);
 }
