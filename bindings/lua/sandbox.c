@@ -1637,14 +1637,14 @@ static const char less_than_lua[] = "return function(a, b) return a < b end";
 static void push_qualified(lua_State *L, const char *lib, const char *name) {
   char buf[64];
   size_t a = strlen(lib), b = strlen(name);
-  if (a == 0 || a + 1 + b > sizeof buf) {
+  if (a == 0 || a + 1 + b >= sizeof buf) {
     if (a) lua_pushfstring(L, "%s.%s", lib, name);
     else lua_pushlstring(L, name, b);
     return;
   }
-  memcpy(buf, lib, a);
+  memcpy(buf, lib, a + 1);
   buf[a] = '.';
-  memcpy(buf + a + 1, name, b);
+  memcpy(buf + a + 1, name, b + 1);
   lua_pushlstring(L, buf, a + 1 + b);
 }
 
