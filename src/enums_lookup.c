@@ -56,16 +56,23 @@ const psoc_enum_value *psoc_enum_value_by_value(const psoc_enum *e, uint32_t val
 
 const psoc_enum_value *psoc_enum_value_by_name(const psoc_enum *e, const char *name) {
   uint32_t i;
+  unsigned char c;
   if (e == NULL || e->values == NULL || name == NULL) return NULL;
-  /* Most specific first: full name, then key, then name without D3D12_/DXGI_. */
+  /* Most specific first: full name, then key, then name without D3D12_/DXGI_.
+  ** The first letters are compared before the call: most names differ
+  ** there (a Lua conversion asks this for every enum field it reads). */
+  c = fold((unsigned char)name[0]);
   for (i = 0; i < e->count; i++) {
-    if (ieq(name, e->values[i].name)) return &e->values[i];
+    const char *n = e->values[i].name;
+    if (fold((unsigned char)n[0]) == c && ieq(name, n)) return &e->values[i];
   }
   for (i = 0; i < e->count; i++) {
-    if (ieq(name, e->values[i].key)) return &e->values[i];
+    const char *k = e->values[i].key;
+    if (fold((unsigned char)k[0]) == c && ieq(name, k)) return &e->values[i];
   }
   for (i = 0; i < e->count; i++) {
-    if (ieq(name, strip_vendor(e->values[i].name))) return &e->values[i];
+    const char *n = strip_vendor(e->values[i].name);
+    if (fold((unsigned char)n[0]) == c && ieq(name, n)) return &e->values[i];
   }
   return NULL;
 }

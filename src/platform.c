@@ -2227,3 +2227,18 @@ uint64_t psoc_plat_page_faults(void) {
   return (uint64_t)c.PageFaultCount;
 }
 #endif
+
+/* ---- process heap (owner t5) ---------------------------------------------- */
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+void psoc_plat_heap_retain(size_t bytes) {
+  size_t mmap_max = (size_t)32 << 20; /* glibc's upper bound for M_MMAP_THRESHOLD */
+  int keep = bytes > (size_t)INT_MAX ? INT_MAX : (int)bytes;
+  mallopt(M_TRIM_THRESHOLD, keep);
+  mallopt(M_MMAP_THRESHOLD, bytes > mmap_max ? (int)mmap_max : keep);
+}
+#else
+void psoc_plat_heap_retain(size_t bytes) { (void)bytes; }
+#endif

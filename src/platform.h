@@ -402,6 +402,17 @@ void psoc_plat_sync_parent(const char *path);
 ** costs in faults (tests/bench/bench_archive.c). */
 uint64_t psoc_plat_page_faults(void);
 
+/* ---- process heap (owner t5) ---- */
+/* Ask the C library to keep up to 'bytes' of freed heap memory in the
+** process instead of handing it back to the system at each free, and to
+** serve blocks up to that size (32 MiB at most) from that heap rather than
+** from a mapping of their own: a program that makes and frees the same
+** memory over and over (psoc check: a sandboxed state per script) then
+** finds it mapped again instead of faulting every page in anew. A
+** process-wide setting for programs, not for libraries to make (glibc:
+** mallopt M_TRIM_THRESHOLD and M_MMAP_THRESHOLD; elsewhere nothing). */
+void psoc_plat_heap_retain(size_t bytes);
+
 #ifdef __cplusplus
 }
 #endif

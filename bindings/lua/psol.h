@@ -133,7 +133,9 @@ typedef struct psol_options {
   size_t root_count;
   /* Bytes; 0 = 64 MiB; enforced in the lua_Alloc. On 5.2+ a refused
   ** allocation is the limit only when Lua's retry after its emergency
-  ** collection is refused too; 5.1 and LuaJIT fail at once. */
+  ** collection is refused too; 5.1 and LuaJIT fail at once. On 5.2+ a
+  ** new state's collector starts once the state has made 512 KiB (a
+  ** quarter of this limit at most) beyond its setup (docs/embedding.md). */
   size_t memory_limit;
   /* VM instructions; 0 = 50,000,000. Work done in C is charged too, as
   ** it is done: allocating 64 bytes, one pattern-matching step, scanning

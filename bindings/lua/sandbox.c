@@ -25,6 +25,7 @@
 #define PSOL_HOOK_STEP 100           /* instructions between count hooks */
 #define PSOL_ALLOC_SHIFT 6           /* allocating 64 bytes costs one instruction */
 #define PSOL_GRACE ((size_t)1 << 20) /* room for error handling past the limit */
+#define PSOL_GC_HOLD ((size_t)512 << 10)  /* a new state collects after this much (limit / 4 at most) */
 #define PSOL_TRACEBACK "\nstack traceback:"
 #define PSOL_PATH_MAX PSOC_PLAT_PATH_MAX
 
@@ -42,6 +43,7 @@ struct psol_state {
   int mem_refused;     /* an allocation was refused and its retry has not succeeded */
   uintptr_t refused_ptr; /* the refused request, to recognise its retry */
   size_t refused_size;
+  size_t gc_hold;      /* the collector is stopped until 'used' passes this; 0: it runs */
   lua_Alloc base;      /* LuaJIT fallback: the allocator we wrap, or NULL */
   void *base_ud;
   /* the state's heap (without base): see "the state's heap" below */
@@ -98,7 +100,20 @@ static psol_state *state_of(lua_State *L) {
 ** freeing never depends on the size a caller passes; a free block holds
 ** the link to the next one of its class after the header (chunks and
 ** blocks are 16-byte aligned). The memory limit
-** still counts the bytes asked for (psol_alloc's 'used'), not the chunks. */
+** still counts the bytes asked for (psol_alloc's 'used'), not the chunks.
+**
+** A closed state's chunks go to a process-wide cache (up to SA_CACHE_MAX,
+** a mutex around it) that the next state takes its chunks from, so a run
+** of evaluations reuses the same, already faulted-in memory instead of
+** handing it back to malloc, which would return the top of its heap to
+** the system (a page fault per page again in the next state). A reused
+** chunk holds what the last state left in it, exactly as memory from
+** malloc may hold what the process freed before: no script can read it,
+** because Lua initialises every object it allocates before a script can
+** reach it (strings are copied in whole, table and stack slots are set to
+** nil, closures get their upvalues) and the sandbox's and the pso module's
+** C code writes the userdata it makes before handing it out; a block's
+** bytes past what was asked for are never read. */
 
 #define SA_HEAD 16
 #define SA_GRAIN 16
@@ -119,6 +134,29 @@ static psol_state *state_of(lua_State *L) {
 #define SA_POOL 1
 #endif
 
+#define SA_CACHE_MAX 64 /* chunks kept for later states: 4 MiB */
+
+static psoc_plat_once sa_cache_once = PSOC_PLAT_ONCE_INIT;
+static psoc_plat_mutex sa_cache_mutex;
+static int sa_cache_ready;
+static unsigned char *sa_cache; /* linked through their first bytes */
+static size_t sa_cache_count;
+
+static void sa_cache_init(void) { sa_cache_ready = psoc_plat_mutex_init(&sa_cache_mutex) == 0; }
+
+static unsigned char *sa_chunk_new(void) {
+  unsigned char *chunk = NULL;
+  if (psoc_plat_once_run(&sa_cache_once, sa_cache_init) == 0 && sa_cache_ready) {
+    psoc_plat_mutex_lock(&sa_cache_mutex);
+    if ((chunk = sa_cache) != NULL) {
+      sa_cache = *(unsigned char **)(void *)chunk;
+      sa_cache_count--;
+    }
+    psoc_plat_mutex_unlock(&sa_cache_mutex);
+  }
+  return chunk ? chunk : (unsigned char *)malloc(SA_CHUNK);
+}
+
 static void *sa_alloc(psol_state *S, size_t n) {
   unsigned char *b;
   if (SA_POOL && n <= SA_MAX) {
@@ -129,7 +167,7 @@ static void *sa_alloc(psol_state *S, size_t n) {
       return b + SA_HEAD;
     }
     if (S->sa_left < need) {
-      unsigned char *chunk = (unsigned char *)malloc(SA_CHUNK);
+      unsigned char *chunk = sa_chunk_new();
       if (!chunk) return NULL;
       *(unsigned char **)(void *)chunk = S->sa_chunks;
       S->sa_chunks = chunk;
@@ -181,6 +219,17 @@ static void *sa_realloc(psol_state *S, void *p, size_t nsize) {
 }
 
 static void sa_release(psol_state *S) {
+  if (S->sa_chunks && sa_cache_ready) { /* ready: a chunk was made (sa_chunk_new) */
+    psoc_plat_mutex_lock(&sa_cache_mutex);
+    while (S->sa_chunks && sa_cache_count < SA_CACHE_MAX) {
+      unsigned char *chunk = S->sa_chunks;
+      S->sa_chunks = *(unsigned char **)(void *)chunk;
+      *(unsigned char **)(void *)chunk = sa_cache;
+      sa_cache = chunk;
+      sa_cache_count++;
+    }
+    psoc_plat_mutex_unlock(&sa_cache_mutex);
+  }
   while (S->sa_chunks) {
     unsigned char *chunk = S->sa_chunks;
     S->sa_chunks = *(unsigned char **)(void *)chunk;
@@ -368,10 +417,48 @@ static int limit_hit(psol_state *S) {
   return S->exceeded != LIMIT_NONE;
 }
 
+/* ---- the collector in a new state -----------------------------------------
+** A sandboxed state mostly lives for one short evaluation: setting it up
+** allocates only objects that stay alive (the libraries, the pso module:
+** about 70 KB), and a material script then makes a few hundred KB. The
+** incremental collector, started from a state of a few KB, would run a
+** cycle each time memory doubled, marking and sweeping the libraries'
+** objects three or four times per evaluation to free little (10% of psoc
+** check's instructions over a library). So a new state starts with its
+** collector stopped, and restarts it (as it is by default, with the same
+** pause and step) once the state has allocated PSOL_GC_HOLD more bytes
+** than its setup did (a quarter of the memory limit at most), checked by
+** the count hook and at the start of each sandboxed call. The memory limit
+** is unchanged: an allocation it refuses makes Lua run a full (emergency)
+** collection and retry whether or not the collector is stopped (lmem.c),
+** so a script runs out of memory exactly when its live data does not fit.
+** Lua 5.1 and LuaJIT have no emergency collection, so there the collector
+** runs from the start, as before. */
+
+/* Before setup: stop the collector (where the version collects when the
+** limit refuses). */
+static void gc_stop(lua_State *L, psol_state *S) {
+  if (!PSOL_COMPAT_EMERGENCY_GC || S->base) return;
+  lua_gc(L, LUA_GCSTOP, 0);
+  S->gc_hold = (size_t)-1;
+}
+
+/* After setup: restart it once the state has made that much more. */
+static void gc_hold(psol_state *S) {
+  size_t room = S->limit / 4 < PSOL_GC_HOLD ? S->limit / 4 : PSOL_GC_HOLD;
+  if (S->gc_hold) S->gc_hold = S->used + room;
+}
+
+static void gc_release(lua_State *L, psol_state *S) {
+  S->gc_hold = 0;
+  lua_gc(L, LUA_GCRESTART, 0);
+}
+
 static void psol_hook(lua_State *L, lua_Debug *ar) {
   psol_state *S = state_of(L);
   (void)ar;
   if (S->depth == 0) return; /* a late forced hook after the call ended */
+  if (S->gc_hold && S->used > S->gc_hold) gc_release(L, S);
   if (!limit_hit(S)) {
     S->ins_count += PSOL_HOOK_STEP;
     if (S->ins_count < S->ins_limit) return;
@@ -1545,6 +1632,22 @@ static int sb_charged(lua_State *L) {
 
 static const char less_than_lua[] = "return function(a, b) return a < b end";
 
+/* Push "lib.name" ("name" for the base library) without a format pass:
+** the wrappers' names for messages, a dozen a state. */
+static void push_qualified(lua_State *L, const char *lib, const char *name) {
+  char buf[64];
+  size_t a = strlen(lib), b = strlen(name);
+  if (a == 0 || a + 1 + b >= sizeof buf) {
+    if (a) lua_pushfstring(L, "%s.%s", lib, name);
+    else lua_pushlstring(L, name, b);
+    return;
+  }
+  memcpy(buf, lib, a + 1);
+  buf[a] = '.';
+  memcpy(buf + a + 1, name, b + 1);
+  lua_pushlstring(L, buf, a + 1 + b);
+}
+
 /* Wrap lib[name] (the library table at the top) with a cost. */
 static void charge_function(lua_State *L, const char *lib, const char *name, int kind) {
   lua_getfield(L, -1, name);
@@ -1552,11 +1655,11 @@ static void charge_function(lua_State *L, const char *lib, const char *name, int
     lua_pop(L, 1);
     return;
   }
-  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
-  else lua_pushstring(L, name);
+  push_qualified(L, lib, name);
   lua_pushnumber(L, kind);
   if (kind == COST_SORT) {
-    if (luaL_loadbuffer(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)") != LUA_OK)
+    /* compiled once per process (the chunk cache), like the scripts */
+    if (load_text(L, less_than_lua, sizeof less_than_lua - 1, "=(sort)", 1) != LUA_OK)
       lua_error(L);
     lua_call(L, 0, 1);
   }
@@ -1573,8 +1676,7 @@ static void own_function(lua_State *L, const char *lib, const char *name, lua_CF
     return;
   }
   lua_pop(L, 1);
-  if (lib[0]) lua_pushfstring(L, "%s.%s", lib, name);
-  else lua_pushstring(L, name);
+  push_qualified(L, lib, name);
   lua_pushcclosure(L, f, 1);
   lua_setfield(L, -2, name);
 }
@@ -1839,6 +1941,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
   }
   S->L = L;
   psol_compat_interpret_only(L);
+  gc_stop(L, S);
   if (psol_compat_cpcall(L, setup, S) != LUA_OK) {
     if (err) snprintf(err, errlen, "cannot set up the sandbox: %s",
                       lua_tostring(L, -1) ? lua_tostring(L, -1) : "?");
@@ -1846,6 +1949,7 @@ static lua_State *newstate(const psol_options *opts, char *err, size_t errlen,
     state_free(S);
     return NULL;
   }
+  gc_hold(S);
   *why = PSOC_OK; /* the count hook is installed by each sandboxed call */
   return L;
 }
@@ -1910,6 +2014,7 @@ int psol_pcall(lua_State *L, int nargs, int nresults) {
   if (outer) {
     budget_reset(L, S);
     S->file_failed = 0;
+    if (S->gc_hold && S->used > S->gc_hold) gc_release(L, S);
   }
   lua_pushcfunction(L, msgh);
   lua_insert(L, base);

@@ -19,7 +19,10 @@
 # plain-Lua host with a chunk cache would do). --callgrind adds the instruction count of one run of
 # each under valgrind --tool=callgrind (slow: about a minute for each side
 # at 10,000 pipelines). --syscalls adds the system calls of one run of each
-# (strace -f -c; load-independent, like the instruction count). Prints
+# (strace -f -c; load-independent, like the instruction count). Where GNU
+# time is installed (/usr/bin/time), one more run of each side counts its
+# page faults (minor: memory the process touches for the first time or
+# again after handing it back). Prints
 # RESULT, RATIO and TARGET lines; asserts nothing about speed (exit 0
 # unless a side fails to run).
 set -euo pipefail
@@ -37,7 +40,7 @@ while [[ $# -gt 0 ]]; do
         --callgrind) callgrind=1; shift ;;
         --syscalls) syscalls=1; shift ;;
         --keep) keep=$2; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "bench_library.sh: unknown option $1" >&2; exit 2 ;;
         *) bin=$1; shift ;;
     esac
@@ -115,6 +118,19 @@ echo "RATIO library_check_sys $(ratio "$mps" "$mss")"
 echo "RATIO library_check_user_vs_bytecode_stub $(ratio "$mpu" "$mbu")"
 
 headline=$(ratio "$mpu" "$msu")
+gnutime=${GNU_TIME:-/usr/bin/time}
+if [[ -x $gnutime ]] && "$gnutime" -f %R true >/dev/null 2>&1; then
+    # minor page faults of one run of "$@" in the library (GNU time's %R)
+    faults() {
+        (cd "$lib" && "$gnutime" -f %R -o "$tmp/faults" "$@" >/dev/null 2>&1) || true
+        tail -1 "$tmp/faults"
+    }
+    fp=$(faults "$psoc" check .); fs=$(faults "$lua" "$stub" . "$tmp/list")
+    printf '%-34s %12s %12s %8s\n' "page faults (minor, one run)" "$fp" "$fs" "$(ratio "$fp" "$fs")"
+    echo "RESULT library_check_page_faults $fp"
+    echo "RESULT library_stub_page_faults $fs"
+    echo "RATIO library_check_page_faults $(ratio "$fp" "$fs")"
+fi
 if [[ $syscalls == 1 ]]; then
     command -v strace >/dev/null || { echo "bench_library.sh: strace not found" >&2; exit 2; }
     # total calls of strace -c's summary, the watchdog thread's included

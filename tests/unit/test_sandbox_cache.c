@@ -248,6 +248,62 @@ START_TEST(test_state_heap) {
 }
 END_TEST
 
+/* A new state's collector waits until the state has made 512 KiB more
+** than its setup (a quarter of the memory limit at most) where a refused
+** allocation collects (5.2+): garbage below that is still counted after
+** the script, garbage past it is collected without being asked; a small
+** limit still lets a script make any amount of garbage, and live data past
+** it still fails. Lua 5.1 and LuaJIT collect from the start. */
+static int run_garbage(lua_State *L, int n) {
+  char src[128];
+  int status;
+  snprintf(src, sizeof src, "for i = 1, %d do local t = { i, i } end return 'done'", n);
+  status = psol_dostring(L, "=garbage", src, strlen(src), 1);
+  if (status == LUA_OK) ck_assert_str_eq(lua_tostring(L, -1), "done");
+  lua_pop(L, 1);
+  return status;
+}
+
+START_TEST(test_state_gc_hold) {
+  psol_options o = sandbox_options();
+  char err[256];
+  lua_State *L;
+  size_t setup;
+  L = psol_newstate(&o, err, sizeof err);
+  ck_assert_msg(L != NULL, "%s", err);
+  setup = psol_memory(L);
+  /* 3,500 tables of two: about 300 KB of garbage */
+  ck_assert_int_eq(run_garbage(L, 3500), LUA_OK);
+#if LUA_VERSION_NUM >= 502 /* not LuaJIT (501) */
+  ck_assert_msg(psol_memory(L) > setup + 250 * 1024, "%zu after, %zu before", psol_memory(L),
+                setup);
+#endif
+  /* 100,000 more: 8 MB; the collector has run since */
+  ck_assert_int_eq(run_garbage(L, 100000), LUA_OK);
+  ck_assert_msg(psol_memory(L) < setup + 2 * 1024 * 1024, "%zu after, %zu before",
+                psol_memory(L), setup);
+  psol_close(L);
+  /* a 1 MiB limit: 256 KiB held, then collected as before (garbage past
+  ** the limit needs the emergency collection: 5.2+) */
+  o.memory_limit = 1u << 20;
+  L = psol_newstate(&o, err, sizeof err);
+  ck_assert_msg(L != NULL, "%s", err);
+#if LUA_VERSION_NUM >= 502
+  ck_assert_int_eq(run_garbage(L, 200000), LUA_OK);
+  ck_assert_uint_lt(psol_memory(L), 1u << 20);
+#endif
+  ck_assert_int_ne(psol_dostring(L, "=live", "local t = {} for i = 1, 1e6 do t[i] = { i } end",
+                                 strlen("local t = {} for i = 1, 1e6 do t[i] = { i } end"), 0),
+                   LUA_OK);
+  ck_assert_ptr_nonnull(strstr(lua_tostring(L, -1), "memory"));
+  lua_pop(L, 1);
+#if LUA_VERSION_NUM >= 502
+  ck_assert_int_eq(run_garbage(L, 200000), LUA_OK); /* the state still works */
+#endif
+  psol_close(L);
+}
+END_TEST
+
 /* States on four threads load the same modules through the cache at once
 ** (and one of them clears it meanwhile): every evaluation still sees its
 ** own fresh module. */
@@ -298,6 +354,7 @@ void sandbox_cache_cases(Suite *s) {
   tcase_add_test(tc, test_cache_budget);
   tcase_add_test(tc, test_cache_binary_refused);
   tcase_add_test(tc, test_state_heap);
+  tcase_add_test(tc, test_state_gc_hold);
   tcase_add_test(tc, test_cache_threads);
   suite_add_tcase(s, tc);
 }
