@@ -532,7 +532,7 @@ int cli_cook_main(int argc, char **argv) {
   }
   a.o.progress = a.progress == 1 || (a.progress == -1 && !a.quiet && psoc_plat_isatty(1) &&
                                      psoc_plat_isatty(2));
-  a.o.memo = a.o.cache_dir ? cook_memo_new() : NULL;
+  a.o.memo = cook_memo_new(); /* NULL: no memo, only slower */
   rc = run_cook(&a, &scripts, start);
   cook_memo_free(a.o.memo);
 done:

@@ -68,6 +68,13 @@ typedef struct cook_material {
 typedef struct cook_memo cook_memo;
 cook_memo *cook_memo_new(void); /* NULL when out of memory (then no memo) */
 void cook_memo_free(cook_memo *memo);
+/* psoc_plat_realpath through the memo (NULL: none): each path is resolved
+** once per run. psoc cook asks it for every file each evaluation read, and
+** the shaders and modules a library shares were resolved again for every
+** material (about 130 failing readlink calls a material, most of a full
+** cook's system time). A file moved during the run is seen as it was when
+** first asked, as its content hash already is. */
+int cook_memo_realpath(cook_memo *memo, const char *path, char *out);
 
 typedef struct cook_options {
   const char *command;          /* "cook" */
@@ -79,7 +86,7 @@ typedef struct cook_options {
   unsigned jobs;                /* worker threads (>= 1) */
   int progress;                 /* draw a progress bar on stderr */
   int verbose;                  /* one line per material on stderr */
-  cook_memo *memo;              /* NULL: hash every file every time */
+  cook_memo *memo;              /* NULL: hash and resolve every file every time */
   /* Called for each material in input order, as soon as it and every
   ** material before it are done: from one worker thread at a time (the
   ** calls never overlap), while the others go on evaluating. It may free

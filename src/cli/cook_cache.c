@@ -55,9 +55,9 @@ uint64_t cook_cache_key(const cook_options *o, const char *root, const char *scr
   /* the roots decide what a require or pso.shader finds */
   if (o->root_count) {
     for (i = 0; i < o->root_count; i++)
-      key_add(&st, psoc_plat_realpath(o->roots[i], real) == 0 ? real : o->roots[i]);
+      key_add(&st, cook_memo_realpath(o->memo, o->roots[i], real) == 0 ? real : o->roots[i]);
   } else if (root) {
-    key_add(&st, psoc_plat_realpath(root, real) == 0 ? real : root);
+    key_add(&st, cook_memo_realpath(o->memo, root, real) == 0 ? real : root);
   }
   key_add(&st, script_realpath);
   return psoc_xxh3_digest(&st);
@@ -72,26 +72,46 @@ int cook_hash_file(const char *path, uint64_t *hash, uint64_t *size, char *err, 
   return 0;
 }
 
-/* ---- the memo: path -> content hash, for one run ------------------------- */
+/* ---- the memo: path -> content hash, path -> real path, for one run ------ */
 
 typedef struct memo_entry {
   char *path; /* NULL: free slot */
+  char *real; /* the real-path table: the answer (NULL where 'e' says why) */
   uint64_t key, hash, size;
-  int ok;     /* 0: the file could not be read */
+  int ok;     /* 0: the file could not be read (hashes); the errno (real paths) */
 } memo_entry;
+
+typedef struct memo_table {
+  memo_entry *slots;
+  size_t cap, used; /* cap: a power of two */
+} memo_table;
 
 struct cook_memo {
   psoc_plat_mutex lock;
-  memo_entry *slots;
-  size_t cap, used; /* cap: a power of two */
+  memo_table hashes, reals;
 };
+
+static int table_init(memo_table *t) {
+  t->cap = 1024;
+  t->used = 0;
+  return (t->slots = calloc(t->cap, sizeof *t->slots)) != NULL ? 0 : -1;
+}
+
+static void table_free(memo_table *t) {
+  size_t i;
+  for (i = 0; t->slots && i < t->cap; i++) {
+    free(t->slots[i].path);
+    free(t->slots[i].real);
+  }
+  free(t->slots);
+}
 
 cook_memo *cook_memo_new(void) {
   cook_memo *m = calloc(1, sizeof *m);
   if (!m) return NULL;
-  m->cap = 1024;
-  if ((m->slots = calloc(m->cap, sizeof *m->slots)) == NULL || psoc_plat_mutex_init(&m->lock) != 0) {
-    free(m->slots);
+  if (table_init(&m->hashes) != 0 || table_init(&m->reals) != 0 || psoc_plat_mutex_init(&m->lock) != 0) {
+    table_free(&m->hashes);
+    table_free(&m->reals);
     free(m);
     return NULL;
   }
@@ -99,10 +119,9 @@ cook_memo *cook_memo_new(void) {
 }
 
 void cook_memo_free(cook_memo *m) {
-  size_t i;
   if (!m) return;
-  for (i = 0; i < m->cap; i++) free(m->slots[i].path);
-  free(m->slots);
+  table_free(&m->hashes);
+  table_free(&m->reals);
   psoc_plat_mutex_destroy(&m->lock);
   free(m);
 }
@@ -115,28 +134,27 @@ static memo_entry *memo_slot(memo_entry *slots, size_t cap, uint64_t key, const 
   return &slots[i];
 }
 
-static void memo_put(cook_memo *m, uint64_t key, const char *path, uint64_t hash, uint64_t size,
-                     int ok) {
+/* A new entry for 'path' in 't' (NULL when out of memory: no entry, only
+** slower), its path copied; the caller fills in the rest. */
+static memo_entry *memo_put(memo_table *t, uint64_t key, const char *path) {
   memo_entry *e;
   size_t len = strlen(path) + 1;
-  if (m->used * 2 >= m->cap) { /* grow at half full */
-    size_t cap = m->cap * 2, i;
+  if (t->used * 2 >= t->cap) { /* grow at half full */
+    size_t cap = t->cap * 2, i;
     memo_entry *slots = calloc(cap, sizeof *slots);
-    if (!slots) return; /* no memo entry: only slower */
-    for (i = 0; i < m->cap; i++)
-      if (m->slots[i].path) *memo_slot(slots, cap, m->slots[i].key, m->slots[i].path) = m->slots[i];
-    free(m->slots);
-    m->slots = slots;
-    m->cap = cap;
+    if (!slots) return NULL;
+    for (i = 0; i < t->cap; i++)
+      if (t->slots[i].path) *memo_slot(slots, cap, t->slots[i].key, t->slots[i].path) = t->slots[i];
+    free(t->slots);
+    t->slots = slots;
+    t->cap = cap;
   }
-  e = memo_slot(m->slots, m->cap, key, path);
-  if (e->path || (e->path = malloc(len)) == NULL) return;
+  e = memo_slot(t->slots, t->cap, key, path);
+  if (e->path || (e->path = malloc(len)) == NULL) return NULL;
   memcpy(e->path, path, len);
   e->key = key;
-  e->hash = hash;
-  e->size = size;
-  e->ok = ok;
-  m->used++;
+  t->used++;
+  return e;
 }
 
 /* cook_hash_file through the memo (when there is one). */
@@ -148,7 +166,7 @@ static int memo_hash_file(cook_memo *m, const char *path, uint64_t *hash, uint64
   if (!m) return cook_hash_file(path, hash, size, err, sizeof err);
   key = psoc_xxh3(path, strlen(path));
   psoc_plat_mutex_lock(&m->lock);
-  e = memo_slot(m->slots, m->cap, key, path);
+  e = memo_slot(m->hashes.slots, m->hashes.cap, key, path);
   if (e->path) {
     *hash = e->hash;
     *size = e->size;
@@ -159,9 +177,45 @@ static int memo_hash_file(cook_memo *m, const char *path, uint64_t *hash, uint64
   psoc_plat_mutex_unlock(&m->lock);
   ok = cook_hash_file(path, hash, size, err, sizeof err) == 0;
   psoc_plat_mutex_lock(&m->lock);
-  memo_put(m, key, path, ok ? *hash : 0, ok ? *size : 0, ok);
+  if ((e = memo_put(&m->hashes, key, path)) != NULL) {
+    e->hash = ok ? *hash : 0;
+    e->size = ok ? *size : 0;
+    e->ok = ok;
+  }
   psoc_plat_mutex_unlock(&m->lock);
   return ok ? 0 : -1;
+}
+
+int cook_memo_realpath(cook_memo *m, const char *path, char *out) {
+  uint64_t key;
+  memo_entry *e;
+  char *real = NULL;
+  size_t len;
+  int err;
+  if (!m) return psoc_plat_realpath(path, out);
+  key = psoc_xxh3(path, strlen(path));
+  psoc_plat_mutex_lock(&m->lock);
+  e = memo_slot(m->reals.slots, m->reals.cap, key, path);
+  if (e->path) {
+    err = e->ok;
+    if (!err) memcpy(out, e->real, strlen(e->real) + 1);
+    psoc_plat_mutex_unlock(&m->lock);
+    return err;
+  }
+  psoc_plat_mutex_unlock(&m->lock);
+  err = psoc_plat_realpath(path, out);
+  len = err ? 0 : strlen(out) + 1;
+  if (!err && (real = malloc(len)) == NULL) return 0; /* no entry: only slower */
+  if (real) memcpy(real, out, len);
+  psoc_plat_mutex_lock(&m->lock);
+  if ((e = memo_put(&m->reals, key, path)) != NULL) {
+    e->ok = err;
+    e->real = real;
+    real = NULL;
+  }
+  psoc_plat_mutex_unlock(&m->lock);
+  free(real);
+  return err;
 }
 
 static void entry_path(const cook_options *o, uint64_t key, const char *ext, char *out, size_t n) {

@@ -153,8 +153,8 @@ static char *dup_str(const char *s) {
 /* m->files from what the evaluation read, each by its real path; the
 ** script itself is always the first entry, whether or not the list names
 ** it (hashed here when it does not). */
-static int record_files(cook_material *m, const char *script_real, const psol_result *r,
-                        char *err, size_t n) {
+static int record_files(const cook_options *o, cook_material *m, const char *script_real,
+                        const psol_result *r, char *err, size_t n) {
   char real[PSOC_PLAT_PATH_MAX];
   size_t i, k;
   cook_file *f = calloc(r->file_count + 1, sizeof *f);
@@ -165,7 +165,7 @@ static int record_files(cook_material *m, const char *script_real, const psol_re
   m->file_count = 1;
   for (i = 0; i < r->file_count; i++) {
     const psol_file *rf = &r->files[i];
-    const char *path = psoc_plat_realpath(rf->path, real) == 0 ? real : rf->path;
+    const char *path = cook_memo_realpath(o->memo, rf->path, real) == 0 ? real : rf->path;
     if (strcmp(path, script_real) == 0) {
       f[0].hash = rf->hash;
       f[0].size = rf->size;
@@ -249,7 +249,7 @@ static void cook_one(const cook_options *o, cook_material *m) {
   s = psol_evaluate_file(&opts, m->path, &r);
   if (report_result(o, m, &r, s)) {
     m->failed = 1;
-  } else if (record_files(m, real, &r, err, sizeof err) != 0 ||
+  } else if (record_files(o, m, real, &r, err, sizeof err) != 0 ||
              build_unit(m, &r, err, sizeof err) != 0) {
     set_report(m, "%s%s", err, "");
     m->failed = 1;
