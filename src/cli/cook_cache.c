@@ -76,9 +76,10 @@ int cook_hash_file(const char *path, uint64_t *hash, uint64_t *size, char *err, 
 
 typedef struct memo_entry {
   char *path; /* NULL: free slot */
-  char *real; /* the real-path table: the answer (NULL where 'e' says why) */
+  char *real; /* the real-path table: the answer (NULL where err says why) */
   uint64_t key, hash, size;
-  int ok;     /* 0: the file could not be read (hashes); the errno (real paths) */
+  int ok;     /* the hash table: 0 when the file could not be read */
+  int err;    /* the real-path table: psoc_plat_realpath's errno, 0 when found */
 } memo_entry;
 
 typedef struct memo_table {
@@ -197,7 +198,7 @@ int cook_memo_realpath(cook_memo *m, const char *path, char *out) {
   psoc_plat_mutex_lock(&m->lock);
   e = memo_slot(m->reals.slots, m->reals.cap, key, path);
   if (e->path) {
-    err = e->ok;
+    err = e->err;
     if (!err) memcpy(out, e->real, strlen(e->real) + 1);
     psoc_plat_mutex_unlock(&m->lock);
     return err;
@@ -209,7 +210,7 @@ int cook_memo_realpath(cook_memo *m, const char *path, char *out) {
   if (real) memcpy(real, out, len);
   psoc_plat_mutex_lock(&m->lock);
   if ((e = memo_put(&m->reals, key, path)) != NULL) {
-    e->ok = err;
+    e->err = err;
     e->real = real;
     real = NULL;
   }
