@@ -423,4 +423,15 @@ static inline int pso_compat_in_finalizer(lua_State *L) {
 #endif
 /* end vendored matcher */
 
+/* Room made with lua_checkstack lasts for the rest of the C call in PUC
+** Lua 5.1-5.4 (the collector never shrinks the stack below a C frame's
+** top); LuaJIT's collector may halve the stack down to the slots in use,
+** so there the bindings ask again every time (pso_convert.h
+** psoi_cv_room). */
+#ifdef PSOL_COMPAT_LUAJIT
+#define PSO_COMPAT_ROOM_LASTS 0
+#else
+#define PSO_COMPAT_ROOM_LASTS 1
+#endif
+
 #endif

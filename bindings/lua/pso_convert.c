@@ -50,6 +50,15 @@
 
 enum { CV_OK = 0, CV_SOFT = 1 };
 
+/* Rare paths kept out of the hot functions (less code in the L1 cache). */
+#if defined(__GNUC__)
+#define PSOI_NOINLINE __attribute__((noinline))
+#elif defined(_MSC_VER)
+#define PSOI_NOINLINE __declspec(noinline)
+#else
+#define PSOI_NOINLINE
+#endif
+
 /* ------------------------------------------------------------------ */
 /* Shorthands (on top of the generic rules)                            */
 /* ------------------------------------------------------------------ */
@@ -318,6 +327,12 @@ void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->marks_size = 0;
   c->label_list = c->label_map = 0;
   c->anchors = c->anchor_base = c->nanchors = 0;
+  c->room = 0;
+}
+
+void psoi_cv_room_slow(psoi_cv *c, int n) {
+  luaL_checkstack(c->L, n + 16, "pso: nesting too deep");
+  c->room = PSO_COMPAT_ROOM_LASTS ? lua_gettop(c->L) + n + 16 : 0;
 }
 
 void psoi_cv_push_frame(psoi_cv *c, const char *key, int index) {
@@ -500,11 +515,17 @@ static int unknown_key(psoi_cv *c, const psoc_struct *const *ss, int ns, int key
 /* Key lookup for struct s: field index + 1, negative for a fallthrough
 ** key, 0 unknown. 'key' is the string at key_idx. Through the pointer
 ** cache (owner s); on a miss, the struct's key table K[s]. */
+static int key_lookup_table(psoi_cv *c, const psoc_struct *s, int key_idx);
 static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key_idx) {
-  lua_State *L = c->L;
   int64_t v;
-  int r = 0;
   if (psoi_imap_get(c->ctx, s, key, &v)) return (int)v;
+  return key_lookup_table(c, s, key_idx);
+}
+
+/* key_lookup's miss: the struct's key table. */
+PSOI_NOINLINE static int key_lookup_table(psoi_cv *c, const psoc_struct *s, int key_idx) {
+  lua_State *L = c->L;
+  int r = 0;
   key_idx = lua_absindex(L, key_idx);
   push_struct_keys(L, c->ctx, c->K, s);
   lua_pushvalue(L, key_idx);
@@ -606,9 +627,13 @@ static size_t check_list(psoi_cv *c, int idx, size_t max, const char *what, cons
   size_t n = lua_rawlen(L, idx), seen = 0;
   lua_pushnil(L);
   while (lua_next(L, idx)) {
-    int64_t k;
-    if (lua_type(L, -2) != LUA_TNUMBER || !pso_compat_tointeger(L, -2, &k) || k < 1 ||
-        (uint64_t)k > n) {
+    int64_t k = 0;
+    /* 5.3+: an integer key in one call (float keys with integral values
+    ** are stored as integers); other keys and 5.1 take the general test */
+    int ok = pso_compat_isinteger(L, -2) ? (k = (int64_t)lua_tointeger(L, -2), 1)
+                                         : lua_type(L, -2) == LUA_TNUMBER &&
+                                               pso_compat_tointeger(L, -2, &k);
+    if (!ok || k < 1 || (uint64_t)k > n) {
       char d[96];
       if (single) list_payload_keys(c, single, idx);
       return (size_t)psoi_cv_error(c, "expected a list of %s; found key %s", what,
@@ -764,15 +789,22 @@ static int unknown_enum(psoi_cv *c, const psoc_enum *e, const char *s, const cha
   return psoi_cv_error(c, "unknown %s '%.60s'%s", what, s, sugg);
 }
 
-/* Cached spelling -> value; 1 when found. */
-static int memo_get(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
-  lua_State *L = c->L;
-  int found = 0;
+static int memo_get_table(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out);
+
+/* Cached spelling -> value; 1 when found. s: the string at vidx. */
+static int memo_get(psoi_cv *c, const psoc_enum *e, const char *s, int vidx, uint64_t *out) {
   int64_t cached;
-  if (psoi_imap_get(c->ctx, e, lua_tostring(L, vidx), &cached)) {
+  if (psoi_imap_get(c->ctx, e, s, &cached)) {
     *out = (uint64_t)cached;
     return 1;
   }
+  return memo_get_table(c, e, vidx, out);
+}
+
+/* memo_get's miss in the pointer cache: the enum's memo table in K. */
+PSOI_NOINLINE static int memo_get_table(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+  lua_State *L = c->L;
+  int found = 0;
   if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* no spelling cached yet */
     lua_pop(L, 1);
     return 0;
@@ -804,16 +836,38 @@ static void memo_put(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t v) {
   psoi_imap_put(c->ctx, e, lua_tostring(L, vidx), (int64_t)v);
 }
 
+static int enum_type_error(psoi_cv *c, const psoc_enum *e, int vidx);
+static int enum_by_name(psoi_cv *c, const psoc_enum *e, int vidx, const char *s, size_t len,
+                        uint64_t *out);
+
 static int cv_enum(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
-  const psoc_enum_value *v;
   size_t len;
   const char *s;
-  if (e == &psoc_enum_depth_write_mask && lua_type(L, vidx) == LUA_TBOOLEAN) {
-    *out = lua_toboolean(L, vidx) ? D3D12_DEPTH_WRITE_MASK_ALL : D3D12_DEPTH_WRITE_MASK_ZERO;
-    return CV_OK;
-  }
   if (lua_type(L, vidx) != LUA_TSTRING) {
+    if (e == &psoc_enum_depth_write_mask && lua_type(L, vidx) == LUA_TBOOLEAN) {
+      *out = lua_toboolean(L, vidx) ? D3D12_DEPTH_WRITE_MASK_ALL : D3D12_DEPTH_WRITE_MASK_ZERO;
+      return CV_OK;
+    }
+    return enum_type_error(c, e, vidx);
+  }
+  s = lua_tolstring(L, vidx, &len);
+  if (memo_get(c, e, s, vidx, out)) return CV_OK;
+  return enum_by_name(c, e, vidx, s, len, out);
+}
+
+/* cv_enum's first sight of a spelling: look it up and cache it. */
+PSOI_NOINLINE static int enum_by_name(psoi_cv *c, const psoc_enum *e, int vidx, const char *s,
+                                      size_t len, uint64_t *out) {
+  const psoc_enum_value *v = strlen(s) == len ? psoc_enum_value_by_name(e, s) : NULL;
+  if (!v) return unknown_enum(c, e, s, e->key);
+  *out = v->value;
+  memo_put(c, e, vidx, *out);
+  return CV_OK;
+}
+
+PSOI_NOINLINE static int enum_type_error(psoi_cv *c, const psoc_enum *e, int vidx) {
+  {
     char what[400], valid[320];
     enum_valid_list(e, valid, sizeof valid);
     if (valid[0])
@@ -822,13 +876,6 @@ static int cv_enum(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
       snprintf(what, sizeof what, "a %s name (e.g. '%s')", e->key, e->values[e->count > 1].key);
     return psoi_cv_type_error(c, vidx, what);
   }
-  if (memo_get(c, e, vidx, out)) return CV_OK;
-  s = lua_tolstring(L, vidx, &len);
-  v = strlen(s) == len ? psoc_enum_value_by_name(e, s) : NULL;
-  if (!v) return unknown_enum(c, e, s, e->key);
-  *out = v->value;
-  memo_put(c, e, vidx, *out);
-  return CV_OK;
 }
 
 static uint64_t flags_known(const psoc_enum *e) {
@@ -862,7 +909,7 @@ static int flags_string(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out)
   const char *s = lua_tolstring(L, vidx, &len);
   const char *p = s;
   uint64_t v = 0;
-  if (memo_get(c, e, vidx, out)) return CV_OK;
+  if (memo_get(c, e, s, vidx, out)) return CV_OK;
   if (strlen(s) != len || len == 0 || len >= 256)
     return psoi_cv_error(c, "unknown %s '%.60s'", e->key, s);
   while (*p) {
@@ -1031,7 +1078,7 @@ static int cv_array(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int v
     mem = psoi_arena_alloc(c->ctx, n * stride);
     if (!mem) return psoi_cv_error(c, "not enough memory");
   }
-  luaL_checkstack(L, 8, "pso: nesting too deep");
+  psoi_cv_room(c, 8);
   for (i = 0; i < n; i++) {
     unsigned char *e = mem + i * stride;
     int r;
@@ -1291,7 +1338,7 @@ static int cv_struct(psoi_cv *c, const psoc_struct *s, const src *srcs, int n, u
   memset(setter, 0xff, sizeof setter);
   memset(setfilt, 0, sizeof setfilt);
   memset(merged, 0, sizeof merged);
-  luaL_checkstack(L, 24, "pso: nesting too deep");
+  psoi_cv_room(c, 24);
   for (i = 0; i < n; i++) {
     int t = srcs[i].idx;
     int b = lua_gettop(L); /* the key is at b + 1, the value at b + 2 */
@@ -1641,8 +1688,11 @@ static int cv_payload(psoi_cv *c, const psoc_subobject_info *info, const psoi_cs
         }
         break; /* a lower layer's non-record is replaced */
       }
-      push_resolved(c, srcs[i].idx, &label);
-      ts[nt].idx = lua_gettop(L);
+      /* a plain table is read where it is; a preset's data is pushed */
+      if (!(ts[nt].idx = resolve(c, srcs[i].idx, &label))) {
+        lua_pushvalue(L, srcs[i].idx);
+        ts[nt].idx = lua_gettop(L);
+      }
       ts[nt].layer = srcs[i].layer;
       ts[nt].label = label;
       ts[nt].filtered = 0;
@@ -1783,10 +1833,12 @@ void psoi_cv_scan_decl(psoi_cv *c, psoc_kind kind, int t, psoi_decl *d) {
   lua_State *L = c->L;
   psoi_ctx *ctx = c->ctx;
   d->given = d->removed = 0;
+  int k; /* stack index of the key lua_next steps from; its value at k + 1 */
   d->name_idx = 0;
   luaL_checkstack(L, 2 * PSOC_SO_TYPE_COUNT + 24, "pso: stack overflow");
   c->depth = 0;
   lua_pushnil(L);
+  k = lua_gettop(L);
   while (lua_next(L, t)) {
     int code, vt;
     uint32_t type, cls, bit;
@@ -1828,12 +1880,13 @@ void psoi_cv_scan_decl(psoi_cv *c, psoc_kind kind, int t, psoi_decl *d) {
       psoi_cv_push_frame(c, key, 0);
       if (vt != LUA_TSTRING || lua_rawlen(L, -1) == 0) psoi_cv_type_error(c, -1, "a non-empty string");
       c->depth = 0;
-      d->name_idx = lua_gettop(L);
-      lua_pushvalue(L, -2);
+      d->name_idx = k + 1;
+      lua_pushvalue(L, k);
+      k += 2;
       continue;
     }
     type = (uint32_t)code;
-    info = psoc_subobject_info_get(type);
+    info = ctx->info[type]; /* psoi_init_keys: every type of the registry */
     cls = info->dup_class;
     bit = 1u << cls;
     if ((d->given | d->removed) & bit) {
@@ -1866,8 +1919,9 @@ void psoi_cv_scan_decl(psoi_cv *c, psoc_kind kind, int t, psoi_decl *d) {
                             psoc_kind_name(kind), users);
     }
     d->given |= bit;
-    d->vidx[cls] = lua_gettop(L);
-    lua_pushvalue(L, -2);
+    d->vidx[cls] = k + 1;
+    lua_pushvalue(L, k);
+    k += 2;
   }
 }
 

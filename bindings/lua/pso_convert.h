@@ -57,7 +57,17 @@ typedef struct psoi_cv {
                        keeps them alive in its user values */
   int anchor_base;
   int nanchors;
+  int room;         /* stack slots up to this index are known to exist in the
+                       current C call (psoi_cv_room); 0 at init */
 } psoi_cv;
+
+/* Make sure the stack has n free slots above the top (luaL_checkstack,
+** "pso: nesting too deep"), asking Lua only when the top has moved past
+** what an earlier call made room for: lua_checkstack's space stays for the
+** rest of the C call the conversion runs in. */
+void psoi_cv_room_slow(psoi_cv *c, int n);
+#define psoi_cv_room(c, n) \
+  ((void)(lua_gettop((c)->L) + (n) > (c)->room ? (psoi_cv_room_slow((c), (n)), 0) : 0))
 
 /* Clear this declaration's entries of the anchor list (psoi_cv_error does,
 ** before raising). */
