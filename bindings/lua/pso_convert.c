@@ -327,6 +327,7 @@ void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->marks_size = 0;
   c->label_list = c->label_map = 0;
   c->anchors = c->anchor_base = c->nanchors = 0;
+  c->stable = 0;
   c->room = 0;
 }
 
@@ -1128,10 +1129,16 @@ static int cv_blob(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int vi
   put_ptr(dst + f->offset, b->data);
   if (cf) put_uint(dst + cf->offset, cf->size, b->size);
   if (c->anchors && !c->verify) { /* the stream borrows b->data: the pipeline keeps b */
-    int at = c->anchor_base + ++c->nanchors;
-    lua_pushvalue(L, vidx);
-    lua_rawseti(L, c->anchors, at);
-    if (c->ctx->anchor_top < at) c->ctx->anchor_top = at;
+    int i = c->nanchors++, at = c->anchor_base + i + 1;
+    vidx = lua_absindex(L, vidx);
+    if (i < PSOI_CV_ANCHORS && vidx <= c->stable) {
+      c->anchor_at[i] = vidx; /* a value of the declaration: stays where it is */
+    } else {
+      if (i < PSOI_CV_ANCHORS) c->anchor_at[i] = 0;
+      lua_pushvalue(L, vidx);
+      lua_rawseti(L, c->anchors, at);
+      if (c->ctx->anchor_top < at) c->ctx->anchor_top = at;
+    }
   }
   c->extra += piece_bound(b->size);
   mark(c, off >= 0 ? off + f->offset : -1, f->size, sr->label);

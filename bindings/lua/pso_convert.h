@@ -14,6 +14,7 @@
 #define PSOI_CV_DEPTH 24     /* path depth */
 #define PSOI_CV_SOURCES 64   /* layers of a derive chain */
 #define PSOI_PAYLOAD_MAX 512 /* largest payload (checked at init) */
+#define PSOI_CV_ANCHORS 16   /* blob objects anchored by stack index */
 
 /* Origin labels (explain): 0 = runtime default, 1 = the script itself. */
 #define PSOI_LABEL_DEFAULT 0
@@ -57,6 +58,12 @@ typedef struct psoi_cv {
                        keeps them alive in its user values */
   int anchor_base;
   int nanchors;
+  int stable;       /* stack indices <= stable keep their values until the
+                       pipeline is built (the declaration's own values), or 0:
+                       a blob found there is anchored by its index in
+                       anchor_at[] instead of in the scratch list */
+  int anchor_at[PSOI_CV_ANCHORS]; /* anchor i + 1: its stack index, or 0: in
+                       the scratch list at anchor_base + i + 1 */
   int room;         /* stack slots up to this index are known to exist in the
                        current C call (psoi_cv_room); 0 at init */
 } psoi_cv;

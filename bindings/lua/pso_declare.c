@@ -73,7 +73,10 @@ static void anchors_end(psoi_cv *c, int v1, int v2) {
     pso_compat_setiuservalue(L, -2, 2);
   }
   for (i = 1; i <= c->nanchors; i++) {
-    lua_rawgeti(L, c->anchors, c->anchor_base + i);
+    if (i <= PSOI_CV_ANCHORS && c->anchor_at[i - 1])
+      lua_pushvalue(L, c->anchor_at[i - 1]);
+    else
+      lua_rawgeti(L, c->anchors, c->anchor_base + i);
     pso_compat_setiuservalue(L, -2, 2 + i);
   }
   psoi_cv_drop_anchors(c);
@@ -159,6 +162,7 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   if (d.name_idx) name = lua_tolstring(L, d.name_idx, &name_len);
   st.n = 0;
   st.bound = st.lent = 0;
+  c.stable = lua_gettop(L); /* the declaration's values stay until build */
   psoi_cv_lock(&c);
   anchors_begin(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++) { /* to the last given */
@@ -393,6 +397,7 @@ int psoi_derive(lua_State *L, int base_idx, int ov) {
     rs_len = strlen(rs);
   }
   memset(&st, 0, sizeof st);
+  c.stable = lua_gettop(L); /* the overrides' values stay until build */
   psoi_cv_lock(&c);
   anchors_begin(&c);
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT; cls++) {
