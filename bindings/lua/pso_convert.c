@@ -623,10 +623,20 @@ static void list_payload_keys(psoi_cv *c, const psoc_struct *s, int idx);
 /* Check that the table at idx is a list of n = #t entries (no holes, no
 ** other keys); returns n. 'single': the struct of a payload given as the
 ** list itself (its field keys get a more helpful message), or NULL. */
-static size_t check_list(psoi_cv *c, int idx, size_t max, const char *what, const psoc_struct *single) {
+#define LIST_KEEP 32 /* lists up to this long keep their values on the stack */
+
+/* check_list, and when pos is given and the list has at most LIST_KEEP
+** entries, its values stay on the stack where lua_next left them: pos[i]
+** is the stack index of entry i + 1 (read without a lua_rawgeti each; the
+** caller restores the top). Returns n. */
+static size_t check_list_at(psoi_cv *c, int idx, size_t max, const char *what,
+                            const psoc_struct *single, int *pos) {
   lua_State *L = c->L;
   size_t n = lua_rawlen(L, idx), seen = 0;
+  int keep = pos && n <= LIST_KEEP, at;
+  if (keep) psoi_cv_room(c, 2 * (int)n + 4);
   lua_pushnil(L);
+  at = lua_gettop(L); /* the key lua_next steps from */
   while (lua_next(L, idx)) {
     int64_t k = 0;
     /* 5.3+: an integer key in one call (float keys with integral values
@@ -641,12 +651,25 @@ static size_t check_list(psoi_cv *c, int idx, size_t max, const char *what, cons
                               describe(L, -2, d, sizeof d));
     }
     seen++;
-    lua_pop(L, 1);
+    if (keep) { /* the value stays; a copy of the key goes on for lua_next */
+      pos[k - 1] = at + 1;
+      lua_pushvalue(L, at);
+      at += 2;
+    } else {
+      lua_pop(L, 1);
+    }
   }
   if (seen != n) return (size_t)psoi_cv_error(c, "expected a list of %s without holes", what);
   if (n > max)
     return (size_t)psoi_cv_error(c, "at most %u %s, got %u", (unsigned)max, what, (unsigned)n);
   return n;
+}
+
+/* Check that the table at idx is a list of n = #t entries (no holes, no
+** other keys); returns n. 'single': the struct of a payload given as the
+** list itself (its field keys get a more helpful message), or NULL. */
+static size_t check_list(psoi_cv *c, int idx, size_t max, const char *what, const psoc_struct *single) {
+  return check_list_at(c, idx, max, what, single, NULL);
 }
 
 /* ---- scalars ------------------------------------------------------- */
@@ -1067,13 +1090,13 @@ static int cv_array(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int v
   unsigned char *mem = NULL;
   size_t n, i, stride = f->stride;
   uint8_t list_label = sr->label;
-  int top0 = lua_gettop(L), top;
+  int top0 = lua_gettop(L), top, pos[LIST_KEEP];
   vidx = lua_absindex(L, vidx);
   if (!tabular(L, vidx)) return psoi_cv_type_error(c, vidx, "a list");
   vidx = resolve(c, vidx, &list_label); /* a list given as a preset: its data */
+  n = check_list_at(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
+                    shape_single(c->ctx, s) >= 0 ? s : NULL, pos);
   top = lua_gettop(L);
-  n = check_list(c, vidx, 0xffffffffu, f->element ? "tables" : "integers",
-                 shape_single(c->ctx, s) >= 0 ? s : NULL);
   if (n > 0) {
     if (n > ((size_t)-1) / stride) return psoi_cv_error(c, "list too long");
     mem = psoi_arena_alloc(c->ctx, n * stride);
@@ -1082,13 +1105,16 @@ static int cv_array(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int v
   psoi_cv_room(c, 8);
   for (i = 0; i < n; i++) {
     unsigned char *e = mem + i * stride;
-    int r;
-    lua_rawgeti(L, vidx, (int)i + 1);
+    int r, at = top + 1;
+    if (n <= LIST_KEEP) /* check_list_at left it on the stack */
+      at = pos[i];
+    else
+      lua_rawgeti(L, vidx, (int)i + 1);
     psoi_cv_push_frame(c, NULL, (int)i + 1);
     if (f->element) {
       src es;
       uint8_t label = list_label;
-      if (!(es.idx = resolve(c, top + 1, &label))) psoi_cv_type_error(c, top + 1, "a table");
+      if (!(es.idx = resolve(c, at, &label))) psoi_cv_type_error(c, at, "a table");
       if (f->element == c->ctx->input_element && c->ctx->input_offset >= 0)
         put_uint(e + f->element->fields[c->ctx->input_offset].offset, 4, APPEND_ALIGNED);
       es.layer = sr->layer;
@@ -1098,7 +1124,7 @@ static int cv_array(psoi_cv *c, const psoc_struct *s, const psoc_field *f, int v
       es.parent_s = NULL;
       r = cv_struct(c, f->element, &es, 1, e, -1);
     } else {
-      r = cv_scalar(c, f->element_kind, (unsigned)stride, f->enumeration, top + 1, e);
+      r = cv_scalar(c, f->element_kind, (unsigned)stride, f->enumeration, at, e);
     }
     c->depth--;
     lua_settop(L, top);
@@ -1651,21 +1677,20 @@ static int cv_payload(psoi_cv *c, const psoc_subobject_info *info, const psoi_cs
     if (list) { /* { "fmt", ... }: formats and their count */
       const psoc_field *ff = NULL, *cf = NULL;
       size_t k, cnt;
+      int pos[LIST_KEEP];
       for (k = 0; k < s->field_count; k++) {
         if (s->fields[k].kind == PSOC_FIELD_FIXED) ff = &s->fields[k];
         if (s->fields[k].kind == PSOC_FIELD_UINT) cf = &s->fields[k];
       }
       if (!ff || !cf) return psoi_cv_error(c, "internal error: unexpected render-target layout");
-      cnt = check_list(c, rt, ff->count, "render-target formats", NULL);
-      for (k = 0; k < cnt; k++) {
+      cnt = check_list_at(c, rt, ff->count, "render-target formats", NULL, pos);
+      for (k = 0; k < cnt; k++) { /* cnt <= ff->count (8): each at pos[k] */
         uint64_t v;
-        lua_rawgeti(L, rt, (int)k + 1);
         psoi_cv_push_frame(c, NULL, (int)k + 1);
-        cv_enum(c, ff->enumeration, lua_gettop(L), &v);
+        cv_enum(c, ff->enumeration, pos[k], &v);
         c->depth--;
         put_uint(payload + ff->offset + k * ff->stride, ff->size, v);
         mark(c, (int)(ff->offset + k * ff->stride), ff->size, label);
-        lua_pop(L, 1);
       }
       put_uint(payload + cf->offset, cf->size, cnt);
       mark(c, cf->offset, cf->size, label);
