@@ -140,13 +140,17 @@ static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, con
   return p;
 }
 
+/* A class's payload room in the arena, rounded as the arena rounds. */
+#define PAYLOAD_ROOM(ctx, cls) (((ctx)->class_payload_max[cls] + 15u) & ~(size_t)15u)
+
 int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   psoi_cv c;
   psoi_decl d;
   psoi_stage st;
   uint32_t cls;
   const char *rs = NULL, *name = NULL;
-  size_t rs_len = 0, name_len = 0;
+  size_t rs_len = 0, name_len = 0, room = 0;
+  unsigned char *block;
   t = lua_absindex(L, t);
   psoi_cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return psoi_cv_type_error(&c, t, "a table declaring the pipeline");
@@ -165,12 +169,19 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   c.stable = lua_gettop(L); /* the declaration's values stay until build */
   psoi_cv_lock(&c);
   anchors_begin(&c);
+  /* one piece of the arena for every given class's payload (each as
+  ** psoi_stage_take would size and align it) */
+  for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++)
+    if (PSOI_DECL_VIDX(&d, cls)) room += PAYLOAD_ROOM(c.ctx, cls);
+  block = psoi_arena_take(c.ctx, room);
+  if (!block) psoi_cv_error(&c, "not enough memory");
   for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++) { /* to the last given */
     psoi_csrc s;
     uint32_t type;
     unsigned char *payload;
     if (!PSOI_DECL_VIDX(&d, cls)) continue;
-    payload = psoi_stage_take(&c, cls);
+    payload = block;
+    block += PAYLOAD_ROOM(c.ctx, cls);
     c.extra = 0;
     if (c.ctx->class_ntypes[cls] == 1 && c.ctx->single_field[cls] >= 0) {
       type = psoi_cv_single(&c, cls, d.vidx[cls], d.vkey[cls], payload);
