@@ -98,7 +98,7 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   K = lua_gettop(L);
   psoi_init_keys(L, ctx, K);
   psoi_open_values(L, ctx, K); /* shader and blob objects, pso.none */
-  /* converted presets, by their data table (weak keys) */
+  /* converted presets, by the preset object (weak keys) */
   lua_newtable(L);
   lua_createtable(L, 0, 1);
   lua_pushliteral(L, "k");

@@ -44,7 +44,7 @@ enum {
   PSOI_K_BLOB_MT = 4,   /* metatable of shader and blob objects */
   PSOI_K_METHODS = 5,   /* pipeline methods */
   PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
-  PSOI_K_PRESET_CACHE = 7, /* preset data table -> converted payload (weak keys) */
+  PSOI_K_PRESET_CACHE = 7, /* preset object -> converted payload (weak keys) */
   PSOI_K_RAW_DECLARE = 8,  /* + psoc_kind: the declaration closure of that kind
                               (psoi_declare itself, run protected) */
   PSOI_K_SITE_FN = 12,     /* the function psoi_site_cached last named (anchors

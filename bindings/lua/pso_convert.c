@@ -1749,13 +1749,14 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
   uint32_t emitted = PSOC_SO_TYPE_COUNT;
   c->depth = 0;
   psoi_cv_push_frame(c, srcs[0].key, 0);
-  /* An immutable preset given alone converts the same every time. */
-  if (n == 1 && !c->marks && psoi_preset_data(L, srcs[0].idx)) {
+  /* An immutable preset given alone converts the same every time: the
+  ** cache is keyed by the preset object itself (only presets go in), so a
+  ** hit needs no look at its metatable or data. */
+  if (n == 1 && !c->marks && lua_type(L, srcs[0].idx) == LUA_TUSERDATA) {
     size_t len;
     const char *hit;
-    cache_data = lua_gettop(L);
     lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
-    lua_pushvalue(L, cache_data);
+    lua_pushvalue(L, srcs[0].idx);
     lua_rawget(L, -2);
     hit = lua_tolstring(L, -1, &len);
     if (hit && len > 8) {
@@ -1769,7 +1770,8 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
         return type;
       }
     }
-    lua_settop(L, cache_data);
+    lua_settop(L, top);
+    if (psoi_preset_data(L, srcs[0].idx)) cache_data = lua_gettop(L);
   }
   if (nv > 1) {
     int i;
@@ -1842,7 +1844,7 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
     memcpy(buf + 4, &emitted, 4);
     memcpy(buf + 8, payload, size);
     lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
-    lua_pushvalue(L, cache_data);
+    lua_pushvalue(L, srcs[0].idx); /* the preset */
     lua_pushlstring(L, buf, 8 + size);
     lua_rawset(L, -3);
   }
