@@ -204,6 +204,33 @@ describe("text and tables", function()
   end)
 end)
 
+describe("presets", function()
+  -- A preset given alone is converted once and its payload cached by the
+  -- preset object: every later use, under any key that takes it, must give
+  -- the bytes a plain copy of it gives.
+  it("give the same stream from the cache as their plain copies", function()
+    local function with(key, value)
+      local t = { name = "lit", vs = vs, ps = ps, render_targets = { "R8G8B8A8_UNORM" } }
+      t[key] = value
+      return pso.graphics(t)
+    end
+    for _ = 1, 3 do -- the first use fills the cache, the others read it
+      for _, key in ipairs({ "rasterizer", "rasterizer1", "rasterizer2" }) do
+        for _, name in ipairs({ "default", "shadow_bias", "wireframe" }) do
+          local preset = pso.rasterizer[name]
+          local a = with(key, preset)
+          local b = with(key, pso.copy(preset))
+          expect(a:hash()).to_equal(b:hash())
+          expect(a:bytes() == b:bytes()).to_be(true)
+        end
+      end
+      local c = with("blend", pso.blend.premultiplied)
+      expect(c:hash()).to_equal(with("blend", pso.copy(pso.blend.premultiplied)):hash())
+      expect(c:hash() == with("blend", pso.blend.opaque):hash()).to_be(false)
+    end
+  end)
+end)
+
 describe("shader bytes", function()
   -- (that they stay valid while the pipeline lives, whatever else lets go
   -- of them, is test_shader_bytes_borrowed in tests/unit/test_language.c:
