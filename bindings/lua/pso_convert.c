@@ -524,7 +524,7 @@ static int key_lookup(psoi_cv *c, const psoc_struct *s, const char *key, int key
 }
 
 /* key_lookup's miss: the struct's key table. */
-PSOI_NOINLINE static int key_lookup_table(psoi_cv *c, const psoc_struct *s, int key_idx) {
+static PSOI_NOINLINE int key_lookup_table(psoi_cv *c, const psoc_struct *s, int key_idx) {
   lua_State *L = c->L;
   int r = 0;
   key_idx = lua_absindex(L, key_idx);
@@ -826,7 +826,7 @@ static int memo_get(psoi_cv *c, const psoc_enum *e, const char *s, int vidx, uin
 }
 
 /* memo_get's miss in the pointer cache: the enum's memo table in K. */
-PSOI_NOINLINE static int memo_get_table(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
+static PSOI_NOINLINE int memo_get_table(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
   lua_State *L = c->L;
   int found = 0;
   if (lua_rawgetp(L, c->K, e) != LUA_TTABLE) { /* no spelling cached yet */
@@ -881,7 +881,7 @@ static int cv_enum(psoi_cv *c, const psoc_enum *e, int vidx, uint64_t *out) {
 }
 
 /* cv_enum's first sight of a spelling: look it up and cache it. */
-PSOI_NOINLINE static int enum_by_name(psoi_cv *c, const psoc_enum *e, int vidx, const char *s,
+static PSOI_NOINLINE int enum_by_name(psoi_cv *c, const psoc_enum *e, int vidx, const char *s,
                                       size_t len, uint64_t *out) {
   const psoc_enum_value *v = strlen(s) == len ? psoc_enum_value_by_name(e, s) : NULL;
   if (!v) return unknown_enum(c, e, s, e->key);
@@ -890,7 +890,7 @@ PSOI_NOINLINE static int enum_by_name(psoi_cv *c, const psoc_enum *e, int vidx, 
   return CV_OK;
 }
 
-PSOI_NOINLINE static int enum_type_error(psoi_cv *c, const psoc_enum *e, int vidx) {
+static PSOI_NOINLINE int enum_type_error(psoi_cv *c, const psoc_enum *e, int vidx) {
   {
     char what[400], valid[320];
     enum_valid_list(e, valid, sizeof valid);
