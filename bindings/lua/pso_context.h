@@ -19,6 +19,7 @@
 
 #include "compat.h"
 #include "enums.h"
+#include "platform.h" /* psoc_plat_once: what every context shares (s21) */
 #include "psoc.h"
 #include "pso_module.h"
 

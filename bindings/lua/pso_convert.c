@@ -260,18 +260,17 @@ static int field_index(const psoc_struct *s, const char *key) {
   return -1;
 }
 
-void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
+/* (psoi_init_keys, s21) What a context knows of the registry: static
+** data, the same for every state, so worked out once per process into
+** this template (registry_facts) and copied into each new context. */
+static psoi_ctx reg_facts;
+static psoc_plat_once reg_facts_once = PSOC_PLAT_ONCE_INIT;
+
+static void registry_facts(psoi_ctx *ctx) {
   uint32_t t;
-  K = lua_absindex(L, K);
-  lua_newtable(L); /* top-level keys */
-  lua_newtable(L); /* type keys */
   for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
     const psoc_subobject_info *info = psoc_subobject_info_get(t);
     if (!info) continue;
-    lua_pushinteger(L, (lua_Integer)t);
-    lua_setfield(L, -3, info->key);
-    lua_pushstring(L, info->key);
-    lua_rawseti(L, -2, (int)t + 1);
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
     ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
     ctx->type_borrow[t] = (uint8_t)(struct_pointer_kinds(info->payload) == 1);
@@ -279,7 +278,6 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])
       ctx->class_payload_max[info->dup_class] = (uint16_t)info->payload->size;
-    check_struct(L, info->payload, 0);
     if (ctx->class_ntypes[info->dup_class] < 4)
       ctx->class_types[info->dup_class][ctx->class_ntypes[info->dup_class]++] = (uint8_t)t;
     if (t == PSOC_SO_INPUT_LAYOUT) {
@@ -294,12 +292,66 @@ void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
       if (e >= 0) ctx->code_field = &info->payload->fields[e];
     }
   }
-  lua_rawseti(L, K, PSOI_K_TYPEKEYS);
-  lua_pushinteger(L, -1);
-  lua_setfield(L, -2, "name");
-  cache_keys(L, ctx, lua_gettop(L), &psoi_top_owner);
-  lua_rawseti(L, K, PSOI_K_TOP);
+}
+
+static void init_reg_facts(void) { registry_facts(&reg_facts); }
+
+/* The top-level keys (K[PSOI_K_TOP]: type key -> type, "name" -> -1, each
+** also in the pointer cache) and the type keys (K[PSOI_K_TYPEKEYS]: [type
+** + 1] -> key), made in tables of their final size, each key string
+** interned once; the registry facts copied from the process's template. */
+void psoi_init_keys(lua_State *L, psoi_ctx *ctx, int K) {
+  const psoi_ctx *f = &reg_facts;
+  uint32_t t;
+  int top, types, ntypes = 0;
+  K = lua_absindex(L, K);
+  if (psoc_plat_once_run(&reg_facts_once, init_reg_facts) != 0) {
+    registry_facts(ctx); /* no once: this context's own */
+    f = ctx;
+  }
+  if (f != ctx) {
+    ctx->payload_max = f->payload_max;
+    memcpy(ctx->type_has_ptr, f->type_has_ptr, sizeof ctx->type_has_ptr);
+    memcpy(ctx->type_borrow, f->type_borrow, sizeof ctx->type_borrow);
+    memcpy(ctx->single_field, f->single_field, sizeof ctx->single_field);
+    memcpy(ctx->info, f->info, sizeof ctx->info);
+    memcpy(ctx->class_payload_max, f->class_payload_max, sizeof ctx->class_payload_max);
+    memcpy(ctx->class_types, f->class_types, sizeof ctx->class_types);
+    memcpy(ctx->class_ntypes, f->class_ntypes, sizeof ctx->class_ntypes);
+    ctx->input_element = f->input_element;
+    ctx->input_semantic = f->input_semantic;
+    ctx->input_format = f->input_format;
+    ctx->input_offset = f->input_offset;
+    ctx->code_field = f->code_field;
+  }
   if (ctx->payload_max > PSOI_PAYLOAD_MAX) luaL_error(L, "pso: payloads larger than %d bytes", PSOI_PAYLOAD_MAX);
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++)
+    if (ctx->info[t]) {
+      check_struct(L, ctx->info[t]->payload, 0);
+      ntypes++;
+    }
+  luaL_checkstack(L, 6, "pso: stack overflow");
+  lua_createtable(L, 0, ntypes + 1); /* top-level keys */
+  top = lua_gettop(L);
+  lua_createtable(L, (int)PSOC_SO_TYPE_COUNT, 0); /* type keys */
+  types = top + 1;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const char *key;
+    if (!ctx->info[t]) continue;
+    lua_pushstring(L, ctx->info[t]->key);
+    key = lua_tostring(L, -1);
+    lua_pushvalue(L, -1);
+    lua_rawseti(L, types, (int)t + 1);
+    lua_pushinteger(L, (lua_Integer)t);
+    lua_rawset(L, top);
+    psoi_imap_put(ctx, &psoi_top_owner, key, (int64_t)t);
+  }
+  lua_rawseti(L, K, PSOI_K_TYPEKEYS);
+  lua_pushliteral(L, "name");
+  psoi_imap_put(ctx, &psoi_top_owner, lua_tostring(L, -1), -1);
+  lua_pushinteger(L, -1);
+  lua_rawset(L, top);
+  lua_rawseti(L, K, PSOI_K_TOP);
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,7 +1,8 @@
 /*
 ** pso_presets.h: layer 3 of the pso module (pso_presets.c): the built-in
-** presets, written in the material language. Uses pso_values (presets and
-** namespaces are its immutable proxies).
+** presets, constant data shared by every state (each state makes a preset
+** when a script first names it). Uses pso_values (presets and namespaces
+** are its immutable proxies).
 */
 #ifndef PSO_PRESETS_H
 #define PSO_PRESETS_H

@@ -31,10 +31,31 @@ psoi_blob *psoi_push_blob(lua_State *L, int kind, const void *bytes, size_t size
   b->kind = kind;
   b->size = size;
   b->file_len = flen;
-  if (size) memcpy(b->data, bytes, size);
-  if (flen) memcpy(b->data + size, file, flen);
-  b->data[size + flen] = '\0';
+  b->data = b->own;
+  if (size) memcpy(b->own, bytes, size);
+  if (flen) memcpy(b->own + size, file, flen);
+  b->own[size + flen] = '\0';
+  b->file = flen ? (const char *)b->own + size : NULL;
   luaL_setmetatable(L, PSOI_BLOB_MT);
+  return b;
+}
+
+/* A new shader/blob object over the bytes of the string on the top (held
+** as its user value, not copied), which it replaces. */
+static psoi_blob *push_blob_over(lua_State *L, int kind, const char *file) {
+  size_t flen = file ? strlen(file) : 0, size;
+  const char *bytes = lua_tolstring(L, -1, &size);
+  psoi_blob *b = pso_compat_newuserdata_n(L, sizeof *b + flen + 1, 1);
+  b->kind = kind;
+  b->size = size;
+  b->file_len = flen;
+  b->data = (const unsigned char *)bytes;
+  if (flen) memcpy(b->own, file, flen);
+  b->own[flen] = '\0';
+  b->file = flen ? (const char *)b->own : NULL;
+  luaL_setmetatable(L, PSOI_BLOB_MT);
+  lua_insert(L, -2);
+  pso_compat_setiuservalue(L, -2, 1); /* keeps the bytes alive */
   return b;
 }
 
@@ -49,9 +70,7 @@ psoi_blob *psoi_toblob(lua_State *L, int idx, int keys_idx) {
   return mt && mt == psoi_context(L)->blob_mt ? b : NULL;
 }
 
-const char *psoi_blob_file(const psoi_blob *b) {
-  return b->file_len ? (const char *)b->data + b->size : NULL;
-}
+const char *psoi_blob_file(const psoi_blob *b) { return b->file; }
 
 static const char *blob_kind_name(const psoi_blob *b) {
   return b->kind == PSOI_BLOB_SHADER ? "shader" : "blob";
@@ -60,10 +79,15 @@ static const char *blob_kind_name(const psoi_blob *b) {
 static int blob_index(lua_State *L) {
   const psoi_blob *b = luaL_checkudata(L, 1, PSOI_BLOB_MT);
   const char *k = luaL_checkstring(L, 2);
-  if (strcmp(k, "bytes") == 0) lua_pushlstring(L, (const char *)b->data, b->size);
+  if (strcmp(k, "bytes") == 0) {
+    if (b->data == b->own || pso_compat_getiuservalue(L, 1, 1) != LUA_TSTRING) {
+      if (b->data != b->own) lua_pop(L, 1);
+      lua_pushlstring(L, (const char *)b->data, b->size);
+    }
+  }
   else if (strcmp(k, "size") == 0) pso_compat_pushuint(L, b->size);
   else if (strcmp(k, "file") == 0) {
-    if (b->file_len) lua_pushlstring(L, (const char *)b->data + b->size, b->file_len);
+    if (b->file) lua_pushlstring(L, b->file, b->file_len);
     else lua_pushnil(L);
   } else if (strcmp(k, "kind") == 0) lua_pushstring(L, blob_kind_name(b));
   else return psoi_error(L, "a %s has no field '%s' (it has bytes, size, file, kind)",
@@ -130,7 +154,6 @@ static int make_blob(lua_State *L, int kind) {
   const char *fn = kind == PSOI_BLOB_SHADER ? "pso.shader" : "pso.blob";
   const char *path = NULL;
   size_t size;
-  const char *bytes;
   int top;
   psoi_ctx *ctx = psoi_context(L);
   if (lua_type(L, 1) == LUA_TSTRING) {
@@ -179,10 +202,10 @@ static int make_blob(lua_State *L, int kind) {
   } else {
     lua_getfield(L, 1, "bytes");
   }
-  bytes = lua_tolstring(L, -1, &size);
+  (void)lua_tolstring(L, -1, &size);
   if (size == 0)
     return path ? psoi_error(L, "%s: '%s' is empty", fn, path) : psoi_error(L, "%s: bytes is empty", fn);
-  psoi_push_blob(L, kind, bytes, size, path);
+  push_blob_over(L, kind, path);
   return 1;
 }
 
@@ -205,15 +228,25 @@ static int l_blob(lua_State *L) { return make_blob(L, PSOI_BLOB_DATA); }
 ** "(preset NAME)" always describes the values the preset was made with.
 */
 
+/* A proxy's userdata. A built-in namespace (s21) has its definitions in
+** ns and makes its presets on first use: its data table (user value 1) is
+** nil until something is read, and holds only the presets made so far
+** until 'complete'. */
+typedef struct proxy_ud {
+  unsigned char kind;     /* PSOI_PROXY_PRESET or PSOI_PROXY_NAMESPACE */
+  unsigned char complete; /* every preset of ns is in the data table */
+  const psoi_preset_ns *ns; /* NULL: the data table is all there is */
+} proxy_ud;
+
 int psoi_proxy_kind(lua_State *L, int idx) {
-  const unsigned char *k;
+  const proxy_ud *p;
   int mark;
   if (lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return 0;
   mark = lua_rawgetp(L, -1, &proxy_mt_key);
   lua_pop(L, 2);
   if (mark != LUA_TBOOLEAN) return 0;
-  k = lua_touserdata(L, idx);
-  return k[0];
+  p = lua_touserdata(L, idx);
+  return p->kind;
 }
 
 int psoi_proxy_tag(lua_State *L, int idx) {
@@ -236,9 +269,61 @@ static int proxy_label(lua_State *L, int idx) {
   return 1;
 }
 
+static void push_builtin_preset(lua_State *L, const psoi_preset_def *d);
+
+/* A new data table of preset proxies for the built-in namespace p (the
+** proxy at idx), each made now unless the old data table (at old_idx, or
+** 0) has it: keys inserted in the definitions' order, as they were when
+** every preset was made as the module opened (so pairs visits them in the
+** same order). Replaces the proxy's data table; pushes nothing. */
+static void builtin_complete(lua_State *L, int idx, proxy_ud *p, int old_idx) {
+  size_t i;
+  luaL_checkstack(L, 8, "pso: stack overflow");
+  lua_createtable(L, 0, (int)p->ns->count);
+  for (i = 0; i < p->ns->count; i++) {
+    const psoi_preset_def *d = &p->ns->defs[i];
+    int made = 0;
+    if (old_idx) {
+      lua_pushstring(L, d->key);
+      made = pso_compat_rawget(L, old_idx) != LUA_TNIL; /* keep its identity */
+      if (!made) lua_pop(L, 1);
+    }
+    if (!made) push_builtin_preset(L, d);
+    lua_setfield(L, -2, d->key);
+  }
+  pso_compat_setiuservalue(L, idx, 1);
+  p->complete = 1;
+}
+
+/* Push the data table of the proxy at idx (a proxy: checked by the
+** caller), every preset of a built-in namespace made first when whole is
+** set; else perhaps only the presets made so far. */
+static void proxy_data(lua_State *L, int idx, int whole) {
+  proxy_ud *p = lua_touserdata(L, idx);
+  idx = lua_absindex(L, idx);
+  if (p->ns && !p->complete) {
+    int t = pso_compat_getiuservalue(L, idx, 1);
+    if (t != LUA_TTABLE) {
+      lua_pop(L, 1);
+      if (whole) {
+        builtin_complete(L, idx, p, 0);
+      } else {
+        lua_createtable(L, 0, (int)p->ns->count);
+        pso_compat_setiuservalue(L, idx, 1);
+      }
+    } else if (whole) {
+      builtin_complete(L, idx, p, lua_gettop(L));
+      lua_pop(L, 1);
+    } else {
+      return;
+    }
+  }
+  pso_compat_getiuservalue(L, idx, 1);
+}
+
 int psoi_preset_data(lua_State *L, int idx) {
   if (!psoi_proxy_kind(L, idx)) return 0;
-  pso_compat_getiuservalue(L, idx, 1);
+  proxy_data(L, idx, 1);
   return 1;
 }
 
@@ -262,10 +347,32 @@ static void proxy_checked_data(lua_State *L, int idx, const char *fn) {
 ** error naming the presets there ("never nil": a typo must not silently
 ** become the runtime default). */
 static int proxy_index(lua_State *L) {
-  proxy_checked_data(L, 1, "index");
+  const proxy_ud *p;
+  if (!psoi_proxy_kind(L, 1))
+    return psoi_error(L, "index: expected a preset or a preset namespace, got %s",
+                      luaL_typename(L, 1));
+  lua_settop(L, 2);
+  proxy_data(L, 1, 0);
   lua_pushvalue(L, 2);
-  lua_rawget(L, -2);
+  lua_rawget(L, 3);
   if (!lua_isnil(L, -1)) return 1;
+  p = lua_touserdata(L, 1);
+  if (p->ns && !p->complete) { /* a built-in preset not made yet, or none */
+    size_t i;
+    const char *key = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : NULL;
+    for (i = 0; key && i < p->ns->count; i++) {
+      if (strcmp(p->ns->defs[i].key, key) != 0) continue;
+      lua_pop(L, 1);
+      push_builtin_preset(L, &p->ns->defs[i]);
+      lua_pushvalue(L, 2);
+      lua_pushvalue(L, -2);
+      lua_rawset(L, 3);
+      return 1;
+    }
+    lua_settop(L, 2); /* unknown: the whole namespace for the message */
+    proxy_data(L, 1, 1);
+    lua_pushnil(L);
+  }
   if (psoi_proxy_tag(L, 1) == PSOI_PROXY_NAMESPACE) {
     const char *cands[64], *ns = lua_tostring(L, -1);
     char sugg[320];
@@ -344,10 +451,12 @@ static void push_proxy_mt(lua_State *L) {
 /* A new proxy of the given kind for the data table at data_idx, tagged
 ** with the string at -1. Pops the tag, pushes the proxy. */
 static void push_proxy(lua_State *L, int data_idx, int kind) {
-  unsigned char *k;
+  proxy_ud *p;
   data_idx = lua_absindex(L, data_idx);
-  k = pso_compat_newuserdata_n(L, 1, 2); /* the proxy */
-  k[0] = (unsigned char)kind;
+  p = pso_compat_newuserdata_n(L, sizeof *p, 2); /* the proxy */
+  p->kind = (unsigned char)kind;
+  p->complete = 0;
+  p->ns = NULL;
   lua_insert(L, -2);
   pso_compat_setiuservalue(L, -2, 2); /* the tag */
   lua_pushvalue(L, data_idx);
@@ -363,10 +472,38 @@ void psoi_wrap_preset(lua_State *L, int data_idx, const char *name) {
   push_proxy(L, data_idx, PSOI_PROXY_PRESET);
 }
 
-void psoi_wrap_namespace(lua_State *L, int data_idx, const char *name) {
-  data_idx = lua_absindex(L, data_idx);
-  lua_pushstring(L, name);
-  push_proxy(L, data_idx, PSOI_PROXY_NAMESPACE);
+/* A built-in preset: its data table made from the definition, the proxy
+** over it. Pushed. */
+static void push_builtin_preset(lua_State *L, const psoi_preset_def *d) {
+  const psoi_preset_field *f;
+  int n = 0;
+  for (f = d->fields; f->kind; f++) n++;
+  lua_createtable(L, 0, n);
+  for (f = d->fields; f->kind; f++) {
+    switch (f->kind) {
+    case 'b': lua_pushboolean(L, f->n != 0); break;
+    case 's': lua_pushstring(L, f->s); break;
+    case 'i': lua_pushinteger(L, (lua_Integer)f->n); break;
+    default: lua_pushnumber(L, (lua_Number)f->n); break;
+    }
+    lua_setfield(L, -2, f->key);
+  }
+  lua_pushstring(L, d->label);
+  push_proxy(L, -2, PSOI_PROXY_PRESET);
+  lua_remove(L, -2);
+}
+
+void psoi_push_builtin_namespace(lua_State *L, const psoi_preset_ns *ns) {
+  proxy_ud *p;
+  luaL_checkstack(L, 4, "pso: stack overflow");
+  p = pso_compat_newuserdata_n(L, sizeof *p, 2);
+  p->kind = PSOI_PROXY_NAMESPACE;
+  p->complete = 0;
+  p->ns = ns;
+  lua_pushstring(L, ns->name);
+  pso_compat_setiuservalue(L, -2, 2); /* the tag; the data table comes on first use */
+  push_proxy_mt(L);
+  lua_setmetatable(L, -2);
 }
 
 static int is_proxy(lua_State *L, int idx) {

@@ -5,6 +5,7 @@
 #
 #   bash tests/bench/bench_library.sh [BINDIR] [--pipelines N] [--runs R]
 #                                     [--callgrind] [--syscalls] [--keep DIR]
+#                                     [--ref REFBIN]
 #
 # BINDIR (default build/bin) holds psoc and psoc_gen_library. The library
 # is generated once (psoc_gen_library DIR --pipelines N, default 10000:
@@ -22,7 +23,10 @@
 # (strace -f -c; load-independent, like the instruction count). Where GNU
 # time is installed (/usr/bin/time), one more run of each side counts its
 # page faults (minor: memory the process touches for the first time or
-# again after handing it back). Prints
+# again after handing it back). --ref REFBIN (a psoc binary, e.g. main's
+# build) adds (c) REFBIN check DIR to the same alternating loop, with its
+# ratios to the stub and to (a), and its page faults and instruction count
+# where those are taken: before/after in one run. Prints
 # RESULT, RATIO and TARGET lines; asserts nothing about speed (exit 0
 # unless a side fails to run).
 set -euo pipefail
@@ -33,6 +37,7 @@ runs=3
 callgrind=0
 syscalls=0
 keep=
+ref=
 while [[ $# -gt 0 ]]; do
     case $1 in
         --pipelines) pipelines=$2; shift 2 ;;
@@ -40,7 +45,8 @@ while [[ $# -gt 0 ]]; do
         --callgrind) callgrind=1; shift ;;
         --syscalls) syscalls=1; shift ;;
         --keep) keep=$2; shift 2 ;;
-        -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --ref) ref=$2; shift 2 ;;
+        -h|--help) sed -n '2,31p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         -*) echo "bench_library.sh: unknown option $1" >&2; exit 2 ;;
         *) bin=$1; shift ;;
     esac
@@ -54,6 +60,10 @@ for f in "$psoc" "$gen"; do
     [[ -x $f ]] || { echo "bench_library.sh: $f not built" >&2; exit 2; }
 done
 command -v "$lua" >/dev/null || { echo "bench_library.sh: $lua not found" >&2; exit 2; }
+if [[ -n $ref ]]; then
+    [[ -x $ref ]] || { echo "bench_library.sh: --ref $ref is not an executable" >&2; exit 2; }
+    ref=$(cd "$(dirname "$ref")" && pwd)/$(basename "$ref")
+fi
 
 if [[ -n $keep ]]; then
     tmp=$keep
@@ -73,6 +83,7 @@ fi
 files=$(wc -l <"$tmp/list")
 
 run_psoc() { (cd "$lib" && "$psoc" check . >"$tmp/psoc.out" 2>&1); }
+run_ref() { (cd "$lib" && "$ref" check . >"$tmp/ref.out" 2>&1); }
 run_stub() { (cd "$lib" && "$lua" "$stub" . "$tmp/list" "$@" >"$tmp/stub.out" 2>&1); }
 
 # seconds (wall, user, system) of one run of "$@", as "W U S"
@@ -84,13 +95,20 @@ measure() {
 
 run_psoc || { echo "bench_library.sh: psoc check failed:"; tail -5 "$tmp/psoc.out"; exit 1; }
 run_stub || { echo "bench_library.sh: the stub failed:"; tail -5 "$tmp/stub.out"; exit 1; }
+if [[ -n $ref ]]; then
+    run_ref || { echo "bench_library.sh: $ref check failed:"; tail -5 "$tmp/ref.out"; exit 1; }
+fi
 summary=$(tail -1 "$tmp/psoc.out")
 echo "library: $files files, $pipelines pipelines requested ($lib)"
 echo "psoc check: $summary"
 echo "stub:       $(tail -1 "$tmp/stub.out")"
+[[ -z $ref ]] || echo "ref check:  $(tail -1 "$tmp/ref.out") ($ref)"
 
-pw=(); pu=(); ps=(); sw=(); su=(); ss=(); bw=(); bu=()
+pw=(); pu=(); ps=(); sw=(); su=(); ss=(); bw=(); bu=(); rw=(); ru=(); rs=()
 for ((i = 0; i < runs; i++)); do
+    if [[ -n $ref ]]; then
+        read -r w u y < <(measure run_ref); rw+=("$w"); ru+=("$u"); rs+=("$y")
+    fi
     read -r w u y < <(measure run_psoc); pw+=("$w"); pu+=("$u"); ps+=("$y")
     read -r w u y < <(measure run_stub); sw+=("$w"); su+=("$u"); ss+=("$y")
     read -r w u y < <(measure run_stub --bytecode); bw+=("$w"); bu+=("$u")
@@ -116,6 +134,21 @@ echo "RATIO library_check_user $(ratio "$mpu" "$msu")"
 echo "RATIO library_check_wall $(ratio "$mpw" "$msw")"
 echo "RATIO library_check_sys $(ratio "$mps" "$mss")"
 echo "RATIO library_check_user_vs_bytecode_stub $(ratio "$mpu" "$mbu")"
+if [[ -n $ref ]]; then
+    mrw=$(median "${rw[@]}"); mru=$(median "${ru[@]}"); mrs=$(median "${rs[@]}")
+    printf '%-34s %12s %12s %8s\n' "--ref: wall seconds" "$mrw" "$msw" "$(ratio "$mrw" "$msw")"
+    printf '%-34s %12s %12s %8s\n' "--ref: user CPU seconds" "$mru" "$msu" "$(ratio "$mru" "$msu")"
+    printf '%-34s %12s %12s %8s\n' "--ref: system CPU seconds" "$mrs" "$mss" "$(ratio "$mrs" "$mss")"
+    echo "RESULT library_ref_wall_s $mrw"
+    echo "RESULT library_ref_user_s $mru"
+    echo "RESULT library_ref_sys_s $mrs"
+    echo "RATIO library_ref_wall $(ratio "$mrw" "$msw")"
+    echo "RATIO library_ref_user $(ratio "$mru" "$msu")"
+    echo "RATIO library_ref_sys $(ratio "$mrs" "$mss")"
+    # this build against the reference: below 1 is faster
+    echo "RATIO library_check_wall_vs_ref $(ratio "$mpw" "$mrw")"
+    echo "RATIO library_check_user_vs_ref $(ratio "$mpu" "$mru")"
+fi
 
 headline=$(ratio "$mpu" "$msu")
 gnutime=${GNU_TIME:-/usr/bin/time}
@@ -130,6 +163,11 @@ if [[ -x $gnutime ]] && "$gnutime" -f %R true >/dev/null 2>&1; then
     echo "RESULT library_check_page_faults $fp"
     echo "RESULT library_stub_page_faults $fs"
     echo "RATIO library_check_page_faults $(ratio "$fp" "$fs")"
+    if [[ -n $ref ]]; then
+        fr=$(faults "$ref" check .)
+        printf '%-34s %12s %12s %8s\n' "--ref: page faults" "$fr" "$fs" "$(ratio "$fr" "$fs")"
+        echo "RESULT library_ref_page_faults $fr"
+    fi
 fi
 if [[ $syscalls == 1 ]]; then
     command -v strace >/dev/null || { echo "bench_library.sh: strace not found" >&2; exit 2; }
@@ -152,6 +190,14 @@ if [[ $callgrind == 1 ]]; then
         --log-file="$tmp/cg.stub.log" "$lua" "$stub" . "$tmp/list" >/dev/null 2>&1) || true
     ip=$(ir "$tmp/cg.psoc.log"); is=$(ir "$tmp/cg.stub.log")
     printf '%-34s %12s %12s %8s\n' "callgrind instructions" "$ip" "$is" "$(ratio "$ip" "$is")"
+    if [[ -n $ref ]]; then
+        (cd "$lib" && valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.ref" \
+            --log-file="$tmp/cg.ref.log" "$ref" check . >/dev/null 2>&1) || true
+        ir_ref=$(ir "$tmp/cg.ref.log")
+        printf '%-34s %12s %12s %8s\n' "--ref: callgrind instructions" "$ir_ref" "$is" "$(ratio "$ir_ref" "$is")"
+        echo "RESULT library_ref_ir $ir_ref"
+        echo "RATIO library_ref_ir $(ratio "$ir_ref" "$is")"
+    fi
     awk -v a="$ip" -v f="$files" 'BEGIN { printf "RESULT library_check_ir_per_file %.0f\n", a / f }'
     awk -v a="$is" -v f="$files" 'BEGIN { printf "RESULT library_stub_ir_per_file %.0f\n", a / f }'
     echo "RATIO library_check_ir $(ratio "$ip" "$is")"

@@ -180,6 +180,41 @@ START_TEST(test_evaluate_string) {
 }
 END_TEST
 
+/* A shader object holds the string its bytes came in (the file read, or
+** bytes = ...) instead of a copy of it: the bytes stay the object's after
+** every other reference to the string is gone and the collector has run
+** many times, and the stream borrows exactly them. */
+START_TEST(test_shader_holds_its_bytes) {
+  static const char src[] =
+    "local pso = require 'pso'\n"
+    "local function make() return pso.shader { bytes = string.rep('DXBC', 64) .. tostring(12345) } end\n"
+    "local s, f = make(), pso.shader 'cs.cso'\n"
+    "local junk = {}\n"
+    "for i = 1, 20000 do junk[i % 64 + 1] = string.rep('z', 256) .. (i % 10000 + 10000) end\n"
+    "assert(s.bytes == string.rep('DXBC', 64) .. '12345' and s.size == 261 and #s == 261)\n"
+    "assert(s.file == nil and f.file == 'cs.cso' and f.kind == 'shader' and f.size == #f.bytes)\n"
+    "assert(s == pso.shader { bytes = s.bytes } and s ~= f)\n"
+    "assert(tostring(f) == \"shader 'cs.cso' (\" .. f.size .. ' bytes)')\n"
+    "return { pso.compute { name = 'a', cs = s }, pso.compute { name = 'b', cs = f } }\n";
+  psol_options o = sandbox_options();
+  psol_result r;
+  D3D12_SHADER_BYTECODE bc;
+  char want[261];
+  int i;
+  for (i = 0; i < 256; i++) want[i] = "DXBC"[i % 4];
+  for (i = 0; i < 5; i++) want[256 + i] = (char)('1' + i); /* .. "12345" */
+  ck_assert_int_eq(psol_evaluate_string(&o, "=held", src, strlen(src), &r), PSOC_OK);
+  ck_assert_msg(r.count == 2, "%s", r.error);
+  ck_assert_ptr_nonnull(find_cs(r.pipelines[0].stream, &bc));
+  ck_assert_uint_eq(bc.BytecodeLength, 261);
+  ck_assert_int_eq(memcmp(bc.pShaderBytecode, want, 261), 0);
+  ck_assert_ptr_nonnull(find_cs(r.pipelines[1].stream, &bc));
+  ck_assert_uint_eq(bc.BytecodeLength, sizeof cs_bytes);
+  ck_assert_int_eq(memcmp(bc.pShaderBytecode, cs_bytes, sizeof cs_bytes), 0);
+  psol_result_free(&r);
+}
+END_TEST
+
 typedef struct log_capture {
   char text[256];
   size_t len;
@@ -828,6 +863,7 @@ Suite *suite_sandbox(void) {
   tcase_add_checked_fixture(tc, sandbox_make_tree, sandbox_remove_tree);
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_evaluate_string);
+  tcase_add_test(tc, test_shader_holds_its_bytes);
   tcase_add_test(tc, test_evaluate_file_with_require_and_print);
   tcase_add_test(tc, test_default_root_is_script_directory);
   tcase_add_test(tc, test_result_allocator_is_honoured);

@@ -82,6 +82,117 @@ START_TEST(test_cache_isolation) {
 }
 END_TEST
 
+/* The built-in presets are one set of definitions for the whole process
+** (static, read-only; pso_presets.c), each state making a preset's table
+** and proxy when a script first names it. Every way a script has at a
+** preset, a namespace or the values it got from one changes nothing the
+** next state sees. */
+static const char preset_attack[] =
+  "local pso = require 'pso'\n"
+  "local out = {}\n"
+  "local function add(v) out[#out + 1] = tostring(v) end\n"
+  "local a = pso.blend.alpha\n"
+  "add(a.src) add(a.dst) add(a.enable) add(a.write_mask)\n"
+  "add(pso.rasterizer.shadow_bias.depth_bias) add(pso.depth.reverse_z.func)\n"
+  "add(rawequal(a, pso.blend.alpha)) add(type(getmetatable(a)))\n"
+  "add(pcall(function() a.src = 'zero' end))\n"
+  "add(pcall(rawset, a, 'src', 'zero'))\n"
+  "add(pcall(rawset, pso.blend, 'alpha', { src = 'zero' }))\n"
+  "add(pcall(setmetatable, a, {}))\n"
+  "add(pcall(setmetatable, pso.blend, {}))\n"
+  "add(pcall(function() pso.blend.alpha = pso.blend.opaque end))\n"
+  "add(pcall(function() pso.depth.mine = {} end))\n"
+  "local mt = getmetatable(pso.blend)\n"
+  "add(pcall(function() mt.__index = function() return 'zero' end end))\n"
+  "local c = pso.copy(a) c.src = 'zero' c.enable = false\n"
+  "for k, v in pso.preset_pairs(a) do if type(v) == 'table' then v.src = 'zero' end end\n"
+  "local p = pso.graphics { name = 'p', vs = pso.shader 'vs.cso', blend = a }\n"
+  "add(p.blend.render_targets[1].src)\n"
+  "pso.blend = { alpha = { src = 'zero' } }\n" /* this state's module table only */
+  "return table.concat(out, ' ')\n";
+
+START_TEST(test_builtin_presets_shared_readonly) {
+  static const char expect[] = "src_alpha inv_src_alpha true all 1000 greater_equal true string "
+                               "false false false false false false false false src_alpha";
+  psol_options o = sandbox_options();
+  char out[512];
+  int i;
+  for (i = 0; i < 3; i++) {
+    ck_assert_msg(run_fresh(&o, preset_attack, out, sizeof out) == LUA_OK, "%s", out);
+    ck_assert_msg(strcmp(out, expect) == 0, "evaluation %d saw '%s'", i, out);
+  }
+}
+END_TEST
+
+/* A namespace read as a whole (pairs, #, an unknown name's list) holds
+** every preset whichever of them the state made before, and keeps those
+** it made (the same proxies). (The order pairs gives depends on the
+** state's string hash seed, so only the sets are compared.) */
+static const char *const rasterizer_presets[] = {
+  "default", "cull_none", "cull_front", "wireframe", "shadow_bias"
+};
+
+START_TEST(test_builtin_presets_made_on_use) {
+  static const char whole[] =
+    "local pso = require 'pso'\n"
+    "local t = {}\n"
+    "for _, ns in ipairs { 'blend', 'rasterizer', 'depth' } do\n"
+    "  local names = {}\n"
+    "  for k in pso.preset_pairs(pso[ns]) do names[#names + 1] = k end\n"
+    "  table.sort(names)\n"
+    "  t[#t + 1] = table.concat(names, ',')\n"
+    "end\n"
+    "return table.concat(t, ' ') .. ' ' .. #pso.blend\n";
+  static const char named_first[] =
+    "local pso = require 'pso'\n"
+    "local m, al, ro = pso.blend.multiply, pso.blend.alpha, pso.depth.read_only\n"
+    "local sb = pso.rasterizer.shadow_bias\n"
+    "local t, same = {}, true\n"
+    "for _, ns in ipairs { 'blend', 'rasterizer', 'depth' } do\n"
+    "  local names = {}\n"
+    "  for k, v in pso.preset_pairs(pso[ns]) do\n"
+    "    names[#names + 1] = k\n"
+    "    if tostring(v) ~= 'preset ' .. ns .. '.' .. k then same = false end\n"
+    "    if k == 'alpha' then same = same and rawequal(v, al) end\n"
+    "    if k == 'multiply' then same = same and rawequal(v, m) end\n"
+    "    if k == 'read_only' then same = same and rawequal(v, ro) end\n"
+    "    if k == 'shadow_bias' then same = same and rawequal(v, sb) end\n"
+    "  end\n"
+    "  table.sort(names)\n"
+    "  t[#t + 1] = table.concat(names, ',')\n"
+    "end\n"
+    "same = same and rawequal(pso.blend.alpha, al) and al.src == 'src_alpha'\n"
+    "return table.concat(t, ' ') .. ' ' .. #pso.blend .. ' ' .. tostring(same)\n";
+  static const char unknown_fresh[] =
+    "local pso = require 'pso'\n"
+    "local ok, e = pcall(function() return pso.rasterizer.zzzzzzzz end)\n"
+    "return tostring(ok) .. ' ' .. e\n";
+  static const char unknown_after[] =
+    "local pso = require 'pso'\n"
+    "local w, d = pso.rasterizer.wireframe, pso.rasterizer.default\n"
+    "local ok, e = pcall(function() return pso.rasterizer.zzzzzzzz end)\n"
+    "return tostring(ok) .. ' ' .. e .. ' ' .. tostring(rawequal(w, pso.rasterizer.wireframe))\n";
+  psol_options o = sandbox_options();
+  char a[512], b[512];
+  size_t i, n;
+  ck_assert_msg(run_fresh(&o, whole, a, sizeof a) == LUA_OK, "%s", a);
+  ck_assert_str_eq(a, "additive,alpha,multiply,opaque,premultiplied "
+                      "cull_front,cull_none,default,shadow_bias,wireframe "
+                      "default,disabled,equal,read_only,reverse_z 0");
+  ck_assert_msg(run_fresh(&o, named_first, b, sizeof b) == LUA_OK, "%s", b);
+  n = strlen(a);
+  ck_assert_msg(strncmp(a, b, n) == 0 && strcmp(b + n, " true") == 0, "'%s' against '%s'", a, b);
+  ck_assert_msg(run_fresh(&o, unknown_fresh, a, sizeof a) == LUA_OK, "%s", a);
+  ck_assert_msg(run_fresh(&o, unknown_after, b, sizeof b) == LUA_OK, "%s", b);
+  ck_assert_msg(strncmp(a, "false ", 6) == 0 && strstr(a, "unknown preset ("), "%s", a);
+  ck_assert_msg(strcmp(b + strlen(b) - 5, " true") == 0, "%s", b);
+  for (i = 0; i < 5; i++) { /* every name listed, made before or not */
+    ck_assert_msg(strstr(a, rasterizer_presets[i]) != NULL, "%s: no %s", a, rasterizer_presets[i]);
+    ck_assert_msg(strstr(b, rasterizer_presets[i]) != NULL, "%s: no %s", b, rasterizer_presets[i]);
+  }
+}
+END_TEST
+
 START_TEST(test_cache_off) {
   psol_options o = sandbox_options();
   uint64_t hits0, hits1, misses0, misses1;
@@ -349,6 +460,8 @@ void sandbox_cache_cases(Suite *s) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_cache_isolation);
   tcase_add_test(tc, test_cache_off);
+  tcase_add_test(tc, test_builtin_presets_shared_readonly);
+  tcase_add_test(tc, test_builtin_presets_made_on_use);
   tcase_add_test(tc, test_cache_sees_edits);
   tcase_add_test(tc, test_cache_error_positions);
   tcase_add_test(tc, test_cache_budget);
