@@ -85,6 +85,7 @@ typedef struct cook_args {
   const char *roots[MAX_ROOTS];
   const char *output, *cache, *depfile;
   int no_cache, unit, quiet, progress; /* progress: -1 auto, 0 off, 1 on */
+  const cook_cache_stats *index_stats;  /* what loading the index found */
   char **inputs;
   int input_count;
 } cook_args;
@@ -471,6 +472,33 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
             stderr);
     }
   }
+  if (a->o.cache_dir) {
+    /* the index, whether or not the cook succeeds: the entries stored
+    ** are good either way */
+    char err[512];
+    cook_cache_stats cs;
+    memset(&cs, 0, sizeof cs);
+    if (a->index_stats) cs = *a->index_stats;
+    cook_memo_stats(a->o.memo, &cs);
+    if (cook_index_save(a->o.cache_dir, a->o.index, a->o.memo, m, scripts->count, &cs, err,
+                        sizeof err) != 0 &&
+        a->o.verbose) {
+      fputs("psoc cook: the cache index was not written: ", stderr);
+      cli_text(stderr, err);
+      fputs("\n", stderr);
+    }
+    if (a->o.verbose) {
+      static const char *const states[] = { "none", "loaded", "damaged: not used",
+                                            "of another psoc: not used" };
+      fprintf(stderr,
+              "psoc cook: cache index %s (%zu entries); files unchanged by status %zu, read and "
+              "hashed %zu; index %s",
+              states[cs.index_state], cs.index_entries, cs.by_status, cs.hashed,
+              cs.index_written ? "written" : "not rewritten");
+      if (cs.index_written) fprintf(stderr, " (%zu entries)", cs.index_written);
+      fputs("\n", stderr);
+    }
+  }
   if (a->unit) {
     rc = m[0].unreadable ? CLI_EXIT_USAGE : cook_unit(a, &m[0]);
     goto done;
@@ -506,6 +534,8 @@ int cli_cook_main(int argc, char **argv) {
   cli_paths scripts = { NULL, 0, 0 };
   char err[512], cache[PSOC_PLAT_PATH_MAX];
   uint64_t start = psoc_plat_now_ns();
+  cook_index *index = NULL;
+  cook_cache_stats index_stats;
   int rc;
   memset(&a, 0, sizeof a);
   if ((a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs)) == NULL) {
@@ -533,7 +563,14 @@ int cli_cook_main(int argc, char **argv) {
   a.o.progress = a.progress == 1 || (a.progress == -1 && !a.quiet && psoc_plat_isatty(1) &&
                                      psoc_plat_isatty(2));
   a.o.memo = cook_memo_new(); /* NULL: no memo, only slower */
+  if (a.o.cache_dir && a.o.memo) {
+    memset(&index_stats, 0, sizeof index_stats);
+    index = cook_index_load(a.o.cache_dir, a.o.memo, &index_stats);
+    a.o.index = index;
+    a.index_stats = &index_stats;
+  }
   rc = run_cook(&a, &scripts, start);
+  cook_index_free(index);
   cook_memo_free(a.o.memo);
 done:
   cli_paths_free(&scripts);
