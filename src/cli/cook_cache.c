@@ -543,13 +543,16 @@ miss:
 **           cache magic, psoc's version and the archive format: another
 **           psoc's index is stale), u64 paths, u64 entries, u64 payload
 **           bytes, u64 XXH3-64 of the payload
-**   paths   per path: u64 size, hash, mtime_ns, ctime_ns, ino, dev, taken
-**           (the wall time before the status was taken), u32 valid (the
-**           status stands for the content hash), u32 length, the bytes
-**   entries per entry (in key order): u64 key, unit hash, unit size,
-**           pipelines; u32 files, report length; per file u32 path
-**           number, u32 0, u64 hash, u64 size (what the unit was made
-**           from: script first); the report's bytes
+**   paths   per path: u64 size, hash (its content when it was last
+**           read), mtime_ns, ctime_ns, ino, dev (its status then), taken
+**           (the wall time before the status was taken); u32 flags (1:
+**           content known, 2: the status stands for that content), u32
+**           length, the bytes and a NUL
+**   entries per entry, in key order: u64 key, unit hash, unit size,
+**           pipelines; u32 files, report length; per file (what the unit
+**           was made from, script first) u32 path number, with bit 31 set
+**           when u64 hash and u64 size follow (else they are the path's
+**           content above); the report's bytes
 ** Anything that does not parse, or a checksum that does not match, makes
 ** the whole index unusable (then every lookup takes the .dep path). */
 #define INDEX_MAGIC "PSOCCIX1"
@@ -577,6 +580,7 @@ struct cook_index {
   ix_entry *entries;
   size_t entry_count;
   ix_file *files;
+  ix_file *known;       /* per path: its content (path: 1 when known) */
   size_t *slots;        /* key -> entry + 1 (0: free) */
   size_t cap;
 };
@@ -609,6 +613,7 @@ void cook_index_free(cook_index *ix) {
   free((void *)ix->paths);
   free(ix->entries);
   free(ix->files);
+  free(ix->known);
   free(ix->slots);
   free(ix);
 }
@@ -628,14 +633,16 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
   /* every path takes 64 bytes at least, every entry 40 */
   if (npaths > payload / 64 || nentries > payload / 40) return -1;
   p += INDEX_HEADER;
-  if ((ix->paths = calloc((size_t)npaths + 1, sizeof *ix->paths)) == NULL) return -1;
+  if ((ix->paths = calloc((size_t)npaths + 1, sizeof *ix->paths)) == NULL ||
+      (ix->known = calloc((size_t)npaths + 1, sizeof *ix->known)) == NULL)
+    return -1;
   /* the paths (each NUL-terminated in the file), and their recorded
   ** statuses into the memo: every path an entry names is there, valid
   ** or not (cook_index_save finds them all in it) */
   for (i = 0; i < npaths; i++) {
     psoc_plat_file_sig sig;
     uint64_t hash, size, taken;
-    uint32_t valid, len;
+    uint32_t flags, len;
     memo_entry *e;
     if (end - p < 64) return -1;
     len = get32(p + 60);
@@ -648,19 +655,22 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
     sig.ino = get64(p + 32);
     sig.dev = get64(p + 40);
     taken = get64(p + 48);
-    valid = get32(p + 56);
+    flags = get32(p + 56);
     sig.size = size;
     sig.kind = PSOC_PLAT_FILE;
     if (p[64 + len] != 0 || memchr(p + 64, 0, len)) return -1; /* NUL-terminated, no NUL inside */
     ix->paths[i] = (const char *)p + 64;
-    if (valid > 1) return -1;
+    if (flags > 3 || flags == 2) return -1;
+    ix->known[i].hash = hash;
+    ix->known[i].size = size;
+    ix->known[i].path = flags & 1;
     if (memo) {
       uint64_t key = psoc_xxh3(ix->paths[i], len);
       psoc_plat_mutex_lock(&memo->lock);
       e = memo_slot(memo->hashes.slots, memo->hashes.cap, key, ix->paths[i]);
       if (!e->path && (e = memo_put(&memo->hashes, key, ix->paths[i])) != NULL) {
         e->state = MEMO_FROM_INDEX;
-        e->pair = valid == 1;
+        e->pair = flags == 3;
         e->sig = sig;
         e->taken = taken;
         e->hash = hash;
@@ -677,13 +687,18 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
   {
     const unsigned char *q = p;
     for (i = 0; i < nentries; i++) {
-      uint32_t nf, rl;
+      uint32_t nf, rl, f;
       if (end - q < 40) return -1;
       nf = get32(q + 32);
       rl = get32(q + 36);
-      if ((uint64_t)(end - q - 40) < (uint64_t)nf * 24 + rl) return -1;
+      q += 40;
+      for (f = 0; f < nf; f++) {
+        if (end - q < 4) return -1;
+        q += get32(q) & 0x80000000u ? 20 : 4;
+      }
+      if (q > end || (uint64_t)(end - q) < rl) return -1;
       total_files += nf;
-      q += 40 + (size_t)nf * 24 + rl;
+      q += rl;
     }
     if (q != end) return -1;
   }
@@ -701,12 +716,21 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
     if (en->file_count == 0 || (i > 0 && en->key <= ix->entries[i - 1].key)) return -1;
     p += 40;
     en->files = &ix->files[total_files];
-    for (f = 0; f < en->file_count; f++, p += 24) {
+    for (f = 0; f < en->file_count; f++) {
       ix_file *xf = &ix->files[total_files++];
-      xf->path = get32(p);
+      uint32_t ref = get32(p);
+      xf->path = ref & 0x7fffffffu;
       if (xf->path >= npaths) return -1;
-      xf->hash = get64(p + 8);
-      xf->size = get64(p + 16);
+      if (ref & 0x80000000u) {
+        xf->hash = get64(p + 4);
+        xf->size = get64(p + 12);
+        p += 20;
+      } else {
+        if (!ix->known[xf->path].path) return -1;
+        xf->hash = ix->known[xf->path].hash;
+        xf->size = ix->known[xf->path].size;
+        p += 4;
+      }
     }
     en->report = (const char *)p;
     p += en->report_len;
@@ -813,35 +837,41 @@ typedef struct out_buf {
   int failed;
 } out_buf;
 
-static void out_add(out_buf *b, const void *s, size_t n) {
-  if (b->failed) return;
+/* Room for n more bytes at the end of b (its size grown by n), or NULL
+** (b->failed set) when out of memory. */
+static unsigned char *out_room(out_buf *b, size_t n) {
+  unsigned char *p;
+  if (b->failed) return NULL;
   if (b->size + n > b->cap) {
     size_t want = b->cap ? b->cap : 65536;
-    unsigned char *p;
     while (want < b->size + n) want *= 2;
     if ((p = realloc(b->data, want)) == NULL) {
       b->failed = 1;
-      return;
+      return NULL;
     }
     b->data = p;
     b->cap = want;
   }
-  memcpy(b->data + b->size, s, n);
+  p = b->data + b->size;
   b->size += n;
+  return p;
 }
 
-static void out64(out_buf *b, uint64_t v) {
-  unsigned char t[8];
-  int i;
-  for (i = 0; i < 8; i++) t[i] = (unsigned char)(v >> (8 * i));
-  out_add(b, t, 8);
+static void out_add(out_buf *b, const void *s, size_t n) {
+  unsigned char *p = out_room(b, n);
+  if (p && n) memcpy(p, s, n);
 }
 
-static void out32(out_buf *b, uint32_t v) {
-  unsigned char t[4];
+static unsigned char *put64(unsigned char *p, uint64_t v) {
   int i;
-  for (i = 0; i < 4; i++) t[i] = (unsigned char)(v >> (8 * i));
-  out_add(b, t, 4);
+  for (i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+  return p + 8;
+}
+
+static unsigned char *put32(unsigned char *p, uint32_t v) {
+  int i;
+  for (i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+  return p + 4;
 }
 
 /* One entry to write: a material of this run or an old entry. */
@@ -873,7 +903,8 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   size_t total = 0, kept = 0, i, j, news = 0;
   memo_entry **order = NULL;
   uint32_t npaths = 0;
-  out_buf paths = { NULL, 0, 0, 0 }, entries = { NULL, 0, 0, 0 }, head = { NULL, 0, 0, 0 };
+  out_buf paths = { NULL, 0, 0, 0 }, entries = { NULL, 0, 0, 0 };
+  unsigned char *q;
   int rc = -1, e;
   st->index_written = 0;
   if (!memo) return 0;
@@ -902,62 +933,73 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   qsort(all, total, sizeof *all, out_entry_cmp);
   for (i = 0; i < memo->hashes.cap; i++) memo->hashes.slots[i].out_id = 0;
   for (i = 0; i < total; i++) {
-    size_t nf;
+    const cook_material *mm = all[i].m;
+    const ix_entry *oe = all[i].old;
+    size_t nf, report_len;
     const char *report;
-    size_t report_len;
     if (i > 0 && all[i].key == all[i - 1].key) continue; /* replaced by this run's */
-    nf = all[i].m ? all[i].m->file_count : all[i].old->file_count;
-    report = all[i].m ? (all[i].m->report ? all[i].m->report : "") : all[i].old->report;
-    report_len = all[i].m ? strlen(report) : all[i].old->report_len;
-    out64(&entries, all[i].key);
-    out64(&entries, all[i].m ? all[i].m->unit_hash : all[i].old->unit_hash);
-    out64(&entries, all[i].m ? all[i].m->unit_bytes : all[i].old->unit_size);
-    out64(&entries, all[i].m ? (uint64_t)all[i].m->pipelines : all[i].old->pipelines);
-    out32(&entries, (uint32_t)nf);
-    out32(&entries, (uint32_t)report_len);
+    nf = mm ? mm->file_count : oe->file_count;
+    report = mm ? (mm->report ? mm->report : "") : oe->report;
+    report_len = mm ? strlen(report) : oe->report_len;
+    if ((q = out_room(&entries, 40 + nf * 20 + report_len)) == NULL) goto nomem;
+    q = put64(q, all[i].key);
+    q = put64(q, mm ? mm->unit_hash : oe->unit_hash);
+    q = put64(q, mm ? mm->unit_bytes : oe->unit_size);
+    q = put64(q, mm ? (uint64_t)mm->pipelines : oe->pipelines);
+    q = put32(q, (uint32_t)nf);
+    q = put32(q, (uint32_t)report_len);
     for (j = 0; j < nf; j++) {
-      const char *fp = all[i].m ? all[i].m->files[j].path : old->paths[all[i].old->files[j].path];
+      const char *fp = mm ? mm->files[j].path : old->paths[oe->files[j].path];
+      uint64_t fh = mm ? mm->files[j].hash : oe->files[j].hash;
+      uint64_t fs = mm ? mm->files[j].size : oe->files[j].size;
       memo_entry *me = memo_find(memo, fp);
       if (!me) goto nomem; /* every path is in the memo (the index's were put there) */
       if (!me->out_id) {
         me->out_id = ++npaths;
         order[npaths - 1] = me;
       }
-      out32(&entries, me->out_id - 1);
-      out32(&entries, 0);
-      out64(&entries, all[i].m ? all[i].m->files[j].hash : all[i].old->files[j].hash);
-      out64(&entries, all[i].m ? all[i].m->files[j].size : all[i].old->files[j].size);
+      if (me->ok && me->hash == fh && me->size == fs) {
+        q = put32(q, me->out_id - 1);
+      } else {
+        q = put32(q, (me->out_id - 1) | 0x80000000u);
+        q = put64(q, fh);
+        q = put64(q, fs);
+      }
     }
-    out_add(&entries, report, report_len);
+    memcpy(q, report, report_len);
+    q += report_len;
+    entries.size = (size_t)(q - entries.data); /* the room not taken by short refs */
     kept++;
   }
+  if (!out_room(&paths, INDEX_HEADER)) goto nomem;
   for (i = 0; i < npaths; i++) {
     const memo_entry *me = order[i];
     size_t len = strlen(me->path);
-    int valid = me->pair && me->ok;
-    out64(&paths, valid ? me->size : 0);
-    out64(&paths, valid ? me->hash : 0);
-    out64(&paths, valid ? me->sig.mtime_ns : 0);
-    out64(&paths, valid ? me->sig.ctime_ns : 0);
-    out64(&paths, valid ? me->sig.ino : 0);
-    out64(&paths, valid ? me->sig.dev : 0);
-    out64(&paths, valid ? me->taken : 0);
-    out32(&paths, valid ? 1u : 0u);
-    out32(&paths, (uint32_t)len);
-    out_add(&paths, me->path, len + 1);
+    uint32_t flags = me->ok ? (me->pair ? 3u : 1u) : 0u;
+    int sig = flags == 3;
+    if ((q = out_room(&paths, 64 + len + 1)) == NULL) goto nomem;
+    q = put64(q, me->ok ? me->size : 0);
+    q = put64(q, me->ok ? me->hash : 0);
+    q = put64(q, sig ? me->sig.mtime_ns : 0);
+    q = put64(q, sig ? me->sig.ctime_ns : 0);
+    q = put64(q, sig ? me->sig.ino : 0);
+    q = put64(q, sig ? me->sig.dev : 0);
+    q = put64(q, sig ? me->taken : 0);
+    q = put32(q, flags);
+    q = put32(q, (uint32_t)len);
+    memcpy(q, me->path, len + 1);
   }
   out_add(&paths, entries.data ? entries.data : (const unsigned char *)"", entries.size);
-  if (paths.failed || entries.failed) goto nomem;
-  out_add(&head, INDEX_MAGIC, 8);
-  out32(&head, 1);
-  out32(&head, 0);
-  out64(&head, index_build());
-  out64(&head, npaths);
-  out64(&head, kept);
-  out64(&head, paths.size);
-  out64(&head, psoc_xxh3(paths.data ? paths.data : (const unsigned char *)"", paths.size));
-  out_add(&head, paths.data ? paths.data : (const unsigned char *)"", paths.size);
-  if (head.failed) goto nomem;
+  if (paths.failed) goto nomem;
+  q = paths.data;
+  memcpy(q, INDEX_MAGIC, 8);
+  q = put32(q + 8, 1);
+  q = put32(q, 0);
+  q = put64(q, index_build());
+  q = put64(q, npaths);
+  q = put64(q, kept);
+  q = put64(q, paths.size - INDEX_HEADER);
+  (void)put64(q, psoc_xxh3(paths.data + INDEX_HEADER, paths.size - INDEX_HEADER));
   if ((e = psoc_plat_mkdir(cache_dir)) != 0 ||
       (size_t)snprintf(path, sizeof path, "%s/" INDEX_NAME, cache_dir) >= sizeof path) {
     snprintf(err, n, "%s: cannot create the cache folder: %s", cache_dir,
@@ -967,7 +1009,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   /* temporary file and rename, no fsync: a killed cook leaves the old
   ** index or the new one, and a short file after a machine crash fails
   ** its checksum */
-  rc = cook_write_atomic(path, head.data, head.size, 0, err, n);
+  rc = cook_write_atomic(path, paths.data, paths.size, 0, err, n);
   if (rc == 0) st->index_written = kept;
   goto out;
 nomem:
@@ -977,7 +1019,6 @@ out:
   free(order);
   free(paths.data);
   free(entries.data);
-  free(head.data);
   return rc;
 }
 
