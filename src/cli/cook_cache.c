@@ -11,17 +11,29 @@
 **                file HASH SIZE PATH        (one per file read, script first)
 **                report LENGTH              (then LENGTH bytes: its warnings)
 **
+** and one file for the whole cache, 'index' (format below): every entry
+** again, and each file's status (size, modification and change times,
+** inode, device) beside the content hash it had then. The index is read
+** once before the materials are looked up and rewritten (temporary file,
+** rename) at the end of a cook that changed anything; it only saves work:
+** a lookup the index cannot answer (no index, a damaged or stale one, an
+** entry it lacks or whose files changed) reads the entry's .dep as before.
+**
 ** HASH is XXH3-64 (src/xxh.h) in 16 hex digits. An entry is used only when
 ** every file it lists still has the recorded size and content hash and the
-** unit file has its recorded size and pipeline count and opens as an
-** archive with every checksum verified (the unit's HASH is recorded, not
-** checked: the archive's own checksums cover every byte that is used): a
-** changed script, module, shader or blob, a damaged or half-written entry
-** all read as a miss, and the material is evaluated again. Entries are written atomically (unit first,
-** then the .dep that points at it), so a cook killed at any moment leaves
-** either the old entry or the new one. They are not fsync'ed: a machine
-** crash may leave a short file, which its hash then rejects. Nothing is ever deleted: remove the
-** folder to empty the cache.
+** unit file has its recorded size, XXH3-64 and pipeline count and opens as
+** an archive with every checksum verified: a changed script, module,
+** shader or blob, a damaged or half-written entry all read as a miss, and
+** the material is evaluated again. A file's content is taken from the
+** index without reading it only when its status now is the one recorded
+** with that content and was recorded at least RACY_NS after the file's
+** last change (git's racy case: two writes within one tick of the file
+** system's clock leave one status); otherwise it is read and hashed, and
+** an unchanged content is still a hit. Entries are written atomically
+** (unit first, then the .dep that points at it), so a cook killed at any
+** moment leaves either the old entry or the new one. They are not
+** fsync'ed: a machine crash may leave a short file, which its hash then
+** rejects. Nothing is ever deleted: remove the folder to empty the cache.
 */
 #include <errno.h>
 #include <inttypes.h>
