@@ -63,7 +63,7 @@ typedef struct cook_material {
   size_t file_count;
   /* The cache index (cook_cache.c), kept after the unit is dropped: */
   uint64_t key;           /* the cache key (cook_cache_key) */
-  uint64_t unit_hash;     /* XXH3-64 of the unit's bytes */
+  uint64_t unit_hash;     /* the unit's fingerprint (cook_unit_fingerprint) */
   uint64_t unit_bytes;    /* the unit's size */
   int indexed;            /* 1: an entry for the index (a hit, or stored now) */
 } cook_material;
@@ -167,6 +167,10 @@ int cook_cache_lookup(const cook_options *o, uint64_t key, cook_material *m);
 ** reason in 'err' (a cache that cannot be written only costs speed). */
 int cook_cache_store(const cook_options *o, uint64_t key, const cook_material *m, char *err,
                      size_t n);
+
+/* The fingerprint of a verified unit: XXH3-64 of its header, which holds
+** the checksums that cover every other byte. */
+uint64_t cook_unit_fingerprint(const void *unit, size_t size);
 
 /* XXH3-64 of a whole file's bytes (read through cli_read_file). 0, or -1
 ** with the reason in 'err'. */

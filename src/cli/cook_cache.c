@@ -21,8 +21,8 @@
 **
 ** HASH is XXH3-64 (src/xxh.h) in 16 hex digits. An entry is used only when
 ** every file it lists still has the recorded size and content hash and the
-** unit file has its recorded size, XXH3-64 and pipeline count and opens as
-** an archive with every checksum verified: a changed script, module,
+** unit file has its recorded size, fingerprint (cook_unit_fingerprint) and
+** pipeline count and opens as an archive with every checksum verified: a changed script, module,
 ** shader or blob, a damaged or half-written entry all read as a miss, and
 ** the material is evaluated again. A file's content is taken from the
 ** index without reading it only when its status now is the one recorded
@@ -464,6 +464,17 @@ static int parse_dep(const cli_file *dep, cook_material *m, uint64_t *unit_hash,
   return -1; /* no report line: cut short */
 }
 
+/* The unit's header (its first 96 bytes) holds the XXH3-64 of itself and
+** of the table of contents, which holds those of the tables, which hold
+** those of every record and component: with the unit verified (every
+** checksum, PSOC_ARCHIVE_VERIFY_ALL), the header's hash names all its
+** bytes, at the cost of 96 bytes instead of the whole unit. */
+#define UNIT_HEAD 96u
+
+uint64_t cook_unit_fingerprint(const void *unit, size_t size) {
+  return psoc_xxh3(unit, size < UNIT_HEAD ? size : UNIT_HEAD);
+}
+
 /* A unit file's bytes: one open, its status, one read. 0 or -1. */
 static int read_unit(const char *path, cli_file *out) {
   psoc_plat_file f;
@@ -483,7 +494,7 @@ static int read_unit(const char *path, cli_file *out) {
   return 0;
 }
 
-/* The unit of entry 'key' into m, verified: its size, XXH3-64 and
+/* The unit of entry 'key' into m, verified: its size, fingerprint and
 ** pipeline count as recorded, and every checksum of it as an archive. 1,
 ** or 0 (m's unit left empty). */
 static int take_unit(const cook_options *o, uint64_t key, cook_material *m, uint64_t unit_hash,
@@ -493,11 +504,10 @@ static int take_unit(const cook_options *o, uint64_t key, cook_material *m, uint
   entry_path(o, key, "unit", path, sizeof path);
   if (read_unit(path, &unit) != 0) return 0;
   /* The unit is an archive: its own checksums (header, tables, every
-  ** record and component) verify it; the hash says it is the very unit
-  ** the entry was written with, not one another cook wrote under the key
-  ** since (XXH3 of a unit costs far less than its checksums); the merge
-  ** then copies it as it is. */
-  if (unit.size != unit_size || psoc_xxh3(unit.data, unit.size) != unit_hash ||
+  ** record and component) verify it; the fingerprint says it is the very
+  ** unit the entry was written with, not one another cook wrote under the
+  ** key since; the merge then copies it as it is. */
+  if (unit.size != unit_size || cook_unit_fingerprint(unit.data, unit.size) != unit_hash ||
       psoc_archive_open_memory(unit.data, unit.size,
                                PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED, NULL,
                                &m->archive, err, sizeof err) != PSOC_OK) {
@@ -560,7 +570,7 @@ miss:
 **           (the wall time before the status was taken); u32 flags (1:
 **           content known, 2: the status stands for that content), u32
 **           length, the bytes and a NUL
-**   entries per entry, in key order: u64 key, unit hash, unit size,
+**   entries per entry, in key order: u64 key, unit fingerprint, unit size,
 **           pipelines; u32 files, report length; per file (what the unit
 **           was made from, script first) u32 path number, with bit 31 set
 **           when u64 hash and u64 size follow (else they are the path's
@@ -950,6 +960,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     size_t nf, report_len;
     const char *report;
     if (i > 0 && all[i].key == all[i - 1].key) continue; /* replaced by this run's */
+    if (!mm && !old) continue; /* (an old entry comes with its index) */
     nf = mm ? mm->file_count : oe->file_count;
     report = mm ? (mm->report ? mm->report : "") : oe->report;
     report_len = mm ? strlen(report) : oe->report_len;
@@ -999,7 +1010,8 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     q = put64(q, sig ? me->taken : 0);
     q = put32(q, flags);
     q = put32(q, (uint32_t)len);
-    memcpy(q, me->path, len + 1);
+    memcpy(q, me->path, len);
+    q[len] = '\0';
   }
   out_add(&paths, entries.data ? entries.data : (const unsigned char *)"", entries.size);
   if (paths.failed) goto nomem;

@@ -17,7 +17,6 @@
 #include "cook.h"
 #include "platform.h"
 #include "psol.h"
-#include "xxh.h"
 
 /* ---- a growing text buffer -------------------------------------------- */
 
@@ -260,7 +259,7 @@ static void cook_one(const cook_options *o, cook_material *m) {
     ** script alone would miss a changed module or shader. */
     m->cacheable = r.file_count > 0;
     m->key = key;
-    m->unit_hash = psoc_xxh3(m->unit, m->unit_size);
+    m->unit_hash = cook_unit_fingerprint(m->unit, m->unit_size);
     m->unit_bytes = m->unit_size;
     if (o->cache_dir && m->cacheable && cook_cache_store(o, key, m, err, sizeof err) == 0) {
       /* the index records each file's status beside its content hash:
