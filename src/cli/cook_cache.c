@@ -101,6 +101,12 @@ typedef struct memo_entry {
   psoc_plat_file_sig sig;
   uint64_t taken;
   uint32_t out_id; /* cook_index_save: the path's number + 1 in the new index */
+  /* A status of the file taken this run already (the script's lstat,
+  ** cook_memo_script_realpath), at wall time seed_taken: used instead of
+  ** a stat of its own (seeded: 1). */
+  int seeded;
+  psoc_plat_file_sig seed_sig;
+  uint64_t seed_taken;
 } memo_entry;
 
 enum { MEMO_CHECKED = 0, MEMO_FROM_INDEX = 1 };
@@ -214,9 +220,11 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
   char err[256];
   uint64_t key, taken, old_hash = 0, old_size = 0;
   psoc_plat_file_sig sig, old_sig;
-  int ok, have_old = 0, have_sig, from_status = 0;
+  int ok, have_old = 0, have_sig, from_status = 0, seeded;
   memo_entry *e;
   memset(&old_sig, 0, sizeof old_sig);
+  memset(&sig, 0, sizeof sig);
+  taken = 0;
   if (!m) return cook_hash_file(path, hash, size, err, sizeof err);
   key = psoc_xxh3(path, strlen(path));
   psoc_plat_mutex_lock(&m->lock);
@@ -234,11 +242,20 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
     old_hash = e->hash;
     old_size = e->size;
   }
+  seeded = e->path && e->seeded;
+  if (seeded) {
+    sig = e->seed_sig;
+    taken = e->seed_taken;
+  }
   psoc_plat_mutex_unlock(&m->lock);
   /* the status first, then the bytes: a write between the two changes
   ** the status the next run sees, so the pair never names newer bytes */
-  taken = psoc_plat_wall_now_ns();
-  have_sig = psoc_plat_file_sig_get(path, 1, &sig) == 0 && sig.kind == PSOC_PLAT_FILE;
+  if (seeded) {
+    have_sig = sig.kind == PSOC_PLAT_FILE;
+  } else {
+    taken = psoc_plat_wall_now_ns();
+    have_sig = psoc_plat_file_sig_get(path, 1, &sig) == 0 && sig.kind == PSOC_PLAT_FILE;
+  }
   if (have_old && have_sig && sig_same(&sig, &old_sig)) {
     *hash = old_hash;
     *size = old_size;
@@ -282,6 +299,25 @@ void cook_memo_stats(cook_memo *m, cook_cache_stats *st) {
   psoc_plat_mutex_unlock(&m->lock);
 }
 
+/* Give the memo the status of 'path' just taken (at 'taken'), for
+** cook_memo_current to use instead of a stat of its own. */
+static void memo_seed(cook_memo *m, const char *path, const psoc_plat_file_sig *sig,
+                      uint64_t taken) {
+  uint64_t key = psoc_xxh3(path, strlen(path));
+  memo_entry *e;
+  psoc_plat_mutex_lock(&m->lock);
+  e = memo_slot(m->hashes.slots, m->hashes.cap, key, path);
+  if (!e->path) {
+    if ((e = memo_put(&m->hashes, key, path)) != NULL) e->state = MEMO_FROM_INDEX; /* no pair */
+  }
+  if (e && e->state == MEMO_FROM_INDEX) {
+    e->seeded = 1;
+    e->seed_sig = *sig;
+    e->seed_taken = taken;
+  }
+  psoc_plat_mutex_unlock(&m->lock);
+}
+
 int cook_memo_script_realpath(cook_memo *m, const char *path, char *out, int *regular) {
   char dir[PSOC_PLAT_PATH_MAX];
   psoc_plat_file_sig sig;
@@ -289,6 +325,7 @@ int cook_memo_script_realpath(cook_memo *m, const char *path, char *out, int *re
   size_t dlen = slash ? (size_t)(slash - path) : 0, rlen, blen = strlen(base);
   int e;
   /* only the plain form ("DIR/NAME", '/' separators) is taken apart */
+  uint64_t taken = psoc_plat_wall_now_ns();
   if (!m || !base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0 ||
       strchr(path, '\\') || strchr(path, ':') ||
       dlen + 1 >= sizeof dir || psoc_plat_file_sig_get(path, 0, &sig) != 0 ||
@@ -312,6 +349,7 @@ int cook_memo_script_realpath(cook_memo *m, const char *path, char *out, int *re
   }
   out[rlen] = '/';
   memcpy(out + rlen + 1, base, blen + 1);
+  memo_seed(m, out, &sig, taken);
   return 0;
 }
 
