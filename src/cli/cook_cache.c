@@ -840,8 +840,10 @@ cook_index *cook_index_load(const char *cache_dir, cook_memo *memo, cook_cache_s
       size_t i;
       psoc_plat_mutex_lock(&memo->lock);
       for (i = 0; i < memo->hashes.cap; i++)
-        if (memo->hashes.slots[i].path && memo->hashes.slots[i].state == MEMO_FROM_INDEX)
+        if (memo->hashes.slots[i].path && memo->hashes.slots[i].state == MEMO_FROM_INDEX) {
           memo->hashes.slots[i].pair = 0;
+          memo->hashes.slots[i].ok = 0;
+        }
       psoc_plat_mutex_unlock(&memo->lock);
     }
     cook_index_free(ix);
