@@ -683,7 +683,9 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
   const unsigned char *p = ix->data, *end = ix->data + ix->size;
   uint64_t npaths, nentries, payload, i, total_files = 0;
   size_t k;
-  if (ix->size < INDEX_HEADER || memcmp(p, INDEX_MAGIC, 8) != 0 || get32(p + 8) != 1) return -1;
+  if (ix->size < INDEX_HEADER || memcmp(p, INDEX_MAGIC, 8) != 0 || get32(p + 8) != 1 ||
+      get32(p + 12) != 0)
+    return -1;
   npaths = get64(p + 24);
   nentries = get64(p + 32);
   payload = get64(p + 40);

@@ -159,6 +159,18 @@ test_damage() {
     has "$ERR" "index written" "a damaged index is replaced"
     cook_v
     has "$ERR" "cache index loaded \(8 entries\)"
+    # a flip anywhere (each header field, the paths, the entries, the
+    # last byte): never a wrong archive, never a crash
+    local off size
+    size=$(stat -c %s "$TMP/index.good")
+    for off in 0 8 12 16 24 32 40 48 56 64 100 $((size / 2)) $((size - 1)); do
+        cp "$TMP/index.good" "$C/index"
+        printf '\x5a' | dd of="$C/index" bs=1 seek="$off" conv=notrunc 2>/dev/null
+        cmp -s "$C/index" "$TMP/index.good" && printf '\x5b' | dd of="$C/index" bs=1 seek="$off" conv=notrunc 2>/dev/null
+        cook_v
+        has "$ERR" "cache index (damaged|of another psoc): not used" "a byte flipped at $off of the index"
+        same "$TMP/ref.psoa" "$TMP/i.psoa" "a byte flipped at $off of the index"
+    done
     # truncated (a half-written file)
     head -c 1000 "$TMP/index.good" >"$C/index"
     cook_v
