@@ -116,8 +116,10 @@ cook_index *cook_index_load(const char *cache_dir, cook_memo *memo, cook_cache_s
 void cook_index_free(cook_index *ix);
 /* Write CACHE/index: the entries of 'old' and of the materials m[0..count)
 ** (the materials' replacing old ones of the same key), with the memo's
-** statuses. Only when something changed (or 'force'). 0, or -1 with the
-** reason in 'err' (a cache that cannot be written only costs speed). */
+** statuses; only when something changed (an entry stored or taken from
+** its .dep file, a file read afresh) or there was no usable index. 0, or
+** -1 with the reason in 'err' (a cache that cannot be written only costs
+** speed). st->index_written: the entries written (0: not rewritten). */
 int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *memo,
                     const cook_material *m, size_t count, cook_cache_stats *st, char *err,
                     size_t n);
