@@ -9,7 +9,8 @@
 #   build sanitize    all projects, ASan+UBSan   (build/sanitize/...)
 #   unit, conformance Check suites, release and sanitize builds
 #   cook              tests/cook/test_cook.sh: cook, merge, ls, verify, the
-#                     cache, ninja and make -j2 (release and sanitize)
+#                     cache, ninja and make -j2 (release and sanitize);
+#                     tests/cook/test_cook_index.sh: the cache index
 #   fuzz              scripts/fuzz.sh --seconds $PSOC_FUZZ_SECONDS (if tests/fuzz)
 #   lua               scripts/test_lua.sh (if it exists)
 #   annotations       scripts/types/pso.lua is what the registry generates
@@ -214,6 +215,8 @@ main() {
     step "cli explain golden (sanitize)" bash tests/cli/test_explain_golden.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cook (release)" bash tests/cook/test_cook.sh "$(psoc_outdir release)/bin/psoc"
     step "cook (sanitize)" bash tests/cook/test_cook.sh "$(psoc_outdir sanitize)/bin/psoc"
+    step "cook index (release)" bash tests/cook/test_cook_index.sh "$(psoc_outdir release)/bin/psoc"
+    step "cook index (sanitize)" bash tests/cook/test_cook_index.sh "$(psoc_outdir sanitize)/bin/psoc"
     # Hot reload (tests/reload): the library against real files with both
     # watcher backends, 10,000 reload cycles (leaks: sanitize), the thread
     # contract under TSan, and 'psoc watch'.

@@ -2242,3 +2242,69 @@ void psoc_plat_heap_retain(size_t bytes) {
 #else
 void psoc_plat_heap_retain(size_t bytes) { (void)bytes; }
 #endif
+
+/* ---- file status for the cook cache (owner u4) ---- */
+#ifndef _WIN32
+int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig) {
+  struct stat st;
+  memset(sig, 0, sizeof *sig);
+  if ((follow ? stat(path, &st) : lstat(path, &st)) != 0) return errno ? errno : ENOENT;
+  sig->size = (uint64_t)st.st_size;
+  sig->mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000u + (uint64_t)st.st_mtim.tv_nsec;
+  sig->ctime_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+  sig->ino = (uint64_t)st.st_ino;
+  sig->dev = (uint64_t)st.st_dev;
+  sig->kind = S_ISREG(st.st_mode) ? PSOC_PLAT_FILE : S_ISDIR(st.st_mode) ? PSOC_PLAT_DIR
+              : S_ISLNK(st.st_mode) ? PSOC_PLAT_LINK : PSOC_PLAT_OTHER;
+  return 0;
+}
+
+uint64_t psoc_plat_wall_now_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+#else
+/* 100 ns ticks since 1601 -> ns since 1970 */
+static uint64_t sig_ticks_ns(uint64_t t) {
+  const uint64_t epoch = 116444736000000000ull;
+  return t > epoch ? (t - epoch) * 100u : 0;
+}
+
+int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig) {
+  wchar_t w[PSOC_PLAT_PATH_MAX];
+  BY_HANDLE_FILE_INFORMATION bh;
+  FILE_BASIC_INFO basic;
+  HANDLE h;
+  int e;
+  memset(sig, 0, sizeof *sig);
+  if ((e = to_wide(path, w)) != 0) return e;
+  h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE,
+                  NULL, OPEN_EXISTING,
+                  FILE_FLAG_BACKUP_SEMANTICS | (follow ? 0 : FILE_FLAG_OPEN_REPARSE_POINT), NULL);
+  if (h == INVALID_HANDLE_VALUE) return last_errno();
+  if (!GetFileInformationByHandle(h, &bh) ||
+      !GetFileInformationByHandleEx(h, FileBasicInfo, &basic, sizeof basic)) {
+    e = last_errno();
+    CloseHandle(h);
+    return e;
+  }
+  CloseHandle(h);
+  sig->size = ((uint64_t)bh.nFileSizeHigh << 32) | bh.nFileSizeLow;
+  sig->mtime_ns = sig_ticks_ns((uint64_t)basic.LastWriteTime.QuadPart);
+  sig->ctime_ns = sig_ticks_ns((uint64_t)basic.ChangeTime.QuadPart);
+  sig->ino = ((uint64_t)bh.nFileIndexHigh << 32) | bh.nFileIndexLow;
+  sig->dev = bh.dwVolumeSerialNumber;
+  sig->kind = (bh.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) && !follow ? PSOC_PLAT_LINK
+              : (bh.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) ? PSOC_PLAT_DIR
+                                                                  : PSOC_PLAT_FILE;
+  if (sig->kind != PSOC_PLAT_FILE) sig->size = 0;
+  return 0;
+}
+
+uint64_t psoc_plat_wall_now_ns(void) {
+  FILETIME ft;
+  GetSystemTimeAsFileTime(&ft); /* coarse, so never ahead of the stamps */
+  return sig_ticks_ns(((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime);
+}
+#endif

@@ -417,3 +417,31 @@ void psoc_plat_heap_retain(size_t bytes);
 }
 #endif
 #endif /* PSOC_PLATFORM_WATCH_H */
+
+/* ---- file status for the cook cache (owner u4) ---- */
+/* psoc cook's cache index takes a file whose status still matches what it
+** recorded as unchanged, without reading it again (docs/cooking.md). */
+#ifndef PSOC_PLATFORM_FILE_SIG_H
+#define PSOC_PLATFORM_FILE_SIG_H
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+/* The status of 'path': size, modification and status-change times (ns
+** since 1970; on Windows the NTFS change time), file number and device
+** (inode and st_dev; file index and volume serial on Windows); kind is a
+** PSOC_PLAT_* kind. follow 0: the final symlink itself (PSOC_PLAT_LINK).
+** 0 or an errno value (ENOENT for a missing path). */
+typedef struct psoc_plat_file_sig {
+  uint64_t size, mtime_ns, ctime_ns, ino, dev;
+  int kind;
+} psoc_plat_file_sig;
+int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig);
+/* The wall clock (ns since 1970 UTC), the clock file times are stamped
+** with: a time taken before a stat is never later than the stamps of
+** writes after it (POSIX: CLOCK_REALTIME; Windows: the system time). */
+uint64_t psoc_plat_wall_now_ns(void);
+#ifdef __cplusplus
+}
+#endif
+#endif /* PSOC_PLATFORM_FILE_SIG_H */

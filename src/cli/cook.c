@@ -46,7 +46,8 @@ static const char cook_help[] =
     "                     archive of its pipelines; 'psoc merge' joins units)\n"
     "  --depfile FILE     with --unit: write a Makefile-syntax depfile naming every\n"
     "                     file the evaluation read (for make, ninja 'deps = gcc')\n"
-    "  -v, --verbose      one line per material: evaluated or taken from the cache\n"
+    "  -v, --verbose      one line per material: evaluated or taken from the cache;\n"
+    "                     then what the cache did and where the time went\n"
     "  -q, --quiet        no summary; diagnostics only\n"
     "  --progress         draw the progress bar even when not on a terminal\n"
     "  --no-progress      never draw it (it is drawn on stderr when both stdout and\n"
@@ -56,7 +57,9 @@ static const char cook_help[] =
     "The cache keeps each material's unit, keyed by psoc's version, the options\n"
     "above that change results and the content of every file the evaluation read\n"
     "(the script, its modules, shaders and blobs): a material none of whose files\n"
-    "changed is not evaluated again. Delete the folder to empty it.\n"
+    "changed is not evaluated again. A file whose status (size, times, inode) is\n"
+    "the one the cache's index recorded is not read again. Delete the folder to\n"
+    "empty it.\n"
     "\n"
     "summary (stdout): pipelines, materials evaluated and cached, unique\n"
     "components, bytes saved by sharing them, archive size and time.\n"
@@ -85,6 +88,7 @@ typedef struct cook_args {
   const char *roots[MAX_ROOTS];
   const char *output, *cache, *depfile;
   int no_cache, unit, quiet, progress; /* progress: -1 auto, 0 off, 1 on */
+  const cook_cache_stats *index_stats;  /* what loading the index found */
   char **inputs;
   int input_count;
 } cook_args;
@@ -434,12 +438,12 @@ static void sink_ready(void *ud, cook_material *m) {
   cook_material_drop_unit(m);
 }
 
-static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
+static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint64_t listed) {
   cook_material *m = calloc(scripts->count ? scripts->count : 1, sizeof *m);
   cook_sink sink;
   psoc_archive_writer_stats st;
   size_t i, failed = 0, unreadable = 0, evaluated = 0, cached = 0;
-  uint64_t size = 0;
+  uint64_t size = 0, evaluated_ns = 0, index_ns = 0, indexed_ns = 0;
   int rc = CLI_EXIT_OK, have_sink = 0;
   memset(&sink, 0, sizeof sink);
   if (!m) goto nomem;
@@ -455,6 +459,7 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
     a->o.ready_ud = &sink;
   }
   if (cook_evaluate(&a->o, m, scripts->count) != 0) goto nomem;
+  evaluated_ns = psoc_plat_now_ns();
   for (i = 0; i < scripts->count; i++) {
     print_report(&m[i]);
     if (m[i].unreadable) unreadable++;
@@ -471,6 +476,35 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
             stderr);
     }
   }
+  index_ns = psoc_plat_now_ns();
+  if (a->o.cache_dir) {
+    /* the index, whether or not the cook succeeds: the entries stored
+    ** are good either way */
+    char err[512];
+    cook_cache_stats cs;
+    memset(&cs, 0, sizeof cs);
+    if (a->index_stats) cs = *a->index_stats;
+    cook_memo_stats(a->o.memo, &cs);
+    if (cook_index_save(a->o.cache_dir, a->o.index, a->o.memo, m, scripts->count, &cs, err,
+                        sizeof err) != 0 &&
+        a->o.verbose) {
+      fputs("psoc cook: the cache index was not written: ", stderr);
+      cli_text(stderr, err);
+      fputs("\n", stderr);
+    }
+    if (a->o.verbose) {
+      static const char *const states[] = { "none", "loaded", "damaged: not used",
+                                            "of another psoc: not used" };
+      fprintf(stderr,
+              "psoc cook: cache index %s (%zu entries); files unchanged by status %zu, read and "
+              "hashed %zu; index %s",
+              states[cs.index_state], cs.index_entries, cs.by_status, cs.hashed,
+              cs.index_written ? "written" : "not rewritten");
+      if (cs.index_written) fprintf(stderr, " (%zu entries)", cs.index_written);
+      fputs("\n", stderr);
+    }
+  }
+  indexed_ns = psoc_plat_now_ns();
   if (a->unit) {
     rc = m[0].unreadable ? CLI_EXIT_USAGE : cook_unit(a, &m[0]);
     goto done;
@@ -487,6 +521,13 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start) {
     goto done;
   }
   if ((rc = write_archive("cook", sink.mg.w, a->output, &st, &size)) != CLI_EXIT_OK) goto done;
+  if (a->o.verbose) /* where the time went, in ms */
+    fprintf(stderr,
+            "psoc cook: time: %.1f ms finding the scripts (and the cache index), %.1f ms "
+            "evaluating or taking from the cache and merging, %.1f ms writing the index, %.1f ms "
+            "writing the archive\n",
+            (double)(listed - start) / 1e6, (double)(evaluated_ns - listed) / 1e6,
+            (double)(indexed_ns - index_ns) / 1e6, (double)(psoc_plat_now_ns() - indexed_ns) / 1e6);
   if (!a->quiet)
     print_summary(a->output, &st, size, scripts->count, "materials", evaluated, cached,
                   psoc_plat_now_ns() - start);
@@ -506,6 +547,8 @@ int cli_cook_main(int argc, char **argv) {
   cli_paths scripts = { NULL, 0, 0 };
   char err[512], cache[PSOC_PLAT_PATH_MAX];
   uint64_t start = psoc_plat_now_ns();
+  cook_index *index = NULL;
+  cook_cache_stats index_stats;
   int rc;
   memset(&a, 0, sizeof a);
   if ((a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs)) == NULL) {
@@ -533,7 +576,14 @@ int cli_cook_main(int argc, char **argv) {
   a.o.progress = a.progress == 1 || (a.progress == -1 && !a.quiet && psoc_plat_isatty(1) &&
                                      psoc_plat_isatty(2));
   a.o.memo = cook_memo_new(); /* NULL: no memo, only slower */
-  rc = run_cook(&a, &scripts, start);
+  if (a.o.cache_dir && a.o.memo) {
+    memset(&index_stats, 0, sizeof index_stats);
+    index = cook_index_load(a.o.cache_dir, a.o.memo, &index_stats);
+    a.o.index = index;
+    a.index_stats = &index_stats;
+  }
+  rc = run_cook(&a, &scripts, start, psoc_plat_now_ns());
+  cook_index_free(index);
   cook_memo_free(a.o.memo);
 done:
   cli_paths_free(&scripts);

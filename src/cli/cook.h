@@ -61,6 +61,11 @@ typedef struct cook_material {
   char *report;           /* diagnostics to print, "" when none (malloc) */
   cook_file *files;       /* every file the evaluation read (script first) */
   size_t file_count;
+  /* The cache index (cook_cache.c), kept after the unit is dropped: */
+  uint64_t key;           /* the cache key (cook_cache_key) */
+  uint64_t unit_hash;     /* the unit's fingerprint (cook_unit_fingerprint) */
+  uint64_t unit_bytes;    /* the unit's size */
+  int indexed;            /* 1: an entry for the index (a hit, or stored now) */
 } cook_material;
 
 /* Content hashes of files already hashed in this run (cook_cache.c): a
@@ -75,6 +80,49 @@ void cook_memo_free(cook_memo *memo);
 ** cook's system time). A file moved during the run is seen as it was when
 ** first asked, as its content hash already is. */
 int cook_memo_realpath(cook_memo *memo, const char *path, char *out);
+/* The real path of the script 'path' (a regular file, not a symlink) as
+** the memo's real path of its folder plus its name: one lstat instead of
+** a readlink per path component; psoc_plat_realpath for anything else.
+** *regular: 1 when 'path' was seen to be a regular file. 0 or an errno
+** value. */
+int cook_memo_script_realpath(cook_memo *memo, const char *path, char *out, int *regular);
+/* The content hash and size of 'path' now (cook_cache.c): stat'ed once
+** per run; taken from the index without reading the file when its status
+** (size, times, file number, device) is the one the index recorded with
+** that hash and was recorded long enough after the file's last change
+** (the racy guard); read and hashed otherwise. 0, or -1 when unreadable. */
+int cook_memo_current(cook_memo *memo, const char *path, uint64_t *hash, uint64_t *size);
+
+/* What the run's cache did, for -v: files taken as unchanged by their
+** status, files read and hashed, and the index. */
+typedef struct cook_cache_stats {
+  size_t by_status, hashed;
+  size_t index_entries;   /* entries loaded */
+  int index_state;        /* COOK_INDEX_* */
+  size_t index_written;   /* entries written (0: not rewritten) */
+} cook_cache_stats;
+enum { COOK_INDEX_NONE, COOK_INDEX_LOADED, COOK_INDEX_DAMAGED, COOK_INDEX_STALE };
+void cook_memo_stats(cook_memo *memo, cook_cache_stats *st);
+
+/* The cache index: CACHE/index, one file for the whole cache, loaded once
+** before the materials are looked up (read-only during the run) and
+** rewritten atomically at the end when anything changed. A missing,
+** stale (another psoc version) or damaged index is empty: every lookup
+** then takes the exact path of the entry's .dep file. */
+typedef struct cook_index cook_index;
+/* NULL when there is none to use (st->index_state says why). Fills the
+** memo with the statuses the index recorded. */
+cook_index *cook_index_load(const char *cache_dir, cook_memo *memo, cook_cache_stats *st);
+void cook_index_free(cook_index *ix);
+/* Write CACHE/index: the entries of 'old' and of the materials m[0..count)
+** (the materials' replacing old ones of the same key), with the memo's
+** statuses; only when something changed (an entry stored or taken from
+** its .dep file, a file read afresh) or there was no usable index. 0, or
+** -1 with the reason in 'err' (a cache that cannot be written only costs
+** speed). st->index_written: the entries written (0: not rewritten). */
+int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *memo,
+                    const cook_material *m, size_t count, cook_cache_stats *st, char *err,
+                    size_t n);
 
 typedef struct cook_options {
   const char *command;          /* "cook" */
@@ -87,6 +135,7 @@ typedef struct cook_options {
   int progress;                 /* draw a progress bar on stderr */
   int verbose;                  /* one line per material on stderr */
   cook_memo *memo;              /* NULL: hash and resolve every file every time */
+  const cook_index *index;      /* the cache index, or NULL */
   /* Called for each material in input order, as soon as it and every
   ** material before it are done: from one worker thread at a time (the
   ** calls never overlap), while the others go on evaluating. It may free
@@ -115,10 +164,15 @@ uint64_t cook_cache_key(const cook_options *o, const char *root, const char *scr
 ** recorded content, and the unit opens with every checksum verified).
 ** 0 on a miss (no entry, a file changed, a damaged entry). */
 int cook_cache_lookup(const cook_options *o, uint64_t key, cook_material *m);
-/* Record m (a successful evaluation with its files). 0, or -1 with the
+/* Record m (a successful evaluation with its files, m->unit_hash set). 0;
+** 1 when it cannot be recorded (a path with a newline); or -1 with the
 ** reason in 'err' (a cache that cannot be written only costs speed). */
 int cook_cache_store(const cook_options *o, uint64_t key, const cook_material *m, char *err,
                      size_t n);
+
+/* The fingerprint of a verified unit: XXH3-64 of its header, which holds
+** the checksums that cover every other byte. */
+uint64_t cook_unit_fingerprint(const void *unit, size_t size);
 
 /* XXH3-64 of a whole file's bytes (read through cli_read_file). 0, or -1
 ** with the reason in 'err'. */

@@ -224,9 +224,10 @@ static void cook_one(const cook_options *o, cook_material *m) {
   psol_result r;
   psoc_status s;
   uint64_t key = 0, script_size = 0;
-  int e;
-  if ((e = psoc_plat_realpath(m->path, real)) != 0 ||
-      (e = psoc_plat_regular_size(real, &script_size)) != 0) {
+  size_t i;
+  int e, regular = 0;
+  if ((e = cook_memo_script_realpath(o->memo, m->path, real, &regular)) != 0 ||
+      (!regular && (e = psoc_plat_regular_size(real, &script_size)) != 0)) {
     set_report(m, "cannot open: %s%s", psoc_plat_strerror(e), "");
     m->failed = m->unreadable = 1;
     return;
@@ -257,7 +258,18 @@ static void cook_one(const cook_options *o, cook_material *m) {
     /* Only an evaluation that names what it read can be cached: the
     ** script alone would miss a changed module or shader. */
     m->cacheable = r.file_count > 0;
-    if (o->cache_dir && m->cacheable) (void)cook_cache_store(o, key, m, err, sizeof err);
+    m->key = key;
+    m->unit_hash = cook_unit_fingerprint(m->unit, m->unit_size);
+    m->unit_bytes = m->unit_size;
+    if (o->cache_dir && m->cacheable && cook_cache_store(o, key, m, err, sizeof err) == 0) {
+      /* the index records each file's status beside its content hash:
+      ** taken (once per file and run) before its bytes are read again */
+      m->indexed = 1;
+      for (i = 0; i < m->file_count; i++) {
+        uint64_t hash, size;
+        (void)cook_memo_current(o->memo, m->files[i].path, &hash, &size);
+      }
+    }
   }
   psol_result_free(&r);
 }

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# Tests of psoc cook's cache index (docs/cooking.md, "The incremental
+# cache"): one CACHE/index for the whole cache, files taken as unchanged by
+# their status (size, modification and change times, inode, device), the
+# racy guard, and the fall-back to each entry's .dep file.
+#
+#   tests/cook/test_cook_index.sh PSOC_BINARY
+#
+# Checks that editing a shader or a module re-evaluates exactly the
+# materials that read it while the others are taken by their status alone;
+# that touching a file without editing it re-reads it but evaluates
+# nothing; that an edit keeping the size and the modification time is
+# caught (the change time); that a status recorded just after a change is
+# not trusted (the racy guard); that a damaged, truncated, stale or missing
+# index, or a unit replaced under its key, falls back and still gives the
+# archive a cook without cache gives, byte for byte; and that kill -9 of
+# cooks at any moment leaves a usable cache. PSOC_COOK_RACY_MS=0 turns the
+# racy guard off so that files written by the test a moment ago are taken
+# by their status (the default guard, 2 s, would re-read them all).
+set -u
+
+TEST_NAME=test_cook_index
+# shellcheck source=tests/cli/assert.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/assert.sh"
+PROFILE=desktop_fl12_2
+MAT=$TMP/mat
+cp -R scripts/materials "$MAT"
+rm -f "$MAT/build.ninja" "$MAT/cook.mk"
+
+same() {
+    if cmp -s "$1" "$2"; then pass; else fail "$3: $1 and $2 differ"; fi
+}
+count() {
+    local n
+    n=$(grep -Ec -- "$2" "$1")
+    if [[ $n -eq $3 ]]; then pass; else fail "$n lines match /$2/, expected $3 (psoc $LAST_ARGS)"; fi
+}
+evaluated() {
+    has "$OUT" "\(evaluated $1, cached $2\)" "the cache counts"
+}
+# stats BY_STATUS HASHED: the last -v cook's cache line
+stats() {
+    has "$ERR" "files unchanged by status $1, read and hashed $2;" "files by status / hashed"
+}
+# cook_v: a verbose cook of the example materials with the test's cache
+cook_v() {
+    expect 0 cook -v --jobs 2 --cache "$C" --profile "$PROFILE" "$MAT" -o "$TMP/i.psoa"
+}
+# reference: the archive a cook without cache makes of the materials now
+reference() {
+    expect 0 cook --no-cache --profile "$PROFILE" "$MAT" -o "$TMP/ref.psoa"
+}
+
+C=$TMP/cache
+export PSOC_COOK_RACY_MS=0
+
+# ---- the status path -------------------------------------------------------
+
+test_status() {
+    reference
+    cook_v
+    evaluated 8 0
+    has "$ERR" "cache index none \(0 entries\)" "a cold cache has no index"
+    has "$ERR" "index written \(8 entries\)"
+    [[ -f $C/index ]] && pass || fail "no $C/index"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "cold cache"
+    local files
+    files=$(grep -o 'read and hashed [0-9]*' "$ERR" | grep -o '[0-9]*$')
+    # warm: every file by its status, nothing read, nothing written
+    cook_v
+    evaluated 0 8
+    has "$ERR" "cache index loaded \(8 entries\)"
+    stats "$files" 0
+    has "$ERR" "index not rewritten"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "warm cache"
+    # touched, not edited: read again (its status changed), evaluated not
+    touch "$MAT/shaders/lit.vs.cso"
+    cook_v
+    evaluated 0 8
+    stats $((files - 1)) 1
+    has "$ERR" "index written" "the new status is recorded"
+    cook_v
+    stats "$files" 0
+    # a shader two materials read: exactly those two are evaluated
+    local users
+    users=$(grep -l '"lit\.vs"' "$MAT"/*.lua | wc -l)
+    [[ $users -eq 2 ]] && pass || fail "$users materials read lit.vs.cso, expected lit and transparent"
+    printf 'x' >>"$MAT/shaders/lit.vs.cso"
+    run cook -v --jobs 2 --cache "$C" --profile "$PROFILE" "$MAT" -o "$TMP/i.psoa"
+    count "$ERR" ": (evaluated|failed)$" "$users"
+    count "$ERR" ": cached$" $((8 - users))
+    has "$ERR" "/lit\.lua: (evaluated|failed)$"
+    has "$ERR" "/transparent\.lua: (evaluated|failed)$"
+    truncate -s -1 "$MAT/shaders/lit.vs.cso"
+    cook_v
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a shader edited and restored"
+    # the module all but particles.lua require
+    printf '\n-- edited\n' >>"$MAT/lib/common.lua"
+    reference
+    cook_v
+    evaluated 7 1
+    has "$ERR" "particles\.lua: cached$"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a module edited"
+    # an edit that keeps the size and the modification time: the change
+    # time differs, so the file is read and the edit found
+    local script=$MAT/shadow.lua
+    local inode
+    inode=$(stat -c '%i' "$script")
+    cp -p "$script" "$TMP/stamp"
+    local off
+    off=$(grep -bo 'depth only' "$script" | head -1 | cut -d: -f1)
+    printf 'depth-only' | dd of="$script" bs=1 seek="$off" conv=notrunc 2>/dev/null # same inode
+    cmp -s "$script" "$TMP/stamp" && fail "the edit of $script changed nothing"
+    touch -r "$TMP/stamp" "$script"
+    [[ $(stat -c '%s %Y' "$script") == "$(stat -c '%s %Y' "$TMP/stamp")" ]] && pass ||
+        fail "the edit changed the size or the time"
+    [[ $(stat -c '%i' "$script") == "$inode" ]] && pass || fail "the edit made a new file"
+    reference
+    cook_v
+    evaluated 1 7
+    has "$ERR" "shadow\.lua: evaluated$" "an edit with the old size and modification time"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "an edit with the old size and time"
+    # the size and both times as recorded, the inode not (a file put in
+    # its place): read again, same bytes, nothing evaluated
+    cp -p "$MAT/lit.lua" "$TMP/lit.copy" && mv "$TMP/lit.copy" "$MAT/lit.lua"
+    cook_v
+    evaluated 0 8
+}
+
+# The racy guard: a status recorded less than the guard after the file's
+# last change is not trusted, whatever it says (a guard of 60 s here, so
+# that a slow machine cannot outlast it; the default is 2 s).
+test_racy() {
+    local c=$TMP/racy
+    PSOC_COOK_RACY_MS=60000 expect 0 cook -v --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/r.psoa"
+    touch "$MAT"/*.lua "$MAT"/lib/*.lua "$MAT"/shaders/*
+    PSOC_COOK_RACY_MS=60000 expect 0 cook -v --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/r.psoa"
+    evaluated 0 8
+    stats 0 "[1-9][0-9]*"
+    PSOC_COOK_RACY_MS=60000 expect 0 cook -v --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/r.psoa"
+    stats 0 "[1-9][0-9]*" # recorded less than 60 s after the touch: still not trusted
+    # with the guard at 0 the same statuses are trusted
+    expect 0 cook -v --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/r.psoa"
+    stats "[1-9][0-9]*" 0
+}
+
+# ---- damage: always the exact path, never a wrong archive -------------------
+
+test_damage() {
+    reference
+    cook_v
+    cp "$C/index" "$TMP/index.good"
+    # one byte flipped in the payload
+    printf '\xff' | dd of="$C/index" bs=1 seek=200 conv=notrunc 2>/dev/null
+    cook_v
+    has "$ERR" "cache index damaged: not used"
+    evaluated 0 8 # every entry through its .dep file
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a damaged index"
+    has "$ERR" "index written" "a damaged index is replaced"
+    cook_v
+    has "$ERR" "cache index loaded \(8 entries\)"
+    # a flip anywhere (each header field, the paths, the entries, the
+    # last byte): never a wrong archive, never a crash
+    local off size
+    size=$(stat -c %s "$TMP/index.good")
+    for off in 0 8 12 16 24 32 40 48 56 64 100 $((size / 2)) $((size - 1)); do
+        cp "$TMP/index.good" "$C/index"
+        printf '\x5a' | dd of="$C/index" bs=1 seek="$off" conv=notrunc 2>/dev/null
+        cmp -s "$C/index" "$TMP/index.good" && printf '\x5b' | dd of="$C/index" bs=1 seek="$off" conv=notrunc 2>/dev/null
+        cook_v
+        has "$ERR" "cache index (damaged|of another psoc): not used" "a byte flipped at $off of the index"
+        same "$TMP/ref.psoa" "$TMP/i.psoa" "a byte flipped at $off of the index"
+    done
+    # truncated (a half-written file)
+    head -c 1000 "$TMP/index.good" >"$C/index"
+    cook_v
+    has "$ERR" "cache index damaged: not used"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a truncated index"
+    : >"$C/index"
+    cook_v
+    has "$ERR" "cache index damaged: not used"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "an empty index"
+    # another psoc's (the build field of the header)
+    cp "$TMP/index.good" "$C/index"
+    printf '\x00\x01' | dd of="$C/index" bs=1 seek=16 conv=notrunc 2>/dev/null
+    cook_v
+    has "$ERR" "cache index of another psoc: not used"
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a stale index"
+    # no index and no .dep files: everything evaluated again
+    rm -f "$C/index" "$C"/*.dep
+    cook_v
+    evaluated 8 0
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "no index, no .dep"
+    # a unit replaced under its key by another entry's unit (sizes aside):
+    # the index's unit hash refuses it
+    local -a units
+    mapfile -t units < <(ls "$C"/*.unit)
+    cp "${units[0]}" "${units[1]}"
+    cook_v
+    evaluated 1 7
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "a unit replaced"
+    # every unit damaged: all evaluated again, correct archive
+    local f
+    for f in "$C"/*.unit; do printf 'garbage' >"$f"; done
+    cook_v
+    evaluated 8 0
+    same "$TMP/ref.psoa" "$TMP/i.psoa" "damaged units"
+}
+
+# kill -9 at any moment of cooks that rewrite the index: the next cook
+# loads it (or has none), and its archive is the reference's.
+test_kill() {
+    local lib=$TMP/killlib c=$TMP/killcache i k pid
+    mkdir -p "$lib/shaders"
+    cp "$MAT"/shaders/cull.cs.cso "$lib/shaders/"
+    for ((i = 0; i < 120; i++)); do
+        printf 'return (require "pso").compute { name = "k%d", cs = (require "pso").shader "shaders/cull.cs.cso", node_mask = %d }\n' \
+            "$i" $((1 << (i % 3))) >"$lib/m$i.lua"
+    done
+    expect 0 cook -q --jobs 2 --cache "$c" "$lib" -o "$TMP/k.psoa"
+    for k in 1 2 3 4 5 6; do
+        # a few scripts edited each time: the index is rewritten at the end
+        for ((i = k; i < 120; i += 17)); do printf -- '-- %d\n' "$k" >>"$lib/m$i.lua"; done
+        "$PSOC" cook -q --jobs 2 --cache "$c" "$lib" -o "$TMP/k.psoa" >/dev/null 2>&1 &
+        pid=$!
+        sleep "0.0$((k * 15 % 97))"
+        kill -9 "$pid" 2>/dev/null
+        wait "$pid" 2>/dev/null
+        run cook -v -q --jobs 2 --cache "$c" "$lib" -o "$TMP/k.psoa"
+        [[ $RC -eq 0 ]] && pass || fail "cook after kill $k: exit $RC"
+        lacks "$ERR" "cache index damaged" "the index after kill -9 $k"
+        expect 0 cook -q --no-cache "$lib" -o "$TMP/k.ref.psoa"
+        same "$TMP/k.ref.psoa" "$TMP/k.psoa" "the archive after kill -9 $k"
+    done
+}
+
+test_status
+test_racy
+test_damage
+test_kill
+
+echo "$TEST_NAME: $PASSED passed, $FAILED failed$(skipped_note)"
+[[ $FAILED -eq 0 ]]
