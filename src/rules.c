@@ -7,6 +7,7 @@
 #include <stdalign.h>
 #include <stdarg.h>
 
+#include "parse_walk.h"
 #include "rules_internal.h"
 
 enum {
@@ -310,7 +311,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   errors_before = diags->errors;
   warnings_before = diags->warnings;
-  (void)psoc_walk_check(data, size, &walk, diags); /* its problems are in diags */
+  (void)psoc_walk_check_inline(data, size, &walk, diags); /* its problems are in diags */
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->walk = &walk;
