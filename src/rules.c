@@ -166,6 +166,26 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
   va_end(ap);
 }
 
+psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                          const char *message_id, uint32_t cls, const char *field) {
+  psoc_view view;
+  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
+  return psoc_diags_slot(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                         at ? (int64_t)view.offset : -1, field);
+}
+
+void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                    const char *message_id, uint32_t cls, const char *field, const char *text,
+                    size_t len) {
+  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field);
+  psoc_msg m;
+  if (!d) return;
+  psoc_msg_begin(&m, d);
+  psoc_msg_put(&m, text, len);
+  psoc_msg_end(&m);
+}
+
 const char *psoc_rule_field(char *buf, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

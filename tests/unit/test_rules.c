@@ -452,6 +452,42 @@ START_TEST(test_message_pieces) {
 }
 END_TEST
 
+/* The warning of depth or stencil testing without a DSV format is a fixed
+** text for each (PSOC_RULE_TEXT): its words, location and field. */
+START_TEST(test_dsv_not_set_text) {
+  static const char *const want[2] = {
+    "depth testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; set "
+    "DEPTH_STENCIL_FORMAT to the depth buffer's format or disable DepthEnable",
+    "stencil testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; set "
+    "DEPTH_STENCIL_FORMAT to the depth buffer's format or disable StencilEnable",
+  };
+  int stencil;
+  for (stencil = 0; stencil < 2; stencil++) {
+    D3D12_DEPTH_STENCIL_DESC1 ds;
+    const psoc_diag *g;
+    sp_stream s;
+    psoc_diags d;
+    size_t at;
+    memcpy(&ds, psoc_subobject_info_get(PSOC_SO_DEPTH_STENCIL1)->default_payload, sizeof ds);
+    ds.DepthEnable = !stencil;
+    ds.StencilEnable = stencil;
+    sp_init(&s);
+    sp_add_shader(&s, PSOC_SO_VS, 1);
+    at = SP_ADD(&s, PSOC_SO_DEPTH_STENCIL1, ds);
+    psoc_diags_init(&d, NULL);
+    ck_assert_int_eq(sp_check(&s, &d), PSOC_OK);
+    ck_assert_msg(d.count == 1 && d.warnings == 1, "%s", sp_summary(&d));
+    g = sp_find(&d, PSOC_CODE_DEPTH_STENCIL, 0);
+    SP_ASSERT_DIAG(g, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,
+                   "CREATEGRAPHICSPIPELINESTATE_DEPTHSTENCILVIEW_NOT_SET", 1, (int64_t)at,
+                   "DEPTH_STENCIL_FORMAT");
+    ck_assert_str_eq(g->message, want[stencil]);
+    psoc_diags_free(&d);
+    sp_free(&s);
+  }
+}
+END_TEST
+
 /* ---- the structure-only check ------------------------------------------ */
 
 /* psoc_check with 'o' on an exactly-sized copy of the first 'size' bytes. */
@@ -778,6 +814,7 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, test_valid_sets);
   tcase_add_test(tc, test_message_format);
   tcase_add_test(tc, test_message_pieces);
+  tcase_add_test(tc, test_dsv_not_set_text);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
   tcase_add_test(tc, test_check_appends);
