@@ -93,6 +93,25 @@ static void rules_blend_targets(const rule_ctx *ctx) {
     psoc_rules_render_targets(ctx);
 }
 
+/* The rules that read the widened rasterizer widen it first (once: the
+** screens read the payload in place, so a quiet pipeline never widens). */
+static void widen_rasterizer(rule_ctx *ctx) {
+  psoc_rule_state *s = &ctx->state;
+  if (s->rasterizer) return;
+  psoc_resolve_rasterizer_payload(s->rasterizer_type, s->rasterizer_payload, &s->widened);
+  s->rasterizer = &s->widened;
+}
+
+static void rule_rasterizer(rule_ctx *ctx) {
+  widen_rasterizer(ctx);
+  psoc_rules_rasterizer(ctx);
+}
+
+static void rule_sample(rule_ctx *ctx) {
+  widen_rasterizer(ctx);
+  psoc_rules_sample(ctx);
+}
+
 #define B(t) PSOC_TYPE_BIT(PSOC_SO_##t)
 #define K(k) PSOC_KIND_BIT(PSOC_KIND_##k)
 #define DRAW (K(GRAPHICS) | K(MESH))
@@ -117,10 +136,10 @@ static void rules_blend_targets(const rule_ctx *ctx) {
     psoc_quiet_stream_output)                                                                   \
   X(k, h, blend_targets, DRAW, WALK, B(BLEND) | B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), \
     rules_blend_targets, psoc_quiet_blend_targets)                                              \
-  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer, psoc_quiet_rasterizer)  \
+  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), rule_rasterizer, psoc_quiet_rasterizer)        \
   X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil,                \
     psoc_quiet_depth_stencil)                                                                   \
-  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample,                \
+  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), rule_sample,                      \
     psoc_quiet_sample)                                                                          \
   X(k, h, misc, ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),   \
     psoc_rules_misc, psoc_quiet_misc)                                                           \
@@ -283,11 +302,16 @@ static void load_state(rule_ctx *ctx) {
     const unsigned char *v;
     uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
     s->rasterizer_type = type;
-    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened once; absent: the constant default */
-      psoc_resolve_rasterizer_payload(type, v, &s->widened);
-      s->rasterizer = &s->widened;
-    } else {
+    s->rasterizer_payload = v;
+    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened where a rule reads it */
+      s->rasterizer = NULL;
+      s->forced_sample_count =
+          psoc_rd32(v + (type == PSOC_SO_RASTERIZER2
+                             ? offsetof(psoc_rasterizer_desc2, ForcedSampleCount)
+                             : offsetof(psoc_rasterizer_desc1, ForcedSampleCount)));
+    } else { /* absent: the constant default */
       s->rasterizer = &psoc_rasterizer_default;
+      s->forced_sample_count = psoc_rasterizer_default.ForcedSampleCount;
     }
     type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
     s->depth_stencil_type = type;
