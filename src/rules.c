@@ -360,10 +360,17 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->walk = &walk;
   ctx->options = options;
-  ctx->has_profile = options && options->profile;
-  ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
-  ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
-  ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
+  if (!options) { /* the default check: no profile, no pointers followed */
+    ctx->has_profile = 0;
+    ctx->profile = psoc_profile_unlimited();
+    ctx->follow = 0;
+    ctx->follow_layout = 0;
+  } else {
+    ctx->has_profile = options->profile != NULL;
+    ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
+    ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
+    ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
+  }
   ctx->diags = diags;
   ctx->known = known;
   ctx->known_count = known ? known_count : 0;

@@ -54,7 +54,10 @@ const char *psoc_comp_type_name(uint32_t type);
 
 /* The profile psoc_check judges by when the caller gives none: every
 ** capability present, so that no capability check can fire (profile.c). */
-const psoc_profile *psoc_profile_unlimited(void);
+extern const psoc_profile psoc_profile_unlimited_;
+static inline const psoc_profile *psoc_profile_unlimited(void) {
+  return &psoc_profile_unlimited_;
+}
 
 /* ---- rule context --------------------------------------------------- */
 
