@@ -253,12 +253,13 @@ void psoc_msg_str(psoc_msg *m, const char *s) {
 }
 
 void psoc_msg_uint(psoc_msg *m, unsigned long long v) {
-  char digits[24], *d = digits + sizeof digits;
+  char digits[20]; /* least significant first; a number has a few, so a byte loop copies them */
+  unsigned n = 0;
   do {
-    *--d = (char)('0' + v % 10);
+    digits[n++] = (char)('0' + v % 10);
     v /= 10;
   } while (v);
-  psoc_msg_put(m, d, (size_t)(digits + sizeof digits - d));
+  for (; n && m->left; m->left--) *m->p++ = digits[--n];
 }
 
 psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,

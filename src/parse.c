@@ -279,15 +279,19 @@ PSOC_SUBOBJECTS(WALK_FITS)
 #undef WALK_FITS
 
 /* The index of the subobject at 'offset' of a stream walked without
-** problems up to there. */
-static uint32_t index_at(const unsigned char *data, size_t offset) {
-  size_t at = 0;
-  uint32_t index = 0;
+** problems up to there, counted on from subobject 'index' at 'at'. */
+static uint32_t index_from(const unsigned char *data, size_t at, uint32_t index, size_t offset) {
   while (at < offset) {
     at += psoc_walk_table[psoc_rd32(data + at)].stride;
     index++;
   }
   return index;
+}
+
+/* The index of the subobject at 'offset' of a stream walked without
+** problems up to there. */
+static uint32_t index_at(const unsigned char *data, size_t offset) {
+  return index_from(data, 0, 0, offset);
 }
 
 void psoc_walked_view(const psoc_walked *w, uint32_t type, psoc_view *out) {
@@ -321,7 +325,7 @@ void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_d
   psoc_view first, again;
   psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
   again.type = type;
-  again.index = index_at(w->data, offset);
+  again.index = index_from(w->data, first.offset, first.index, offset); /* on from the first */
   again.offset = offset;
   again.info = &psoc_registry_rows[type];
   again.payload = w->data + offset + again.info->payload_offset;
