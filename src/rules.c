@@ -293,7 +293,6 @@ static void load_state(rule_ctx *ctx) {
   PAYLOAD(PSOC_SO_INPUT_LAYOUT, input_layout, D3D12_INPUT_LAYOUT_DESC);
   PAYLOAD(PSOC_SO_STREAM_OUTPUT, stream_output, D3D12_STREAM_OUTPUT_DESC);
   PAYLOAD(PSOC_SO_SAMPLE_DESC, sample_desc, DXGI_SAMPLE_DESC);
-  s->sample_mask = class_u32(p, PSOC_SO_SAMPLE_MASK);
   s->ib_strip_cut_value = class_u32(p, PSOC_SO_IB_STRIP_CUT_VALUE);
   s->primitive_topology = class_u32(p, PSOC_SO_PRIMITIVE_TOPOLOGY);
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);

@@ -100,7 +100,8 @@ typedef struct psoc_rule_state {
   const psoc_serialized_root_signature_desc *serialized_root_signature;
   const DXGI_SAMPLE_DESC *sample_desc;
   const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed) */
-  uint32_t sample_mask, ib_strip_cut_value, primitive_topology, depth_stencil_format;
+  uint32_t ib_strip_cut_value, primitive_topology, depth_stencil_format; /* (no rule reads
+                                       SAMPLE_MASK: every value is valid) */
   uint32_t node_mask, flags;
   uint32_t rasterizer_type;            /* the type that supplied the class */
   uint32_t depth_stencil_type;
