@@ -274,7 +274,9 @@ PSOC_SUBOBJECTS(ALIGN_FITS)
 _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
                "psoc_rule_depth starts like every DEPTH_STENCIL version");
 
-static void load_state(rule_ctx *ctx) {
+/* The root signatures: only the rules that follow pointers read them
+** (shaders, root bindings), so they are loaded where pointers are followed. */
+static void load_follow_state(rule_ctx *ctx) {
   const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
   int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
@@ -283,6 +285,12 @@ static void load_state(rule_ctx *ctx) {
   s->root_signature = (const void *)(uintptr_t)rs;
   PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
           psoc_serialized_root_signature_desc);
+}
+
+static void load_state(rule_ctx *ctx) {
+  const psoc_walked *p = ctx->walk;
+  psoc_rule_state *s = &ctx->state;
+  int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
   PAYLOAD(PSOC_SO_CACHED_PSO, cached_pso, D3D12_CACHED_PIPELINE_STATE);
   s->node_mask = class_u32(p, PSOC_SO_NODE_MASK);
   s->flags = class_u32(p, PSOC_SO_FLAGS);
@@ -389,7 +397,10 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
                           ? 0
                           : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
-  if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
+  if (walk.complete && ctx->follow) { /* the rules that follow pointers run: what they read */
+    load_follow_state(ctx);
+    psoc_rules_load_shaders(ctx);
+  }
   classes |= ANY_CLASS | ((walk.type_mask & ignored) ? IGNORED_PRESENT : 0);
   /* the NEEDS_* set from the flags' bits without a branch (walk.complete is 0 or 1) */
   have = (uint32_t)walk.complete | ((flags & PSOC_CHECK_FOLLOW_POINTERS) << 1) |

@@ -99,7 +99,11 @@ typedef struct psoc_rule_state {
   const D3D12_CACHED_PIPELINE_STATE *cached_pso;
   const psoc_serialized_root_signature_desc *serialized_root_signature;
   const DXGI_SAMPLE_DESC *sample_desc;
-  const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed) */
+  const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed);
+                                          it and serialized_root_signature are
+                                          loaded only with FOLLOW_POINTERS on a
+                                          complete walk, where the rules reading
+                                          them run */
   uint32_t ib_strip_cut_value, primitive_topology, depth_stencil_format; /* (no rule reads
                                        SAMPLE_MASK: every value is valid) */
   uint32_t node_mask, flags;
