@@ -106,10 +106,10 @@ _Static_assert(PSOC_SO_TYPE_COUNT <= 64, "type masks are 64-bit");
 
 /* The classes present in a mask of types, as PSOC_TYPE_BIT()s of their
 ** base types. */
+extern const uint64_t psoc_registry_class_bits[PSOC_SO_TYPE_COUNT]; /* by type (registry.c) */
 static inline uint64_t psoc_classes_of(uint64_t types) {
   uint64_t c = types & ~PSOC_VERSION_TYPES, v;
-  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
-    c |= PSOC_TYPE_BIT(psoc_registry_rows[psoc_lowest_bit(v)].dup_class);
+  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1) c |= psoc_registry_class_bits[psoc_lowest_bit(v)];
   return c;
 }
 

@@ -78,6 +78,9 @@ START_TEST(test_registry_layout) {
     ck_assert_msg(info->stride == stride, "%s stride %u, d3dx12 %zu", info->name, info->stride,
                   stride);
     ck_assert_uint_eq(info->payload->size, expected_layout[t].size);
+    /* psoc_classes_of's table: the row's class */
+    ck_assert_uint_eq(psoc_registry_class_bits[t], PSOC_TYPE_BIT(info->dup_class));
+    ck_assert_uint_eq(psoc_classes_of(PSOC_TYPE_BIT(t)), PSOC_TYPE_BIT(info->dup_class));
   }
   /* 4-byte payloads sit at +4, pointer payloads at +8 */
   ck_assert_uint_eq(psoc_subobject_info_get(PSOC_SO_PRIMITIVE_TOPOLOGY)->payload_offset, 4);
