@@ -332,6 +332,35 @@ void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_d
   report_duplicate(&first, &again, diags);
 }
 
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+const unsigned char *psoc_walk_rest(psoc_walked *out, const unsigned char *at, size_t remaining,
+                                    uint64_t *mask, psoc_diags *diags) {
+  uint64_t m = *mask;
+  do { /* psoc_walk_check_inline's loop, with the duplicates reported */
+    size_t type = psoc_rd32(at), stride;
+    const psoc_walk_entry *e;
+    uint32_t cls;
+    if (type >= PSOC_SO_TYPE_COUNT) break;
+    e = &psoc_walk_table[type];
+    stride = e->stride;
+    if (stride - 1u >= remaining) break;
+    cls = e->cls;
+    if (out->class_type[cls] >= 0) {
+      psoc_walked_duplicate(out, at, diags);
+    } else {
+      out->payload[type] = at + e->payload_offset;
+      out->class_type[cls] = (int8_t)type;
+      m |= psoc_walk_bits[type];
+    }
+    at += stride;
+    remaining -= stride;
+  } while (remaining >= sizeof(uint32_t));
+  *mask = m;
+  return at;
+}
+
 psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, psoc_diags *diags) {
   return psoc_walk_check_inline(data, size, out, diags);
 }

@@ -27,6 +27,11 @@ int psoc_parse_prologue(const void *data, size_t size, psoc_diags *diags);
 ** the subobject at 'at' repeats a class kept earlier. */
 void psoc_walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags);
 void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags);
+/* The walk from 'at', a complete subobject whose class is kept already (a
+** duplicate), to where it stops, reporting every duplicate; ORs the types
+** it keeps into *mask and returns where it stopped (cold). */
+const unsigned char *psoc_walk_rest(psoc_walked *out, const unsigned char *at, size_t remaining,
+                                    uint64_t *mask, psoc_diags *diags);
 
 /* psoc_walk_check (internal.h). */
 PSOC_FORCE_INLINE_ psoc_status psoc_walk_check_inline(const void *data, size_t size,
@@ -53,27 +58,39 @@ PSOC_FORCE_INLINE_ psoc_status psoc_walk_check_inline(const void *data, size_t s
   ** complete exactly when it stops at the end. */
   if (size >= sizeof(uint32_t)) {
     const unsigned char *at = bytes;
+    const psoc_walk_entry *table = psoc_walk_table;
+    const uint64_t *bits = psoc_walk_bits;
     size_t remaining = size;
+#if defined(__GNUC__)
+    /* the tables' addresses held in registers through the loop (GCC would
+    ** otherwise form them again in every step) */
+    __asm__("" : "+r"(table), "+r"(bits));
+#endif
     do {
       size_t type = psoc_rd32(at), stride;
       const psoc_walk_entry *e;
       uint32_t cls;
       if (type >= PSOC_SO_TYPE_COUNT) break;
-      e = &psoc_walk_table[type];
+      e = &table[type];
       stride = e->stride;
       if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
       cls = e->cls;
-      if (out->class_type[cls] >= 0) {
-        psoc_walked_duplicate(out, at, diags);
-        duplicates++;
-      } else {
-        out->payload[type] = at + e->payload_offset;
-        out->class_type[cls] = (int8_t)type;
-        mask |= psoc_walk_bits[type];
+      if (out->class_type[cls] >= 0) { /* a duplicate: the rest of the walk out of line */
+        duplicates = 1;
+        break;
       }
+      out->payload[type] = at + e->payload_offset;
+      out->class_type[cls] = (int8_t)type;
+      mask |= bits[type];
       at += stride;
       remaining -= stride;
     } while (remaining >= sizeof(uint32_t));
+    /* the loop above calls nothing, so its tables and cursor stay in registers */
+    if (duplicates) {
+      uint64_t kept = mask; /* the loop's mask stays a register: its address is not taken */
+      at = psoc_walk_rest(out, at, (size_t)(bytes + size - at), &kept, diags);
+      mask = kept;
+    }
     offset = (size_t)(at - bytes);
   }
   if (offset == size) out->complete = 1;
