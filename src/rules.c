@@ -167,6 +167,9 @@ static void rule_sample(rule_ctx *ctx) {
   RUN_RULES(kind, (u) + 0) RUN_RULES(kind, (u) + 1) RUN_RULES(kind, (u) + 2) RUN_RULES(kind, (u) + 3)
 #define RUN_KIND(kind) RUN_SET(kind, 0) RUN_SET(kind, UNSCREENED)
 _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW | UNSCREENED) == 7, "eight sets per kind");
+_Static_assert((PSOC_KIND_GRAPHICS & 1) && (PSOC_KIND_MESH & 1) && !(PSOC_KIND_NONE & 1) &&
+                   !(PSOC_KIND_COMPUTE & 1),
+               "the drawing kinds are the odd ones");
 _Static_assert(NEEDS_COMPLETE_WALK == 1 && NEEDS_FOLLOW == (unsigned)PSOC_CHECK_FOLLOW_POINTERS << 1 &&
                    UNSCREENED == PSOC_CHECK_UNSCREENED_ >> 29,
                "psoc_check_known shifts the flags into a NEEDS_* set");
@@ -385,7 +388,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  ctx->draw = ((K(GRAPHICS) | K(MESH)) >> ((unsigned)walk.kind & 3u)) & 1u;
+  ctx->draw = (int)((unsigned)walk.kind & 1u); /* graphics (1) or mesh (3) */
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;
