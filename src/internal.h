@@ -109,7 +109,8 @@ _Static_assert(PSOC_SO_TYPE_COUNT <= 64, "type masks are 64-bit");
 extern const uint64_t psoc_registry_class_bits[PSOC_SO_TYPE_COUNT]; /* by type (registry.c) */
 static inline uint64_t psoc_classes_of(uint64_t types) {
   uint64_t c = types & ~PSOC_VERSION_TYPES, v;
-  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1) c |= psoc_registry_class_bits[psoc_lowest_bit(v)];
+  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
+    c |= psoc_registry_class_bits[psoc_lowest_bit(v)];
   return c;
 }
 
@@ -118,9 +119,9 @@ static inline uint64_t psoc_classes_of(uint64_t types) {
 /* The next diagnostic of 'diags', counted by its severity and with
 ** everything but its message filled; NULL when 'diags' is NULL (nothing
 ** counted) or the list cannot grow (then it counts as dropped), as
-** psoc_diags_add does. The caller writes
-** the message with a psoc_msg: the same text a format would give, without
-** parsing one (for the diagnostics of common mistakes). */
+** psoc_diags_add does. The caller writes the message with a psoc_msg: the
+** same text a format would give, without parsing one (for the diagnostics
+** of common mistakes). */
 psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
                            const char *message_id, int32_t subobject, int64_t offset,
                            const char *field);

@@ -397,10 +397,6 @@ PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
   return !rt->BlendEnable || (all & PSOC_FMT_BLEND);
 }
 
-/* psoc_rules_rasterizer: without the class nothing; with it valid fill and
-** cull modes, finite depth-bias values, a forced sample count of 0, 1, 2,
-** 4 or 8, conservative rasterization OFF, and for RASTERIZER2 a valid line
-** mode other than QUADRILATERAL_NARROW. */
 /* A FLOAT member of a payload read in place. */
 static inline float psoc_rule_float(const unsigned char *p) {
   float v;
@@ -411,8 +407,9 @@ static inline float psoc_rule_float(const unsigned char *p) {
 /* The screen reads the payload of its type in place (the rules read it
 ** widened): FillMode .. SlopeScaledDepthBias are at one offset in every
 ** version (resolve.c asserts it), RASTERIZER's DepthBias is an INT (always
-** finite), and RASTERIZER2 has its line mode where the others have
-** ForcedSampleCount. */
+** finite); ForcedSampleCount and ConservativeRaster follow at other
+** offsets in RASTERIZER2, which has a line mode where the others have
+** MultisampleEnable and AntialiasedLineEnable. */
 #define PSOC_RAST_SAME_(m)                                                                \
   _Static_assert(offsetof(psoc_rasterizer_desc2, m) == offsetof(psoc_rasterizer_desc1, m) && \
                      offsetof(psoc_rasterizer_desc2, m) == offsetof(D3D12_RASTERIZER_DESC, m), \
@@ -423,6 +420,11 @@ PSOC_RAST_SAME_(DepthBias)
 PSOC_RAST_SAME_(DepthBiasClamp)
 PSOC_RAST_SAME_(SlopeScaledDepthBias)
 #undef PSOC_RAST_SAME_
+
+/* psoc_rules_rasterizer: without the class nothing; with it valid fill and
+** cull modes, finite depth-bias values, a forced sample count of 0, 1, 2,
+** 4 or 8, conservative rasterization OFF, and for RASTERIZER2 a valid line
+** mode other than QUADRILATERAL_NARROW. */
 #define PSOC_RAST_AT(member) (r + offsetof(psoc_rasterizer_desc2, member))
 PSOC_SCREEN int psoc_quiet_rasterizer(const rule_ctx *ctx) {
   const unsigned char *r = ctx->state.rasterizer_payload;
