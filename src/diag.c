@@ -211,11 +211,11 @@ static void copy_field(char *dst, size_t cap, const char *src) {
   dst[n] = '\0';
 }
 
-psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                            const char *message_id, int32_t subobject, int64_t offset,
-                            const char *field, const char *fmt, va_list ap) {
+psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field) {
   psoc_diag *d;
-  if (!diags || !fmt) return PSOC_ERR_ARG;
+  if (!diags) return NULL;
   switch (severity) {
   case PSOC_SEVERITY_ERROR: diags->errors++; break;
   case PSOC_SEVERITY_WARNING: diags->warnings++; break;
@@ -226,14 +226,14 @@ psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code
     psoc_diag *items;
     if (cap > SIZE_MAX / sizeof(psoc_diag)) {
       diags->dropped++;
-      return PSOC_ERR_NOMEM;
+      return NULL;
     }
     if (!diags->alloc.fn) diags->alloc = psoc_alloc_or_default(NULL);
     items = psoc_mem(&diags->alloc, diags->items, diags->capacity * sizeof(psoc_diag),
                      cap * sizeof(psoc_diag));
     if (!items) {
       diags->dropped++;
-      return PSOC_ERR_NOMEM;
+      return NULL;
     }
     diags->items = items;
     diags->capacity = cap;
@@ -245,6 +245,30 @@ psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code
   d->subobject = subobject;
   d->offset = offset;
   copy_field(d->field, sizeof d->field, field);
+  return d;
+}
+
+void psoc_msg_str(psoc_msg *m, const char *s) {
+  psoc_msg_put(m, s, strlen(s));
+}
+
+void psoc_msg_uint(psoc_msg *m, unsigned long long v) {
+  char digits[20]; /* least significant first; a number has a few, so a byte loop copies them */
+  unsigned n = 0;
+  do {
+    digits[n++] = (char)('0' + v % 10);
+    v /= 10;
+  } while (v);
+  for (; n && m->left; m->left--) *m->p++ = digits[--n];
+}
+
+psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                            const char *message_id, int32_t subobject, int64_t offset,
+                            const char *field, const char *fmt, va_list ap) {
+  psoc_diag *d;
+  if (!diags || !fmt) return PSOC_ERR_ARG;
+  d = psoc_diags_slot(diags, severity, code, message_id, subobject, offset, field);
+  if (!d) return PSOC_ERR_NOMEM;
   {
     va_list aq;
     int done;

@@ -106,11 +106,52 @@ _Static_assert(PSOC_SO_TYPE_COUNT <= 64, "type masks are 64-bit");
 
 /* The classes present in a mask of types, as PSOC_TYPE_BIT()s of their
 ** base types. */
+extern const uint64_t psoc_registry_class_bits[PSOC_SO_TYPE_COUNT]; /* by type (registry.c) */
 static inline uint64_t psoc_classes_of(uint64_t types) {
   uint64_t c = types & ~PSOC_VERSION_TYPES, v;
   for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
-    c |= PSOC_TYPE_BIT(psoc_registry_rows[psoc_lowest_bit(v)].dup_class);
+    c |= psoc_registry_class_bits[psoc_lowest_bit(v)];
   return c;
+}
+
+/* ---- diagnostics built piece by piece (diag.c) --------------------- */
+
+/* The next diagnostic of 'diags', counted by its severity and with
+** everything but its message filled; NULL when 'diags' is NULL (nothing
+** counted) or the list cannot grow (then it counts as dropped), as
+** psoc_diags_add does. The caller writes the message with a psoc_msg: the
+** same text a format would give, without parsing one (for the diagnostics
+** of common mistakes). */
+psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field);
+
+/* A message being written into d->message, truncated as snprintf would. */
+typedef struct psoc_msg {
+  char *p;
+  size_t left; /* bytes that still fit, the terminating NUL excluded */
+} psoc_msg;
+
+static inline void psoc_msg_begin(psoc_msg *m, psoc_diag *d) {
+  m->p = d->message;
+  m->left = sizeof d->message - 1;
+}
+/* Where n is a constant (PSOC_MSG_LIT) the copy is a few moves. */
+PSOC_FORCE_INLINE_ void psoc_msg_put(psoc_msg *m, const char *s, size_t n) {
+  if (n <= m->left) {
+    memcpy(m->p, s, n);
+  } else {
+    memcpy(m->p, s, m->left);
+    n = m->left;
+  }
+  m->p += n;
+  m->left -= n;
+}
+#define PSOC_MSG_LIT(m, lit) psoc_msg_put((m), "" lit, sizeof(lit) - 1)
+void psoc_msg_str(psoc_msg *m, const char *s);          /* as %s (s not NULL) */
+void psoc_msg_uint(psoc_msg *m, unsigned long long v);  /* as %u, %zu, %llu */
+static inline void psoc_msg_end(psoc_msg *m) {
+  *m->p = '\0';
 }
 
 /* ---- psoc_check's walk (parse.c) ----------------------------------- */

@@ -5,7 +5,7 @@
 */
 #include <stdint.h>
 
-#include "internal.h"
+#include "parse_walk.h"
 
 #define MSG_INVALID_STREAM "CREATEPIPELINESTATE_INVALID_STREAM"
 
@@ -125,25 +125,38 @@ static psoc_kind deduce_kind(const psoc_parsed *parsed) {
 __attribute__((cold, noinline))
 #endif
 static void report_duplicate(const psoc_view *first, const psoc_view *again, psoc_diags *diags) {
+  /* built piece by piece (diag.c): the texts of the formats
+  ** "%s appears again (first as subobject %u at offset %zu); each subobject type may appear
+  ** once: remove one" and "%s duplicates %s (subobject %u at offset %zu): they are versions of
+  ** one state and may appear once together; keep one of them" (tests/unit/test_parse.c) */
+  psoc_msg m;
+  psoc_diag *d = psoc_diags_slot(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
+                                 "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
+                                 (int64_t)again->offset, again->info->name);
+  if (!d) return;
+  psoc_msg_begin(&m, d);
+  psoc_msg_str(&m, again->info->name);
+  if (again->type == first->type) {
+    PSOC_MSG_LIT(&m, " appears again (first as subobject ");
+  } else {
+    PSOC_MSG_LIT(&m, " duplicates ");
+    psoc_msg_str(&m, first->info->name);
+    PSOC_MSG_LIT(&m, " (subobject ");
+  }
+  psoc_msg_uint(&m, first->index);
+  PSOC_MSG_LIT(&m, " at offset ");
+  psoc_msg_uint(&m, first->offset);
   if (again->type == first->type)
-    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
-                   (int64_t)again->offset, again->info->name,
-                   "%s appears again (first as subobject %u at offset %zu); each subobject "
-                   "type may appear once: remove one",
-                   again->info->name, first->index, first->offset);
+    PSOC_MSG_LIT(&m, "); each subobject type may appear once: remove one");
   else
-    psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
-                   (int64_t)again->offset, again->info->name,
-                   "%s duplicates %s (subobject %u at offset %zu): they are versions of one "
-                   "state and may appear once together; keep one of them",
-                   again->info->name, first->info->name, first->index, first->offset);
+    PSOC_MSG_LIT(&m, "): they are versions of one state and may appear once together; keep one "
+                     "of them");
+  psoc_msg_end(&m);
 }
 
 /* What psoc_parse and psoc_walk_check report before walking: 1 when the
 ** stream cannot be walked at all (empty, or NULL). */
-static int parse_prologue(const void *data, size_t size, psoc_diags *diags) {
+int psoc_parse_prologue(const void *data, size_t size, psoc_diags *diags) {
   if (size == 0) {
     char deciders[64];
     psoc_diags_add(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_ZERO_SIZE_STREAM,
@@ -178,7 +191,7 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
   out->type_mask = 0;
   memset(out->has, 0, sizeof out->has);
   memset(out->class_type, -1, sizeof out->class_type);
-  if (parse_prologue(data, size, diags)) {
+  if (psoc_parse_prologue(data, size, diags)) {
     out->structural_errors = 1;
     return PSOC_ERR_INVALID;
   }
@@ -250,22 +263,14 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 
 /* ---- psoc_check's walk ------------------------------------------------ */
 
-/* The walk's view of the registry, one entry per type value, built at
-** compile time from the registry's list (PSOC_SUBOBJECTS): stride, payload
-** offset and class base type, each read with one load; stride 0 for values
-** that are no type (23). */
-typedef struct walk_entry {
-  uint16_t stride;
-  uint8_t payload_offset;
-  uint8_t cls;
-} walk_entry;
+/* The walk's tables (parse_walk.h): one entry per type value, built at
+** compile time from the registry's list (PSOC_SUBOBJECTS). */
 #define WALK_ENTRY(NAME, id, key, CLASS, kinds, T, layout, bits) \
   [id] = { PSOC_STRIDE(T), PSOC_PAYLOAD_OFFSET(T), PSOC_SO_##CLASS },
-static const walk_entry walk_table[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_ENTRY) };
+const psoc_walk_entry psoc_walk_table[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_ENTRY) };
 #undef WALK_ENTRY
-/* Each type's bit of the walk's type mask, by type value (0 for 23). */
 #define WALK_BIT(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(id),
-static const uint64_t walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
+const uint64_t psoc_walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
 #undef WALK_BIT
 #define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
   _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
@@ -274,15 +279,19 @@ PSOC_SUBOBJECTS(WALK_FITS)
 #undef WALK_FITS
 
 /* The index of the subobject at 'offset' of a stream walked without
-** problems up to there. */
-static uint32_t index_at(const unsigned char *data, size_t offset) {
-  size_t at = 0;
-  uint32_t index = 0;
+** problems up to there, counted on from subobject 'index' at 'at'. */
+static uint32_t index_from(const unsigned char *data, size_t at, uint32_t index, size_t offset) {
   while (at < offset) {
-    at += walk_table[psoc_rd32(data + at)].stride;
+    at += psoc_walk_table[psoc_rd32(data + at)].stride;
     index++;
   }
   return index;
+}
+
+/* The index of the subobject at 'offset' of a stream walked without
+** problems up to there. */
+static uint32_t index_at(const unsigned char *data, size_t offset) {
+  return index_from(data, 0, 0, offset);
 }
 
 void psoc_walked_view(const psoc_walked *w, uint32_t type, psoc_view *out) {
@@ -296,7 +305,7 @@ void psoc_walked_view(const psoc_walked *w, uint32_t type, psoc_view *out) {
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static void walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) {
+void psoc_walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) {
   psoc_walker walker;
   const psoc_subobject_info *info = NULL;
   psoc_walk_init(&walker, w->data, w->size);
@@ -309,86 +318,51 @@ static void walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) 
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-static void walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags) {
+void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags) {
   /* the type and its class read again here, so the walk keeps no copies */
-  uint32_t type = psoc_rd32(at), cls = walk_table[type].cls;
+  uint32_t type = psoc_rd32(at), cls = psoc_walk_table[type].cls;
   size_t offset = (size_t)(at - w->data);
   psoc_view first, again;
   psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
   again.type = type;
-  again.index = index_at(w->data, offset);
+  again.index = index_from(w->data, first.offset, first.index, offset); /* on from the first */
   again.offset = offset;
   again.info = &psoc_registry_rows[type];
   again.payload = w->data + offset + again.info->payload_offset;
   report_duplicate(&first, &again, diags);
 }
 
-psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, psoc_diags *diags) {
-  const unsigned char *bytes = data;
-  size_t offset = 0;
-  uint64_t mask = 0;
-  int duplicates = 0;
-  out->data = bytes;
-  out->size = data ? size : 0;
-  out->kind = PSOC_KIND_NONE;
-  out->complete = 0;
-  out->type_mask = 0;
-  out->classes = 0;
-  memset(out->class_type, -1, sizeof out->class_type);
-  memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
-  /* the prologue has something to say only about these */
-  if ((size == 0 || !data || ((uintptr_t)data & (PSOC_PTR_SIZE - 1)) != 0) &&
-      parse_prologue(data, size, diags))
-    return PSOC_ERR_INVALID;
-  /* psoc_parse's loop, keeping only the payload pointers. 'at' walks from
-  ** 'bytes' while a type can be read (4 bytes remain); a subobject's stride
-  ** is at most what remains, so 'at' never passes the end and the walk is
-  ** complete exactly when it stops at the end. */
-  if (size >= sizeof(uint32_t)) {
-    const unsigned char *at = bytes;
-    size_t remaining = size;
-    do {
-      size_t type = psoc_rd32(at), stride;
-      const walk_entry *e;
-      uint32_t cls;
-      if (type >= PSOC_SO_TYPE_COUNT) break;
-      e = &walk_table[type];
-      stride = e->stride;
-      if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
-      cls = e->cls;
-      if (out->class_type[cls] >= 0) {
-        walked_duplicate(out, at, diags);
-        duplicates++;
-      } else {
-        out->payload[type] = at + e->payload_offset;
-        out->class_type[cls] = (int8_t)type;
-        mask |= walk_bits[type];
-      }
-      at += stride;
-      remaining -= stride;
-    } while (remaining >= sizeof(uint32_t));
-    offset = (size_t)(at - bytes);
-  }
-  if (offset == size) out->complete = 1;
-  else walked_stop(out, offset, diags);
-  out->type_mask = mask;
-  out->classes = psoc_classes_of(mask);
-  /* deduce_kind on the payloads: an absent decider's payload is the
-  ** registry's default, whose bytecode is null, so each deciding row is one
-  ** pointer test (expanded from the registry's list) */
-  {
-    uint32_t n = 0, kinds = 0;
-#define DECIDE(NAME, id, key, CLASS, kinds_, T, layout, bits)                          \
-    if (((bits) & PSOC_SUBOBJECT_DECIDES_KIND) && psoc_rdptr(out->payload[id]) != 0) { \
-      n++;                                                                            \
-      kinds = (kinds_);                                                               \
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+const unsigned char *psoc_walk_rest(psoc_walked *out, const unsigned char *at, size_t remaining,
+                                    uint64_t *mask, psoc_diags *diags) {
+  uint64_t m = *mask;
+  do { /* psoc_walk_check_inline's loop, with the duplicates reported */
+    size_t type = psoc_rd32(at), stride;
+    const psoc_walk_entry *e;
+    uint32_t cls;
+    if (type >= PSOC_SO_TYPE_COUNT) break;
+    e = &psoc_walk_table[type];
+    stride = e->stride;
+    if (stride - 1u >= remaining) break;
+    cls = e->cls;
+    if (out->class_type[cls] >= 0) {
+      psoc_walked_duplicate(out, at, diags);
+    } else {
+      out->payload[type] = at + e->payload_offset;
+      out->class_type[cls] = (int8_t)type;
+      m |= psoc_walk_bits[type];
     }
-    PSOC_SUBOBJECTS(DECIDE)
-#undef DECIDE
-    if (n == 1) out->kind = (psoc_kind)psoc_lowest_bit(kinds);
-  }
-  if (!out->complete || duplicates) return PSOC_ERR_INVALID;
-  return PSOC_OK;
+    at += stride;
+    remaining -= stride;
+  } while (remaining >= sizeof(uint32_t));
+  *mask = m;
+  return at;
+}
+
+psoc_status psoc_walk_check(const void *data, size_t size, psoc_walked *out, psoc_diags *diags) {
+  return psoc_walk_check_inline(data, size, out, diags);
 }
 
 const psoc_view *psoc_parsed_class(const psoc_parsed *parsed, uint32_t dup_class) {

@@ -357,6 +357,11 @@ const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT] = {
 };
 #undef DEFAULT_OF
 
+/* Each type's class as a PSOC_TYPE_BIT of its base type (psoc_classes_of). */
+#define CLASS_BIT_OF(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS),
+const uint64_t psoc_registry_class_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(CLASS_BIT_OF) };
+#undef CLASS_BIT_OF
+
 /* What the list's rows promise, checked when it is compiled: each row's
 ** value is below the count (rows in value order), its payload type is the
 ** size its layout describes and its default is of that type, a version

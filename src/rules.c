@@ -7,6 +7,7 @@
 #include <stdalign.h>
 #include <stdarg.h>
 
+#include "parse_walk.h"
 #include "rules_internal.h"
 
 enum {
@@ -92,6 +93,25 @@ static void rules_blend_targets(const rule_ctx *ctx) {
     psoc_rules_render_targets(ctx);
 }
 
+/* The rules that read the widened rasterizer widen it first (once: the
+** screens read the payload in place, so a quiet pipeline never widens). */
+static void widen_rasterizer(rule_ctx *ctx) {
+  psoc_rule_state *s = &ctx->state;
+  if (s->rasterizer) return;
+  psoc_resolve_rasterizer_payload(s->rasterizer_type, s->rasterizer_payload, &s->widened);
+  s->rasterizer = &s->widened;
+}
+
+static void rule_rasterizer(rule_ctx *ctx) {
+  widen_rasterizer(ctx);
+  psoc_rules_rasterizer(ctx);
+}
+
+static void rule_sample(rule_ctx *ctx) {
+  widen_rasterizer(ctx);
+  psoc_rules_sample(ctx);
+}
+
 #define B(t) PSOC_TYPE_BIT(PSOC_SO_##t)
 #define K(k) PSOC_KIND_BIT(PSOC_KIND_##k)
 #define DRAW (K(GRAPHICS) | K(MESH))
@@ -116,10 +136,10 @@ static void rules_blend_targets(const rule_ctx *ctx) {
     psoc_quiet_stream_output)                                                                   \
   X(k, h, blend_targets, DRAW, WALK, B(BLEND) | B(RENDER_TARGET_FORMATS) | B(DEPTH_STENCIL_FORMAT), \
     rules_blend_targets, psoc_quiet_blend_targets)                                              \
-  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), psoc_rules_rasterizer, psoc_quiet_rasterizer)  \
+  X(k, h, rasterizer, DRAW, WALK, B(RASTERIZER), rule_rasterizer, psoc_quiet_rasterizer)        \
   X(k, h, depth_stencil, DRAW, WALK, B(DEPTH_STENCIL), psoc_rules_depth_stencil,                \
     psoc_quiet_depth_stencil)                                                                   \
-  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), psoc_rules_sample,                \
+  X(k, h, sample, DRAW, WALK, B(SAMPLE_DESC) | B(RASTERIZER), rule_sample,                      \
     psoc_quiet_sample)                                                                          \
   X(k, h, misc, ANY_KIND, WALK, B(FLAGS) | B(NODE_MASK) | B(VIEW_INSTANCING) | B(CACHED_PSO),   \
     psoc_rules_misc, psoc_quiet_misc)                                                           \
@@ -147,6 +167,9 @@ static void rules_blend_targets(const rule_ctx *ctx) {
   RUN_RULES(kind, (u) + 0) RUN_RULES(kind, (u) + 1) RUN_RULES(kind, (u) + 2) RUN_RULES(kind, (u) + 3)
 #define RUN_KIND(kind) RUN_SET(kind, 0) RUN_SET(kind, UNSCREENED)
 _Static_assert((NEEDS_COMPLETE_WALK | NEEDS_FOLLOW | UNSCREENED) == 7, "eight sets per kind");
+_Static_assert((PSOC_KIND_GRAPHICS & 1) && (PSOC_KIND_MESH & 1) && !(PSOC_KIND_NONE & 1) &&
+                   !(PSOC_KIND_COMPUTE & 1),
+               "the drawing kinds are the odd ones");
 _Static_assert(NEEDS_COMPLETE_WALK == 1 && NEEDS_FOLLOW == (unsigned)PSOC_CHECK_FOLLOW_POINTERS << 1 &&
                    UNSCREENED == PSOC_CHECK_UNSCREENED_ >> 29,
                "psoc_check_known shifts the flags into a NEEDS_* set");
@@ -163,6 +186,26 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
   psoc_diags_addv(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
                   at ? (int64_t)view.offset : -1, field, fmt, ap);
   va_end(ap);
+}
+
+psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                          const char *message_id, uint32_t cls, const char *field) {
+  psoc_view view;
+  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
+  return psoc_diags_slot(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                         at ? (int64_t)view.offset : -1, field);
+}
+
+void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                    const char *message_id, uint32_t cls, const char *field, const char *text,
+                    size_t len) {
+  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field);
+  psoc_msg m;
+  if (!d) return;
+  psoc_msg_begin(&m, d);
+  psoc_msg_put(&m, text, len);
+  psoc_msg_end(&m);
 }
 
 const char *psoc_rule_field(char *buf, const char *fmt, ...) {
@@ -234,7 +277,9 @@ PSOC_SUBOBJECTS(ALIGN_FITS)
 _Static_assert(offsetof(psoc_rule_depth, StencilEnable) == 3 * sizeof(uint32_t),
                "psoc_rule_depth starts like every DEPTH_STENCIL version");
 
-static void load_state(rule_ctx *ctx) {
+/* The root signatures: only the rules that follow pointers read them
+** (shaders, root bindings), so they are loaded where pointers are followed. */
+static void load_follow_state(rule_ctx *ctx) {
   const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
   int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
@@ -243,6 +288,12 @@ static void load_state(rule_ctx *ctx) {
   s->root_signature = (const void *)(uintptr_t)rs;
   PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
           psoc_serialized_root_signature_desc);
+}
+
+static void load_state(rule_ctx *ctx) {
+  const psoc_walked *p = ctx->walk;
+  psoc_rule_state *s = &ctx->state;
+  int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
   PAYLOAD(PSOC_SO_CACHED_PSO, cached_pso, D3D12_CACHED_PIPELINE_STATE);
   s->node_mask = class_u32(p, PSOC_SO_NODE_MASK);
   s->flags = class_u32(p, PSOC_SO_FLAGS);
@@ -253,7 +304,6 @@ static void load_state(rule_ctx *ctx) {
   PAYLOAD(PSOC_SO_INPUT_LAYOUT, input_layout, D3D12_INPUT_LAYOUT_DESC);
   PAYLOAD(PSOC_SO_STREAM_OUTPUT, stream_output, D3D12_STREAM_OUTPUT_DESC);
   PAYLOAD(PSOC_SO_SAMPLE_DESC, sample_desc, DXGI_SAMPLE_DESC);
-  s->sample_mask = class_u32(p, PSOC_SO_SAMPLE_MASK);
   s->ib_strip_cut_value = class_u32(p, PSOC_SO_IB_STRIP_CUT_VALUE);
   s->primitive_topology = class_u32(p, PSOC_SO_PRIMITIVE_TOPOLOGY);
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
@@ -262,11 +312,16 @@ static void load_state(rule_ctx *ctx) {
     const unsigned char *v;
     uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
     s->rasterizer_type = type;
-    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened once; absent: the constant default */
-      psoc_resolve_rasterizer_payload(type, v, &s->widened);
-      s->rasterizer = &s->widened;
-    } else {
+    s->rasterizer_payload = v;
+    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened where a rule reads it */
+      s->rasterizer = NULL;
+      s->forced_sample_count =
+          psoc_rd32(v + (type == PSOC_SO_RASTERIZER2
+                             ? offsetof(psoc_rasterizer_desc2, ForcedSampleCount)
+                             : offsetof(psoc_rasterizer_desc1, ForcedSampleCount)));
+    } else { /* absent: the constant default */
       s->rasterizer = &psoc_rasterizer_default;
+      s->forced_sample_count = psoc_rasterizer_default.ForcedSampleCount;
     }
     type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
     s->depth_stencil_type = type;
@@ -310,15 +365,22 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   errors_before = diags->errors;
   warnings_before = diags->warnings;
-  (void)psoc_walk_check(data, size, &walk, diags); /* its problems are in diags */
+  (void)psoc_walk_check_inline(data, size, &walk, diags); /* its problems are in diags */
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->walk = &walk;
   ctx->options = options;
-  ctx->has_profile = options && options->profile;
-  ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
-  ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
-  ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
+  if (!options) { /* the default check: no profile, no pointers followed */
+    ctx->has_profile = 0;
+    ctx->profile = psoc_profile_unlimited();
+    ctx->follow = 0;
+    ctx->follow_layout = 0;
+  } else {
+    ctx->has_profile = options->profile != NULL;
+    ctx->profile = ctx->has_profile ? options->profile : psoc_profile_unlimited();
+    ctx->follow = (flags & PSOC_CHECK_FOLLOW_POINTERS) != 0;
+    ctx->follow_layout = (flags & (PSOC_CHECK_FOLLOW_POINTERS | PSOC_CHECK_FOLLOW_LAYOUT)) != 0;
+  }
   ctx->diags = diags;
   ctx->known = known;
   ctx->known_count = known ? known_count : 0;
@@ -326,7 +388,7 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  ctx->draw = ((K(GRAPHICS) | K(MESH)) >> ((unsigned)walk.kind & 3u)) & 1u;
+  ctx->draw = (int)((unsigned)walk.kind & 1u); /* graphics (1) or mesh (3) */
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;
@@ -338,7 +400,10 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
                           ? 0
                           : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
-  if (walk.complete && ctx->follow) psoc_rules_load_shaders(ctx);
+  if (walk.complete && ctx->follow) { /* the rules that follow pointers run: what they read */
+    load_follow_state(ctx);
+    psoc_rules_load_shaders(ctx);
+  }
   classes |= ANY_CLASS | ((walk.type_mask & ignored) ? IGNORED_PRESENT : 0);
   /* the NEEDS_* set from the flags' bits without a branch (walk.complete is 0 or 1) */
   have = (uint32_t)walk.complete | ((flags & PSOC_CHECK_FOLLOW_POINTERS) << 1) |

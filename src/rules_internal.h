@@ -54,7 +54,10 @@ const char *psoc_comp_type_name(uint32_t type);
 
 /* The profile psoc_check judges by when the caller gives none: every
 ** capability present, so that no capability check can fire (profile.c). */
-const psoc_profile *psoc_profile_unlimited(void);
+extern const psoc_profile psoc_profile_unlimited_;
+static inline const psoc_profile *psoc_profile_unlimited(void) {
+  return &psoc_profile_unlimited_;
+}
 
 /* ---- rule context --------------------------------------------------- */
 
@@ -96,14 +99,25 @@ typedef struct psoc_rule_state {
   const D3D12_CACHED_PIPELINE_STATE *cached_pso;
   const psoc_serialized_root_signature_desc *serialized_root_signature;
   const DXGI_SAMPLE_DESC *sample_desc;
-  const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed) */
-  uint32_t sample_mask, ib_strip_cut_value, primitive_topology, depth_stencil_format;
+  const void *root_signature;          /* the ROOT_SIGNATURE pointer (never followed);
+                                          it and serialized_root_signature are
+                                          loaded only with FOLLOW_POINTERS on a
+                                          complete walk, where the rules reading
+                                          them run */
+  uint32_t ib_strip_cut_value, primitive_topology, depth_stencil_format; /* (no rule reads
+                                       SAMPLE_MASK: every value is valid) */
   uint32_t node_mask, flags;
   uint32_t rasterizer_type;            /* the type that supplied the class */
   uint32_t depth_stencil_type;
   const psoc_rasterizer_state *rasterizer; /* widened (draw kinds): into
                                        'widened' when the class is present,
-                                       else psoc_rasterizer_default */
+                                       else psoc_rasterizer_default. Widened
+                                       only before a rule that reads it runs
+                                       (rules.c): the screens read the
+                                       payload in place */
+  const unsigned char *rasterizer_payload; /* the rasterizer_type's payload
+                                       (the registry's default when absent) */
+  uint32_t forced_sample_count;        /* the rasterizer's ForcedSampleCount */
   psoc_rasterizer_state widened;
   psoc_rule_depth depth_stencil;       /* hidden default applied (draw kinds) */
   struct {                             /* storage for misaligned payloads */
@@ -157,6 +171,18 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
     __attribute__((format(PSOC_PRINTF_FORMAT, 7, 8)))
 #endif
     ;
+
+/* psoc_rule_diag's slot (psoc_diags_slot) for a message written piece by
+** piece; NULL where the list cannot grow. */
+psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                          const char *message_id, uint32_t cls, const char *field);
+/* psoc_rule_diag with a message that needs no formatting: the first 'len'
+** bytes of 'text' (PSOC_RULE_TEXT passes a literal and its length). */
+void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
+                    const char *message_id, uint32_t cls, const char *field, const char *text,
+                    size_t len);
+#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit) \
+  psoc_rule_text((ctx), (severity), (code), (message_id), (cls), (field), "" lit, sizeof(lit) - 1)
 
 /* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
 const char *psoc_rule_field(char *buf, const char *fmt, ...)
@@ -371,25 +397,60 @@ PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
   return !rt->BlendEnable || (all & PSOC_FMT_BLEND);
 }
 
+/* A FLOAT member of a payload read in place. */
+static inline float psoc_rule_float(const unsigned char *p) {
+  float v;
+  memcpy(&v, p, sizeof v);
+  return v;
+}
+
+/* The screen reads the payload of its type in place (the rules read it
+** widened): FillMode .. SlopeScaledDepthBias are at one offset in every
+** version (resolve.c asserts it), RASTERIZER's DepthBias is an INT (always
+** finite); ForcedSampleCount and ConservativeRaster follow at other
+** offsets in RASTERIZER2, which has a line mode where the others have
+** MultisampleEnable and AntialiasedLineEnable. */
+#define PSOC_RAST_SAME_(m)                                                                \
+  _Static_assert(offsetof(psoc_rasterizer_desc2, m) == offsetof(psoc_rasterizer_desc1, m) && \
+                     offsetof(psoc_rasterizer_desc2, m) == offsetof(D3D12_RASTERIZER_DESC, m), \
+                 "rasterizer member " #m " at one offset in every version");
+PSOC_RAST_SAME_(FillMode)
+PSOC_RAST_SAME_(CullMode)
+PSOC_RAST_SAME_(DepthBias)
+PSOC_RAST_SAME_(DepthBiasClamp)
+PSOC_RAST_SAME_(SlopeScaledDepthBias)
+#undef PSOC_RAST_SAME_
+
 /* psoc_rules_rasterizer: without the class nothing; with it valid fill and
 ** cull modes, finite depth-bias values, a forced sample count of 0, 1, 2,
 ** 4 or 8, conservative rasterization OFF, and for RASTERIZER2 a valid line
 ** mode other than QUADRILATERAL_NARROW. */
+#define PSOC_RAST_AT(member) (r + offsetof(psoc_rasterizer_desc2, member))
 PSOC_SCREEN int psoc_quiet_rasterizer(const rule_ctx *ctx) {
-  const psoc_rasterizer_state *r = ctx->state.rasterizer;
-  uint32_t fsc = r->ForcedSampleCount;
+  const unsigned char *r = ctx->state.rasterizer_payload;
+  uint32_t type = ctx->state.rasterizer_type, fsc = ctx->state.forced_sample_count, conservative;
   if (!psoc_rule_has(ctx, PSOC_SO_RASTERIZER)) return 1;
-  if (!psoc_rule_valid(PSOC_VALID_FILL_MODE, r->FillMode) ||
-      !psoc_rule_valid(PSOC_VALID_CULL_MODE, r->CullMode) ||
-      r->ConservativeRaster != D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF || fsc > 8 ||
+  if (!psoc_rule_valid(PSOC_VALID_FILL_MODE, psoc_rd32(PSOC_RAST_AT(FillMode))) ||
+      !psoc_rule_valid(PSOC_VALID_CULL_MODE, psoc_rd32(PSOC_RAST_AT(CullMode))) || fsc > 8 ||
       (fsc & (fsc - 1)) != 0)
     return 0;
-  if (!isfinite(r->DepthBias) || !isfinite(r->DepthBiasClamp) || !isfinite(r->SlopeScaledDepthBias))
+  if ((type != PSOC_SO_RASTERIZER && !isfinite(psoc_rule_float(PSOC_RAST_AT(DepthBias)))) ||
+      !isfinite(psoc_rule_float(PSOC_RAST_AT(DepthBiasClamp))) ||
+      !isfinite(psoc_rule_float(PSOC_RAST_AT(SlopeScaledDepthBias))))
     return 0;
-  return ctx->state.rasterizer_type != PSOC_SO_RASTERIZER2 ||
-         (psoc_rule_valid(PSOC_VALID_LINE_RASTER, r->LineRasterizationMode) &&
-          r->LineRasterizationMode != PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW);
+  if (type != PSOC_SO_RASTERIZER2) {
+    conservative = psoc_rd32(r + offsetof(psoc_rasterizer_desc1, ConservativeRaster));
+    return conservative == D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF;
+  }
+  {
+    uint32_t line = psoc_rd32(PSOC_RAST_AT(LineRasterizationMode));
+    conservative = psoc_rd32(PSOC_RAST_AT(ConservativeRaster));
+    return conservative == D3D12_CONSERVATIVE_RASTERIZATION_MODE_OFF &&
+           psoc_rule_valid(PSOC_VALID_LINE_RASTER, line) &&
+           line != PSOC_LINE_RASTERIZATION_MODE_QUADRILATERAL_NARROW;
+  }
 }
+#undef PSOC_RAST_AT
 
 /* psoc_rules_depth_stencil: no depth or stencil test without a DSV format;
 ** without the class nothing else; with it a valid write mask and function
@@ -410,7 +471,7 @@ PSOC_SCREEN int psoc_quiet_depth_stencil(const rule_ctx *ctx) {
 ** else; with it one sample of quality 0. */
 PSOC_SCREEN int psoc_quiet_sample(const rule_ctx *ctx) {
   const DXGI_SAMPLE_DESC *s;
-  if (ctx->state.rasterizer->ForcedSampleCount > 0) return 0;
+  if (ctx->state.forced_sample_count > 0) return 0;
   if (!psoc_rule_has(ctx, PSOC_SO_SAMPLE_DESC)) return 1;
   s = ctx->state.sample_desc;
   return s->Count == 1 && s->Quality == 0 && ctx->profile->max_sample_count >= 1;

@@ -166,13 +166,17 @@ void psoc_rules_depth_stencil(const rule_ctx *ctx) {
   }
 #undef DS_FIELD
   if ((d->DepthEnable || d->StencilEnable) &&
-      ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN)
-    psoc_rule_diag(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,
-                   GPS "DEPTHSTENCILVIEW_NOT_SET", PSOC_SO_DEPTH_STENCIL, "DEPTH_STENCIL_FORMAT",
-                   "%s testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; "
-                   "set DEPTH_STENCIL_FORMAT to the depth buffer's format or disable %s",
-                   d->DepthEnable ? "depth" : "stencil",
-                   d->DepthEnable ? "DepthEnable" : "StencilEnable");
+      ctx->state.depth_stencil_format == DXGI_FORMAT_UNKNOWN) {
+    /* one fixed text for depth and one for stencil (no format to parse) */
+#define DSV_NOT_SET(test, member)                                                               \
+  PSOC_RULE_TEXT(ctx, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,                          \
+                 GPS "DEPTHSTENCILVIEW_NOT_SET", PSOC_SO_DEPTH_STENCIL, "DEPTH_STENCIL_FORMAT", \
+                 test " testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be " \
+                 "bound; set DEPTH_STENCIL_FORMAT to the depth buffer's format or disable " member)
+    if (d->DepthEnable) DSV_NOT_SET("depth", "DepthEnable");
+    else DSV_NOT_SET("stencil", "StencilEnable");
+#undef DSV_NOT_SET
+  }
 }
 
 /* ---- sample desc and forced sample count ------------------------------ */

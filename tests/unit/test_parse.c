@@ -78,6 +78,9 @@ START_TEST(test_registry_layout) {
     ck_assert_msg(info->stride == stride, "%s stride %u, d3dx12 %zu", info->name, info->stride,
                   stride);
     ck_assert_uint_eq(info->payload->size, expected_layout[t].size);
+    /* psoc_classes_of's table: the row's class */
+    ck_assert_uint_eq(psoc_registry_class_bits[t], PSOC_TYPE_BIT(info->dup_class));
+    ck_assert_uint_eq(psoc_classes_of(PSOC_TYPE_BIT(t)), PSOC_TYPE_BIT(info->dup_class));
   }
   /* 4-byte payloads sit at +4, pointer payloads at +8 */
   ck_assert_uint_eq(psoc_subobject_info_get(PSOC_SO_PRIMITIVE_TOPOLOGY)->payload_offset, 4);
@@ -415,7 +418,21 @@ static const uint32_t dup_pairs[][2] = {
   { PSOC_SO_VS, PSOC_SO_VS },
 };
 
+/* The duplicate's message as its two printf formats give it. */
+static void duplicate_message(char *out, uint32_t first, uint32_t again, unsigned first_index,
+                              size_t first_offset) {
+  if (first == again)
+    snprintf(out, PSOC_DIAG_MESSAGE_MAX, "%s appears again (first as subobject %u at offset %zu); "
+             "each subobject type may appear once: remove one", name_of(again), first_index,
+             first_offset);
+  else
+    snprintf(out, PSOC_DIAG_MESSAGE_MAX, "%s duplicates %s (subobject %u at offset %zu): they are "
+             "versions of one state and may appear once together; keep one of them",
+             name_of(again), name_of(first), first_index, first_offset);
+}
+
 START_TEST(test_duplicate_pair) {
+  char want[PSOC_DIAG_MESSAGE_MAX];
   uint32_t a = dup_pairs[_i][0], b = dup_pairs[_i][1];
   uint32_t cls = psoc_subobject_info_get(a)->dup_class;
   DXGI_FORMAT dsv = DXGI_FORMAT_D32_FLOAT;
@@ -443,11 +460,15 @@ START_TEST(test_duplicate_pair) {
                  PSOC_CODE_DUPLICATE_SUBOBJECT, MSG_DUP, a == PSOC_SO_VS ? 2 : 3, (int64_t)at_b,
                  name_of(b));
   ck_assert_ptr_nonnull(strstr(sp_find(&d, PSOC_CODE_DUPLICATE_SUBOBJECT, 0)->message, name_of(a)));
+  /* the message is built piece by piece: the text of its printf format */
+  duplicate_message(want, a, b, a == PSOC_SO_VS ? 1u : 2u, at_a);
+  ck_assert_str_eq(sp_find(&d, PSOC_CODE_DUPLICATE_SUBOBJECT, 0)->message, want);
 
   /* the first of the class is kept, and the walk went on to the end */
   buf = sp_exact(&s, s.size);
   psoc_diags_clear(&d);
   ck_assert_int_eq(psoc_parse(buf, s.size, &p, &d), PSOC_ERR_INVALID);
+  ck_assert_str_eq(sp_find(&d, PSOC_CODE_DUPLICATE_SUBOBJECT, 0)->message, want);
   ck_assert_int_eq(p.complete, 1);
   ck_assert_int_eq(p.structural_errors, 1);
   ck_assert_uint_eq(p.count, a == PSOC_SO_VS ? 4 : 5);

@@ -408,6 +408,86 @@ START_TEST(test_message_format) {
 }
 END_TEST
 
+/* psoc_diags_slot and psoc_msg (internal.h): a message built piece by piece
+** is the text snprintf gives for the same pieces, truncated alike, and the
+** slot is counted and filled as psoc_diags_add fills it. */
+START_TEST(test_message_pieces) {
+  static const unsigned long long numbers[] = { 0, 7, 10, 4294967295ull, 18446744073709551615ull };
+  char long_text[300], want[PSOC_DIAG_MESSAGE_MAX];
+  psoc_diags d;
+  unsigned i, cut;
+  memset(long_text, 'y', sizeof long_text - 1);
+  long_text[sizeof long_text - 1] = '\0';
+  psoc_diags_init(&d, NULL);
+  ck_assert_ptr_null(psoc_diags_slot(NULL, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, NULL, -1, -1, ""));
+  for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+    /* 'cut' bytes of text ahead move the end of the message across every piece */
+    for (cut = 0; cut < 240; cut += 7) {
+      psoc_msg m;
+      psoc_diag *slot = psoc_diags_slot(&d, PSOC_SEVERITY_WARNING, PSOC_CODE_NODE_MASK, "ID", 3, 40,
+                                        long_text);
+      ck_assert_ptr_nonnull(slot);
+      psoc_msg_begin(&m, slot);
+      psoc_msg_put(&m, long_text, cut);
+      PSOC_MSG_LIT(&m, " literal (");
+      psoc_msg_uint(&m, numbers[i]);
+      PSOC_MSG_LIT(&m, ") then ");
+      psoc_msg_str(&m, "a name");
+      PSOC_MSG_LIT(&m, "; and a longer literal tail that runs on past the end of the message");
+      psoc_msg_end(&m);
+      snprintf(want, sizeof want, "%.*s literal (%llu) then %s; and a longer literal tail that "
+               "runs on past the end of the message", (int)cut, long_text, numbers[i], "a name");
+      ck_assert_msg(strcmp(slot->message, want) == 0, "cut %u: got \"%s\", want \"%s\"", cut,
+                    slot->message, want);
+      ck_assert_int_eq(slot->severity, PSOC_SEVERITY_WARNING);
+      ck_assert_int_eq(slot->subobject, 3);
+      ck_assert_int_eq(slot->offset, 40);
+      ck_assert_str_eq(slot->message_id, "ID");
+      ck_assert_uint_eq(strlen(slot->field), PSOC_DIAG_FIELD_MAX - 1); /* truncated like %s */
+    }
+  }
+  ck_assert_uint_eq(d.warnings, d.count);
+  ck_assert_uint_eq(d.errors + d.notes, 0);
+  psoc_diags_free(&d);
+}
+END_TEST
+
+/* The warning of depth or stencil testing without a DSV format is a fixed
+** text for each (PSOC_RULE_TEXT): its words, location and field. */
+START_TEST(test_dsv_not_set_text) {
+  static const char *const want[2] = {
+    "depth testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; set "
+    "DEPTH_STENCIL_FORMAT to the depth buffer's format or disable DepthEnable",
+    "stencil testing is enabled but DSVFormat is UNKNOWN, so no depth buffer can be bound; set "
+    "DEPTH_STENCIL_FORMAT to the depth buffer's format or disable StencilEnable",
+  };
+  int stencil;
+  for (stencil = 0; stencil < 2; stencil++) {
+    D3D12_DEPTH_STENCIL_DESC1 ds;
+    const psoc_diag *g;
+    sp_stream s;
+    psoc_diags d;
+    size_t at;
+    memcpy(&ds, psoc_subobject_info_get(PSOC_SO_DEPTH_STENCIL1)->default_payload, sizeof ds);
+    ds.DepthEnable = !stencil;
+    ds.StencilEnable = stencil;
+    sp_init(&s);
+    sp_add_shader(&s, PSOC_SO_VS, 1);
+    at = SP_ADD(&s, PSOC_SO_DEPTH_STENCIL1, ds);
+    psoc_diags_init(&d, NULL);
+    ck_assert_int_eq(sp_check(&s, &d), PSOC_OK);
+    ck_assert_msg(d.count == 1 && d.warnings == 1, "%s", sp_summary(&d));
+    g = sp_find(&d, PSOC_CODE_DEPTH_STENCIL, 0);
+    SP_ASSERT_DIAG(g, PSOC_SEVERITY_WARNING, PSOC_CODE_DEPTH_STENCIL,
+                   "CREATEGRAPHICSPIPELINESTATE_DEPTHSTENCILVIEW_NOT_SET", 1, (int64_t)at,
+                   "DEPTH_STENCIL_FORMAT");
+    ck_assert_str_eq(g->message, want[stencil]);
+    psoc_diags_free(&d);
+    sp_free(&s);
+  }
+}
+END_TEST
+
 /* ---- the structure-only check ------------------------------------------ */
 
 /* psoc_check with 'o' on an exactly-sized copy of the first 'size' bytes. */
@@ -733,6 +813,8 @@ Suite *suite_rules(void) {
   tc = tcase_create("tables");
   tcase_add_test(tc, test_valid_sets);
   tcase_add_test(tc, test_message_format);
+  tcase_add_test(tc, test_message_pieces);
+  tcase_add_test(tc, test_dsv_not_set_text);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
   tcase_add_test(tc, test_check_appends);
