@@ -19,21 +19,9 @@ set -u
 TEST_NAME=test_cook
 # shellcheck source=tests/cli/assert.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../cli/assert.sh"
-PROFILE=desktop_fl12_2
-MAT=$TMP/mat
-cp -R scripts/materials "$MAT"
-rm -f "$MAT/build.ninja" "$MAT/cook.mk"
 
-# same A B WHAT: files A and B are byte-identical.
-same() {
-    if cmp -s "$1" "$2"; then pass; else fail "$3: $1 and $2 differ"; fi
-}
-# count FILE REGEX N: exactly N lines of FILE match REGEX.
-count() {
-    local n
-    n=$(grep -Ec -- "$2" "$1")
-    if [[ $n -eq $3 ]]; then pass; else fail "$n lines match /$2/, expected $3 (psoc $LAST_ARGS)"; fi
-}
+# shellcheck source=tests/cook/cook_assert.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cook_assert.sh"
 
 # ---- help and usage --------------------------------------------------------
 
