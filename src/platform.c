@@ -2259,16 +2259,16 @@ int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig
   return 0;
 }
 
-uint64_t psoc_plat_wall_now_ns(void) {
-  struct timespec ts;
-  if (clock_gettime(CLOCK_REALTIME, &ts) != 0) return 0;
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+/* the watcher's wall clock: the coarse one files are stamped with, so a
+** status is never taken "later" than it was */
+uint64_t psoc_plat_wall_now_ns(void) { return wall_ns(); }
 #else
-/* 100 ns ticks since 1601 -> ns since 1970 */
+/* 100 ns ticks since 1601 -> ns since 1970 (filetime_ns's conversion) */
 static uint64_t sig_ticks_ns(uint64_t t) {
-  const uint64_t epoch = 116444736000000000ull;
-  return t > epoch ? (t - epoch) * 100u : 0;
+  FILETIME ft;
+  ft.dwLowDateTime = (DWORD)t;
+  ft.dwHighDateTime = (DWORD)(t >> 32);
+  return filetime_ns(ft);
 }
 
 int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig) {
@@ -2302,9 +2302,6 @@ int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig
   return 0;
 }
 
-uint64_t psoc_plat_wall_now_ns(void) {
-  FILETIME ft;
-  GetSystemTimeAsFileTime(&ft); /* coarse, so never ahead of the stamps */
-  return sig_ticks_ns(((uint64_t)ft.dwHighDateTime << 32) | ft.dwLowDateTime);
-}
+/* coarse, so never ahead of the stamps */
+uint64_t psoc_plat_wall_now_ns(void) { return wall_ns(); }
 #endif
