@@ -428,9 +428,11 @@ void psoi_cv_unlock(psoi_cv *c) {
 ** not reset the arena. Lua 5.4 tells whether a finalizer is running
 ** (lua_gc returns -1), so a lock left behind by an error Lua raised (out
 ** of memory) is dropped there; other versions keep it until a declaration
-** of the same state ends normally with no other running. */
+** of the same state ends normally with no other running. Lua is asked
+** only when a lock is held (lua_gc is a large function, and most
+** declarations find the arena unlocked). */
 void psoi_cv_lock(psoi_cv *c) {
-  if (pso_compat_in_finalizer(c->L) == 0) c->ctx->arena_lock = 0;
+  if (c->ctx->arena_lock != 0 && pso_compat_in_finalizer(c->L) == 0) c->ctx->arena_lock = 0;
   if (c->ctx->arena_lock == 0) psoi_arena_reset(c->ctx);
   c->ctx->arena_lock++;
   c->locked = 1;

@@ -34,16 +34,18 @@
 /* The C interface                                                      */
 /* ------------------------------------------------------------------ */
 
-/* The pipeline metatable holds true under this key (a C address no script
-** can name): one raw lookup in the metatable instead of luaL_testudata's
-** registry lookup by name. */
+/* The pipeline metatable holds, at integer key 1 (its array part), a light
+** userdata with this C address, which no script can make: one array read
+** in the metatable (lua_rawgeti) instead of luaL_testudata's registry
+** lookup by name or a hashed lookup by pointer key (lua_rawgetp). */
 static const char pipeline_tag = 'p';
 
 pso_pipeline *pso_topipeline(lua_State *L, int idx) {
   void *p = lua_touserdata(L, idx);
   int ok;
   if (!p || lua_type(L, idx) != LUA_TUSERDATA || !lua_getmetatable(L, idx)) return NULL;
-  ok = lua_rawgetp(L, -1, &pipeline_tag) == LUA_TBOOLEAN;
+  ok = pso_compat_rawgeti(L, -1, 1) == LUA_TLIGHTUSERDATA &&
+       lua_touserdata(L, -1) == &pipeline_tag;
   lua_pop(L, 2);
   return ok ? p : NULL;
 }
@@ -1145,8 +1147,8 @@ void psoi_open_pipeline(lua_State *L, int ctx_idx, int keys_idx) {
   lua_setfield(L, mt, "__index");
   lua_pushliteral(L, "pso.pipeline");
   lua_setfield(L, mt, "__metatable");
-  lua_pushboolean(L, 1);
-  lua_rawsetp(L, mt, &pipeline_tag);
+  lua_pushlightuserdata(L, (void *)&pipeline_tag);
+  lua_rawseti(L, mt, 1);
   lua_pushvalue(L, mtab);
   lua_rawseti(L, keys_idx, PSOI_K_METHODS);
   lua_pushvalue(L, mt);

@@ -20,6 +20,30 @@ local function lit(extra)
   return pso.graphics(t)
 end
 
+describe("what is a pipeline", function()
+  -- pso_topipeline tells a pipeline by a mark in its metatable that no
+  -- script can reach or make; other userdata and tables are not pipelines
+  it("only a pipeline is one", function()
+    local p = lit()
+    expect(getmetatable(p)).to_equal("pso.pipeline")
+    expect(pso.derive(p, { name = "d" }):hash()).to_equal(p:hash())
+    expect(pso.is_pipeline(p)).to_be(true)
+    for _, v in ipairs({ vs, pso.blend.opaque, pso.blend, pso.none, {}, { p } }) do
+      expect(pso.is_pipeline(v)).to_be(false)
+      expect(function() pso.derive(v, { name = "d" }) end)
+        .to_fail_with("a pipeline to derive from (argument 1)")
+    end
+    expect(function() pso.derive(setmetatable({}, { __index = p }), { name = "d" }) end)
+      .to_fail_with("a pipeline to derive from (argument 1)")
+  end)
+
+  it("keeps its mark out of reach", function()
+    local p = lit()
+    expect(function() return p[1] end).to_fail_with("pipeline fields are named by strings")
+    expect(function() p[1] = true end).to_fail_with("pipelines are immutable")
+  end)
+end)
+
 describe("bytes and size", function()
   it("agree", function()
     local p = lit()
