@@ -25,7 +25,12 @@ static void check_status(psoi_cv *c, psoc_status st) {
   luaL_error(c->L, "pso: internal error: %s", psoc_status_name(st));
 }
 
-/* Add the staged payloads to the (reset) builder. */
+/* Add the staged payloads to the (reset) builder. The type is only known
+** at run time here, so the call goes to the exported function,
+** (psoc_builder_add)(...), past psoc.h's inline form: that form is a
+** switch with an inlined copy of the add for every type of the registry
+** (about 4 KB of code in this function, a different part of it for each
+** type a pipeline has), which only pays where the type is a constant. */
 static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   psoc_builder *b = ctx->builder;
   psoc_status s = PSOC_OK;
@@ -35,7 +40,7 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
     uint32_t type = st->type[i];
     psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
                                                     : PSOC_BUILDER_COPY_AT_FINISH);
-    s = psoc_builder_add(b, type, st->payload[i], ctx->info[type]->payload->size);
+    s = (psoc_builder_add)(b, type, st->payload[i], ctx->info[type]->payload->size);
   }
   return s;
 }

@@ -539,7 +539,9 @@ static psoc_status restage(psoc_builder *b, const psoc_stream *s) {
   psoc_walk_init(&w, psoc_stream_data(s), psoc_stream_size(s));
   while (st == PSOC_OK && psoc_walk_next(&w, &v, NULL)) {
     memcpy(buf.b, v.payload, v.info->payload->size); /* aligned */
-    st = psoc_builder_add(b, v.type, buf.b, v.info->payload->size);
+    /* the exported function: the type is a run-time value (pso_declare.c
+    ** add_all says why the inline form does not pay here) */
+    st = (psoc_builder_add)(b, v.type, buf.b, v.info->payload->size);
   }
   return st;
 }
