@@ -238,6 +238,7 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
   for (k = 0; k < n; k++) {
     psoc_archive_entry e;
     merge_slot *sl;
+    uint64_t h;
     if (mg->used * 2 >= mg->cap) {
       size_t cap = mg->cap * 2, i;
       merge_slot *slots = calloc(cap, sizeof *slots);
@@ -249,9 +250,10 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
       mg->cap = cap;
     }
     if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
-    sl = merger_slot(mg->slots, mg->cap, psoc_xxh3(e.name, strlen(e.name)));
+    h = psoc_xxh3(e.name, strlen(e.name));
+    sl = merger_slot(mg->slots, mg->cap, h);
     if (sl->label) continue;
-    sl->name_hash = psoc_xxh3(e.name, strlen(e.name));
+    sl->name_hash = h;
     sl->hash = e.hash;
     sl->label = label;
     mg->used++;
