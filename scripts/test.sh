@@ -10,7 +10,8 @@
 #   unit, conformance Check suites, release and sanitize builds
 #   cook              tests/cook/test_cook.sh: cook, merge, ls, verify, the
 #                     cache, ninja and make -j2 (release and sanitize);
-#                     tests/cook/test_cook_index.sh: the cache index
+#                     tests/cook/test_cook_index.sh: the cache index;
+#                     tests/cook/test_cook_tsan.sh: the cook's threads (tsan)
 #   fuzz              scripts/fuzz.sh --seconds $PSOC_FUZZ_SECONDS (if tests/fuzz)
 #   lua               scripts/test_lua.sh (if it exists)
 #   annotations       scripts/types/pso.lua is what the registry generates
@@ -147,6 +148,13 @@ run_reload_tsan() {
         timeout -k 10 "$PSOC_TEST_TIMEOUT" "$(psoc_outdir tsan)/bin/psoc_reload_tests"
 }
 
+# psoc cook's threads under ThreadSanitizer (owner u3): the CLI built with
+# config=tsan, a few cooks of the example materials (tests/cook/test_cook_tsan.sh).
+run_cook_tsan() {
+    psoc_make tsan -- psoc || return
+    bash tests/cook/test_cook_tsan.sh "$(psoc_outdir tsan)/bin/psoc"
+}
+
 # 'psoc preview' end to end (tests/device/test_preview.sh).
 run_preview() {
     psoc_make release -- psoc &&
@@ -217,6 +225,7 @@ main() {
     step "cook (sanitize)" bash tests/cook/test_cook.sh "$(psoc_outdir sanitize)/bin/psoc"
     step "cook index (release)" bash tests/cook/test_cook_index.sh "$(psoc_outdir release)/bin/psoc"
     step "cook index (sanitize)" bash tests/cook/test_cook_index.sh "$(psoc_outdir sanitize)/bin/psoc"
+    step "cook (tsan)" run_cook_tsan
     # Hot reload (tests/reload): the library against real files with both
     # watcher backends, 10,000 reload cycles (leaks: sanitize), the thread
     # contract under TSan, and 'psoc watch'.

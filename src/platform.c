@@ -2190,6 +2190,14 @@ void psoc_plat_sync_parent(const char *path) {
   char dir[PSOC_PLAT_PATH_MAX];
   if (dir_of(path, dir, sizeof dir) == 0) fsync_dir(dir);
 }
+
+void psoc_plat_file_writeback(FILE *f) {
+#if defined(__linux__) && defined(SYNC_FILE_RANGE_WRITE)
+  (void)sync_file_range(fileno(f), 0, 0, SYNC_FILE_RANGE_WRITE);
+#else
+  (void)f;
+#endif
+}
 #else
 int psoc_plat_file_sync(FILE *f) {
   HANDLE h;
@@ -2200,6 +2208,8 @@ int psoc_plat_file_sync(FILE *f) {
 }
 
 void psoc_plat_sync_parent(const char *path) { (void)path; }
+
+void psoc_plat_file_writeback(FILE *f) { (void)f; }
 #endif
 
 /* ---- page faults (owner t4) ---- */

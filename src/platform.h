@@ -393,6 +393,14 @@ uint64_t psoc_plat_thread_cpu_ns(void);
 ** nothing to do on Windows). */
 int psoc_plat_file_sync(FILE *f);
 void psoc_plat_sync_parent(const char *path);
+/* Start writing to disk the bytes of f already handed to the system (not
+** its stdio buffer), without waiting for them, so that the
+** psoc_plat_file_sync at the end waits only for the last ones: the
+** archive writer calls it as each 2 MB of the file goes out, which
+** overlaps the disk's work with making the rest (Linux: sync_file_range
+** with SYNC_FILE_RANGE_WRITE; elsewhere nothing, the final sync does it
+** all). Best effort: nothing is reported. */
+void psoc_plat_file_writeback(FILE *f);
 
 /* ---- page faults (owner t4) ---- */
 /* Page faults the process has taken so far, soft and hard (getrusage's

@@ -238,6 +238,7 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
   for (k = 0; k < n; k++) {
     psoc_archive_entry e;
     merge_slot *sl;
+    uint64_t h;
     if (mg->used * 2 >= mg->cap) {
       size_t cap = mg->cap * 2, i;
       merge_slot *slots = calloc(cap, sizeof *slots);
@@ -249,9 +250,10 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
       mg->cap = cap;
     }
     if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
-    sl = merger_slot(mg->slots, mg->cap, psoc_xxh3(e.name, strlen(e.name)));
+    h = psoc_xxh3(e.name, strlen(e.name));
+    sl = merger_slot(mg->slots, mg->cap, h);
     if (sl->label) continue;
-    sl->name_hash = psoc_xxh3(e.name, strlen(e.name));
+    sl->name_hash = h;
     sl->hash = e.hash;
     sl->label = label;
     mg->used++;
@@ -438,14 +440,64 @@ static void sink_ready(void *ud, cook_material *m) {
   cook_material_drop_unit(m);
 }
 
+/* The end of a cook that keeps a cache: the index written (whether or not
+** the cook succeeds: the entries stored are good either way) and the
+** materials freed, on a thread of its own while the main thread writes
+** the archive and waits for its fsync (or inline when no thread starts).
+** It reads the memo, the old index and the materials, which nothing else
+** uses by then. */
+typedef struct index_job {
+  const cook_args *a;
+  cook_material *m;
+  size_t count;
+  cook_cache_stats cs;
+  int failed;                  /* the index was not written: 'err' says why */
+  char err[512];
+  uint64_t ns;                 /* the time writing the index took */
+} index_job;
+
+static void index_job_run(void *ud) {
+  index_job *j = ud;
+  size_t i;
+  uint64_t t0 = psoc_plat_now_ns();
+  memset(&j->cs, 0, sizeof j->cs);
+  if (j->a->index_stats) j->cs = *j->a->index_stats;
+  cook_memo_stats(j->a->o.memo, &j->cs);
+  j->failed = cook_index_save(j->a->o.cache_dir, j->a->o.index, j->a->o.memo, j->m, j->count,
+                              &j->cs, j->err, sizeof j->err) != 0;
+  j->ns = psoc_plat_now_ns() - t0;
+  for (i = 0; i < j->count; i++) cook_material_free(&j->m[i]);
+}
+
+/* What the cache did, for -v (after the job). */
+static void index_job_print(const index_job *j) {
+  static const char *const states[] = { "none", "loaded", "damaged: not used",
+                                        "of another psoc: not used" };
+  if (j->failed) {
+    fputs("psoc cook: the cache index was not written: ", stderr);
+    cli_text(stderr, j->err);
+    fputs("\n", stderr);
+  }
+  fprintf(stderr,
+          "psoc cook: cache index %s (%zu entries); files unchanged by status %zu, read and "
+          "hashed %zu; index %s",
+          states[j->cs.index_state], j->cs.index_entries, j->cs.by_status, j->cs.hashed,
+          j->cs.index_written ? "written" : "not rewritten");
+  if (j->cs.index_written) fprintf(stderr, " (%zu entries)", j->cs.index_written);
+  fputs("\n", stderr);
+}
+
 static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint64_t listed) {
   cook_material *m = calloc(scripts->count ? scripts->count : 1, sizeof *m);
   cook_sink sink;
   psoc_archive_writer_stats st;
   size_t i, failed = 0, unreadable = 0, evaluated = 0, cached = 0;
-  uint64_t size = 0, evaluated_ns = 0, index_ns = 0, indexed_ns = 0;
-  int rc = CLI_EXIT_OK, have_sink = 0;
+  uint64_t size = 0, evaluated_ns = 0, printed_ns = 0, written_ns = 0;
+  int rc = CLI_EXIT_OK, have_sink = 0, have_job = 0, job_thread = 0, printed = 0;
+  index_job job;
+  psoc_plat_thread job_t;
   memset(&sink, 0, sizeof sink);
+  memset(&job, 0, sizeof job);
   if (!m) goto nomem;
   for (i = 0; i < scripts->count; i++) {
     m[i].path = scripts->items[i].path;
@@ -476,38 +528,24 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
             stderr);
     }
   }
-  index_ns = psoc_plat_now_ns();
+  printed_ns = psoc_plat_now_ns();
   if (a->o.cache_dir) {
-    /* the index, whether or not the cook succeeds: the entries stored
-    ** are good either way */
-    char err[512];
-    cook_cache_stats cs;
-    memset(&cs, 0, sizeof cs);
-    if (a->index_stats) cs = *a->index_stats;
-    cook_memo_stats(a->o.memo, &cs);
-    if (cook_index_save(a->o.cache_dir, a->o.index, a->o.memo, m, scripts->count, &cs, err,
-                        sizeof err) != 0 &&
-        a->o.verbose) {
-      fputs("psoc cook: the cache index was not written: ", stderr);
-      cli_text(stderr, err);
-      fputs("\n", stderr);
-    }
-    if (a->o.verbose) {
-      static const char *const states[] = { "none", "loaded", "damaged: not used",
-                                            "of another psoc: not used" };
-      fprintf(stderr,
-              "psoc cook: cache index %s (%zu entries); files unchanged by status %zu, read and "
-              "hashed %zu; index %s",
-              states[cs.index_state], cs.index_entries, cs.by_status, cs.hashed,
-              cs.index_written ? "written" : "not rewritten");
-      if (cs.index_written) fprintf(stderr, " (%zu entries)", cs.index_written);
-      fputs("\n", stderr);
-    }
+    job.a = a;
+    job.m = m;
+    job.count = scripts->count;
+    have_job = 1;
+    job_thread = psoc_plat_thread_start(&job_t, index_job_run, &job) == 0;
+    if (!job_thread) index_job_run(&job);
   }
-  indexed_ns = psoc_plat_now_ns();
   if (a->unit) {
     rc = m[0].unreadable ? CLI_EXIT_USAGE : cook_unit(a, &m[0]);
     goto done;
+  }
+  if (failed || sink.mg.rc != CLI_EXIT_OK) { /* no archive: the index's line first */
+    if (job_thread) psoc_plat_thread_join(&job_t);
+    job_thread = 0;
+    if (have_job && a->o.verbose) index_job_print(&job);
+    printed = 1;
   }
   if (failed) {
     fprintf(stderr, "psoc cook: %zu of %zu material(s) failed; ", failed, scripts->count);
@@ -521,13 +559,21 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     goto done;
   }
   if ((rc = write_archive("cook", sink.mg.w, a->output, &st, &size)) != CLI_EXIT_OK) goto done;
-  if (a->o.verbose) /* where the time went, in ms */
+  written_ns = psoc_plat_now_ns();
+  merger_free(&sink.mg); /* while the index is written */
+  have_sink = 0;
+  if (job_thread) psoc_plat_thread_join(&job_t);
+  job_thread = 0;
+  if (a->o.verbose) { /* what the cache did, where the time went (ms) */
+    if (have_job) index_job_print(&job);
+    printed = 1;
     fprintf(stderr,
             "psoc cook: time: %.1f ms finding the scripts (and the cache index), %.1f ms "
-            "evaluating or taking from the cache and merging, %.1f ms writing the index, %.1f ms "
-            "writing the archive\n",
+            "evaluating or taking from the cache and merging, %.1f ms writing the archive; "
+            "%.1f ms writing the index (beside it)\n",
             (double)(listed - start) / 1e6, (double)(evaluated_ns - listed) / 1e6,
-            (double)(indexed_ns - index_ns) / 1e6, (double)(psoc_plat_now_ns() - indexed_ns) / 1e6);
+            (double)(written_ns - printed_ns) / 1e6, (double)job.ns / 1e6);
+  }
   if (!a->quiet)
     print_summary(a->output, &st, size, scripts->count, "materials", evaluated, cached,
                   psoc_plat_now_ns() - start);
@@ -537,7 +583,9 @@ nomem:
   rc = CLI_EXIT_USAGE;
 done:
   if (have_sink) merger_free(&sink.mg);
-  for (i = 0; m && i < scripts->count; i++) cook_material_free(&m[i]);
+  if (job_thread) psoc_plat_thread_join(&job_t);
+  if (have_job && a->o.verbose && !printed) index_job_print(&job);
+  for (i = 0; m && !have_job && i < scripts->count; i++) cook_material_free(&m[i]);
   free(m);
   return rc;
 }

@@ -162,6 +162,21 @@ for b in "${bins[@]}"; do
     ratio "cook_${b}_recook_cpu_pct" "$(calc "100 * $ic / $fc")"
 done
 target cook_new_recook_pct "<= 5"
+# Where one more re-cook's wall time goes, from its -v time line (what the
+# 16-core re-run needs to say which serial step is left): finding the
+# scripts and loading the index, evaluating / taking from the cache and
+# merging, writing the archive (with its fsync), and the index (beside the
+# archive since s22; before it, and on the critical path, in older builds).
+for b in "${bins[@]}"; do
+    printf -- '-- edit v %s\n' "$b" >>"$edit"
+    "${bin[$b]}" cook -v --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa" >/dev/null 2>"$TMP/v.txt"
+    line=$(grep 'psoc cook: time:' "$TMP/v.txt" || true)
+    phase() { sed -n "s/.* \([0-9.]*\) ms $1.*/\1/p" <<<"$line"; }
+    result "cook_${b}_recook_find_ms" "$(phase 'finding the scripts')"
+    result "cook_${b}_recook_eval_merge_ms" "$(phase 'evaluating or taking')"
+    result "cook_${b}_recook_write_archive_ms" "$(phase 'writing the archive')"
+    result "cook_${b}_recook_write_index_ms" "$(phase 'writing the index')"
+done
 if ((callgrind)) && command -v valgrind >/dev/null; then
     ir() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
         sed -n 's/.*Collected : \([0-9]*\).*/\1/p'; }

@@ -14,7 +14,9 @@
 # not trusted (the racy guard); that a damaged, truncated, stale or missing
 # index, or a unit replaced under its key, falls back and still gives the
 # archive a cook without cache gives, byte for byte; and that kill -9 of
-# cooks at any moment leaves a usable cache. PSOC_COOK_RACY_MS=0 turns the
+# cooks at any moment leaves a usable cache; that the index, written beside
+# the archive, is written when the archive cannot be or a material fails.
+# PSOC_COOK_RACY_MS=0 turns the
 # racy guard off so that files written by the test a moment ago are taken
 # by their status (the default guard, 2 s, would re-read them all).
 set -u
@@ -224,10 +226,46 @@ test_kill() {
     done
 }
 
+# The index is written on a thread of its own beside the archive's write
+# and fsync: it is written whether the archive can be written or not, and a
+# material that fails still leaves the entries of the others.
+test_beside() {
+    local c=$TMP/beside_cache
+    reference
+    # the archive cannot be written (its folder is missing): exit 2, the
+    # index written all the same, and the next cook takes everything from it
+    run cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/missing/b.psoa"
+    [[ $RC -eq 2 ]] && pass || fail "a cook into a missing folder: exit $RC, expected 2"
+    has "$ERR" "cannot write"
+    has "$ERR" "index written \(8 entries\)" "the index beside a failed write"
+    [[ ! -e $TMP/missing ]] && pass || fail "the missing folder was made"
+    expect 0 cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/b.psoa"
+    evaluated 0 8
+    has "$ERR" "index not rewritten"
+    has "$ERR" "ms writing the archive; [0-9.]* ms writing the index \(beside it\)" "-v times"
+    same "$TMP/ref.psoa" "$TMP/b.psoa" "after a failed write"
+    # a failing material: the index's line before the failure's, the other
+    # materials' entries kept
+    cp "$MAT/lit.lua" "$TMP/lit.lua.keep"
+    printf 'error("broken")\n' >"$MAT/lit.lua"
+    run cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/b.psoa"
+    [[ $RC -eq 1 ]] && pass || fail "a failing material: exit $RC, expected 1"
+    local idx fl
+    idx=$(grep -n "psoc cook: cache index" "$ERR" | cut -d: -f1)
+    fl=$(grep -n "material(s) failed" "$ERR" | cut -d: -f1)
+    [[ -n $idx && -n $fl && $idx -lt $fl ]] && pass || fail "the index line ($idx) before the failure ($fl)"
+    same "$TMP/ref.psoa" "$TMP/b.psoa" "the archive left as it was"
+    cp "$TMP/lit.lua.keep" "$MAT/lit.lua"
+    expect 0 cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/b.psoa"
+    evaluated 0 8 # the script's old content: its old entry
+    same "$TMP/ref.psoa" "$TMP/b.psoa" "after the failure"
+}
+
 test_status
 test_racy
 test_damage
 test_kill
+test_beside
 
 echo "$TEST_NAME: $PASSED passed, $FAILED failed$(skipped_note)"
 [[ $FAILED -eq 0 ]]
