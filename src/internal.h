@@ -167,12 +167,26 @@ typedef struct psoc_walked {
   int complete;                      /* the walk reached the end */
   uint64_t type_mask;                /* the types kept (first of each class) */
   uint64_t classes;                  /* their classes: PSOC_TYPE_BIT()s of base types */
-  int8_t class_type[PSOC_SO_TYPE_COUNT]; /* per class base type: the type kept, or -1 */
   /* by type: the payload kept where type_mask has the type, else the
   ** registry's default payload (so a class's payload is payload[class] for
   ** the classes with one version) */
   const unsigned char *payload[PSOC_SO_TYPE_COUNT];
 } psoc_walked;
+
+/* The type kept of class 'cls' (a base type) in 'types' (at most one type
+** of each class, as a walk keeps): cls itself, a version of it, or -1 (what
+** psoc_parsed.class_type[cls] holds). */
+static inline int psoc_types_kept(uint64_t types, uint32_t cls) {
+  uint64_t v;
+  if ((types >> cls) & 1u) return (int)cls;
+  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
+    if (psoc_registry_class_bits[psoc_lowest_bit(v)] == PSOC_TYPE_BIT(cls))
+      return (int)psoc_lowest_bit(v);
+  return -1;
+}
+static inline int psoc_walked_kept(const psoc_walked *w, uint32_t cls) {
+  return psoc_types_kept(w->type_mask, cls);
+}
 
 /* Fills 'out' (never NULL) as psoc_parse would walk; reports what psoc_parse
 ** reports. Returns psoc_parse's status. */

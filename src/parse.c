@@ -265,13 +265,19 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 
 /* The walk's tables (parse_walk.h): one entry per type value, built at
 ** compile time from the registry's list (PSOC_SUBOBJECTS). */
+#define WALK_CLASS(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS),
+#define WALK_FLIP(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS) | PSOC_TYPE_BIT(id),
 #define WALK_ENTRY(NAME, id, key, CLASS, kinds, T, layout, bits) \
   [id] = { PSOC_STRIDE(T), PSOC_PAYLOAD_OFFSET(T), PSOC_SO_##CLASS },
-const psoc_walk_entry psoc_walk_table[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_ENTRY) };
+const psoc_walk_tables psoc_walk_tables_ = {
+  { PSOC_SUBOBJECTS(WALK_ENTRY) },
+  { PSOC_SUBOBJECTS(WALK_CLASS) },
+  { PSOC_SUBOBJECTS(WALK_FLIP) },
+};
 #undef WALK_ENTRY
-#define WALK_BIT(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(id),
-const uint64_t psoc_walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
-#undef WALK_BIT
+#undef WALK_FLIP
+#undef WALK_CLASS
 #define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
   _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
                  #NAME ": stride and payload offset fit a walk entry");
@@ -318,12 +324,13 @@ void psoc_walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) {
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags) {
+void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, uint64_t mask,
+                           psoc_diags *diags) {
   /* the type and its class read again here, so the walk keeps no copies */
   uint32_t type = psoc_rd32(at), cls = psoc_walk_table[type].cls;
   size_t offset = (size_t)(at - w->data);
   psoc_view first, again;
-  psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
+  psoc_walked_view(w, (uint32_t)psoc_types_kept(psoc_walk_types_of(mask), cls), &first);
   again.type = type;
   again.index = index_from(w->data, first.offset, first.index, offset); /* on from the first */
   again.offset = offset;
@@ -341,18 +348,15 @@ const unsigned char *psoc_walk_rest(psoc_walked *out, const unsigned char *at, s
   do { /* psoc_walk_check_inline's loop, with the duplicates reported */
     size_t type = psoc_rd32(at), stride;
     const psoc_walk_entry *e;
-    uint32_t cls;
     if (type >= PSOC_SO_TYPE_COUNT) break;
     e = &psoc_walk_table[type];
     stride = e->stride;
-    if (stride - 1u >= remaining) break;
-    cls = e->cls;
-    if (out->class_type[cls] >= 0) {
-      psoc_walked_duplicate(out, at, diags);
-    } else {
+    if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
+    if (psoc_walk_tables_.cls[type] & m) {
       out->payload[type] = at + e->payload_offset;
-      out->class_type[cls] = (int8_t)type;
-      m |= psoc_walk_bits[type];
+      m ^= psoc_walk_tables_.flip[type];
+    } else {
+      psoc_walked_duplicate(out, at, m, diags);
     }
     at += stride;
     remaining -= stride;
