@@ -205,15 +205,9 @@ static int format_subset(char *dst, size_t cap, const char *fmt, va_list ap) {
 
 /* Copy a NUL-terminated string into 'dst' of 'cap' bytes, truncating like
 ** snprintf(dst, cap, "%s", src). */
-static void copy_field(char *dst, size_t cap, const char *src) {
-  size_t n = src ? strnlen(src, cap - 1) : 0;
-  memcpy(dst, src ? src : "", n);
-  dst[n] = '\0';
-}
-
-psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                           const char *message_id, int32_t subobject, int64_t offset,
-                           const char *field) {
+psoc_diag *psoc_diags_slot_n(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                             const char *message_id, int32_t subobject, int64_t offset,
+                             const char *field, size_t field_len) {
   psoc_diag *d;
   if (!diags) return NULL;
   switch (severity) {
@@ -244,8 +238,18 @@ psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code 
   d->message_id = message_id;
   d->subobject = subobject;
   d->offset = offset;
-  copy_field(d->field, sizeof d->field, field);
+  if (field_len > sizeof d->field - 1) field_len = sizeof d->field - 1;
+  memcpy(d->field, field, field_len);
+  d->field[field_len] = '\0';
   return d;
+}
+
+psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field) {
+  if (!field) field = "";
+  return psoc_diags_slot_n(diags, severity, code, message_id, subobject, offset, field,
+                           strnlen(field, PSOC_DIAG_FIELD_MAX - 1));
 }
 
 void psoc_msg_str(psoc_msg *m, const char *s) {
@@ -254,12 +258,16 @@ void psoc_msg_str(psoc_msg *m, const char *s) {
 
 void psoc_msg_uint(psoc_msg *m, unsigned long long v) {
   char digits[20]; /* least significant first; a number has a few, so a byte loop copies them */
+  char *p = m->p; /* in locals: a store through p could otherwise change *m */
+  size_t left = m->left;
   unsigned n = 0;
   do {
     digits[n++] = (char)('0' + v % 10);
     v /= 10;
   } while (v);
-  for (; n && m->left; m->left--) *m->p++ = digits[--n];
+  for (; n && left; left--) *p++ = digits[--n];
+  m->p = p;
+  m->left = left;
 }
 
 psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,

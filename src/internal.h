@@ -53,6 +53,9 @@ extern const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT];
 
 /* Each row's default_payload by type (NULL for 23), in one block. */
 extern const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT];
+/* The length of each row's name (strlen of psoc_registry_rows[t].name; 0
+** for values that are no type), for messages that write names. */
+extern const uint8_t psoc_registry_name_len[PSOC_SO_TYPE_COUNT];
 
 /* psoc_subobject_info_get without the call, for the walk's hot path. */
 static inline const psoc_subobject_info *psoc_info(uint32_t type) {
@@ -125,6 +128,11 @@ static inline uint64_t psoc_classes_of(uint64_t types) {
 psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
                            const char *message_id, int32_t subobject, int64_t offset,
                            const char *field);
+/* The same with the field's length given ('field' not NULL; a longer field
+** is cut as psoc_diags_slot cuts it). */
+psoc_diag *psoc_diags_slot_n(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                             const char *message_id, int32_t subobject, int64_t offset,
+                             const char *field, size_t field_len);
 
 /* A message being written into d->message, truncated as snprintf would. */
 typedef struct psoc_msg {

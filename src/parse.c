@@ -130,17 +130,19 @@ static void report_duplicate(const psoc_view *first, const psoc_view *again, pso
   ** once: remove one" and "%s duplicates %s (subobject %u at offset %zu): they are versions of
   ** one state and may appear once together; keep one of them" (tests/unit/test_parse.c) */
   psoc_msg m;
-  psoc_diag *d = psoc_diags_slot(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                                 "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
-                                 (int64_t)again->offset, again->info->name);
+  size_t again_len = psoc_registry_name_len[again->type]; /* the names' lengths from the list */
+  psoc_diag *d = psoc_diags_slot_n(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
+                                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT",
+                                   (int32_t)again->index, (int64_t)again->offset,
+                                   again->info->name, again_len);
   if (!d) return;
   psoc_msg_begin(&m, d);
-  psoc_msg_str(&m, again->info->name);
+  psoc_msg_put(&m, again->info->name, again_len);
   if (again->type == first->type) {
     PSOC_MSG_LIT(&m, " appears again (first as subobject ");
   } else {
     PSOC_MSG_LIT(&m, " duplicates ");
-    psoc_msg_str(&m, first->info->name);
+    psoc_msg_put(&m, first->info->name, psoc_registry_name_len[first->type]);
     PSOC_MSG_LIT(&m, " (subobject ");
   }
   psoc_msg_uint(&m, first->index);

@@ -189,18 +189,19 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 }
 
 psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                          const char *message_id, uint32_t cls, const char *field) {
+                          const char *message_id, uint32_t cls, const char *field,
+                          size_t field_len) {
   psoc_view view;
   int kept = cls < PSOC_SO_TYPE_COUNT ? psoc_walked_kept(ctx->walk, cls) : -1, at = kept >= 0;
   if (at) psoc_walked_view(ctx->walk, (uint32_t)kept, &view);
-  return psoc_diags_slot(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
-                         at ? (int64_t)view.offset : -1, field);
+  return psoc_diags_slot_n(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                           at ? (int64_t)view.offset : -1, field, field_len);
 }
 
 void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, const char *text,
-                    size_t len) {
-  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field);
+                    const char *message_id, uint32_t cls, const char *field, size_t field_len,
+                    const char *text, size_t len) {
+  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field, field_len);
   psoc_msg m;
   if (!d) return;
   psoc_msg_begin(&m, d);

@@ -172,17 +172,20 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 #endif
     ;
 
-/* psoc_rule_diag's slot (psoc_diags_slot) for a message written piece by
-** piece; NULL where the list cannot grow. */
+/* psoc_rule_diag's slot (psoc_diags_slot_n: the field's length given) for
+** a message written piece by piece; NULL where the list cannot grow. */
 psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                          const char *message_id, uint32_t cls, const char *field);
+                          const char *message_id, uint32_t cls, const char *field,
+                          size_t field_len);
 /* psoc_rule_diag with a message that needs no formatting: the first 'len'
-** bytes of 'text' (PSOC_RULE_TEXT passes a literal and its length). */
+** bytes of 'text' (PSOC_RULE_TEXT passes literals and their lengths for the
+** field and the text). */
 void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, const char *text,
-                    size_t len);
-#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit) \
-  psoc_rule_text((ctx), (severity), (code), (message_id), (cls), (field), "" lit, sizeof(lit) - 1)
+                    const char *message_id, uint32_t cls, const char *field, size_t field_len,
+                    const char *text, size_t len);
+#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit)                      \
+  psoc_rule_text((ctx), (severity), (code), (message_id), (cls), "" field, sizeof(field) - 1, \
+                 "" lit, sizeof(lit) - 1)
 
 /* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
 const char *psoc_rule_field(char *buf, const char *fmt, ...)

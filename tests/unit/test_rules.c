@@ -448,7 +448,36 @@ START_TEST(test_message_pieces) {
   }
   ck_assert_uint_eq(d.warnings, d.count);
   ck_assert_uint_eq(d.errors + d.notes, 0);
+  /* the field given with its length: the same field as psoc_diags_slot's,
+  ** cut alike, at every length around the limit */
+  for (cut = 0; cut < PSOC_DIAG_FIELD_MAX + 3; cut++) {
+    char field[PSOC_DIAG_FIELD_MAX + 3];
+    psoc_diag *a, *b;
+    memcpy(field, long_text, cut);
+    field[cut] = '\0';
+    a = psoc_diags_slot(&d, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, "ID", 1, 2, field);
+    ck_assert_ptr_nonnull(a);
+    b = psoc_diags_slot_n(&d, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, "ID", 1, 2, field, cut);
+    ck_assert_ptr_nonnull(b);
+    a = &d.items[d.count - 2]; /* the list may have moved */
+    ck_assert_str_eq(a->field, b->field);
+    ck_assert_uint_eq(strlen(b->field), cut < PSOC_DIAG_FIELD_MAX ? cut : PSOC_DIAG_FIELD_MAX - 1);
+  }
+  ck_assert_uint_eq(d.errors, 2 * (PSOC_DIAG_FIELD_MAX + 3));
+  ck_assert_ptr_null(psoc_diags_slot_n(NULL, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, NULL, -1, -1,
+                                       "", 0));
   psoc_diags_free(&d);
+}
+END_TEST
+
+/* psoc_registry_name_len (internal.h): each row's name's length, 0 for
+** values that are no type. */
+START_TEST(test_registry_name_len) {
+  uint32_t t;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(t);
+    ck_assert_uint_eq(psoc_registry_name_len[t], info ? strlen(info->name) : 0);
+  }
 }
 END_TEST
 
@@ -814,6 +843,7 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, test_valid_sets);
   tcase_add_test(tc, test_message_format);
   tcase_add_test(tc, test_message_pieces);
+  tcase_add_test(tc, test_registry_name_len);
   tcase_add_test(tc, test_dsv_not_set_text);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
