@@ -56,6 +56,10 @@ extern const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT];
 /* The length of each row's name (strlen of psoc_registry_rows[t].name; 0
 ** for values that are no type), for messages that write names. */
 extern const uint8_t psoc_registry_name_len[PSOC_SO_TYPE_COUNT];
+/* Each row's name NUL-padded to PSOC_NAME_PAD bytes ("" for values that are
+** no type), so that a message copies a name with a few fixed moves. */
+#define PSOC_NAME_PAD 32
+extern const char psoc_registry_names_padded[PSOC_SO_TYPE_COUNT][PSOC_NAME_PAD];
 
 /* psoc_subobject_info_get without the call, for the walk's hot path. */
 static inline const psoc_subobject_info *psoc_info(uint32_t type) {
@@ -156,8 +160,18 @@ PSOC_FORCE_INLINE_ void psoc_msg_put(psoc_msg *m, const char *s, size_t n) {
   m->left -= n;
 }
 #define PSOC_MSG_LIT(m, lit) psoc_msg_put((m), "" lit, sizeof(lit) - 1)
+/* n (a constant of at least 16) bytes from s to p in 16-byte pieces, the
+** last one overlapping (GCC copies some constant sizes with a string
+** instruction, one step a byte); no bounds test. */
+PSOC_FORCE_INLINE_ void psoc_copy16(char *p, const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i + 16 <= n; i += 16) memcpy(p + i, s + i, 16);
+  if (i < n) memcpy(p + n - 16, s + n - 16, 16);
+}
 void psoc_msg_str(psoc_msg *m, const char *s);          /* as %s (s not NULL) */
 void psoc_msg_uint(psoc_msg *m, unsigned long long v);  /* as %u, %zu, %llu */
+/* The digits of v (as %llu) at p, which has room for 20; returns their end. */
+char *psoc_put_uint(char *p, unsigned long long v);
 static inline void psoc_msg_end(psoc_msg *m) {
   *m->p = '\0';
 }

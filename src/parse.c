@@ -120,40 +120,56 @@ static psoc_kind deduce_kind(const psoc_parsed *parsed) {
   return (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
 }
 
+/* The duplicate's message, without bounds tests: its longest text fits. */
+#define DUP_SAME " appears again (first as subobject "
+#define DUP_OTHER " duplicates "
+#define DUP_OTHER_AT " (subobject "
+#define DUP_OFFSET " at offset "
+#define DUP_SAME_END "); each subobject type may appear once: remove one"
+#define DUP_OTHER_END "): they are versions of one state and may appear once together; keep one of them"
+_Static_assert(PSOC_NAME_PAD + sizeof DUP_SAME - 1 + 10 + sizeof DUP_OFFSET - 1 + 20 +
+                       sizeof DUP_SAME_END <= PSOC_DIAG_MESSAGE_MAX &&
+                   2 * PSOC_NAME_PAD + sizeof DUP_OTHER - 1 + sizeof DUP_OTHER_AT - 1 + 10 +
+                           sizeof DUP_OFFSET - 1 + 20 + sizeof DUP_OTHER_END <=
+                       PSOC_DIAG_MESSAGE_MAX,
+               "the duplicate's longest message (names padded, 10 and 20 digits) fits");
+
 /* 'again' repeats the class of 'first', kept earlier. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
 static void report_duplicate(const psoc_view *first, const psoc_view *again, psoc_diags *diags) {
-  /* built piece by piece (diag.c): the texts of the formats
-  ** "%s appears again (first as subobject %u at offset %zu); each subobject type may appear
-  ** once: remove one" and "%s duplicates %s (subobject %u at offset %zu): they are versions of
-  ** one state and may appear once together; keep one of them" (tests/unit/test_parse.c) */
-  psoc_msg m;
-  size_t again_len = psoc_registry_name_len[again->type]; /* the names' lengths from the list */
+  /* the texts of the formats "%s appears again (first as subobject %u at offset %zu); each
+  ** subobject type may appear once: remove one" and "%s duplicates %s (subobject %u at offset
+  ** %zu): they are versions of one state and may appear once together; keep one of them"
+  ** (tests/unit/test_parse.c), written piece by piece: names as padded copies, the rest as
+  ** literals of constant size */
+  char *p;
   psoc_diag *d = psoc_diags_slot_n(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
                                    "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT",
-                                   (int32_t)again->index, (int64_t)again->offset,
-                                   again->info->name, again_len);
+                                   (int32_t)again->index, (int64_t)again->offset, "", 0);
   if (!d) return;
-  psoc_msg_begin(&m, d);
-  psoc_msg_put(&m, again->info->name, again_len);
+  _Static_assert(PSOC_NAME_PAD <= sizeof d->field, "a padded name fits the field");
+  memcpy(d->field, psoc_registry_names_padded[again->type], PSOC_NAME_PAD);
+  p = d->message;
+  memcpy(p, psoc_registry_names_padded[again->type], PSOC_NAME_PAD);
+  p += psoc_registry_name_len[again->type];
   if (again->type == first->type) {
-    PSOC_MSG_LIT(&m, " appears again (first as subobject ");
+    psoc_copy16(p, DUP_SAME, sizeof DUP_SAME - 1);
+    p += sizeof DUP_SAME - 1;
   } else {
-    PSOC_MSG_LIT(&m, " duplicates ");
-    psoc_msg_put(&m, first->info->name, psoc_registry_name_len[first->type]);
-    PSOC_MSG_LIT(&m, " (subobject ");
+    memcpy(p, DUP_OTHER, sizeof DUP_OTHER - 1);
+    p += sizeof DUP_OTHER - 1;
+    memcpy(p, psoc_registry_names_padded[first->type], PSOC_NAME_PAD);
+    p += psoc_registry_name_len[first->type];
+    memcpy(p, DUP_OTHER_AT, sizeof DUP_OTHER_AT - 1);
+    p += sizeof DUP_OTHER_AT - 1;
   }
-  psoc_msg_uint(&m, first->index);
-  PSOC_MSG_LIT(&m, " at offset ");
-  psoc_msg_uint(&m, first->offset);
-  if (again->type == first->type)
-    PSOC_MSG_LIT(&m, "); each subobject type may appear once: remove one");
-  else
-    PSOC_MSG_LIT(&m, "): they are versions of one state and may appear once together; keep one "
-                     "of them");
-  psoc_msg_end(&m);
+  p = psoc_put_uint(p, first->index);
+  memcpy(p, DUP_OFFSET, sizeof DUP_OFFSET - 1);
+  p = psoc_put_uint(p + sizeof DUP_OFFSET - 1, first->offset);
+  if (again->type == first->type) psoc_copy16(p, DUP_SAME_END, sizeof DUP_SAME_END);
+  else psoc_copy16(p, DUP_OTHER_END, sizeof DUP_OTHER_END);
 }
 
 /* What psoc_parse and psoc_walk_check report before walking: 1 when the

@@ -198,17 +198,6 @@ psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code
                            at ? (int64_t)view.offset : -1, field, field_len);
 }
 
-void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, size_t field_len,
-                    const char *text, size_t len) {
-  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field, field_len);
-  psoc_msg m;
-  if (!d) return;
-  psoc_msg_begin(&m, d);
-  psoc_msg_put(&m, text, len);
-  psoc_msg_end(&m);
-}
-
 const char *psoc_rule_field(char *buf, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

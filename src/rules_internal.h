@@ -177,15 +177,17 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                           const char *message_id, uint32_t cls, const char *field,
                           size_t field_len);
-/* psoc_rule_diag with a message that needs no formatting: the first 'len'
-** bytes of 'text' (PSOC_RULE_TEXT passes literals and their lengths for the
-** field and the text). */
-void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, size_t field_len,
-                    const char *text, size_t len);
-#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit)                      \
-  psoc_rule_text((ctx), (severity), (code), (message_id), (cls), "" field, sizeof(field) - 1, \
-                 "" lit, sizeof(lit) - 1)
+/* psoc_rule_diag with a message that needs no formatting: the literal
+** 'lit' (whole: it fits the message) and the literal field, copied with
+** constant sizes. */
+#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit)                          \
+  do {                                                                                            \
+    psoc_diag *text_slot_;                                                                        \
+    _Static_assert(sizeof(lit) >= 16 && sizeof(lit) <= PSOC_DIAG_MESSAGE_MAX, "a fixed text");   \
+    text_slot_ = psoc_rule_slot((ctx), (severity), (code), (message_id), (cls), "" field,        \
+                                sizeof(field) - 1);                                               \
+    if (text_slot_) psoc_copy16(text_slot_->message, "" lit, sizeof(lit));                       \
+  } while (0)
 
 /* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
 const char *psoc_rule_field(char *buf, const char *fmt, ...)

@@ -420,6 +420,17 @@ START_TEST(test_message_pieces) {
   long_text[sizeof long_text - 1] = '\0';
   psoc_diags_init(&d, NULL);
   ck_assert_ptr_null(psoc_diags_slot(NULL, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, NULL, -1, -1, ""));
+  for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) { /* psoc_put_uint is %llu */
+    char got[24], *end;
+    unsigned long long v;
+    for (v = numbers[i], cut = 0; cut < 3; cut++, v = v / 10 * 10 + 9) { /* and ...9 */
+      memset(got, 'x', sizeof got);
+      end = psoc_put_uint(got, v);
+      *end = '\0';
+      snprintf(want, sizeof want, "%llu", v);
+      ck_assert_str_eq(got, want);
+    }
+  }
   for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
     /* 'cut' bytes of text ahead move the end of the message across every piece */
     for (cut = 0; cut < 240; cut += 7) {
