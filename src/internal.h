@@ -189,9 +189,10 @@ typedef struct psoc_walked {
   int complete;                      /* the walk reached the end */
   uint64_t type_mask;                /* the types kept (first of each class) */
   uint64_t classes;                  /* their classes: PSOC_TYPE_BIT()s of base types */
-  /* by type: the payload kept where type_mask has the type, else the
-  ** registry's default payload (so a class's payload is payload[class] for
-  ** the classes with one version) */
+  /* by type: the payload kept where type_mask has the type, else, for the
+  ** types of PSOC_WALK_DEFAULTS, the registry's default payload (so a
+  ** class's payload is payload[class] for the classes with one version);
+  ** unset for other absent types, whose readers test type_mask first */
   const unsigned char *payload[PSOC_SO_TYPE_COUNT];
 } psoc_walked;
 

@@ -33,6 +33,20 @@ typedef struct psoc_walk_tables {
 extern const psoc_walk_tables psoc_walk_tables_;
 #define psoc_walk_table (psoc_walk_tables_.entry)
 
+/* The absent types whose payload the walk sets to the registry's default:
+** all but those only read where present (the shaders, root signature and
+** versions) and SAMPLE_MASK (no rule reads it). They are copied as one run
+** of types and one more (statically asserted), fewer moves than all. */
+#define PSOC_WALK_DEFAULTS                                                                    \
+  (PSOC_KNOWN_TYPES & ~(PSOC_SHADER_TYPES | PSOC_VERSION_TYPES |                              \
+                        PSOC_TYPE_BIT(PSOC_SO_ROOT_SIGNATURE) | PSOC_TYPE_BIT(PSOC_SO_SAMPLE_MASK)))
+#define PSOC_WALK_RUN_FIRST_ PSOC_SO_STREAM_OUTPUT
+#define PSOC_WALK_RUN_END_ (PSOC_SO_VIEW_INSTANCING + 1)
+_Static_assert((PSOC_WALK_DEFAULTS & ~(((PSOC_TYPE_BIT(PSOC_WALK_RUN_END_) - 1) &
+                                        ~(PSOC_TYPE_BIT(PSOC_WALK_RUN_FIRST_) - 1)) |
+                                       PSOC_TYPE_BIT(PSOC_SO_SERIALIZED_ROOT_SIGNATURE))) == 0,
+               "the walk's defaults lie in its run and SERIALIZED_ROOT_SIGNATURE");
+
 /* The classes present by the walk's mask. */
 static inline uint64_t psoc_walk_classes_of(uint64_t mask) {
   return PSOC_WALK_FREE & ~mask;
@@ -76,7 +90,10 @@ PSOC_FORCE_INLINE_ psoc_status psoc_walk_check_inline(const void *data, size_t s
   out->complete = 0;
   out->type_mask = 0;
   out->classes = 0;
-  memcpy(out->payload, psoc_registry_defaults, sizeof out->payload);
+  memcpy(out->payload + PSOC_WALK_RUN_FIRST_, psoc_registry_defaults + PSOC_WALK_RUN_FIRST_,
+         (PSOC_WALK_RUN_END_ - PSOC_WALK_RUN_FIRST_) * sizeof out->payload[0]);
+  out->payload[PSOC_SO_SERIALIZED_ROOT_SIGNATURE] =
+      psoc_registry_defaults[PSOC_SO_SERIALIZED_ROOT_SIGNATURE];
   /* the prologue has something to say only about these */
   if ((size == 0 || !data || ((uintptr_t)data & (PSOC_PTR_SIZE - 1)) != 0) &&
       psoc_parse_prologue(data, size, diags))
@@ -121,13 +138,13 @@ PSOC_FORCE_INLINE_ psoc_status psoc_walk_check_inline(const void *data, size_t s
   out->type_mask = psoc_walk_types_of(mask);
   if (offset == size) out->complete = 1;
   else psoc_walked_stop(out, offset, diags);
-  /* deduce_kind on the payloads: an absent decider's payload is the
-  ** registry's default, whose bytecode is null, so each deciding row is one
-  ** pointer test (expanded from the registry's list) */
+  /* deduce_kind on the payloads: a decider kept with non-null bytecode
+  ** (expanded from the registry's list) */
   {
     uint32_t n = 0, kinds = 0;
 #define PSOC_DECIDE_(NAME, id, key, CLASS, kinds_, T, layout, bits)                    \
-    if (((bits) & PSOC_SUBOBJECT_DECIDES_KIND) && psoc_rdptr(out->payload[id]) != 0) { \
+    if (((bits) & PSOC_SUBOBJECT_DECIDES_KIND) && ((out->type_mask >> (id)) & 1u) &&     \
+        psoc_rdptr(out->payload[id]) != 0) {                                              \
       n++;                                                                            \
       kinds = (kinds_);                                                               \
     }

@@ -68,9 +68,11 @@ static void rule_kind(const rule_ctx *ctx) {
 /* Subobjects the deduced kind does not use are ignored by the runtime. A
 ** shader subobject with null bytecode is absent to the runtime, so it gets
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
-static void rule_irrelevant(const rule_ctx *ctx) {
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void report_irrelevant(const rule_ctx *ctx, uint64_t types) {
   const psoc_walked *p = ctx->walk;
-  uint64_t types = p->type_mask & psoc_ignored_types(p->kind);
   for (; types; types &= types - 1) { /* in type order */
     uint32_t t = psoc_lowest_bit(types);
     psoc_view v;
@@ -79,6 +81,20 @@ static void rule_irrelevant(const rule_ctx *ctx) {
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
                    (int32_t)v.index, (int64_t)v.offset, v.info->name,
                    "%s is ignored in a %s pipeline", v.info->name, psoc_kind_name(p->kind));
+  }
+}
+
+/* The types to report found first without a call (d3dx12's STREAM2/3 hold
+** only null shaders the kind ignores), then reported out of line. */
+static void rule_irrelevant(const rule_ctx *ctx) {
+  const psoc_walked *p = ctx->walk;
+  uint64_t types = p->type_mask & psoc_ignored_types(p->kind), m;
+  for (m = types; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
+    if (!(PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) || psoc_rdptr(p->payload[t]) != 0) {
+      report_irrelevant(ctx, m); /* from the first to report on */
+      return;
+    }
   }
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "internal.h" /* psoc_walk_check, psoc_walked_view */
+#include "parse_walk.h" /* PSOC_WALK_DEFAULTS */
 #include "rules_internal.h" /* psoc_rasterizer_default */
 #include "psoc.h"
 #include "stream_pack.h"
@@ -654,6 +655,7 @@ static void walk_matches_parse(const sp_stream *s, size_t len, size_t shift) {
   for (i = 0; i < PSOC_SO_TYPE_COUNT; i++) { /* absent types: the registry's defaults */
     const psoc_subobject_info *info = psoc_subobject_info_get((uint32_t)i);
     if ((parsed.type_mask >> i) & 1u) continue;
+    if (!((PSOC_WALK_DEFAULTS >> i) & 1u)) continue; /* unset: read only where present */
     ck_assert_ptr_eq(walked.payload[i], info ? info->default_payload : NULL);
   }
   for (m = parsed.type_mask; m; m &= m - 1) {
