@@ -414,7 +414,8 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
                           ? 0
                           : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
-  if (walk.complete && ctx->follow) { /* the rules that follow pointers run: what they read */
+  if (walk.complete && (flags & PSOC_CHECK_FOLLOW_POINTERS)) {
+    /* the rules that follow pointers run: what they read */
     load_follow_state(ctx);
     psoc_rules_load_shaders(ctx);
   }
