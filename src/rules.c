@@ -383,7 +383,6 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->walk = &walk;
-  ctx->options = options;
   if (!options) { /* the default check: no profile, no pointers followed */
     ctx->has_profile = 0;
     ctx->profile = psoc_profile_unlimited();
@@ -397,12 +396,11 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   ctx->diags = diags;
   ctx->known = known;
-  ctx->known_count = known ? known_count : 0;
+  ctx->known_count = known_count;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  ctx->draw = (int)((unsigned)walk.kind & 1u); /* graphics (1) or mesh (3) */
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;

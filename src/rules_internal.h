@@ -134,18 +134,16 @@ typedef struct psoc_rule_state {
 
 typedef struct rule_ctx {
   const psoc_walked *walk;      /* the stream as psoc_walk_check saw it */
-  const psoc_check_options *options;
   const psoc_profile *profile;  /* never NULL: without a profile, one that
                                    has every capability */
   int has_profile;              /* the caller chose a profile: capability
                                    and format-support checks apply */
-  int draw;                     /* the kind is graphics or mesh */
   int follow;                   /* PSOC_CHECK_FOLLOW_POINTERS */
   int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
                                    elements, SO declarations, view locations */
   psoc_diags *diags;
   const psoc_known_checksum *known; /* psoc_check_known's list (may be NULL) */
-  size_t known_count;
+  size_t known_count;           /* its length (read only where known is not NULL) */
   uint64_t explicit_classes;    /* PSOC_TYPE_BIT()s of the classes present
                                    that the kind uses (psoc_rule_has) */
   uint64_t shader_types;        /* PSOC_TYPE_BIT()s of the shader subobjects
@@ -218,7 +216,7 @@ static inline int psoc_rule_shader_parsed(const rule_ctx *ctx, int stage) {
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
 /* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
 static inline int psoc_rule_is_draw(const rule_ctx *ctx) {
-  return ctx->draw;
+  return (int)((unsigned)ctx->walk->kind & 1u); /* graphics (1) or mesh (3) */
 }
 /* Does the stream hold a 'type' subobject with non-null bytecode? */
 static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {
