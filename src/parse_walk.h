@@ -88,16 +88,17 @@ PSOC_FORCE_INLINE_ psoc_status psoc_walk_check_inline(const void *data, size_t s
   out->size = data ? size : 0;
   out->kind = PSOC_KIND_NONE;
   out->complete = 0;
-  out->type_mask = 0;
-  out->classes = 0;
   memcpy(out->payload + PSOC_WALK_RUN_FIRST_, psoc_registry_defaults + PSOC_WALK_RUN_FIRST_,
          (PSOC_WALK_RUN_END_ - PSOC_WALK_RUN_FIRST_) * sizeof out->payload[0]);
   out->payload[PSOC_SO_SERIALIZED_ROOT_SIGNATURE] =
       psoc_registry_defaults[PSOC_SO_SERIALIZED_ROOT_SIGNATURE];
   /* the prologue has something to say only about these */
   if ((size == 0 || !data || ((uintptr_t)data & (PSOC_PTR_SIZE - 1)) != 0) &&
-      psoc_parse_prologue(data, size, diags))
+      psoc_parse_prologue(data, size, diags)) {
+    out->type_mask = 0; /* set at the end of the walk otherwise */
+    out->classes = 0;
     return PSOC_ERR_INVALID;
+  }
   /* psoc_parse's loop, keeping only the payload pointers. 'at' walks from
   ** 'bytes' while a type can be read (4 bytes remain); a subobject's stride
   ** is at most what remains, so 'at' never passes the end and the walk is
