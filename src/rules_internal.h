@@ -345,6 +345,21 @@ PSOC_SCREEN int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC *r
          psoc_blend_quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha);
 }
 
+/* psoc_blend_quiet_factors(rt) && !psoc_blend_uses_dual_source(rt) for a
+** blending target, with the dual-source factors (SRC1_*, 16-19) left out of
+** the sets, so each factor is one set test. */
+#define PSOC_DUAL_SOURCE_FACTORS                                                              \
+  ((1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR) |                      \
+   (1u << D3D12_BLEND_SRC1_ALPHA) | (1u << D3D12_BLEND_INV_SRC1_ALPHA))
+PSOC_SCREEN int psoc_blend_quiet_single_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  return psoc_rule_valid(PSOC_QUIET_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->SrcBlend) &&
+         psoc_rule_valid(PSOC_QUIET_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->DestBlend) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->SrcBlendAlpha) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->DestBlendAlpha) &&
+         psoc_blend_quiet_op(rt->BlendOp, rt->SrcBlend, rt->DestBlend) &&
+         psoc_blend_quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha);
+}
+
 /* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
 PSOC_SCREEN uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
   uint32_t v = 0;
@@ -378,7 +393,7 @@ PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
   uint32_t dsv = ctx->state.depth_stencil_format, all = ~0u;
   unsigned i, n = rts->NumRenderTargets, unknown = 0;
   if (b->IndependentBlendEnable || rt->LogicOpEnable || rt->RenderTargetWriteMask > 0xf) return 0;
-  if (rt->BlendEnable && (!psoc_blend_quiet_factors(rt) || psoc_blend_uses_dual_source(rt)))
+  if (rt->BlendEnable && !psoc_blend_quiet_single_source(rt))
     return 0;
   if (dsv != DXGI_FORMAT_UNKNOWN) {
     const psoc_format_info *f = psoc_format_get(dsv);

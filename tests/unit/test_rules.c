@@ -685,6 +685,64 @@ static int screen_has_pointers(uint32_t type) {
          type == PSOC_SO_VIEW_INSTANCING || type == PSOC_SO_CACHED_PSO;
 }
 
+/* Dual-source blending on target 0 with a second target bound is an error,
+** whichever of the four factors holds the SRC1 factor: the blend-and-targets
+** screen, which leaves the SRC1 factors out of its factor sets, lets the
+** rules speak and they say the same as without it. */
+START_TEST(test_screen_dual_source) {
+  static const uint32_t dual[] = { D3D12_BLEND_SRC1_COLOR, D3D12_BLEND_INV_SRC1_COLOR,
+                                   D3D12_BLEND_SRC1_ALPHA, D3D12_BLEND_INV_SRC1_ALPHA };
+  unsigned field, k;
+  for (field = 0; field < 4; field++) {
+    for (k = 0; k < 4; k++) {
+      D3D12_BLEND_DESC b;
+      D3D12_RT_FORMAT_ARRAY rt;
+      D3D12_RENDER_TARGET_BLEND_DESC *t0 = &b.RenderTarget[0];
+      psoc_check_options screened, unscreened;
+      psoc_diags a, u;
+      sp_stream s;
+      unsigned char *buf;
+      memcpy(&b, psoc_subobject_info_get(PSOC_SO_BLEND)->default_payload, sizeof b);
+      t0->BlendEnable = TRUE;
+      switch (field) {
+      case 0: t0->SrcBlend = (D3D12_BLEND)dual[k]; break;
+      case 1: t0->DestBlend = (D3D12_BLEND)dual[k]; break;
+      case 2: t0->SrcBlendAlpha = (D3D12_BLEND)dual[k]; break;
+      default: t0->DestBlendAlpha = (D3D12_BLEND)dual[k]; break;
+      }
+      memset(&rt, 0, sizeof rt);
+      rt.NumRenderTargets = 2;
+      rt.RTFormats[0] = rt.RTFormats[1] = DXGI_FORMAT_R8G8B8A8_UNORM;
+      sp_init(&s);
+      sp_add_shader(&s, PSOC_SO_VS, 1);
+      sp_add_shader(&s, PSOC_SO_PS, 1);
+      SP_ADD(&s, PSOC_SO_BLEND, b);
+      SP_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, rt);
+      memset(&screened, 0, sizeof screened);
+      unscreened = screened;
+      unscreened.flags |= PSOC_CHECK_UNSCREENED_;
+      buf = sp_exact(&s, s.size);
+      psoc_diags_init(&a, NULL);
+      psoc_diags_init(&u, NULL);
+      ck_assert_int_eq(psoc_check(buf, s.size, &screened, &a), PSOC_ERR_INVALID);
+      ck_assert_int_eq(psoc_check(buf, s.size, &unscreened, &u), PSOC_ERR_INVALID);
+      {
+        size_t i, found = 0;
+        for (i = 0; i < a.count; i++)
+          found += a.items[i].message_id &&
+                   strstr(a.items[i].message_id, "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+        ck_assert_msg(found == 1, "field %u, factor %u: %s", field, dual[k], sp_summary(&a));
+      }
+      same_diags(&a, &u, field * 4 + k);
+      psoc_diags_free(&a);
+      psoc_diags_free(&u);
+      free(buf);
+      sp_free(&s);
+    }
+  }
+}
+END_TEST
+
 /* Random pipelines (every kind, every version of the versioned classes,
 ** classes present or not) built from valid payloads, then a few payload
 ** words set to boundary values: each is checked with the rules' screens
@@ -865,6 +923,7 @@ Suite *suite_rules(void) {
   tc = tcase_create("screens"); /* 20,000 pipelines checked twice: a second in release */
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_screens_agree);
+  tcase_add_test(tc, test_screen_dual_source);
   suite_add_tcase(s, tc);
   return s;
 }
