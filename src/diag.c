@@ -205,47 +205,74 @@ static int format_subset(char *dst, size_t cap, const char *fmt, va_list ap) {
 
 /* Copy a NUL-terminated string into 'dst' of 'cap' bytes, truncating like
 ** snprintf(dst, cap, "%s", src). */
-static void copy_field(char *dst, size_t cap, const char *src) {
-  size_t n = src ? strnlen(src, cap - 1) : 0;
-  memcpy(dst, src ? src : "", n);
-  dst[n] = '\0';
-}
-
-psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
-                           const char *message_id, int32_t subobject, int64_t offset,
-                           const char *field) {
-  psoc_diag *d;
-  if (!diags) return NULL;
-  switch (severity) {
-  case PSOC_SEVERITY_ERROR: diags->errors++; break;
-  case PSOC_SEVERITY_WARNING: diags->warnings++; break;
-  default: diags->notes++; break;
-  }
-  if (diags->count == diags->capacity) {
-    size_t cap = diags->capacity ? diags->capacity * 2 : 8;
-    psoc_diag *items;
-    if (cap > SIZE_MAX / sizeof(psoc_diag)) {
-      diags->dropped++;
-      return NULL;
-    }
-    if (!diags->alloc.fn) diags->alloc = psoc_alloc_or_default(NULL);
-    items = psoc_mem(&diags->alloc, diags->items, diags->capacity * sizeof(psoc_diag),
-                     cap * sizeof(psoc_diag));
-    if (!items) {
-      diags->dropped++;
-      return NULL;
-    }
-    diags->items = items;
-    diags->capacity = cap;
-  }
-  d = &diags->items[diags->count++];
+/* The next diagnostic, counted and filled but for its message, where the
+** list has room for it. */
+static inline psoc_diag *slot_fill(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                                   const char *message_id, int32_t subobject, int64_t offset,
+                                   const char *field, size_t field_len) {
+  psoc_diag *d = &diags->items[diags->count++];
   d->severity = severity;
   d->code = code;
   d->message_id = message_id;
   d->subobject = subobject;
   d->offset = offset;
-  copy_field(d->field, sizeof d->field, field);
+  if (field_len > sizeof d->field - 1) field_len = sizeof d->field - 1;
+  memcpy(d->field, field, field_len);
+  d->field[field_len] = '\0';
   return d;
+}
+
+static inline void count_severity(psoc_diags *diags, psoc_severity severity) {
+  switch (severity) {
+  case PSOC_SEVERITY_ERROR: diags->errors++; break;
+  case PSOC_SEVERITY_WARNING: diags->warnings++; break;
+  default: diags->notes++; break;
+  }
+}
+
+/* psoc_diags_slot_n where the list is full: it grows first (out of line, so
+** the common path saves no registers for the calls). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static psoc_diag *slot_grow(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                            const char *message_id, int32_t subobject, int64_t offset,
+                            const char *field, size_t field_len) {
+  size_t cap = diags->capacity ? diags->capacity * 2 : 8;
+  psoc_diag *items;
+  count_severity(diags, severity);
+  if (cap > SIZE_MAX / sizeof(psoc_diag)) {
+    diags->dropped++;
+    return NULL;
+  }
+  if (!diags->alloc.fn) diags->alloc = psoc_alloc_or_default(NULL);
+  items = psoc_mem(&diags->alloc, diags->items, diags->capacity * sizeof(psoc_diag),
+                   cap * sizeof(psoc_diag));
+  if (!items) {
+    diags->dropped++;
+    return NULL;
+  }
+  diags->items = items;
+  diags->capacity = cap;
+  return slot_fill(diags, severity, code, message_id, subobject, offset, field, field_len);
+}
+
+psoc_diag *psoc_diags_slot_n(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                             const char *message_id, int32_t subobject, int64_t offset,
+                             const char *field, size_t field_len) {
+  if (!diags) return NULL;
+  if (diags->count == diags->capacity)
+    return slot_grow(diags, severity, code, message_id, subobject, offset, field, field_len);
+  count_severity(diags, severity);
+  return slot_fill(diags, severity, code, message_id, subobject, offset, field, field_len);
+}
+
+psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                           const char *message_id, int32_t subobject, int64_t offset,
+                           const char *field) {
+  if (!field) field = "";
+  return psoc_diags_slot_n(diags, severity, code, message_id, subobject, offset, field,
+                           strnlen(field, PSOC_DIAG_FIELD_MAX - 1));
 }
 
 void psoc_msg_str(psoc_msg *m, const char *s) {
@@ -253,13 +280,23 @@ void psoc_msg_str(psoc_msg *m, const char *s) {
 }
 
 void psoc_msg_uint(psoc_msg *m, unsigned long long v) {
-  char digits[20]; /* least significant first; a number has a few, so a byte loop copies them */
-  unsigned n = 0;
-  do {
-    digits[n++] = (char)('0' + v % 10);
-    v /= 10;
-  } while (v);
-  for (; n && m->left; m->left--) *m->p++ = digits[--n];
+  char digits[20], *end = psoc_put_uint(digits, v), *p = m->p; /* p, left in locals: a char */
+  size_t n = (size_t)(end - digits), left = m->left, i;     /* store could change *m */
+  if (n > left) n = left;
+  for (i = 0; i < n; i++) p[i] = digits[i]; /* a number has a few digits: no memcpy call */
+  m->p = p + n;
+  m->left = left - n;
+}
+
+char *psoc_put_uint(char *p, unsigned long long v) {
+  unsigned long long t = v;
+  size_t n = 1, i;
+  while (t >= 10) { /* count the digits, then write them from the last */
+    t /= 10;
+    n++;
+  }
+  for (i = n; i-- > 0; v /= 10) p[i] = (char)('0' + v % 10);
+  return p + n;
 }
 
 psoc_status psoc_diags_addv(psoc_diags *diags, psoc_severity severity, psoc_code code,

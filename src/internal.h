@@ -53,6 +53,13 @@ extern const psoc_subobject_info psoc_registry_rows[PSOC_SO_TYPE_COUNT];
 
 /* Each row's default_payload by type (NULL for 23), in one block. */
 extern const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT];
+/* The length of each row's name (strlen of psoc_registry_rows[t].name; 0
+** for values that are no type), for messages that write names. */
+extern const uint8_t psoc_registry_name_len[PSOC_SO_TYPE_COUNT];
+/* Each row's name NUL-padded to PSOC_NAME_PAD bytes ("" for values that are
+** no type), so that a message copies a name with a few fixed moves. */
+#define PSOC_NAME_PAD 32
+extern const char psoc_registry_names_padded[PSOC_SO_TYPE_COUNT][PSOC_NAME_PAD];
 
 /* psoc_subobject_info_get without the call, for the walk's hot path. */
 static inline const psoc_subobject_info *psoc_info(uint32_t type) {
@@ -125,6 +132,11 @@ static inline uint64_t psoc_classes_of(uint64_t types) {
 psoc_diag *psoc_diags_slot(psoc_diags *diags, psoc_severity severity, psoc_code code,
                            const char *message_id, int32_t subobject, int64_t offset,
                            const char *field);
+/* The same with the field's length given ('field' not NULL; a longer field
+** is cut as psoc_diags_slot cuts it). */
+psoc_diag *psoc_diags_slot_n(psoc_diags *diags, psoc_severity severity, psoc_code code,
+                             const char *message_id, int32_t subobject, int64_t offset,
+                             const char *field, size_t field_len);
 
 /* A message being written into d->message, truncated as snprintf would. */
 typedef struct psoc_msg {
@@ -148,8 +160,18 @@ PSOC_FORCE_INLINE_ void psoc_msg_put(psoc_msg *m, const char *s, size_t n) {
   m->left -= n;
 }
 #define PSOC_MSG_LIT(m, lit) psoc_msg_put((m), "" lit, sizeof(lit) - 1)
+/* n (a constant of at least 16) bytes from s to p in 16-byte pieces, the
+** last one overlapping (GCC copies some constant sizes with a string
+** instruction, one step a byte); no bounds test. */
+PSOC_FORCE_INLINE_ void psoc_copy16(char *p, const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i + 16 <= n; i += 16) memcpy(p + i, s + i, 16);
+  if (i < n) memcpy(p + n - 16, s + n - 16, 16);
+}
 void psoc_msg_str(psoc_msg *m, const char *s);          /* as %s (s not NULL) */
 void psoc_msg_uint(psoc_msg *m, unsigned long long v);  /* as %u, %zu, %llu */
+/* The digits of v (as %llu) at p, which has room for 20; returns their end. */
+char *psoc_put_uint(char *p, unsigned long long v);
 static inline void psoc_msg_end(psoc_msg *m) {
   *m->p = '\0';
 }
@@ -167,12 +189,27 @@ typedef struct psoc_walked {
   int complete;                      /* the walk reached the end */
   uint64_t type_mask;                /* the types kept (first of each class) */
   uint64_t classes;                  /* their classes: PSOC_TYPE_BIT()s of base types */
-  int8_t class_type[PSOC_SO_TYPE_COUNT]; /* per class base type: the type kept, or -1 */
-  /* by type: the payload kept where type_mask has the type, else the
-  ** registry's default payload (so a class's payload is payload[class] for
-  ** the classes with one version) */
+  /* by type: the payload kept where type_mask has the type, else, for the
+  ** types of PSOC_WALK_DEFAULTS, the registry's default payload (so a
+  ** class's payload is payload[class] for the classes with one version);
+  ** unset for other absent types, whose readers test type_mask first */
   const unsigned char *payload[PSOC_SO_TYPE_COUNT];
 } psoc_walked;
+
+/* The type kept of class 'cls' (a base type) in 'types' (at most one type
+** of each class, as a walk keeps): cls itself, a version of it, or -1 (what
+** psoc_parsed.class_type[cls] holds). */
+static inline int psoc_types_kept(uint64_t types, uint32_t cls) {
+  uint64_t v;
+  if ((types >> cls) & 1u) return (int)cls;
+  for (v = types & PSOC_VERSION_TYPES; v; v &= v - 1)
+    if (psoc_registry_class_bits[psoc_lowest_bit(v)] == PSOC_TYPE_BIT(cls))
+      return (int)psoc_lowest_bit(v);
+  return -1;
+}
+static inline int psoc_walked_kept(const psoc_walked *w, uint32_t cls) {
+  return psoc_types_kept(w->type_mask, cls);
+}
 
 /* Fills 'out' (never NULL) as psoc_parse would walk; reports what psoc_parse
 ** reports. Returns psoc_parse's status. */

@@ -120,38 +120,56 @@ static psoc_kind deduce_kind(const psoc_parsed *parsed) {
   return (psoc_kind)psoc_lowest_bit(psoc_registry_rows[found].kinds);
 }
 
+/* The duplicate's message, without bounds tests: its longest text fits. */
+#define DUP_SAME " appears again (first as subobject "
+#define DUP_OTHER " duplicates "
+#define DUP_OTHER_AT " (subobject "
+#define DUP_OFFSET " at offset "
+#define DUP_SAME_END "); each subobject type may appear once: remove one"
+#define DUP_OTHER_END "): they are versions of one state and may appear once together; keep one of them"
+_Static_assert(PSOC_NAME_PAD + sizeof DUP_SAME - 1 + 10 + sizeof DUP_OFFSET - 1 + 20 +
+                       sizeof DUP_SAME_END <= PSOC_DIAG_MESSAGE_MAX &&
+                   2 * PSOC_NAME_PAD + sizeof DUP_OTHER - 1 + sizeof DUP_OTHER_AT - 1 + 10 +
+                           sizeof DUP_OFFSET - 1 + 20 + sizeof DUP_OTHER_END <=
+                       PSOC_DIAG_MESSAGE_MAX,
+               "the duplicate's longest message (names padded, 10 and 20 digits) fits");
+
 /* 'again' repeats the class of 'first', kept earlier. */
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
 static void report_duplicate(const psoc_view *first, const psoc_view *again, psoc_diags *diags) {
-  /* built piece by piece (diag.c): the texts of the formats
-  ** "%s appears again (first as subobject %u at offset %zu); each subobject type may appear
-  ** once: remove one" and "%s duplicates %s (subobject %u at offset %zu): they are versions of
-  ** one state and may appear once together; keep one of them" (tests/unit/test_parse.c) */
-  psoc_msg m;
-  psoc_diag *d = psoc_diags_slot(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
-                                 "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT", (int32_t)again->index,
-                                 (int64_t)again->offset, again->info->name);
+  /* the texts of the formats "%s appears again (first as subobject %u at offset %zu); each
+  ** subobject type may appear once: remove one" and "%s duplicates %s (subobject %u at offset
+  ** %zu): they are versions of one state and may appear once together; keep one of them"
+  ** (tests/unit/test_parse.c), written piece by piece: names as padded copies, the rest as
+  ** literals of constant size */
+  char *p;
+  psoc_diag *d = psoc_diags_slot_n(diags, PSOC_SEVERITY_ERROR, PSOC_CODE_DUPLICATE_SUBOBJECT,
+                                   "CREATEPIPELINESTATE_DUPLICATE_SUBOBJECT",
+                                   (int32_t)again->index, (int64_t)again->offset, "", 0);
   if (!d) return;
-  psoc_msg_begin(&m, d);
-  psoc_msg_str(&m, again->info->name);
+  _Static_assert(PSOC_NAME_PAD <= sizeof d->field, "a padded name fits the field");
+  memcpy(d->field, psoc_registry_names_padded[again->type], PSOC_NAME_PAD);
+  p = d->message;
+  memcpy(p, psoc_registry_names_padded[again->type], PSOC_NAME_PAD);
+  p += psoc_registry_name_len[again->type];
   if (again->type == first->type) {
-    PSOC_MSG_LIT(&m, " appears again (first as subobject ");
+    psoc_copy16(p, DUP_SAME, sizeof DUP_SAME - 1);
+    p += sizeof DUP_SAME - 1;
   } else {
-    PSOC_MSG_LIT(&m, " duplicates ");
-    psoc_msg_str(&m, first->info->name);
-    PSOC_MSG_LIT(&m, " (subobject ");
+    memcpy(p, DUP_OTHER, sizeof DUP_OTHER - 1);
+    p += sizeof DUP_OTHER - 1;
+    memcpy(p, psoc_registry_names_padded[first->type], PSOC_NAME_PAD);
+    p += psoc_registry_name_len[first->type];
+    memcpy(p, DUP_OTHER_AT, sizeof DUP_OTHER_AT - 1);
+    p += sizeof DUP_OTHER_AT - 1;
   }
-  psoc_msg_uint(&m, first->index);
-  PSOC_MSG_LIT(&m, " at offset ");
-  psoc_msg_uint(&m, first->offset);
-  if (again->type == first->type)
-    PSOC_MSG_LIT(&m, "); each subobject type may appear once: remove one");
-  else
-    PSOC_MSG_LIT(&m, "): they are versions of one state and may appear once together; keep one "
-                     "of them");
-  psoc_msg_end(&m);
+  p = psoc_put_uint(p, first->index);
+  memcpy(p, DUP_OFFSET, sizeof DUP_OFFSET - 1);
+  p = psoc_put_uint(p + sizeof DUP_OFFSET - 1, first->offset);
+  if (again->type == first->type) psoc_copy16(p, DUP_SAME_END, sizeof DUP_SAME_END);
+  else psoc_copy16(p, DUP_OTHER_END, sizeof DUP_OTHER_END);
 }
 
 /* What psoc_parse and psoc_walk_check report before walking: 1 when the
@@ -265,13 +283,19 @@ psoc_status psoc_parse(const void *data, size_t size, psoc_parsed *out, psoc_dia
 
 /* The walk's tables (parse_walk.h): one entry per type value, built at
 ** compile time from the registry's list (PSOC_SUBOBJECTS). */
+#define WALK_CLASS(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS),
+#define WALK_FLIP(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS) | PSOC_TYPE_BIT(id),
 #define WALK_ENTRY(NAME, id, key, CLASS, kinds, T, layout, bits) \
   [id] = { PSOC_STRIDE(T), PSOC_PAYLOAD_OFFSET(T), PSOC_SO_##CLASS },
-const psoc_walk_entry psoc_walk_table[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_ENTRY) };
+const psoc_walk_tables psoc_walk_tables_ = {
+  { PSOC_SUBOBJECTS(WALK_ENTRY) },
+  { PSOC_SUBOBJECTS(WALK_CLASS) },
+  { PSOC_SUBOBJECTS(WALK_FLIP) },
+};
 #undef WALK_ENTRY
-#define WALK_BIT(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(id),
-const uint64_t psoc_walk_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(WALK_BIT) };
-#undef WALK_BIT
+#undef WALK_FLIP
+#undef WALK_CLASS
 #define WALK_FITS(NAME, id, key, CLASS, kinds, T, layout, bits)              \
   _Static_assert(PSOC_STRIDE(T) < 0x10000 && PSOC_PAYLOAD_OFFSET(T) < 0x100, \
                  #NAME ": stride and payload offset fit a walk entry");
@@ -318,12 +342,13 @@ void psoc_walked_stop(const psoc_walked *w, size_t offset, psoc_diags *diags) {
 #if defined(__GNUC__)
 __attribute__((cold, noinline))
 #endif
-void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, psoc_diags *diags) {
+void psoc_walked_duplicate(const psoc_walked *w, const unsigned char *at, uint64_t mask,
+                           psoc_diags *diags) {
   /* the type and its class read again here, so the walk keeps no copies */
   uint32_t type = psoc_rd32(at), cls = psoc_walk_table[type].cls;
   size_t offset = (size_t)(at - w->data);
   psoc_view first, again;
-  psoc_walked_view(w, (uint32_t)w->class_type[cls], &first);
+  psoc_walked_view(w, (uint32_t)psoc_types_kept(psoc_walk_types_of(mask), cls), &first);
   again.type = type;
   again.index = index_from(w->data, first.offset, first.index, offset); /* on from the first */
   again.offset = offset;
@@ -341,18 +366,15 @@ const unsigned char *psoc_walk_rest(psoc_walked *out, const unsigned char *at, s
   do { /* psoc_walk_check_inline's loop, with the duplicates reported */
     size_t type = psoc_rd32(at), stride;
     const psoc_walk_entry *e;
-    uint32_t cls;
     if (type >= PSOC_SO_TYPE_COUNT) break;
     e = &psoc_walk_table[type];
     stride = e->stride;
-    if (stride - 1u >= remaining) break;
-    cls = e->cls;
-    if (out->class_type[cls] >= 0) {
-      psoc_walked_duplicate(out, at, diags);
-    } else {
+    if (stride - 1u >= remaining) break; /* no such type (stride 0), or truncated */
+    if (psoc_walk_tables_.cls[type] & m) {
       out->payload[type] = at + e->payload_offset;
-      out->class_type[cls] = (int8_t)type;
-      m |= psoc_walk_bits[type];
+      m ^= psoc_walk_tables_.flip[type];
+    } else {
+      psoc_walked_duplicate(out, at, m, diags);
     }
     at += stride;
     remaining -= stride;

@@ -357,6 +357,19 @@ const unsigned char *const psoc_registry_defaults[PSOC_SO_TYPE_COUNT] = {
 };
 #undef DEFAULT_OF
 
+#define NAME_LEN(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = sizeof(#NAME) - 1,
+const uint8_t psoc_registry_name_len[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(NAME_LEN) };
+#undef NAME_LEN
+#define NAME_PADDED(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = #NAME,
+const char psoc_registry_names_padded[PSOC_SO_TYPE_COUNT][PSOC_NAME_PAD] = {
+  PSOC_SUBOBJECTS(NAME_PADDED)
+};
+#undef NAME_PADDED
+#define NAME_FITS(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  _Static_assert(sizeof(#NAME) <= PSOC_NAME_PAD, #NAME ": the name fits its padded copy");
+PSOC_SUBOBJECTS(NAME_FITS)
+#undef NAME_FITS
+
 /* Each type's class as a PSOC_TYPE_BIT of its base type (psoc_classes_of). */
 #define CLASS_BIT_OF(NAME, id, key, CLASS, kinds, T, layout, bits) [id] = PSOC_TYPE_BIT(PSOC_SO_##CLASS),
 const uint64_t psoc_registry_class_bits[PSOC_SO_TYPE_COUNT] = { PSOC_SUBOBJECTS(CLASS_BIT_OF) };

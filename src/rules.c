@@ -68,9 +68,11 @@ static void rule_kind(const rule_ctx *ctx) {
 /* Subobjects the deduced kind does not use are ignored by the runtime. A
 ** shader subobject with null bytecode is absent to the runtime, so it gets
 ** no note (d3dx12's STREAM2/3 carry null CS, AS and MS subobjects). */
-static void rule_irrelevant(const rule_ctx *ctx) {
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void report_irrelevant(const rule_ctx *ctx, uint64_t types) {
   const psoc_walked *p = ctx->walk;
-  uint64_t types = p->type_mask & psoc_ignored_types(p->kind);
   for (; types; types &= types - 1) { /* in type order */
     uint32_t t = psoc_lowest_bit(types);
     psoc_view v;
@@ -79,6 +81,20 @@ static void rule_irrelevant(const rule_ctx *ctx) {
     psoc_diags_add(ctx->diags, PSOC_SEVERITY_NOTE, PSOC_CODE_IRRELEVANT_SUBOBJECT, NULL,
                    (int32_t)v.index, (int64_t)v.offset, v.info->name,
                    "%s is ignored in a %s pipeline", v.info->name, psoc_kind_name(p->kind));
+  }
+}
+
+/* The types to report found first without a call (d3dx12's STREAM2/3 hold
+** only null shaders the kind ignores), then reported out of line. */
+static void rule_irrelevant(const rule_ctx *ctx) {
+  const psoc_walked *p = ctx->walk;
+  uint64_t types = p->type_mask & psoc_ignored_types(p->kind), m;
+  for (m = types; m; m &= m - 1) {
+    uint32_t t = psoc_lowest_bit(m);
+    if (!(PSOC_SHADER_TYPES & PSOC_TYPE_BIT(t)) || psoc_rdptr(p->payload[t]) != 0) {
+      report_irrelevant(ctx, m); /* from the first to report on */
+      return;
+    }
   }
 }
 
@@ -179,9 +195,9 @@ _Static_assert(NEEDS_COMPLETE_WALK == 1 && NEEDS_FOLLOW == (unsigned)PSOC_CHECK_
 void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
                     const char *message_id, uint32_t cls, const char *field, const char *fmt, ...) {
   psoc_view view;
-  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
+  int kept = cls < PSOC_SO_TYPE_COUNT ? psoc_walked_kept(ctx->walk, cls) : -1, at = kept >= 0;
   va_list ap;
-  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)kept, &view);
   va_start(ap, fmt);
   psoc_diags_addv(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
                   at ? (int64_t)view.offset : -1, field, fmt, ap);
@@ -189,23 +205,13 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 }
 
 psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                          const char *message_id, uint32_t cls, const char *field) {
+                          const char *message_id, uint32_t cls, const char *field,
+                          size_t field_len) {
   psoc_view view;
-  int at = cls < PSOC_SO_TYPE_COUNT && ctx->walk->class_type[cls] >= 0;
-  if (at) psoc_walked_view(ctx->walk, (uint32_t)ctx->walk->class_type[cls], &view);
-  return psoc_diags_slot(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
-                         at ? (int64_t)view.offset : -1, field);
-}
-
-void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, const char *text,
-                    size_t len) {
-  psoc_diag *d = psoc_rule_slot(ctx, severity, code, message_id, cls, field);
-  psoc_msg m;
-  if (!d) return;
-  psoc_msg_begin(&m, d);
-  psoc_msg_put(&m, text, len);
-  psoc_msg_end(&m);
+  int kept = cls < PSOC_SO_TYPE_COUNT ? psoc_walked_kept(ctx->walk, cls) : -1, at = kept >= 0;
+  if (at) psoc_walked_view(ctx->walk, (uint32_t)kept, &view);
+  return psoc_diags_slot_n(ctx->diags, severity, code, message_id, at ? (int32_t)view.index : -1,
+                           at ? (int64_t)view.offset : -1, field, field_len);
 }
 
 const char *psoc_rule_field(char *buf, const char *fmt, ...) {
@@ -247,17 +253,16 @@ static uint32_t class_u32(const psoc_walked *p, uint32_t cls) {
   return psoc_rd32(p->payload[cls]); /* kept, or the default */
 }
 
-/* The versioned class 'cls': the type that supplied it (the base type when
-** absent) and its payload (then the registry's default). */
-static uint32_t class_source(const psoc_walked *p, uint32_t cls, const unsigned char **payload) {
-  int t = p->class_type[cls];
-  if (t >= 0) {
-    *payload = p->payload[t];
-    return (uint32_t)t;
-  }
-  *payload = psoc_registry_rows[cls].default_payload;
-  return cls;
-}
+/* The types of the class PSOC_CLASS_ (a base type), from the list. */
+#define CLASS_MEMBER(NAME, id, key, CLASS, kinds, T, layout, bits) \
+  | (PSOC_SO_##CLASS == PSOC_CLASS_ ? PSOC_TYPE_BIT(id) : 0)
+#define PSOC_CLASS_ PSOC_SO_RASTERIZER
+static const uint64_t rasterizer_types = 0 PSOC_SUBOBJECTS(CLASS_MEMBER);
+#undef PSOC_CLASS_
+#define PSOC_CLASS_ PSOC_SO_DEPTH_STENCIL
+static const uint64_t depth_stencil_types = 0 PSOC_SUBOBJECTS(CLASS_MEMBER);
+#undef PSOC_CLASS_
+#undef CLASS_MEMBER
 
 /* In a stream that starts pointer-aligned every payload is aligned for its
 ** type (subobjects start at multiples of the pointer size, a payload at
@@ -283,8 +288,9 @@ static void load_follow_state(rule_ctx *ctx) {
   const psoc_walked *p = ctx->walk;
   psoc_rule_state *s = &ctx->state;
   int aligned = ((uintptr_t)p->data & (sizeof(void *) - 1)) == 0;
-  int t = p->class_type[PSOC_SO_ROOT_SIGNATURE];
-  uint64_t rs = t >= 0 ? psoc_rdptr(p->payload[t]) : 0;
+  uint64_t rs = (p->type_mask & PSOC_TYPE_BIT(PSOC_SO_ROOT_SIGNATURE))
+                    ? psoc_rdptr(p->payload[PSOC_SO_ROOT_SIGNATURE])
+                    : 0;
   s->root_signature = (const void *)(uintptr_t)rs;
   PAYLOAD(PSOC_SO_SERIALIZED_ROOT_SIGNATURE, serialized_root_signature,
           psoc_serialized_root_signature_desc);
@@ -309,21 +315,30 @@ static void load_state(rule_ctx *ctx) {
   s->depth_stencil_format = class_u32(p, PSOC_SO_DEPTH_STENCIL_FORMAT);
   if (p->kind == PSOC_KIND_NONE) return;
   {
+    /* the versioned classes: the type kept (one of a class), else the base
+    ** type with the registry's default payload, where the walk left it */
+    uint64_t kept = p->type_mask & rasterizer_types;
     const unsigned char *v;
-    uint32_t type = class_source(p, PSOC_SO_RASTERIZER, &v);
-    s->rasterizer_type = type;
-    s->rasterizer_payload = v;
-    if (p->class_type[PSOC_SO_RASTERIZER] >= 0) { /* widened where a rule reads it */
+    uint32_t type;
+    if (kept) { /* widened where a rule reads it */
+      type = psoc_lowest_bit(kept);
+      v = p->payload[type];
       s->rasterizer = NULL;
       s->forced_sample_count =
           psoc_rd32(v + (type == PSOC_SO_RASTERIZER2
                              ? offsetof(psoc_rasterizer_desc2, ForcedSampleCount)
                              : offsetof(psoc_rasterizer_desc1, ForcedSampleCount)));
     } else { /* absent: the constant default */
+      type = PSOC_SO_RASTERIZER;
+      v = p->payload[PSOC_SO_RASTERIZER];
       s->rasterizer = &psoc_rasterizer_default;
       s->forced_sample_count = psoc_rasterizer_default.ForcedSampleCount;
     }
-    type = class_source(p, PSOC_SO_DEPTH_STENCIL, &v);
+    s->rasterizer_type = type;
+    s->rasterizer_payload = v;
+    kept = p->type_mask & depth_stencil_types;
+    type = kept ? psoc_lowest_bit(kept) : PSOC_SO_DEPTH_STENCIL;
+    v = p->payload[type];
     s->depth_stencil_type = type;
     /* DepthEnable .. StencilEnable lead every version of the class */
     memcpy(&s->depth_stencil, v, 4 * sizeof(uint32_t));
@@ -335,8 +350,7 @@ static void load_state(rule_ctx *ctx) {
             : FALSE;
     /* Hidden default: without a depth-stencil subobject, depth testing is
     ** off unless a DSV format other than UNKNOWN is given. */
-    if (p->class_type[PSOC_SO_DEPTH_STENCIL] < 0 && s->depth_stencil_format == DXGI_FORMAT_UNKNOWN)
-      s->depth_stencil.DepthEnable = FALSE;
+    if (!kept && s->depth_stencil_format == DXGI_FORMAT_UNKNOWN) s->depth_stencil.DepthEnable = FALSE;
   }
 }
 
@@ -369,7 +383,6 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   if (size == 0 || !data) return PSOC_ERR_INVALID;
   ctx = &ctx_storage; /* a few KB: the state and 8 containers, written only where used */
   ctx->walk = &walk;
-  ctx->options = options;
   if (!options) { /* the default check: no profile, no pointers followed */
     ctx->has_profile = 0;
     ctx->profile = psoc_profile_unlimited();
@@ -383,12 +396,11 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
   }
   ctx->diags = diags;
   ctx->known = known;
-  ctx->known_count = known ? known_count : 0;
+  ctx->known_count = known_count;
   if (flags & PSOC_CHECK_STRUCTURE_ONLY) { /* the walk, duplicates and the kind */
     if (walk.complete) rule_kind(ctx);
     return verdict(diags, errors_before, warnings_before, flags);
   }
-  ctx->draw = (int)((unsigned)walk.kind & 1u); /* graphics (1) or mesh (3) */
   classes = walk.classes;
   ignored = psoc_ignored_types(walk.kind);
   ctx->explicit_classes = classes & ~ignored;
@@ -400,7 +412,8 @@ psoc_status psoc_check_known(const void *data, size_t size, const psoc_check_opt
                           ? 0
                           : walk.type_mask & PSOC_SHADER_TYPES & ~ignored;
   ctx->shaders_parsed = 0;
-  if (walk.complete && ctx->follow) { /* the rules that follow pointers run: what they read */
+  if (walk.complete && (flags & PSOC_CHECK_FOLLOW_POINTERS)) {
+    /* the rules that follow pointers run: what they read */
     load_follow_state(ctx);
     psoc_rules_load_shaders(ctx);
   }

@@ -134,18 +134,16 @@ typedef struct psoc_rule_state {
 
 typedef struct rule_ctx {
   const psoc_walked *walk;      /* the stream as psoc_walk_check saw it */
-  const psoc_check_options *options;
   const psoc_profile *profile;  /* never NULL: without a profile, one that
                                    has every capability */
   int has_profile;              /* the caller chose a profile: capability
                                    and format-support checks apply */
-  int draw;                     /* the kind is graphics or mesh */
   int follow;                   /* PSOC_CHECK_FOLLOW_POINTERS */
   int follow_layout;            /* FOLLOW_LAYOUT or FOLLOW_POINTERS: input
                                    elements, SO declarations, view locations */
   psoc_diags *diags;
   const psoc_known_checksum *known; /* psoc_check_known's list (may be NULL) */
-  size_t known_count;
+  size_t known_count;           /* its length (read only where known is not NULL) */
   uint64_t explicit_classes;    /* PSOC_TYPE_BIT()s of the classes present
                                    that the kind uses (psoc_rule_has) */
   uint64_t shader_types;        /* PSOC_TYPE_BIT()s of the shader subobjects
@@ -172,17 +170,22 @@ void psoc_rule_diag(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
 #endif
     ;
 
-/* psoc_rule_diag's slot (psoc_diags_slot) for a message written piece by
-** piece; NULL where the list cannot grow. */
+/* psoc_rule_diag's slot (psoc_diags_slot_n: the field's length given) for
+** a message written piece by piece; NULL where the list cannot grow. */
 psoc_diag *psoc_rule_slot(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                          const char *message_id, uint32_t cls, const char *field);
-/* psoc_rule_diag with a message that needs no formatting: the first 'len'
-** bytes of 'text' (PSOC_RULE_TEXT passes a literal and its length). */
-void psoc_rule_text(const rule_ctx *ctx, psoc_severity severity, psoc_code code,
-                    const char *message_id, uint32_t cls, const char *field, const char *text,
-                    size_t len);
-#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit) \
-  psoc_rule_text((ctx), (severity), (code), (message_id), (cls), (field), "" lit, sizeof(lit) - 1)
+                          const char *message_id, uint32_t cls, const char *field,
+                          size_t field_len);
+/* psoc_rule_diag with a message that needs no formatting: the literal
+** 'lit' (whole: it fits the message) and the literal field, copied with
+** constant sizes. */
+#define PSOC_RULE_TEXT(ctx, severity, code, message_id, cls, field, lit)                          \
+  do {                                                                                            \
+    psoc_diag *text_slot_;                                                                        \
+    _Static_assert(sizeof(lit) >= 16 && sizeof(lit) <= PSOC_DIAG_MESSAGE_MAX, "a fixed text");   \
+    text_slot_ = psoc_rule_slot((ctx), (severity), (code), (message_id), (cls), "" field,        \
+                                sizeof(field) - 1);                                               \
+    if (text_slot_) psoc_copy16(text_slot_->message, "" lit, sizeof(lit));                       \
+  } while (0)
 
 /* Format a field path into 'buf' (PSOC_DIAG_FIELD_MAX bytes); returns buf. */
 const char *psoc_rule_field(char *buf, const char *fmt, ...)
@@ -213,7 +216,7 @@ static inline int psoc_rule_shader_parsed(const rule_ctx *ctx, int stage) {
 const char *psoc_rule_enum_name(const psoc_enum *e, uint32_t value);
 /* Does the graphics-like pipeline rasterize with render targets (graphics or mesh)? */
 static inline int psoc_rule_is_draw(const rule_ctx *ctx) {
-  return ctx->draw;
+  return (int)((unsigned)ctx->walk->kind & 1u); /* graphics (1) or mesh (3) */
 }
 /* Does the stream hold a 'type' subobject with non-null bytecode? */
 static inline int psoc_rule_code(const rule_ctx *ctx, uint32_t type) {
@@ -342,6 +345,21 @@ PSOC_SCREEN int psoc_blend_quiet_factors(const D3D12_RENDER_TARGET_BLEND_DESC *r
          psoc_blend_quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha);
 }
 
+/* psoc_blend_quiet_factors(rt) && !psoc_blend_uses_dual_source(rt) for a
+** blending target, with the dual-source factors (SRC1_*, 16-19) left out of
+** the sets, so each factor is one set test. */
+#define PSOC_DUAL_SOURCE_FACTORS                                                              \
+  ((1u << D3D12_BLEND_SRC1_COLOR) | (1u << D3D12_BLEND_INV_SRC1_COLOR) |                      \
+   (1u << D3D12_BLEND_SRC1_ALPHA) | (1u << D3D12_BLEND_INV_SRC1_ALPHA))
+PSOC_SCREEN int psoc_blend_quiet_single_source(const D3D12_RENDER_TARGET_BLEND_DESC *rt) {
+  return psoc_rule_valid(PSOC_QUIET_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->SrcBlend) &&
+         psoc_rule_valid(PSOC_QUIET_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->DestBlend) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->SrcBlendAlpha) &&
+         psoc_rule_valid(PSOC_QUIET_ALPHA_FACTORS & ~PSOC_DUAL_SOURCE_FACTORS, rt->DestBlendAlpha) &&
+         psoc_blend_quiet_op(rt->BlendOp, rt->SrcBlend, rt->DestBlend) &&
+         psoc_blend_quiet_op(rt->BlendOpAlpha, rt->SrcBlendAlpha, rt->DestBlendAlpha);
+}
+
 /* The formats from index n (0-8) to 7 ORed: not zero when one is set. */
 PSOC_SCREEN uint32_t psoc_formats_from(const DXGI_FORMAT *f, unsigned n) {
   uint32_t v = 0;
@@ -375,7 +393,7 @@ PSOC_SCREEN int psoc_quiet_blend_targets(const rule_ctx *ctx) {
   uint32_t dsv = ctx->state.depth_stencil_format, all = ~0u;
   unsigned i, n = rts->NumRenderTargets, unknown = 0;
   if (b->IndependentBlendEnable || rt->LogicOpEnable || rt->RenderTargetWriteMask > 0xf) return 0;
-  if (rt->BlendEnable && (!psoc_blend_quiet_factors(rt) || psoc_blend_uses_dual_source(rt)))
+  if (rt->BlendEnable && !psoc_blend_quiet_single_source(rt))
     return 0;
   if (dsv != DXGI_FORMAT_UNKNOWN) {
     const psoc_format_info *f = psoc_format_get(dsv);

@@ -79,7 +79,7 @@ static void load_container(rule_ctx *ctx, int s, const D3D12_SHADER_BYTECODE *bc
       return;
     }
   }
-  for (i = 0; i < ctx->known_count && !known; i++)
+  for (i = 0; ctx->known && i < ctx->known_count && !known; i++)
     if (ctx->known[i].blob == bc->pShaderBytecode && ctx->known[i].size == bc->BytecodeLength)
       known = ctx->known[i].checksum;
   psoc_dxbc_parse_known(bc->pShaderBytecode, bc->BytecodeLength, known, &ctx->shaders[s].dxbc);

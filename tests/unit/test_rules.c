@@ -420,6 +420,17 @@ START_TEST(test_message_pieces) {
   long_text[sizeof long_text - 1] = '\0';
   psoc_diags_init(&d, NULL);
   ck_assert_ptr_null(psoc_diags_slot(NULL, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, NULL, -1, -1, ""));
+  for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) { /* psoc_put_uint is %llu */
+    char got[24], *end;
+    unsigned long long v;
+    for (v = numbers[i], cut = 0; cut < 3; cut++, v = v / 10 * 10 + 9) { /* and ...9 */
+      memset(got, 'x', sizeof got);
+      end = psoc_put_uint(got, v);
+      *end = '\0';
+      snprintf(want, sizeof want, "%llu", v);
+      ck_assert_str_eq(got, want);
+    }
+  }
   for (i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
     /* 'cut' bytes of text ahead move the end of the message across every piece */
     for (cut = 0; cut < 240; cut += 7) {
@@ -448,7 +459,36 @@ START_TEST(test_message_pieces) {
   }
   ck_assert_uint_eq(d.warnings, d.count);
   ck_assert_uint_eq(d.errors + d.notes, 0);
+  /* the field given with its length: the same field as psoc_diags_slot's,
+  ** cut alike, at every length around the limit */
+  for (cut = 0; cut < PSOC_DIAG_FIELD_MAX + 3; cut++) {
+    char field[PSOC_DIAG_FIELD_MAX + 3];
+    psoc_diag *a, *b;
+    memcpy(field, long_text, cut);
+    field[cut] = '\0';
+    a = psoc_diags_slot(&d, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, "ID", 1, 2, field);
+    ck_assert_ptr_nonnull(a);
+    b = psoc_diags_slot_n(&d, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, "ID", 1, 2, field, cut);
+    ck_assert_ptr_nonnull(b);
+    a = &d.items[d.count - 2]; /* the list may have moved */
+    ck_assert_str_eq(a->field, b->field);
+    ck_assert_uint_eq(strlen(b->field), cut < PSOC_DIAG_FIELD_MAX ? cut : PSOC_DIAG_FIELD_MAX - 1);
+  }
+  ck_assert_uint_eq(d.errors, 2 * (PSOC_DIAG_FIELD_MAX + 3));
+  ck_assert_ptr_null(psoc_diags_slot_n(NULL, PSOC_SEVERITY_ERROR, PSOC_CODE_NODE_MASK, NULL, -1, -1,
+                                       "", 0));
   psoc_diags_free(&d);
+}
+END_TEST
+
+/* psoc_registry_name_len (internal.h): each row's name's length, 0 for
+** values that are no type. */
+START_TEST(test_registry_name_len) {
+  uint32_t t;
+  for (t = 0; t < PSOC_SO_TYPE_COUNT; t++) {
+    const psoc_subobject_info *info = psoc_subobject_info_get(t);
+    ck_assert_uint_eq(psoc_registry_name_len[t], info ? strlen(info->name) : 0);
+  }
 }
 END_TEST
 
@@ -645,6 +685,64 @@ static int screen_has_pointers(uint32_t type) {
          type == PSOC_SO_VIEW_INSTANCING || type == PSOC_SO_CACHED_PSO;
 }
 
+/* Dual-source blending on target 0 with a second target bound is an error,
+** whichever of the four factors holds the SRC1 factor: the blend-and-targets
+** screen, which leaves the SRC1 factors out of its factor sets, lets the
+** rules speak and they say the same as without it. */
+START_TEST(test_screen_dual_source) {
+  static const uint32_t dual[] = { D3D12_BLEND_SRC1_COLOR, D3D12_BLEND_INV_SRC1_COLOR,
+                                   D3D12_BLEND_SRC1_ALPHA, D3D12_BLEND_INV_SRC1_ALPHA };
+  unsigned field, k;
+  for (field = 0; field < 4; field++) {
+    for (k = 0; k < 4; k++) {
+      D3D12_BLEND_DESC b;
+      D3D12_RT_FORMAT_ARRAY rt;
+      D3D12_RENDER_TARGET_BLEND_DESC *t0 = &b.RenderTarget[0];
+      psoc_check_options screened, unscreened;
+      psoc_diags a, u;
+      sp_stream s;
+      unsigned char *buf;
+      memcpy(&b, psoc_subobject_info_get(PSOC_SO_BLEND)->default_payload, sizeof b);
+      t0->BlendEnable = TRUE;
+      switch (field) {
+      case 0: t0->SrcBlend = (D3D12_BLEND)dual[k]; break;
+      case 1: t0->DestBlend = (D3D12_BLEND)dual[k]; break;
+      case 2: t0->SrcBlendAlpha = (D3D12_BLEND)dual[k]; break;
+      default: t0->DestBlendAlpha = (D3D12_BLEND)dual[k]; break;
+      }
+      memset(&rt, 0, sizeof rt);
+      rt.NumRenderTargets = 2;
+      rt.RTFormats[0] = rt.RTFormats[1] = DXGI_FORMAT_R8G8B8A8_UNORM;
+      sp_init(&s);
+      sp_add_shader(&s, PSOC_SO_VS, 1);
+      sp_add_shader(&s, PSOC_SO_PS, 1);
+      SP_ADD(&s, PSOC_SO_BLEND, b);
+      SP_ADD(&s, PSOC_SO_RENDER_TARGET_FORMATS, rt);
+      memset(&screened, 0, sizeof screened);
+      unscreened = screened;
+      unscreened.flags |= PSOC_CHECK_UNSCREENED_;
+      buf = sp_exact(&s, s.size);
+      psoc_diags_init(&a, NULL);
+      psoc_diags_init(&u, NULL);
+      ck_assert_int_eq(psoc_check(buf, s.size, &screened, &a), PSOC_ERR_INVALID);
+      ck_assert_int_eq(psoc_check(buf, s.size, &unscreened, &u), PSOC_ERR_INVALID);
+      {
+        size_t i, found = 0;
+        for (i = 0; i < a.count; i++)
+          found += a.items[i].message_id &&
+                   strstr(a.items[i].message_id, "OM_DUAL_SOURCE_BLENDING_CAN_ONLY_HAVE_RENDER_TARGET_0");
+        ck_assert_msg(found == 1, "field %u, factor %u: %s", field, dual[k], sp_summary(&a));
+      }
+      same_diags(&a, &u, field * 4 + k);
+      psoc_diags_free(&a);
+      psoc_diags_free(&u);
+      free(buf);
+      sp_free(&s);
+    }
+  }
+}
+END_TEST
+
 /* Random pipelines (every kind, every version of the versioned classes,
 ** classes present or not) built from valid payloads, then a few payload
 ** words set to boundary values: each is checked with the rules' screens
@@ -814,6 +912,7 @@ Suite *suite_rules(void) {
   tcase_add_test(tc, test_valid_sets);
   tcase_add_test(tc, test_message_format);
   tcase_add_test(tc, test_message_pieces);
+  tcase_add_test(tc, test_registry_name_len);
   tcase_add_test(tc, test_dsv_not_set_text);
   suite_add_tcase(s, tc);
   tc = tcase_create("check");
@@ -824,6 +923,7 @@ Suite *suite_rules(void) {
   tc = tcase_create("screens"); /* 20,000 pipelines checked twice: a second in release */
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, test_screens_agree);
+  tcase_add_test(tc, test_screen_dual_source);
   suite_add_tcase(s, tc);
   return s;
 }
