@@ -300,6 +300,43 @@ static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
   return PSOC_OK;
 }
 
+/* What is wrong with pipeline entry i, whose record should start at
+** rec_pos, the entries before it sound: check_tables' message ("?" when
+** nothing is, which its fast pass never asks). */
+static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) {
+  const unsigned char *names = tab(a, ARC_T_NAME), *e = pent(a, i);
+  uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+  uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+  uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  if (!string_ok(names, a->len[ARC_T_NAME], name, nlen)) return "name outside the name table";
+  if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
+    return "root-signature name outside the name table";
+  if (rs == ARC_NO_STRING && rslen != 0) return "root-signature length without a name";
+  if (kind < PSOC_KIND_GRAPHICS || kind > PSOC_KIND_MESH) return "unknown pipeline kind";
+  if (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos || rsize == 0 || rsize > a->len[ARC_T_RECS] - rec_pos)
+    return "record outside the record area";
+  if (first > a->nrefs || count > a->nrefs - first) return "references outside the reference table";
+  if (arc_get32(e + ARC_P_RESERVED) != 0) return "reserved field set";
+  if (i > 0) {
+    const unsigned char *pe = pent(a, i - 1);
+    uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+    size_t mn = plen < nlen ? plen : nlen;
+    int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, mn);
+    if (c > 0 || (c == 0 && plen >= nlen)) return "names not in strictly increasing order";
+  }
+  for (k = 0; k < count; k++) {
+    uint32_t r = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
+    if (r >= a->ncomps || (k > 0 && r <= arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k - 1) * 4)))
+      return "references out of range or not ascending";
+  }
+  return "?";
+}
+
+/* Root-signature names check_tables remembers as sound (a power of two). */
+#define RS_SEEN_BITS 4
+#define RS_SEEN (1u << RS_SEEN_BITS)
+
 /* The tables' structure: every offset in its region, names sorted, records
 ** and components tiling their areas, references and the hash index in
 ** range. O(tables). */
@@ -329,62 +366,69 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     arc_errf(err, errlen, "malformed component table (the components do not fill the store)");
     return PSOC_ERR_INVALID;
   }
-  uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }; /* short names' words */
-  int cur_short = 0, prev_short;
-  for (i = 0; i < n; i++) {
-    const unsigned char *e = pent(a, i);
-    uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
-    uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
-    uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
-    uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
-    uint64_t rsw[2];
-    int sn, rn;
-    const char *why = NULL;
-    prev[0] = cur[0];
-    prev[1] = cur[1];
-    prev_short = cur_short;
-    sn = short_name(names, a->len[ARC_T_NAME], name, nlen, cur);
-    cur_short = sn == 1;
-    rn = rs == ARC_NO_STRING ? 1 : short_name(names, a->len[ARC_T_NAME], rs, rslen, rsw);
-    if (sn == 0 || (sn < 0 && !string_ok(names, a->len[ARC_T_NAME], name, nlen)))
-      why = "name outside the name table";
-    else if (rn == 0 || (rn < 0 && !string_ok(names, a->len[ARC_T_NAME], rs, rslen)))
-      why = "root-signature name outside the name table";
-    else if (rs == ARC_NO_STRING && rslen != 0)
-      why = "root-signature length without a name";
-    else if (kind < PSOC_KIND_GRAPHICS || kind > PSOC_KIND_MESH)
-      why = "unknown pipeline kind";
-    else if (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos || rsize == 0 ||
-             rsize > a->len[ARC_T_RECS] - rec_pos)
-      why = "record outside the record area";
-    else if (first > a->nrefs || count > a->nrefs - first)
-      why = "references outside the reference table";
-    else if (arc_get32(e + ARC_P_RESERVED) != 0)
-      why = "reserved field set";
-    if (!why && i > 0 && cur_short && prev_short) {
-      if (!name_less(prev, cur)) why = "names not in strictly increasing order";
-    } else if (!why && i > 0) {
-      const unsigned char *pe = pent(a, i - 1);
-      uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
-      size_t mn = plen < nlen ? plen : nlen;
-      int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, mn);
-      if (c > 0 || (c == 0 && plen >= nlen)) why = "names not in strictly increasing order";
-    }
-    if (!why && count) { /* ascending, so in range when the last is */
-      const unsigned char *refs = tab(a, ARC_T_REFS) + (size_t)first * 4;
-      uint32_t r = arc_get32(refs), up = 1;
-      for (k = 1; k < count; k++) {
-        uint32_t q = arc_get32(refs + (size_t)k * 4);
-        up &= q > r;
-        r = q;
+  {
+    /* The fast pass: every check of entry_why folded into one flag, short
+    ** names read by words, root-signature names checked once per distinct
+    ** (offset, length) (a few, shared by many pipelines); entry_why says
+    ** what is wrong when the flag is set. */
+    const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS);
+    uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
+    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
+    int cur_short = 0;
+    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
+    for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
+      uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+      uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+      uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+      uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+      int bad = (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos) | ((uint64_t)rsize - 1 >= rlen - rec_pos) |
+                (kind - (uint32_t)PSOC_KIND_GRAPHICS > (uint32_t)(PSOC_KIND_MESH - PSOC_KIND_GRAPHICS)) |
+                (first > nrefs) | (count > nrefs - first) | (arc_get32(e + ARC_P_RESERVED) != 0) |
+                ((rs == ARC_NO_STRING) & (rslen != 0));
+      int sn;
+      prev[0] = cur[0];
+      prev[1] = cur[1];
+      sn = short_name(names, nsize, name, nlen, cur);
+      if (sn == 1 && cur_short) { /* both short: by words */
+        bad |= i > 0 && !name_less(prev, cur);
+      } else if (sn == 0) {
+        bad = 1;
+      } else if (sn < 0 && !string_ok(names, nsize, name, nlen)) {
+        bad = 1;
+      } else if (i > 0) { /* a long name, or the first short one after one */
+        const unsigned char *pe = e - ARC_PIPE_ENTRY;
+        uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+        int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, plen < nlen ? plen : nlen);
+        bad |= c > 0 || (c == 0 && plen >= nlen);
       }
-      if (!up || r >= m) why = "references out of range or not ascending";
+      cur_short = sn == 1;
+      if (rs != ARC_NO_STRING) {
+        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
+        if (*seen != key) {
+          uint64_t w[2];
+          int rn = short_name(names, nsize, rs, rslen, w);
+          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
+            bad = 1;
+          else
+            *seen = key;
+        }
+      }
+      if (count && !bad) { /* ascending, so in range when the last is */
+        const unsigned char *r = refs + (size_t)first * 4;
+        uint32_t x = arc_get32(r), up = 1;
+        for (k = 1; k < count; k++) {
+          uint32_t q = arc_get32(r + (size_t)k * 4);
+          up &= q > x;
+          x = q;
+        }
+        bad |= !up || x >= m;
+      }
+      if (bad) {
+        arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, entry_why(a, i, rec_pos));
+        return PSOC_ERR_INVALID;
+      }
+      rec_pos += arc_align(rsize);
     }
-    if (why) {
-      arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, why);
-      return PSOC_ERR_INVALID;
-    }
-    rec_pos += arc_align(rsize);
   }
   if (rec_pos != a->len[ARC_T_RECS]) {
     arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
@@ -760,8 +804,8 @@ static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsi
   return NULL;
 }
 
-/* The common case of a pipeline's verdict, in one pass and without a
-** branch per check: a record of the shape matched last (one pass over its
+/* The common case of a pipeline's verdict, in one pass and with few
+** branches: a record of the shape matched last (one pass over its
 ** type words, no parse, no lookup) whose every reference is to a
 ** component already verified sound. 1 when the record and every component
 ** it uses are sound (its shape into *shape_out): the verdict rec_check
@@ -793,11 +837,16 @@ ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned cha
     /* NULL with a zero count, or a sound component of the slot's kind and
     ** count that is one of the pipeline's references (marked now) */
     const cslot *s = &sh->cslots[k];
-    uint64_t v = arc_get_slot(rec + s->offset), n = arc_get64(rec + s->count_offset) & s->count_mask;
-    uint64_t nz = (uint64_t)0 - (uint64_t)(v != 0), x = v < top ? v : top, m = mark[x];
-    bad |= (cr[x].key ^ (n << 8 | (s->kind & nz))) | n >> 56 | (((m ^ st) >> 8) & nz);
-    used |= ((uint64_t)1 << (m & 63)) & nz;
-    d |= s->dbit & nz; /* the deciding shaders non-NULL as in the shape */
+    uint64_t v = arc_get_slot(rec + s->offset), n = arc_get64(rec + s->count_offset) & s->count_mask, x, m;
+    if (!v) {
+      bad |= n;
+      continue;
+    }
+    x = v < top ? v : top;
+    m = mark[x];
+    bad |= (cr[x].key ^ (n << 8 | s->kind)) | n >> 56 | (m ^ st) >> 8;
+    used |= (uint64_t)1 << (m & 63);
+    d |= s->dbit; /* the deciding shaders non-NULL as in the shape */
   }
   bad |= (d ^ sh->deciders) | (used ^ (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1));
   if (bad || !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
