@@ -1306,7 +1306,9 @@ typedef struct load_ctx {
   const psoc_archive *a;
   unsigned char *out;          /* the stream in scratch */
   const char *rs;
-  const psoc_archive_load_options *opts;
+  void *(*resolve)(void *ud, const char *name); /* the options', read once */
+  void *ud;
+  int null_ok;                 /* PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE */
   int failed;
 } load_ctx;
 
@@ -1315,13 +1317,13 @@ typedef struct load_ctx {
 ARC_HOT int load_rs(load_ctx *c, uint32_t offset) {
   void *rs = NULL;
   if (arc_get_slot(c->out + offset)) {
-    if (c->opts && c->opts->resolve_root_signature) {
-      rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
+    if (c->resolve) {
+      rs = c->resolve(c->ud, c->rs);
       if (!rs) {
         c->failed = 1;
         return 1;
       }
-    } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
+    } else if (!c->null_ok) {
       c->failed = 2;
       return 1;
     }
@@ -1409,7 +1411,9 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   c.a = a;
   c.out = scratch;
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
-  c.opts = opts;
+  c.resolve = opts ? opts->resolve_root_signature : NULL;
+  c.ud = opts ? opts->ud : NULL;
+  c.null_ok = opts && (opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE);
   c.failed = 0;
   {
     pslot own[SHAPE_SLOTS];
@@ -1418,16 +1422,19 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
     if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
       const shape *sh = &a->shapes[a->pshape[index]];
       const cref *cr = a->cref;
+      const cslot *cs = sh->cslots;
       unsigned char *out = scratch;
+      uint64_t top = (uint64_t)a->ncomps + 1; /* its entry's ptr is NULL */
+      uint32_t ncs = sh->ncslots, nrs = sh->nrslots;
       /* verified: every component slot holds 0 or a sound component + 1
       ** (bounded again all the same, without a branch, in case the bytes
       ** changed under the mapping since) */
-      for (k = 0; k < sh->ncslots; k++) {
-        unsigned char *p = out + sh->cslots[k].offset;
+      for (k = 0; k < ncs; k++) {
+        unsigned char *p = out + cs[k].offset;
         uint64_t v = arc_get_slot(p);
-        put_ptr(p, cr[v <= a->ncomps ? v : 0].ptr);
+        put_ptr(p, cr[v < top ? v : top].ptr);
       }
-      for (k = 0; k < sh->nrslots && !load_rs(&c, sh->rslots[k]); k++) {
+      for (k = 0; k < nrs && !load_rs(&c, sh->rslots[k]); k++) {
       }
       nslots = 0;
     } else { /* verified by pipe_ok: it walks */
