@@ -946,9 +946,7 @@ static psoc_status check_pipes(psoc_archive *a, int verify, char *err, size_t er
       sn = short_name(names, nsize, name, nlen, cur);
       if (sn == 1 && cur_short) { /* both short: by words */
         bad |= i > 0 && !name_less(prev, cur);
-      } else if (sn == 0) {
-        bad = 1;
-      } else if (sn < 0 && !string_ok(names, nsize, name, nlen)) {
+      } else if (sn == 0 || (sn < 0 && !string_ok(names, nsize, name, nlen))) {
         bad = 1;
       } else if (i > 0) { /* a long name, or the first short one after one */
         const unsigned char *pe = e - ARC_PIPE_ENTRY;
