@@ -301,7 +301,7 @@ static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
 }
 
 /* What is wrong with pipeline entry i, whose record should start at
-** rec_pos, the entries before it sound: check_pipes' message ("?" when
+** rec_pos, the entries before it sound: check_tables' message ("?" when
 ** nothing is, which its fast pass never asks). */
 static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) {
   const unsigned char *names = tab(a, ARC_T_NAME), *e = pent(a, i);
@@ -333,15 +333,17 @@ static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) 
   return "?";
 }
 
-/* Root-signature names check_pipes remembers as sound (a power of two). */
+/* Root-signature names check_tables remembers as sound (a power of two). */
 #define RS_SEEN_BITS 4
 #define RS_SEEN (1u << RS_SEEN_BITS)
 
-/* The tables' sizes and the component table: every component in the
-** store, which they tile; check_pipes does the rest of the tables. */
+/* The tables' structure: every offset in its region, names sorted, records
+** and components tiling their areas, references and the hash index in
+** range. O(tables). */
 static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   size_t i, n, m;
-  uint64_t data_pos = 0;
+  uint64_t rec_pos = 0, data_pos = 0;
+  const unsigned char *names = tab(a, ARC_T_NAME);
   if (a->len[ARC_T_PIPE] % ARC_PIPE_ENTRY || a->len[ARC_T_COMP] % ARC_COMP_ENTRY) goto bad_sizes;
   n = (size_t)(a->len[ARC_T_PIPE] / ARC_PIPE_ENTRY);
   m = (size_t)(a->len[ARC_T_COMP] / ARC_COMP_ENTRY);
@@ -363,6 +365,95 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   if (data_pos != a->len[ARC_T_DATA]) {
     arc_errf(err, errlen, "malformed component table (the components do not fill the store)");
     return PSOC_ERR_INVALID;
+  }
+  {
+    /* The fast pass: every check of entry_why folded into one flag, short
+    ** names read by words, root-signature names checked once per distinct
+    ** (offset, length) (a few, shared by many pipelines); entry_why says
+    ** what is wrong when the flag is set. */
+    const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS);
+    uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
+    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
+    int cur_short = 0;
+    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
+    for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
+      uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+      uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+      uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+      uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+      int bad = (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos) | ((uint64_t)rsize - 1 >= rlen - rec_pos) |
+                (kind - (uint32_t)PSOC_KIND_GRAPHICS > (uint32_t)(PSOC_KIND_MESH - PSOC_KIND_GRAPHICS)) |
+                (first > nrefs) | (count > nrefs - first) | (arc_get32(e + ARC_P_RESERVED) != 0) |
+                ((rs == ARC_NO_STRING) & (rslen != 0));
+      int sn;
+      prev[0] = cur[0];
+      prev[1] = cur[1];
+      sn = short_name(names, nsize, name, nlen, cur);
+      if (sn == 1 && cur_short) { /* both short: by words */
+        bad |= i > 0 && !name_less(prev, cur);
+      } else if (sn == 0 || (sn < 0 && !string_ok(names, nsize, name, nlen))) {
+        bad = 1;
+      } else if (i > 0) { /* a long name, or the first short one after one */
+        const unsigned char *pe = e - ARC_PIPE_ENTRY;
+        uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+        int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, plen < nlen ? plen : nlen);
+        bad |= c > 0 || (c == 0 && plen >= nlen);
+      }
+      cur_short = sn == 1;
+      if (rs != ARC_NO_STRING) {
+        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
+        if (*seen != key) {
+          uint64_t w[2];
+          int rn = short_name(names, nsize, rs, rslen, w);
+          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
+            bad = 1;
+          else
+            *seen = key;
+        }
+      }
+      if (count && !bad) { /* ascending, so in range when the last is */
+        const unsigned char *r = refs + (size_t)first * 4;
+        uint32_t x = arc_get32(r), up = 1;
+        for (k = 1; k < count; k++) {
+          uint32_t q = arc_get32(r + (size_t)k * 4);
+          up &= q > x;
+          x = q;
+        }
+        bad |= !up || x >= m;
+      }
+      if (bad) {
+        arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, entry_why(a, i, rec_pos));
+        return PSOC_ERR_INVALID;
+      }
+      rec_pos += arc_align(rsize);
+    }
+  }
+  if (rec_pos != a->len[ARC_T_RECS]) {
+    arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
+    return PSOC_ERR_INVALID;
+  }
+  {
+    uint64_t yh = 0, yl = 0; /* the previous entry's hash */
+    uint32_t y = 0;
+    for (i = 0; i < n; i++) {
+      uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
+      uint64_t xh, xl;
+      const char *why = NULL;
+      if (x >= n) {
+        why = "index out of range";
+      } else {
+        xh = arc_get64(pent(a, x) + ARC_P_HASH_HI);
+        xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
+        if (i > 0 && (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x))))) why = "not sorted by hash";
+        y = x;
+        yh = xh;
+        yl = xl;
+      }
+      if (why) {
+        arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
+        return PSOC_ERR_INVALID;
+      }
+    }
   }
   return PSOC_OK;
 bad_sizes:
@@ -686,7 +777,7 @@ static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsi
     if (arc_get_slot(rec + sh->rslots[k]) != (uint64_t)(has_rs != 0))
       return "root-signature reference does not match the entry";
   if (nrefs > 64) return "references it does not use"; /* a shape has at most SHAPE_SLOTS */
-  /* each reference marked with its position (check_pipes proved them in
+  /* each reference marked with its position (check_tables proved them in
   ** range), so a slot finds its own with one read */
   st = ++a->stamp << 8;
   for (k = 0; k < nrefs; k++) a->mark[arc_get32(refs + (size_t)k * 4) + 1] = st | k;
@@ -720,23 +811,25 @@ static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsi
 ** sound components and every reference must be used by a slot. 0 when
 ** rec_check (and pipe_ok) must decide; the checksum is computed last, so
 ** a reference to a component not verified yet costs no hash. */
-ARC_HOT int rec_fast_at(psoc_archive *a, const unsigned char *e, const unsigned char *rec, uint32_t size,
-                        uint32_t kind, uint64_t has_rs, const unsigned char *refs, uint32_t nrefs,
-                        unsigned char *shape_out) {
-  uint32_t k;
+ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
+                     unsigned char *shape_out) {
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE), nrefs = arc_get32(e + ARC_P_REF_COUNT), k;
+  const unsigned char *refs;
   const shape *sh;
   const cref *cr = a->cref;
   uint64_t *mark = a->mark;
-  uint64_t st, bad, used = 0, top = (uint64_t)a->ncomps + 1, d = 0;
+  uint64_t st, bad, used = 0, has_rs, top = (uint64_t)a->ncomps + 1, d = 0;
   if (a->hint >= a->nshapes || nrefs > 64) return 0;
   sh = &a->shapes[a->hint];
   /* the same size: every offset the match reads is inside the record */
   if (!sh->fast || !shape_types_match(sh, rec, size)) return 0;
-  /* each reference marked with its position (check_pipes proved them in
+  /* each reference marked with its position (check_tables proved them in
   ** range), so a slot finds its own with one read */
+  refs = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
   st = ++a->stamp << 8;
   for (k = 0; k < nrefs; k++) mark[arc_get32(refs + (size_t)k * 4) + 1] = st | k;
-  bad = (uint32_t)sh->kind ^ kind;
+  has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
+  bad = (uint32_t)sh->kind ^ arc_get32(e + ARC_P_KIND);
   for (k = 0; k < sh->nrslots; k++) bad |= arc_get_slot(rec + sh->rslots[k]) ^ has_rs;
   for (k = 0; k < sh->ncslots; k++) {
     /* NULL with a zero count, or a sound component of the slot's kind and
@@ -759,14 +852,6 @@ ARC_HOT int rec_fast_at(psoc_archive *a, const unsigned char *e, const unsigned 
     return 0;
   *shape_out = (unsigned char)a->hint;
   return 1;
-}
-/* The same from pipeline entry e (its record at rec). */
-ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
-                     unsigned char *shape_out) {
-  return rec_fast_at(a, e, rec, arc_get32(e + ARC_P_REC_SIZE), arc_get32(e + ARC_P_KIND),
-                     arc_get32(e + ARC_P_RS) != ARC_NO_STRING,
-                     tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4,
-                     arc_get32(e + ARC_P_REF_COUNT), shape_out);
 }
 
 /* Check pipeline i's record; on damage write why into msg, else its
@@ -912,112 +997,12 @@ ARC_HOT int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
   return pipe_ok(a, i, bad);
 }
 
-/* The rest of the tables' structure: every offset in its region, names
-** sorted, records tiling their area, references and the hash index in
-** range. O(tables). With 'verify' (VERIFY_ALL, the components verified
-** already), each pipeline's verdict too, as soon as its entry is known
-** sound, from the fields read for that (one pass over the table). */
-static psoc_status check_pipes(psoc_archive *a, int verify, char *err, size_t errlen) {
-  size_t i, n = a->npipes, m = a->ncomps, vbad;
-  uint64_t rec_pos = 0;
-  const unsigned char *names = tab(a, ARC_T_NAME);
-  {
-    /* The fast pass: every check of entry_why folded into one flag, short
-    ** names read by words, root-signature names checked once per distinct
-    ** (offset, length) (a few, shared by many pipelines); entry_why says
-    ** what is wrong when the flag is set. */
-    const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS), *recs = tab(a, ARC_T_RECS);
-    uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
-    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
-    int cur_short = 0;
-    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
-    for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
-      uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
-      uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
-      uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
-      uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
-      int bad = (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos) | ((uint64_t)rsize - 1 >= rlen - rec_pos) |
-                (kind - (uint32_t)PSOC_KIND_GRAPHICS > (uint32_t)(PSOC_KIND_MESH - PSOC_KIND_GRAPHICS)) |
-                (first > nrefs) | (count > nrefs - first) | (arc_get32(e + ARC_P_RESERVED) != 0) |
-                ((rs == ARC_NO_STRING) & (rslen != 0));
-      int sn;
-      prev[0] = cur[0];
-      prev[1] = cur[1];
-      sn = short_name(names, nsize, name, nlen, cur);
-      if (sn == 1 && cur_short) { /* both short: by words */
-        bad |= i > 0 && !name_less(prev, cur);
-      } else if (sn == 0 || (sn < 0 && !string_ok(names, nsize, name, nlen))) {
-        bad = 1;
-      } else if (i > 0) { /* a long name, or the first short one after one */
-        const unsigned char *pe = e - ARC_PIPE_ENTRY;
-        uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
-        int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, plen < nlen ? plen : nlen);
-        bad |= c > 0 || (c == 0 && plen >= nlen);
-      }
-      cur_short = sn == 1;
-      if (rs != ARC_NO_STRING) {
-        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
-        if (*seen != key) {
-          uint64_t w[2];
-          int rn = short_name(names, nsize, rs, rslen, w);
-          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
-            bad = 1;
-          else
-            *seen = key;
-        }
-      }
-      if (count && !bad) { /* ascending, so in range when the last is */
-        const unsigned char *r = refs + (size_t)first * 4;
-        uint32_t x = arc_get32(r), up = 1;
-        for (k = 1; k < count; k++) {
-          uint32_t q = arc_get32(r + (size_t)k * 4);
-          up &= q > x;
-          x = q;
-        }
-        bad |= !up || x >= m;
-      }
-      if (bad) {
-        arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, entry_why(a, i, rec_pos));
-        return PSOC_ERR_INVALID;
-      }
-      if (verify) { /* pipe_verdict, from the fields read here */
-        if (rec_fast_at(a, e, recs + rec_pos, rsize, kind, rs != ARC_NO_STRING, refs + (size_t)first * 4,
-                        count, &a->pshape[i]))
-          a->pstate[i] = ST_LOADS;
-        else
-          (void)pipe_ok(a, i, &vbad);
-      }
-      rec_pos += arc_align(rsize);
-    }
-  }
-  if (rec_pos != a->len[ARC_T_RECS]) {
-    arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
-    return PSOC_ERR_INVALID;
-  }
-  {
-    uint64_t yh = 0, yl = 0; /* the previous entry's hash */
-    uint32_t y = 0;
-    for (i = 0; i < n; i++) {
-      uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
-      uint64_t xh, xl;
-      const char *why = NULL;
-      if (x >= n) {
-        why = "index out of range";
-      } else {
-        xh = arc_get64(pent(a, x) + ARC_P_HASH_HI);
-        xl = arc_get64(pent(a, x) + ARC_P_HASH_LO);
-        if (i > 0 && (yh > xh || (yh == xh && (yl > xl || (yl == xl && y >= x))))) why = "not sorted by hash";
-        y = x;
-        yh = xh;
-        yl = xl;
-      }
-      if (why) {
-        arc_errf(err, errlen, "malformed hash index (entry %zu: %s)", i, why);
-        return PSOC_ERR_INVALID;
-      }
-    }
-  }
-  return PSOC_OK;
+/* Every verdict, so that loads afterwards only read them (VERIFY_ALL
+** archives may be loaded from several threads at once). */
+static void verify_all(psoc_archive *a) {
+  size_t i, bad;
+  for (i = 0; i < a->ncomps; i++) (void)comp_ok(a, i);
+  for (i = 0; i < a->npipes; i++) (void)pipe_verdict(a, i, &bad);
 }
 
 /* The message of pipeline i's first damage. */
@@ -1036,9 +1021,6 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   psoc_status st = check_header(a, err, errlen);
   if (st == PSOC_OK) st = check_tables(a, err, errlen);
   if (st != PSOC_OK) return st;
-  /* (check_pipes comes after the allocations: with VERIFY_ALL it gives
-  ** every verdict as it goes, so that loads afterwards only read them, and
-  ** VERIFY_ALL archives may be loaded from several threads at once) */
   a->pstate = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
   a->cstate = psoc_mem(&a->alloc, NULL, 0, a->ncomps + 1);
   a->pshape = psoc_mem(&a->alloc, NULL, 0, a->npipes + 1);
@@ -1077,12 +1059,7 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   memset(a->pshape, SHAPE_NONE, a->npipes + 1);
   memset(a->mark, 0, (a->ncomps + 2) * sizeof *a->mark); /* stamps start at 1 */
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
-    size_t c;
-    for (c = 0; c < a->ncomps; c++) (void)comp_ok(a, c);
-  }
-  st = check_pipes(a, (a->flags & PSOC_ARCHIVE_VERIFY_ALL) != 0, err, errlen);
-  if (st != PSOC_OK) return st;
-  if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
+    verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
       size_t i, bad;
       for (i = 0; i < a->npipes; i++)
