@@ -350,13 +350,19 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
 ** plan_fix words). Each word is read again from 'src', not from 'd': a
 ** load from bytes the copy has just stored (wider stores, other offsets)
 ** would wait for them to leave the store buffer. */
+static HOT_INLINE void zero_word(unsigned char *d, const unsigned char *src, const plan_fix *f) {
+  uint64_t w;
+  memcpy(&w, src + f->at, 8);
+  w &= f->keep;
+  memcpy(d + f->at, &w, 8);
+}
+
 static inline void zero_padding(unsigned char *d, const unsigned char *src, const plan *pl) {
-  const plan_fix *f, *end;
-  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
-    uint64_t w;
-    memcpy(&w, src + f->at, 8);
-    w &= f->keep;
-    memcpy(d + f->at, &w, 8);
+  const plan_fix *f = pl->fix, *end = f + pl->nfix;
+  if (pl->nfix & 1) zero_word(d, src, f++);
+  for (; f < end; f += 2) { /* two at a time: a blend desc has eight */
+    zero_word(d, src, f);
+    zero_word(d, src, f + 1);
   }
 }
 
