@@ -57,30 +57,40 @@ typedef struct cslot {
   uint32_t count_offset;       /* of its COUNT field */
   uint32_t count_size;
   uint32_t kind;               /* component kind (never 0) */
+  uint64_t count_mask;         /* the COUNT field's bits in the 8 bytes at count_offset */
+  uint32_t dbit;               /* 1 << k when it is the shape's deciding shader k, else 0 */
 } cslot;
 
 typedef struct shape {
   uint32_t size, ntypes, nslots, ndeciders, deciders;
+  uint32_t nmatch;             /* ntypes rounded up to 4, the rest repeating entry 0 */
   psoc_kind kind;
-  uint8_t types[PSOC_SO_TYPE_COUNT];
-  uint32_t offsets[PSOC_SO_TYPE_COUNT];   /* of each subobject */
+  uint8_t types[PSOC_SO_TYPE_COUNT + 3];
+  uint32_t offsets[PSOC_SO_TYPE_COUNT + 3]; /* of each subobject */
   uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
   pslot slots[SHAPE_SLOTS];
   /* The same slots split for the fast paths (rec_check_shape, load): the
   ** component slots, and the root-signature objects' offsets. */
   uint32_t ncslots, nrslots;
+  /* rec_fast may read every COUNT field as 8 bytes (4 or 8 bytes wide,
+  ** with 8 bytes of the record there), and every deciding shader's
+  ** pointer is a component slot's (its dbit) */
+  uint32_t fast;
   cslot cslots[SHAPE_SLOTS];
   uint32_t rslots[SHAPE_SLOTS];
 } shape;
 
 /* What checking and loading a reference to component c read, at index
 ** c + 1 (the value a record's pointer slot holds); index 0 stands for
-** NULL. 'count' is the element count of an array, the size of a blob;
-** 'ptr' is what a loaded stream points at, set once the component is
-** verified sound. */
+** NULL, index ncomps + 1 for any value past the last component. 'count'
+** is the element count of an array, the size of a blob; 'ptr' is what a
+** loaded stream points at and 'key' (count << 8 | kind) what rec_fast
+** matches a slot against, both set once the component is verified sound
+** (NULL and 0 before, for damage, and at 0 and ncomps + 1). */
 typedef struct cref {
   const void *ptr;
   uint64_t count;
+  uint64_t key;
   uint32_t kind;
 } cref;
 
@@ -106,10 +116,11 @@ struct psoc_archive {
   unsigned char *reloc;
   uint64_t *roff;
   size_t reloc_size;
-  cref *cref;            /* ncomps + 1 of them */
-  /* Per component, while a record's references are checked: the check's
-  ** stamp << 8 | the component's position in the pipeline's references
-  ** (shape_refs_check; written only while verifying). */
+  cref *cref;            /* ncomps + 2 of them */
+  /* Per component c at c + 1 (ncomps + 2 of them), while a record's
+  ** references are checked: the check's stamp << 8 | the component's
+  ** position in the pipeline's references (rec_fast, shape_refs_check;
+  ** written only while verifying). */
   uint64_t *mark;
   uint64_t stamp;
 };
@@ -146,6 +157,48 @@ static int all_zero(const unsigned char *p, size_t n) {
 static int string_ok(const unsigned char *region, uint64_t size, uint32_t off, uint32_t len) {
   if ((uint64_t)off + len >= size) return 0;
   return region[off + len] == 0 && memchr(region + off, 0, len) == NULL;
+}
+
+/* The bytes of a short name, read 8 at a time: string_ok's verdict, for
+** names of at most 15 bytes with 16 bytes of the region at 'off', without
+** a call (and, in w, the name's 16 bytes with every byte past its NUL
+** zeroed, for name_less). -1 when the name is longer or too near the
+** region's end: the caller uses string_ok. */
+#define NAME_WORDS_MAX 15u
+static inline uint64_t zero_bytes(uint64_t x) { /* lowest set bit: the first zero byte */
+  return (x - 0x0101010101010101u) & ~x & 0x8080808080808080u;
+}
+static inline int short_name(const unsigned char *region, uint64_t size, uint32_t off, uint32_t len,
+                             uint64_t w[2]) {
+  uint64_t z0, z1;
+  if (len > NAME_WORDS_MAX || (uint64_t)off + 16 > size) return -1;
+  w[0] = arc_get64(region + off);
+  w[1] = arc_get64(region + off + 8);
+  z0 = zero_bytes(w[0]);
+  z1 = zero_bytes(w[1]);
+  if (len < 8) { /* the NUL in the first word, at byte len */
+    if (!z0 || psoc_lowest_bit(z0) != 8 * len + 7) return 0;
+    if (len < 7) w[0] &= ((uint64_t)1 << (8 * len + 8)) - 1;
+    w[1] = 0;
+  } else {
+    if (z0 || !z1 || psoc_lowest_bit(z1) != 8 * (len - 8) + 7) return 0;
+    if (len < 15) w[1] &= ((uint64_t)1 << (8 * (len - 8) + 8)) - 1;
+  }
+  return 1;
+}
+/* Whether name x sorts strictly before name y, both from short_name:
+** their bytes compared in order, a NUL (and the zeros after it) below any
+** byte, so a name before every longer name it begins. */
+static inline int name_less(const uint64_t x[2], const uint64_t y[2]) {
+  uint64_t d = x[0] ^ y[0];
+  unsigned i = 0, b;
+  if (!d) {
+    d = x[1] ^ y[1];
+    i = 1;
+    if (!d) return 0;
+  }
+  b = psoc_lowest_bit(d) & ~7u;
+  return ((x[i] >> b) & 0xff) < ((y[i] >> b) & 0xff);
 }
 
 /* ---- opening --------------------------------------------------------- */
@@ -247,6 +300,43 @@ static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
   return PSOC_OK;
 }
 
+/* What is wrong with pipeline entry i, whose record should start at
+** rec_pos, the entries before it sound: check_tables' message ("?" when
+** nothing is, which its fast pass never asks). */
+static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) {
+  const unsigned char *names = tab(a, ARC_T_NAME), *e = pent(a, i);
+  uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+  uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+  uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+  uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+  if (!string_ok(names, a->len[ARC_T_NAME], name, nlen)) return "name outside the name table";
+  if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
+    return "root-signature name outside the name table";
+  if (rs == ARC_NO_STRING && rslen != 0) return "root-signature length without a name";
+  if (kind < PSOC_KIND_GRAPHICS || kind > PSOC_KIND_MESH) return "unknown pipeline kind";
+  if (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos || rsize == 0 || rsize > a->len[ARC_T_RECS] - rec_pos)
+    return "record outside the record area";
+  if (first > a->nrefs || count > a->nrefs - first) return "references outside the reference table";
+  if (arc_get32(e + ARC_P_RESERVED) != 0) return "reserved field set";
+  if (i > 0) {
+    const unsigned char *pe = pent(a, i - 1);
+    uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+    size_t mn = plen < nlen ? plen : nlen;
+    int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, mn);
+    if (c > 0 || (c == 0 && plen >= nlen)) return "names not in strictly increasing order";
+  }
+  for (k = 0; k < count; k++) {
+    uint32_t r = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
+    if (r >= a->ncomps || (k > 0 && r <= arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k - 1) * 4)))
+      return "references out of range or not ascending";
+  }
+  return "?";
+}
+
+/* Root-signature names check_tables remembers as sound (a power of two). */
+#define RS_SEEN_BITS 4
+#define RS_SEEN (1u << RS_SEEN_BITS)
+
 /* The tables' structure: every offset in its region, names sorted, records
 ** and components tiling their areas, references and the hash index in
 ** range. O(tables). */
@@ -276,45 +366,67 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     arc_errf(err, errlen, "malformed component table (the components do not fill the store)");
     return PSOC_ERR_INVALID;
   }
-  for (i = 0; i < n; i++) {
-    const unsigned char *e = pent(a, i);
-    uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
-    uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
-    uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
-    uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
-    const char *why = NULL;
-    if (!string_ok(names, a->len[ARC_T_NAME], name, nlen))
-      why = "name outside the name table";
-    else if (rs != ARC_NO_STRING && !string_ok(names, a->len[ARC_T_NAME], rs, rslen))
-      why = "root-signature name outside the name table";
-    else if (rs == ARC_NO_STRING && rslen != 0)
-      why = "root-signature length without a name";
-    else if (kind < PSOC_KIND_GRAPHICS || kind > PSOC_KIND_MESH)
-      why = "unknown pipeline kind";
-    else if (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos || rsize == 0 ||
-             rsize > a->len[ARC_T_RECS] - rec_pos)
-      why = "record outside the record area";
-    else if (first > a->nrefs || count > a->nrefs - first)
-      why = "references outside the reference table";
-    else if (arc_get32(e + ARC_P_RESERVED) != 0)
-      why = "reserved field set";
-    if (!why && i > 0) {
-      const unsigned char *pe = pent(a, i - 1);
-      uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
-      size_t mn = plen < nlen ? plen : nlen;
-      int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, mn);
-      if (c > 0 || (c == 0 && plen >= nlen)) why = "names not in strictly increasing order";
+  {
+    /* The fast pass: every check of entry_why folded into one flag, short
+    ** names read by words, root-signature names checked once per distinct
+    ** (offset, length) (a few, shared by many pipelines); entry_why says
+    ** what is wrong when the flag is set. */
+    const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS);
+    uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
+    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
+    int cur_short = 0;
+    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
+    for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
+      uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
+      uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
+      uint32_t kind = arc_get32(e + ARC_P_KIND), rsize = arc_get32(e + ARC_P_REC_SIZE);
+      uint32_t first = arc_get32(e + ARC_P_REF_FIRST), count = arc_get32(e + ARC_P_REF_COUNT), k;
+      int bad = (arc_get32(e + ARC_P_REC_OFFSET) != rec_pos) | ((uint64_t)rsize - 1 >= rlen - rec_pos) |
+                (kind - (uint32_t)PSOC_KIND_GRAPHICS > (uint32_t)(PSOC_KIND_MESH - PSOC_KIND_GRAPHICS)) |
+                (first > nrefs) | (count > nrefs - first) | (arc_get32(e + ARC_P_RESERVED) != 0) |
+                ((rs == ARC_NO_STRING) & (rslen != 0));
+      int sn;
+      prev[0] = cur[0];
+      prev[1] = cur[1];
+      sn = short_name(names, nsize, name, nlen, cur);
+      if (sn == 1 && cur_short) { /* both short: by words */
+        bad |= i > 0 && !name_less(prev, cur);
+      } else if (sn == 0 || (sn < 0 && !string_ok(names, nsize, name, nlen))) {
+        bad = 1;
+      } else if (i > 0) { /* a long name, or the first short one after one */
+        const unsigned char *pe = e - ARC_PIPE_ENTRY;
+        uint32_t plen = arc_get32(pe + ARC_P_NAME_LEN);
+        int c = memcmp(names + arc_get32(pe + ARC_P_NAME), names + name, plen < nlen ? plen : nlen);
+        bad |= c > 0 || (c == 0 && plen >= nlen);
+      }
+      cur_short = sn == 1;
+      if (rs != ARC_NO_STRING) {
+        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
+        if (*seen != key) {
+          uint64_t w[2];
+          int rn = short_name(names, nsize, rs, rslen, w);
+          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
+            bad = 1;
+          else
+            *seen = key;
+        }
+      }
+      if (count && !bad) { /* ascending, so in range when the last is */
+        const unsigned char *r = refs + (size_t)first * 4;
+        uint32_t x = arc_get32(r), up = 1;
+        for (k = 1; k < count; k++) {
+          uint32_t q = arc_get32(r + (size_t)k * 4);
+          up &= q > x;
+          x = q;
+        }
+        bad |= !up || x >= m;
+      }
+      if (bad) {
+        arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, entry_why(a, i, rec_pos));
+        return PSOC_ERR_INVALID;
+      }
+      rec_pos += arc_align(rsize);
     }
-    for (k = 0; !why && k < count; k++) {
-      uint32_t r = arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k) * 4);
-      if (r >= m || (k > 0 && r <= arc_get32(tab(a, ARC_T_REFS) + ((size_t)first + k - 1) * 4)))
-        why = "references out of range or not ascending";
-    }
-    if (why) {
-      arc_errf(err, errlen, "malformed pipeline table (pipeline %zu: %s)", i, why);
-      return PSOC_ERR_INVALID;
-    }
-    rec_pos += arc_align(rsize);
   }
   if (rec_pos != a->len[ARC_T_RECS]) {
     arc_errf(err, errlen, "malformed pipeline table (the records do not fill the record area)");
@@ -536,8 +648,13 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
     h = (h ^ type) * 0x01000193u;
     off += info->stride;
   }
+  if (n == 0) return 0;
   out->size = (uint32_t)size;
   out->ntypes = n;
+  for (out->nmatch = n; out->nmatch & 3u; out->nmatch++) { /* whole groups of 4 for the match */
+    out->types[out->nmatch] = out->types[0];
+    out->offsets[out->nmatch] = out->offsets[0];
+  }
   out->ndeciders = nd;
   out->deciders = d;
   *hash = (h ^ d * 0x85ebca6bu) ^ (h >> 15);
@@ -547,15 +664,20 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 /* Whether psoc_parse walks 'rec' as it walked the shape's first record:
 ** the same size and the same type at each subobject offset make the same
 ** walk, and the same deciding shaders non-NULL the same kind. */
-ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
-  uint32_t k = 0, d = 0, diff = 0;
+/* The first half of that: the same size and types (a walk the same way). */
+ARC_HOT int shape_types_match(const shape *sh, const unsigned char *rec, uint32_t size) {
+  uint32_t k = 0, diff = 0;
   if (size != sh->size) return 0;
-  for (; k + 4 <= sh->ntypes; k += 4) /* every type word, without a branch each */
+  for (; k < sh->nmatch; k += 4) /* every type word, without a branch each */
     diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->types[k + 1]) |
             (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->types[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->types[k + 3]);
-  for (; k < sh->ntypes; k++) diff |= psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k];
+  return diff == 0;
+}
+ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
+  uint32_t k, d = 0;
+  if (!shape_types_match(sh, rec, size)) return 0;
   for (k = 0; k < sh->ndeciders; k++) d |= (uint32_t)(psoc_rdptr(rec + sh->decider_at[k]) != 0) << k;
-  return (diff | (d ^ sh->deciders)) == 0;
+  return d == sh->deciders;
 }
 
 static int shape_any(void *ud, const arc_slot *slot) {
@@ -606,6 +728,7 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
   {
     uint32_t k;
     sh->ncslots = sh->nrslots = 0;
+    sh->fast = 1;
     for (k = 0; k < sh->nslots; k++) {
       const pslot *ps = &sh->slots[k];
       if (ps->kind == 0) {
@@ -616,7 +739,20 @@ static unsigned find_shape(psoc_archive *a, const unsigned char *rec, uint32_t s
         cs->count_offset = ps->count_offset;
         cs->count_size = ps->count_size;
         cs->kind = ps->kind;
+        cs->count_mask = ps->count_size == 8 ? ~(uint64_t)0 : 0xffffffffu;
+        if ((ps->count_size != 4 && ps->count_size != 8) || (uint64_t)ps->count_offset + 8 > size)
+          sh->fast = 0;
+        cs->dbit = 0;
       }
+    }
+    for (k = 0; k < sh->ndeciders; k++) {
+      uint32_t j;
+      for (j = 0; j < sh->ncslots && sh->cslots[j].offset != sh->decider_at[k]; j++) {
+      }
+      if (j == sh->ncslots)
+        sh->fast = 0;
+      else
+        sh->cslots[j].dbit = (uint32_t)1 << k;
     }
   }
   a->bucket[b] = (unsigned char)(a->nshapes + 1);
@@ -633,7 +769,7 @@ ARC_HOT size_t cslot_count(const unsigned char *rec, const cslot *s) {
 ** the shape's split slots and the per-component table: NULL when every
 ** reference is sound and the references list exactly the components
 ** used, else why (rec_check gives the same verdict without a shape). */
-ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
+static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsigned char *rec,
                                     const unsigned char *refs, uint32_t nrefs, int has_rs) {
   uint64_t used = 0, st;
   uint32_t k;
@@ -644,7 +780,7 @@ ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const uns
   /* each reference marked with its position (check_tables proved them in
   ** range), so a slot finds its own with one read */
   st = ++a->stamp << 8;
-  for (k = 0; k < nrefs; k++) a->mark[arc_get32(refs + (size_t)k * 4)] = st | k;
+  for (k = 0; k < nrefs; k++) a->mark[arc_get32(refs + (size_t)k * 4) + 1] = st | k;
   for (k = 0; k < sh->ncslots; k++) {
     const cslot *s = &sh->cslots[k];
     uint64_t v = arc_get_slot(rec + s->offset), m;
@@ -658,7 +794,7 @@ ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const uns
     c = &a->cref[v];
     if (c->kind != s->kind) return "a component of the wrong kind";
     if (c->count != count) return "a count that does not match its component";
-    m = a->mark[v - 1];
+    m = a->mark[v];
     if ((m & ~(uint64_t)0xff) != st) return "a component missing from its references";
     used |= (uint64_t)1 << (m & 0xff);
   }
@@ -666,21 +802,53 @@ ARC_HOT const char *shape_refs_check(psoc_archive *a, const shape *sh, const uns
   return NULL;
 }
 
-/* rec_check's verdict on a record of the shape matched last, the common
-** case (one pass over its type words, no parse, no lookup): 1 when sound
-** (its shape into *shape_out), 0 when rec_check must decide. */
-ARC_HOT int rec_check_hint(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
-                          unsigned char *shape_out) {
-  uint32_t size = arc_get32(e + ARC_P_REC_SIZE);
+/* The common case of a pipeline's verdict, in one pass and with few
+** branches: a record of the shape matched last (one pass over its
+** type words, no parse, no lookup) whose every reference is to a
+** component already verified sound. 1 when the record and every component
+** it uses are sound (its shape into *shape_out): the verdict rec_check
+** plus each component's comp_check give, as cref keys are set only for
+** sound components and every reference must be used by a slot. 0 when
+** rec_check (and pipe_ok) must decide; the checksum is computed last, so
+** a reference to a component not verified yet costs no hash. */
+ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
+                     unsigned char *shape_out) {
+  uint32_t size = arc_get32(e + ARC_P_REC_SIZE), nrefs = arc_get32(e + ARC_P_REF_COUNT), k;
+  const unsigned char *refs;
   const shape *sh;
-  if (a->hint >= a->nshapes) return 0;
+  const cref *cr = a->cref;
+  uint64_t *mark = a->mark;
+  uint64_t st, bad, used = 0, has_rs, top = (uint64_t)a->ncomps + 1, d = 0;
+  if (a->hint >= a->nshapes || nrefs > 64) return 0;
   sh = &a->shapes[a->hint];
   /* the same size: every offset the match reads is inside the record */
-  if (!shape_matches(sh, rec, size) || (uint32_t)sh->kind != arc_get32(e + ARC_P_KIND) ||
-      psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM) ||
-      !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
-      shape_refs_check(a, sh, rec, tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4,
-                       arc_get32(e + ARC_P_REF_COUNT), arc_get32(e + ARC_P_RS) != ARC_NO_STRING))
+  if (!sh->fast || !shape_types_match(sh, rec, size)) return 0;
+  /* each reference marked with its position (check_tables proved them in
+  ** range), so a slot finds its own with one read */
+  refs = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
+  st = ++a->stamp << 8;
+  for (k = 0; k < nrefs; k++) mark[arc_get32(refs + (size_t)k * 4) + 1] = st | k;
+  has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
+  bad = (uint32_t)sh->kind ^ arc_get32(e + ARC_P_KIND);
+  for (k = 0; k < sh->nrslots; k++) bad |= arc_get_slot(rec + sh->rslots[k]) ^ has_rs;
+  for (k = 0; k < sh->ncslots; k++) {
+    /* NULL with a zero count, or a sound component of the slot's kind and
+    ** count that is one of the pipeline's references (marked now) */
+    const cslot *s = &sh->cslots[k];
+    uint64_t v = arc_get_slot(rec + s->offset), n = arc_get64(rec + s->count_offset) & s->count_mask, x, m;
+    if (!v) {
+      bad |= n;
+      continue;
+    }
+    x = v < top ? v : top;
+    m = mark[x];
+    bad |= (cr[x].key ^ (n << 8 | s->kind)) | n >> 56 | (m ^ st) >> 8;
+    used |= (uint64_t)1 << (m & 63);
+    d |= s->dbit; /* the deciding shaders non-NULL as in the shape */
+  }
+  bad |= (d ^ sh->deciders) | (used ^ (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1));
+  if (bad || !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
+      psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     return 0;
   *shape_out = (unsigned char)a->hint;
   return 1;
@@ -694,7 +862,7 @@ static int rec_check(psoc_archive *a, size_t i, char *msg, size_t n, unsigned ch
   unsigned sx = SHAPE_NONE;
   rec_ctx r;
   psoc_parsed parsed;
-  if (shape_out && rec_check_hint(a, e, rec, shape_out)) return 1;
+  if (shape_out && rec_fast(a, e, rec, shape_out)) return 1;
   r.why = NULL;
   r.rec = rec;
   r.comps = tab(a, ARC_T_COMP);
@@ -767,6 +935,7 @@ static void comp_verdict(psoc_archive *a, size_t c, int ok) {
   const unsigned char *e = cent(a, c);
   uint32_t kind = arc_get32(e + ARC_C_KIND);
   a->cstate[c] = ok ? ST_OK : ST_DAMAGED;
+  a->cref[c + 1].key = ok ? a->cref[c + 1].count << 8 | kind : 0;
   a->cref[c + 1].ptr = !ok ? NULL
                        : arc_kind_strings(kind) && arc_get32(e + ARC_C_COUNT) ? a->reloc + a->roff[c]
                                                                                 : cdata(a, c);
@@ -816,21 +985,12 @@ static int pipe_ok(psoc_archive *a, size_t i, size_t *bad) {
   return 1;
 }
 
-/* pipe_ok, first trying the common case: every component sound and the
-** record of the shape matched last (rec_check_hint); anything else, and
+/* pipe_ok, first trying the common case (rec_fast: the record of the
+** shape matched last, every component it uses sound); anything else, and
 ** every damage, goes through pipe_ok. */
 ARC_HOT int pipe_verdict(psoc_archive *a, size_t i, size_t *bad) {
-  const unsigned char *e, *r;
-  uint32_t count, k, sound = 1;
   if (a->pstate[i] == ST_LOADS) return 1;
-  e = pent(a, i);
-  r = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
-  count = arc_get32(e + ARC_P_REF_COUNT);
-  for (k = 0; k < count; k++) {
-    uint32_t c = arc_get32(r + (size_t)k * 4);
-    sound &= a->cstate[c] == ST_OK || comp_ok(a, c);
-  }
-  if (sound && a->pstate[i] == ST_UNKNOWN && rec_check_hint(a, e, crec(a, i), &a->pshape[i])) {
+  if (a->pstate[i] == ST_UNKNOWN && rec_fast(a, pent(a, i), crec(a, i), &a->pshape[i])) {
     a->pstate[i] = ST_LOADS;
     return 1;
   }
@@ -874,20 +1034,22 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
     }
     a->reloc = psoc_mem(&a->alloc, NULL, 0, a->reloc_size + 1);
   }
-  a->cref = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->cref);
-  a->mark = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 1) * sizeof *a->mark);
+  a->cref = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 2) * sizeof *a->cref);
+  a->mark = psoc_mem(&a->alloc, NULL, 0, (a->ncomps + 2) * sizeof *a->mark);
   if (!a->pstate || !a->cstate || !a->pshape || !a->roff || !a->reloc || !a->cref || !a->mark) {
     arc_errf(err, errlen, "out of memory");
     return PSOC_ERR_NOMEM;
   }
-  { /* index 0: NULL, which no component matches (kind 0) */
+  { /* index 0: NULL, which no component matches (kind 0); ncomps + 1: past the end */
     size_t c;
     memset(&a->cref[0], 0, sizeof a->cref[0]);
+    memset(&a->cref[a->ncomps + 1], 0, sizeof a->cref[0]);
     for (c = 0; c < a->ncomps; c++) {
       const unsigned char *ce = cent(a, c);
       uint32_t kind = arc_get32(ce + ARC_C_KIND);
       const psoc_field *f = arc_kind_field(kind); /* check_tables proved it known */
       a->cref[c + 1].ptr = NULL;
+      a->cref[c + 1].key = 0;
       a->cref[c + 1].kind = kind;
       a->cref[c + 1].count = f && f->kind == PSOC_FIELD_BLOB ? arc_get64(ce + ARC_C_SIZE) : arc_get32(ce + ARC_C_COUNT);
     }
@@ -895,7 +1057,7 @@ static psoc_status open_common(psoc_archive *a, char *err, size_t errlen) {
   memset(a->pstate, ST_UNKNOWN, a->npipes + 1);
   memset(a->cstate, ST_UNKNOWN, a->ncomps + 1);
   memset(a->pshape, SHAPE_NONE, a->npipes + 1);
-  memset(a->mark, 0, (a->ncomps + 1) * sizeof *a->mark); /* stamps start at 1 */
+  memset(a->mark, 0, (a->ncomps + 2) * sizeof *a->mark); /* stamps start at 1 */
   if (a->flags & PSOC_ARCHIVE_VERIFY_ALL) {
     verify_all(a);
     if (a->flags & PSOC_ARCHIVE_REJECT_DAMAGED) {
@@ -1008,8 +1170,8 @@ void psoc_archive_close(psoc_archive *a) {
   if (a->pshape) psoc_mem(&a->alloc, a->pshape, a->npipes + 1, 0);
   if (a->roff) psoc_mem(&a->alloc, a->roff, (a->ncomps + 1) * sizeof *a->roff, 0);
   if (a->reloc) psoc_mem(&a->alloc, a->reloc, a->reloc_size + 1, 0);
-  if (a->cref) psoc_mem(&a->alloc, a->cref, (a->ncomps + 1) * sizeof *a->cref, 0);
-  if (a->mark) psoc_mem(&a->alloc, a->mark, (a->ncomps + 1) * sizeof *a->mark, 0);
+  if (a->cref) psoc_mem(&a->alloc, a->cref, (a->ncomps + 2) * sizeof *a->cref, 0);
+  if (a->mark) psoc_mem(&a->alloc, a->mark, (a->ncomps + 2) * sizeof *a->mark, 0);
   if (a->shapes) psoc_mem(&a->alloc, a->shapes, a->cshapes * sizeof *a->shapes, 0);
   al = a->alloc;
   psoc_mem(&al, a, sizeof *a, 0);
@@ -1142,7 +1304,9 @@ typedef struct load_ctx {
   const psoc_archive *a;
   unsigned char *out;          /* the stream in scratch */
   const char *rs;
-  const psoc_archive_load_options *opts;
+  void *(*resolve)(void *ud, const char *name); /* the options', read once */
+  void *ud;
+  int null_ok;                 /* PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE */
   int failed;
 } load_ctx;
 
@@ -1151,13 +1315,13 @@ typedef struct load_ctx {
 ARC_HOT int load_rs(load_ctx *c, uint32_t offset) {
   void *rs = NULL;
   if (arc_get_slot(c->out + offset)) {
-    if (c->opts && c->opts->resolve_root_signature) {
-      rs = c->opts->resolve_root_signature(c->opts->ud, c->rs);
+    if (c->resolve) {
+      rs = c->resolve(c->ud, c->rs);
       if (!rs) {
         c->failed = 1;
         return 1;
       }
-    } else if (!c->opts || !(c->opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE)) {
+    } else if (!c->null_ok) {
       c->failed = 2;
       return 1;
     }
@@ -1245,7 +1409,9 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
   c.a = a;
   c.out = scratch;
   c.rs = rs == ARC_NO_STRING ? NULL : (const char *)tab(a, ARC_T_NAME) + rs;
-  c.opts = opts;
+  c.resolve = opts ? opts->resolve_root_signature : NULL;
+  c.ud = opts ? opts->ud : NULL;
+  c.null_ok = opts && (opts->flags & PSOC_ARCHIVE_LOAD_NULL_ROOT_SIGNATURE);
   c.failed = 0;
   {
     pslot own[SHAPE_SLOTS];
@@ -1254,16 +1420,19 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
     if (a->pshape[index] != SHAPE_NONE) { /* its shape's slots: no walk */
       const shape *sh = &a->shapes[a->pshape[index]];
       const cref *cr = a->cref;
+      const cslot *cs = sh->cslots;
       unsigned char *out = scratch;
+      uint64_t top = (uint64_t)a->ncomps + 1; /* its entry's ptr is NULL */
+      uint32_t ncs = sh->ncslots, nrs = sh->nrslots;
       /* verified: every component slot holds 0 or a sound component + 1
       ** (bounded again all the same, without a branch, in case the bytes
       ** changed under the mapping since) */
-      for (k = 0; k < sh->ncslots; k++) {
-        unsigned char *p = out + sh->cslots[k].offset;
+      for (k = 0; k < ncs; k++) {
+        unsigned char *p = out + cs[k].offset;
         uint64_t v = arc_get_slot(p);
-        put_ptr(p, cr[v <= a->ncomps ? v : 0].ptr);
+        put_ptr(p, cr[v < top ? v : top].ptr);
       }
-      for (k = 0; k < sh->nrslots && !load_rs(&c, sh->rslots[k]); k++) {
+      for (k = 0; k < nrs && !load_rs(&c, sh->rslots[k]); k++) {
       }
       nslots = 0;
     } else { /* verified by pipe_ok: it walks */

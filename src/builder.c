@@ -350,13 +350,19 @@ static inline void copy_exact(unsigned char *d, const unsigned char *src, size_t
 ** plan_fix words). Each word is read again from 'src', not from 'd': a
 ** load from bytes the copy has just stored (wider stores, other offsets)
 ** would wait for them to leave the store buffer. */
+static HOT_INLINE void zero_word(unsigned char *d, const unsigned char *src, const plan_fix *f) {
+  uint64_t w;
+  memcpy(&w, src + f->at, 8);
+  w &= f->keep;
+  memcpy(d + f->at, &w, 8);
+}
+
 static inline void zero_padding(unsigned char *d, const unsigned char *src, const plan *pl) {
-  const plan_fix *f, *end;
-  for (f = pl->fix, end = f + pl->nfix; f < end; f++) {
-    uint64_t w;
-    memcpy(&w, src + f->at, 8);
-    w &= f->keep;
-    memcpy(d + f->at, &w, 8);
+  const plan_fix *f = pl->fix, *end = f + pl->nfix;
+  if (pl->nfix & 1) zero_word(d, src, f++);
+  for (; f < end; f += 2) { /* two at a time: a blend desc has eight */
+    zero_word(d, src, f);
+    zero_word(d, src, f + 1);
   }
 }
 
@@ -1034,6 +1040,16 @@ static NOINLINE psoc_status add_deferred_blob(psoc_builder *b, const plan *pl,
   return add_commit(b, pl, payload, pieces);
 }
 
+/* One string of a flat array measured at add: its piece added to *total,
+** 0 when no stream could hold it. */
+static HOT_INLINE int measure_name(const char *str, size_t limit, size_t *total) {
+  size_t piece;
+  if (!str) return 1;
+  if (piece_size(strlen(str) + 1, &piece) != PSOC_OK || piece > limit - *total) return 0;
+  *total += piece;
+  return 1;
+}
+
 /* add's inline path for one array of structs with only strings out of
 ** line (an input layout) in COPY_AT_FINISH mode: measure_pointers for it
 ** without the generic walk, then add_commit. */
@@ -1041,8 +1057,8 @@ static NOINLINE psoc_status add_deferred_array(psoc_builder *b, const plan *pl,
                                                const unsigned char *payload) {
   const plan_ptr *f = pl->ptrs, *sf, *send;
   const plan *el = f->element;
-  const unsigned char *p = get_ptr(payload + f->at), *q;
-  size_t count = count_word(payload + f->count_at, f->count_size), limit, total, piece, k;
+  const unsigned char *p = get_ptr(payload + f->at), *q, *qend;
+  size_t count = count_word(payload + f->count_at, f->count_size), limit, total;
   if (!p) {
     if (count) return PSOC_ERR_ARG;
     return add_commit(b, pl, payload, 0);
@@ -1051,16 +1067,36 @@ static NOINLINE psoc_status add_deferred_array(psoc_builder *b, const plan *pl,
   if (count > SIZE_MAX / f->stride || piece_size(count * f->stride, &total) != PSOC_OK ||
       total > limit)
     return PSOC_ERR_SIZE;
-  send = el->ptrs + el->nptrs;
-  for (k = 0, q = p; k < count; k++, q += f->stride)
-    for (sf = el->ptrs; sf < send; sf++) {
-      const char *str = (const char *)get_ptr(q + sf->at);
-      if (!str) continue;
-      if (piece_size(strlen(str) + 1, &piece) != PSOC_OK || piece > limit - total)
-        return PSOC_ERR_SIZE;
-      total += piece;
-    }
+  qend = p + count * f->stride;
+  if (el->nptrs == 1) { /* one string per element (an input element's name) */
+    size_t at = el->ptrs[0].at;
+    for (q = p; q < qend; q += f->stride)
+      if (!measure_name((const char *)get_ptr(q + at), limit, &total)) return PSOC_ERR_SIZE;
+  } else {
+    send = el->ptrs + el->nptrs;
+    for (q = p; q < qend; q += f->stride)
+      for (sf = el->ptrs; sf < send; sf++)
+        if (!measure_name((const char *)get_ptr(q + sf->at), limit, &total)) return PSOC_ERR_SIZE;
+  }
   return add_commit(b, pl, payload, total);
+}
+
+/* One string of a flat array at finish: copied to its piece at q + *next
+** and the element's copy at 'slot' pointed there; 0 when it no longer
+** fits the 'pieces_size' bytes add measured. */
+static HOT_INLINE int finish_name(const char *str, unsigned char *slot, unsigned char *q,
+                                  size_t *next, size_t pieces_size) {
+  size_t n, piece;
+  unsigned char *to;
+  if (!str) return 1;
+  n = strlen(str) + 1;
+  if (piece_size(n, &piece) != PSOC_OK || piece > pieces_size - *next) return 0;
+  to = q + *next;
+  *next += piece;
+  memset(to + piece - 8, 0, 8);
+  copy_exact(to, (const unsigned char *)str, n);
+  put_ptr(slot, to);
+  return 1;
 }
 
 /* finish's copy of a flat_array entry that add_deferred_array (or
@@ -1073,31 +1109,33 @@ static psoc_status finish_flat_array(const plan *pl, const unsigned char *from,
                                      unsigned char *payload, unsigned char *q, size_t pieces_size) {
   const plan_ptr *f = pl->ptrs, *sf, *send;
   const plan *el = f->element;
-  const unsigned char *p = get_ptr(from + f->at), *src;
-  size_t count = count_word(from + f->count_at, f->count_size), bytes, piece, next, k;
+  const unsigned char *p = get_ptr(from + f->at), *src, *end;
+  size_t count = count_word(from + f->count_at, f->count_size), bytes, piece, next, stride;
   unsigned char *d;
   bytes = count * f->stride; /* add checked that it fits */
   piece = PSOC_ALIGN_UP(bytes ? bytes : 1, PIECE_ALIGN);
   if (piece > pieces_size) return PSOC_ERR_ARG;
   memset(q + piece - 8, 0, 8); /* the tail padding, before the data */
-  array_copy(q, p, el, count);
+  if (!el->masked && !el->nfix)
+    memcpy(q, p, bytes);
+  else
+    array_copy(q, p, el, count);
   put_ptr(payload + f->at, q);
   next = piece;
-  send = el->ptrs + el->nptrs;
-  for (k = 0, d = q, src = p; k < count; k++, d += f->stride, src += f->stride)
-    for (sf = el->ptrs; sf < send; sf++) {
-      const char *str = (const char *)get_ptr(src + sf->at);
-      size_t n;
-      unsigned char *to;
-      if (!str) continue;
-      n = strlen(str) + 1;
-      if (piece_size(n, &piece) != PSOC_OK || piece > pieces_size - next) return PSOC_ERR_ARG;
-      to = q + next;
-      next += piece;
-      memset(to + piece - 8, 0, 8);
-      copy_exact(to, (const unsigned char *)str, n);
-      put_ptr(d + sf->at, to);
-    }
+  stride = f->stride;
+  end = p + bytes;
+  if (el->nptrs == 1) { /* one string per element (an input element's name) */
+    size_t at = el->ptrs[0].at;
+    for (d = q, src = p; src < end; d += stride, src += stride)
+      if (!finish_name((const char *)get_ptr(src + at), d + at, q, &next, pieces_size))
+        return PSOC_ERR_ARG;
+  } else {
+    send = el->ptrs + el->nptrs;
+    for (d = q, src = p; src < end; d += stride, src += stride)
+      for (sf = el->ptrs; sf < send; sf++)
+        if (!finish_name((const char *)get_ptr(src + sf->at), d + sf->at, q, &next, pieces_size))
+          return PSOC_ERR_ARG;
+  }
   return next == pieces_size ? PSOC_OK : PSOC_ERR_ARG; /* the data shrank since add */
 }
 
@@ -1161,23 +1199,25 @@ static HOT_INLINE psoc_status finish_entry(const entry *e, unsigned char *bytes,
   size_t at = e->image_at + pl->payload_offset;
   unsigned char *payload = bytes + at;
   const unsigned char *from = image + at;
-  if (e->mode == PSOC_BUILDER_COPY) {
+  if (e->mode == PSOC_BUILDER_COPY_AT_FINISH) {
+    if (!e->pieces_size) return PSOC_OK;
+    if (pl->blob_only) { /* one blob: its pointer and size are in the image, as add measured */
+      const plan_ptr *f = &pl->ptrs[0];
+      size_t n = read_count(from + f->count_at, f->count_size);
+      memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
+      if (n) memcpy(q, get_ptr(from + f->at), n);
+      put_ptr(payload + f->at, q);
+    } else if (pl->flat_array) {
+      return finish_flat_array(pl, from, payload, q, e->pieces_size);
+    } else {
+      size_t next = 0;
+      psoc_status st = deep_copy(pl, payload, q, &next, e->pieces_size);
+      if (st != PSOC_OK) return st;
+      if (next != e->pieces_size) return PSOC_ERR_ARG; /* the data shrank since add */
+    }
+  } else if (e->mode == PSOC_BUILDER_COPY) {
     if (e->arena_size) memcpy(q, arena + e->pieces_at, e->arena_size);
     if (pl->nptrs) relocate(pl, payload, q);
-  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->blob_only) {
-    /* one blob: its pointer and size are in the image, as add measured */
-    const plan_ptr *f = &pl->ptrs[0];
-    size_t n = read_count(from + f->count_at, f->count_size);
-    memset(q + e->pieces_size - 8, 0, 8); /* the tail padding, before the data */
-    if (n) memcpy(q, get_ptr(from + f->at), n);
-    put_ptr(payload + f->at, q);
-  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size && pl->flat_array) {
-    return finish_flat_array(pl, from, payload, q, e->pieces_size);
-  } else if (e->mode == PSOC_BUILDER_COPY_AT_FINISH && e->pieces_size) {
-    size_t next = 0;
-    psoc_status st = deep_copy(pl, payload, q, &next, e->pieces_size);
-    if (st != PSOC_OK) return st;
-    if (next != e->pieces_size) return PSOC_ERR_ARG; /* the data shrank since add */
   }
   return PSOC_OK;
 }

@@ -815,11 +815,13 @@ static void wr_slot(unsigned char *p, uint64_t v) {
 ** checksums, loses only its pipeline, in both verify modes, with the
 ** reason the full check gives. */
 START_TEST(test_same_shape_reference_damage) {
-  enum { N = SAME_SHAPE_N, VICTIM = 3, CASES = 6 };
+  enum { N = SAME_SHAPE_N, VICTIM = 3, CASES = 9 };
   static const char *const reasons[CASES] = {
     "a component of the wrong kind", "a NULL reference with a non-zero count",
     "a component reference out of range", "root-signature reference does not match the entry",
     "a count that does not match its component", "references it does not use",
+    "a count that does not match its component", "a component missing from its references",
+    "a component missing from its references",
   };
   psoc_stream *s[N];
   size_t size, i;
@@ -850,6 +852,15 @@ START_TEST(test_same_shape_reference_damage) {
         wr_slot(vs, rd_slot(ps));
         wr_slot(vs + sizeof(void *), sizeof ps_code);
       }
+      if (which == 6 && sizeof(void *) == 8) /* a length whose low bits match: 2^56 + the real one */
+        vs[sizeof(void *) + 7] = 1;
+      if (which == 6 && sizeof(void *) == 4) /* no 56-bit lengths there: the same case as 4 */
+        il[sizeof(void *)] = 1;
+      if (which == 7 || which == 8) { /* the first or the last reference taken off the list */
+        ck_assert_uint_ge(rd32(e + 48), 2);
+        if (which == 7) wr64(e + 44, rd32(e + 44) + 1 + ((uint64_t)(rd32(e + 48) - 1) << 32));
+        if (which == 8) e[48] = (unsigned char)(rd32(e + 48) - 1);
+      }
       reseal_record(buf, size, VICTIM);
       only_victim_lost(buf, size, mode, names, VICTIM, reasons[which]);
       free(buf);
@@ -857,6 +868,93 @@ START_TEST(test_same_shape_reference_damage) {
   }
   free(clean);
   for (i = 0; i < N; i++) psoc_stream_free(s[i]);
+}
+END_TEST
+
+/* After editing the tables (names, references): every table's checksum,
+** the table of contents' and the header's made consistent again. */
+static void reseal_tables(unsigned char *buf, size_t size) {
+  unsigned char *toc = buf + 96;
+  size_t t;
+  for (t = 0; t < 5; t++) /* PIPE, NAME, REFS, HIDX, COMP */
+    wr64(toc + t * 32 + 24, psoc_xxh3(buf + rd32(toc + t * 32 + 8), rd32(toc + t * 32 + 16)));
+  wr64(buf + 56, psoc_xxh3(toc, 7 * 32));
+  wr64(buf + 88, psoc_xxh3(buf, 88));
+  memcpy(buf + size - 8, buf + 88, 8);
+}
+
+/* The open's name checks (short names read 8 bytes at a time, longer ones
+** byte by byte; root-signature names checked once per distinct name):
+** names of every length around the word sizes, some the beginning of
+** others, open and are found; under valid checksums, a name whose NUL is
+** gone, a NUL inside a name, two names out of order or equal, and a
+** damaged root-signature name are each refused with the reason. */
+START_TEST(test_name_checks) {
+  static const char *const names[] = {
+    "a", "abcdef", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmn", "abcdefghijklmno",
+    "abcdefghijklmnop", "abcdefghijklmnopq", "abcdefghijklmnopqrstuvwxyz0123456789", "b", "bbbbbbbbbbbbbbb",
+    "bbbbbbbbbbbbbbc", "c",
+  };
+  enum { N = sizeof names / sizeof names[0] };
+  static const char *const rsn[3] = { "rs", "root_signature_", "a_long_root_signature_name" };
+  psoc_archive_writer *w;
+  psoc_stream *st = graphics_stream(D3D12_CULL_MODE_BACK, 1);
+  const void *d;
+  unsigned char *clean;
+  size_t size, i, k;
+  char err[512];
+  psoc_archive *a;
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  for (i = 0; i < N; i++) /* in reverse: the writer sorts them */
+    ck_assert_int_eq(psoc_archive_writer_add(w, names[N - 1 - i], rsn[i % 3], psoc_stream_data(st),
+                                             psoc_stream_size(st), err, sizeof err), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d, &size), PSOC_OK);
+  clean = aligned_copy(d, size);
+  psoc_archive_writer_free(w);
+  psoc_stream_free(st);
+  ck_assert_msg(psoc_archive_open_memory(clean, size, PSOC_ARCHIVE_VERIFY_ALL, NULL, &a, err, sizeof err) == PSOC_OK,
+                "%s", err);
+  for (i = 0; i < N; i++) ck_assert_uint_eq(psoc_archive_find(a, names[i]), i);
+  psoc_archive_close(a);
+  for (k = 0; k < N; k++) {
+    int which;
+    for (which = 0; which < 5; which++) {
+      unsigned char *buf = aligned_copy(clean, size), *toc = buf + 96;
+      unsigned char *e = buf + rd32(toc + 8) + k * 64, *nt = buf + rd32(toc + 32 + 8);
+      unsigned char *nm = nt + rd32(e + 0), *rs = nt + rd32(e + 8);
+      size_t len = rd32(e + 4);
+      const char *want = "name outside the name table";
+      if (which == 0) nm[len] = 'z';                        /* its NUL gone */
+      if (which == 1) nm[len / 2] = 0;                      /* a NUL inside */
+      if (which == 2) { /* above the next name (or, for the last, below the one before) */
+        if (k + 1 == N) {
+          free(buf);
+          continue;
+        }
+        nm[0] = 'd';
+        want = "names not in strictly increasing order";
+      }
+      if (which == 3) { /* the same as the name before it */
+        if (k == 0) {
+          free(buf);
+          continue;
+        }
+        memcpy(e + 0, e - 64, 8); /* its offset and length */
+        want = "names not in strictly increasing order";
+      }
+      if (which == 4) { /* its root-signature name's NUL gone */
+        rs[rd32(e + 12)] = 'z';
+        want = "root-signature name outside the name table";
+      }
+      reseal_tables(buf, size);
+      ck_assert_int_eq(psoc_archive_open_memory(buf, size, which == 4 ? PSOC_ARCHIVE_VERIFY_LAZY : 0, NULL, &a,
+                                                err, sizeof err), PSOC_ERR_INVALID);
+      ck_assert_msg(strstr(err, want) != NULL, "name %zu, case %d: %s", k, which, err);
+      ck_assert_msg(strstr(err, "malformed pipeline table") != NULL, "name %zu, case %d: %s", k, which, err);
+      free(buf);
+    }
+  }
+  free(clean);
 }
 END_TEST
 
@@ -1613,6 +1711,7 @@ Suite *suite_archive(void) {
   tcase_add_test(t, test_component_flip_loses_its_pipelines);
   tcase_add_test(t, test_same_shape_record_damage);
   tcase_add_test(t, test_same_shape_reference_damage);
+  tcase_add_test(t, test_name_checks);
   tcase_add_test(t, test_many_shapes);
   tcase_add_test(t, test_version_and_pointer_size_mismatch);
   tcase_add_test(t, test_load_options_and_scratch);
