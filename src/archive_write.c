@@ -722,6 +722,8 @@ psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive
       st = m.status == PSOC_OK ? PSOC_ERR_INVALID : m.status;
       if (st == PSOC_ERR_SIZE)
         arc_errf(err, errlen, "pipeline '%s': more than %d pointer fields", rp.name, MAX_PENDING);
+      else if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
+        arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
       break;
     }
     rec_bytes = rec_alloc(rp.record_size, m.nslots);
