@@ -672,10 +672,69 @@ static int slot_merge(merge_ctx *m, size_t offset) {
   return 0;
 }
 
-psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
-                                            size_t errlen) {
+/* Add pipeline i of m->a (m->map current). PSOC_OK, or the failure with
+** 'err' set and the writer as it was before this pipeline. */
+static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
+  psoc_archive_writer *w = m->w;
+  arc_raw_pipe rp;
+  size_t existing, k, rec_bytes, ncomps = w->ncomps;
+  psoc_status st = arc_raw_pipeline(m->a, i, &rp, err, errlen);
+  if (st != PSOC_OK) return st;
+  existing = find_pipe(w, rp.name, rp.name_len);
+  if (existing != (size_t)-1) {
+    const wpipe *e = &w->pipes[existing];
+    int same_rs = (!e->rs && !rp.rs) ||
+                  (e->rs && rp.rs && e->rs_len == rp.rs_len && memcmp(e->rs, rp.rs, rp.rs_len) == 0);
+    if (e->hash.lo == rp.hash.lo && e->hash.hi == rp.hash.hi && same_rs) return PSOC_OK;
+    arc_errf(err, errlen, "pipeline '%s' is added twice with different content", rp.name);
+    return PSOC_ERR_DUPLICATE;
+  }
+  if (w->npipes >= UINT32_MAX - 1) return PSOC_ERR_SIZE;
+  if (rp.record_size == 0) return PSOC_ERR_INVALID; /* a verified record parses: never empty */
+  /* the references' offsets (one walk of the stored record), then the
+  ** record and its offsets copied into one allocation and renumbered */
+  m->src = rp.record;
+  m->nslots = 0;
+  m->status = PSOC_OK;
+  if (arc_slots_trusted(rp.record, rp.record_size, slot_collect, m) != 0) {
+    st = m->status == PSOC_OK ? PSOC_ERR_INVALID : m->status;
+    if (st == PSOC_ERR_SIZE)
+      arc_errf(err, errlen, "pipeline '%s': more than %d pointer fields", rp.name, MAX_PENDING);
+    else if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
+      arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
+    return st;
+  }
+  rec_bytes = rec_alloc(rp.record_size, m->nslots);
+  m->rec = arena_get(w, rec_bytes);
+  if (!m->rec) return PSOC_ERR_NOMEM;
+  memcpy(m->rec, rp.record, rp.record_size);
+  if (m->nslots)
+    memcpy(m->rec + rec_alloc(rp.record_size, 0), m->slots, m->nslots * sizeof *m->slots);
+  m->referenced = 0;
+  for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) (void)slot_merge(m, m->slots[k]);
+  st = m->status;
+  if (st == PSOC_OK)
+    st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m->rec,
+                     rp.record_size, m->nslots);
+  if (st != PSOC_OK) {
+    /* undo this pipeline's new components, and forget their ids */
+    for (k = 0; k < m->ncomps; k++)
+      if (m->map[k] != UNMAPPED && m->map[k] >= ncomps) m->map[k] = UNMAPPED;
+    rollback(w, ncomps);
+    if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
+      arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
+    return st;
+  }
+  w->referenced_bytes += m->referenced;
+  return PSOC_OK;
+}
+
+/* The merge of a's pipelines indices[0..count) (all of them when indices
+** is NULL), through the caller's map or one of its own. */
+static psoc_status merge_pipelines(psoc_archive_writer *w, psoc_archive *a, const size_t *indices,
+                                   size_t count, uint32_t *map, char *err, size_t errlen) {
   merge_ctx m;
-  size_t i, n, k, rec_bytes;
+  size_t i, k, n;
   psoc_status st = PSOC_OK;
   if (err && errlen) err[0] = 0;
   if (!w || !a) return PSOC_ERR_ARG;
@@ -683,78 +742,40 @@ psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive
   m.w = w;
   m.a = a;
   m.ncomps = psoc_archive_component_count(a);
-  m.map = wmem(w, NULL, 0, (m.ncomps + 1) * sizeof *m.map);
-  if (!m.map) {
-    arc_errf(err, errlen, "out of memory");
-    return PSOC_ERR_NOMEM;
-  }
-  for (k = 0; k < m.ncomps; k++) m.map[k] = UNMAPPED;
   n = psoc_archive_count(a);
-  for (i = 0; i < n && st == PSOC_OK; i++) {
-    arc_raw_pipe rp;
-    size_t existing, ncomps = w->ncomps;
-    st = arc_raw_pipeline(a, i, &rp, err, errlen);
-    if (st != PSOC_OK) break;
-    existing = find_pipe(w, rp.name, rp.name_len);
-    if (existing != (size_t)-1) {
-      const wpipe *e = &w->pipes[existing];
-      int same_rs = (!e->rs && !rp.rs) ||
-                    (e->rs && rp.rs && e->rs_len == rp.rs_len && memcmp(e->rs, rp.rs, rp.rs_len) == 0);
-      if (e->hash.lo == rp.hash.lo && e->hash.hi == rp.hash.hi && same_rs) continue;
-      arc_errf(err, errlen, "pipeline '%s' is added twice with different content", rp.name);
-      st = PSOC_ERR_DUPLICATE;
-      break;
+  if (indices)
+    for (i = 0; i < count; i++)
+      if (indices[i] >= n) return PSOC_ERR_ARG;
+  m.map = map;
+  if (!map) {
+    m.map = wmem(w, NULL, 0, (m.ncomps + 1) * sizeof *m.map);
+    if (!m.map) {
+      arc_errf(err, errlen, "out of memory");
+      return PSOC_ERR_NOMEM;
     }
-    if (w->npipes >= UINT32_MAX - 1) {
-      st = PSOC_ERR_SIZE;
-      break;
-    }
-    if (rp.record_size == 0) { /* a verified record parses: never empty */
-      st = PSOC_ERR_INVALID;
-      break;
-    }
-    /* the references' offsets (one walk of the stored record), then the
-    ** record and its offsets copied into one allocation and renumbered */
-    m.src = rp.record;
-    m.nslots = 0;
-    m.status = PSOC_OK;
-    if (arc_slots_trusted(rp.record, rp.record_size, slot_collect, &m) != 0) {
-      st = m.status == PSOC_OK ? PSOC_ERR_INVALID : m.status;
-      if (st == PSOC_ERR_SIZE)
-        arc_errf(err, errlen, "pipeline '%s': more than %d pointer fields", rp.name, MAX_PENDING);
-      else if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
-        arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
-      break;
-    }
-    rec_bytes = rec_alloc(rp.record_size, m.nslots);
-    m.rec = arena_get(w, rec_bytes);
-    if (!m.rec) {
-      st = PSOC_ERR_NOMEM;
-      break;
-    }
-    memcpy(m.rec, rp.record, rp.record_size);
-    if (m.nslots)
-      memcpy(m.rec + rec_alloc(rp.record_size, 0), m.slots, m.nslots * sizeof *m.slots);
-    m.referenced = 0;
-    for (k = 0; k < m.nslots && m.status == PSOC_OK; k++) (void)slot_merge(&m, m.slots[k]);
-    st = m.status;
-    if (st == PSOC_OK)
-      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m.rec,
-                       rp.record_size, m.nslots);
-    if (st != PSOC_OK) {
-      /* undo this pipeline's new components, and forget their ids */
-      for (k = 0; k < m.ncomps; k++)
-        if (m.map[k] != UNMAPPED && m.map[k] >= ncomps) m.map[k] = UNMAPPED;
-      rollback(w, ncomps);
-      if (st == PSOC_ERR_INVALID && err && errlen && !err[0])
-        arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
-      break;
-    }
-    w->referenced_bytes += m.referenced;
+    for (k = 0; k < m.ncomps; k++) m.map[k] = UNMAPPED;
   }
+  if (!indices) count = n;
+  for (i = 0; i < count && st == PSOC_OK; i++) st = merge_one(&m, indices ? indices[i] : i, err, errlen);
   if (st == PSOC_ERR_NOMEM && err && errlen && !err[0]) arc_errf(err, errlen, "out of memory");
-  wmem(w, m.map, (m.ncomps + 1) * sizeof *m.map, 0);
+  if (!map) wmem(w, m.map, (m.ncomps + 1) * sizeof *m.map, 0);
   return st;
+}
+
+psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
+                                            size_t errlen) {
+  return merge_pipelines(w, a, NULL, 0, NULL, err, errlen);
+}
+
+psoc_status psoc_archive_writer_add_archive_pipelines(psoc_archive_writer *w, psoc_archive *a,
+                                                      const size_t *indices, size_t count,
+                                                      uint32_t *map, char *err, size_t errlen) {
+  if (!w || !a || (!indices && count)) return PSOC_ERR_ARG;
+  if (!count) {
+    if (err && errlen) err[0] = 0;
+    return PSOC_OK;
+  }
+  return merge_pipelines(w, a, indices, count, map, err, errlen);
 }
 
 /* ---- finishing -------------------------------------------------------- */

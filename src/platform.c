@@ -62,6 +62,7 @@ static int win_errno(DWORD w) {
   case ERROR_ALREADY_EXISTS:
   case ERROR_FILE_EXISTS: return EEXIST;
   case ERROR_DIRECTORY: return ENOTDIR;
+  case ERROR_NOT_SAME_DEVICE: return EXDEV;
   case ERROR_CANT_RESOLVE_FILENAME: return ELOOP;
   case ERROR_NOT_SUPPORTED:
   case ERROR_INVALID_FUNCTION: return ENOSYS;
@@ -727,6 +728,13 @@ int psoc_plat_remove(const char *path) {
   return DeleteFileW(w) ? 0 : last_errno();
 }
 
+int psoc_plat_link(const char *from, const char *to) {
+  wchar_t wf[PSOC_PLAT_PATH_MAX], wt[PSOC_PLAT_PATH_MAX];
+  int e;
+  if ((e = to_wide(from, wf)) != 0 || (e = to_wide(to, wt)) != 0) return e;
+  return CreateHardLinkW(wt, wf, NULL) ? 0 : last_errno();
+}
+
 int psoc_plat_mkdir(const char *path) {
   wchar_t w[PSOC_PLAT_PATH_MAX];
   int e;
@@ -1188,6 +1196,10 @@ int psoc_plat_rename(const char *from, const char *to) {
 
 int psoc_plat_remove(const char *path) {
   return unlink(path) == 0 ? 0 : (errno ? errno : EIO);
+}
+
+int psoc_plat_link(const char *from, const char *to) {
+  return link(from, to) == 0 ? 0 : (errno ? errno : EIO);
 }
 
 int psoc_plat_mkdir(const char *path) {

@@ -224,6 +224,10 @@ int psoc_plat_temp_create(const char *path, char *out, FILE **f);
 int psoc_plat_rename(const char *from, const char *to);
 /* Remove the file (not a directory) 'path'. 0 or an errno value. */
 int psoc_plat_remove(const char *path);
+/* Make 'to' a second name (a hard link) of the existing file 'from'; fails
+** with EEXIST when 'to' exists, EXDEV across file systems, and where the
+** file system has no hard links. 0 or an errno value. */
+int psoc_plat_link(const char *from, const char *to);
 /* Create the directory 'path' (0777 less the umask); 0 also when it
 ** exists as a directory. 0 or an errno value (ENOTDIR: something else is
 ** there). */

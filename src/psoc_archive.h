@@ -108,6 +108,23 @@ PSOC_API psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char 
 PSOC_API psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
                                             size_t errlen);
 
+/* Add some pipelines of an opened archive: those at indices[0..count), in
+** that order, each exactly as psoc_archive_writer_add_archive adds it.
+** 'map' (NULL, or psoc_archive_component_count(a) entries that the caller
+** sets to PSOC_ARCHIVE_MAP_EMPTY before the first call and then passes,
+** unchanged, to every later call with the same writer and archive) records
+** which writer component each of a's components became, so that a
+** component shared by pipelines added in several calls is compared with
+** the writer's copy once, not once per call. An index out of range is
+** PSOC_ERR_ARG; failures as psoc_archive_writer_add_archive's, with the
+** pipelines added before the failing one kept (and 'map' still valid). */
+#define PSOC_ARCHIVE_MAP_EMPTY 0xFFFFFFFFu
+PSOC_API psoc_status psoc_archive_writer_add_archive_pipelines(psoc_archive_writer *w,
+                                                               psoc_archive *a,
+                                                               const size_t *indices, size_t count,
+                                                               uint32_t *map, char *err,
+                                                               size_t errlen);
+
 /* Pipelines added so far, unique components, their bytes, and the bytes
 ** the components would take without sharing (every reference counted). */
 typedef struct psoc_archive_writer_stats {

@@ -10,6 +10,7 @@
 ** three paths add units to the writer the same way, so a build system's
 ** merge and a one-shot cook give identical bytes.
 */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,8 +234,9 @@ static merge_slot *merger_slot(merge_slot *slots, size_t cap, uint64_t name_hash
 /* Remember where a's pipelines came from (those seen before keep their
 ** first input). Only costs the clash message its second name when out of
 ** memory. */
-static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
-  size_t k, n = psoc_archive_count(a);
+static void merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size_t count,
+                            const char *label) {
+  size_t k, n = idx ? count : psoc_archive_count(a);
   for (k = 0; k < n; k++) {
     psoc_archive_entry e;
     merge_slot *sl;
@@ -249,7 +251,7 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
       mg->slots = slots;
       mg->cap = cap;
     }
-    if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
+    if (psoc_archive_entry_get(a, idx ? idx[k] : k, &e) != PSOC_OK) continue;
     h = psoc_xxh3(e.name, strlen(e.name));
     sl = merger_slot(mg->slots, mg->cap, h);
     if (sl->label) continue;
@@ -260,27 +262,31 @@ static void merger_remember(merger *mg, psoc_archive *a, const char *label) {
   }
 }
 
-/* Add archive 'a' (input 'label') to the merge. On a clash or damage,
+/* Add archive 'a' (input 'label') to the merge: all its pipelines, or
+** (idx not NULL) those at idx[0..count), through the component map 'map'
+** (psoc_archive_writer_add_archive_pipelines). On a clash or damage,
 ** mg->rc and mg->message say why (later inputs are then ignored). */
-static void merger_add(merger *mg, psoc_archive *a, const char *label) {
+static void merger_add(merger *mg, psoc_archive *a, const size_t *idx, size_t count, uint32_t *map,
+                       const char *label) {
   char err[512];
-  size_t k;
+  size_t k, total = idx ? count : psoc_archive_count(a);
   int n;
   psoc_status s;
   if (mg->rc != CLI_EXIT_OK) return;
-  s = psoc_archive_writer_add_archive(mg->w, a, err, sizeof err);
+  s = idx ? psoc_archive_writer_add_archive_pipelines(mg->w, a, idx, count, map, err, sizeof err)
+          : psoc_archive_writer_add_archive(mg->w, a, err, sizeof err);
   if (s == PSOC_OK) {
-    merger_remember(mg, a, label);
+    merger_remember(mg, a, idx, count, label);
     return;
   }
   mg->rc = s == PSOC_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
   if (s == PSOC_ERR_DUPLICATE) {
     /* the clashing pipeline: the first of this input's whose name an
     ** earlier input holds with other content */
-    for (k = 0; k < psoc_archive_count(a); k++) {
+    for (k = 0; k < total; k++) {
       psoc_archive_entry e;
       const merge_slot *sl;
-      if (psoc_archive_entry_get(a, k, &e) != PSOC_OK) continue;
+      if (psoc_archive_entry_get(a, idx ? idx[k] : k, &e) != PSOC_OK) continue;
       sl = merger_slot(mg->slots, mg->cap, psoc_xxh3(e.name, strlen(e.name)));
       if (!sl->label || (sl->hash.lo == e.hash.lo && sl->hash.hi == e.hash.hi)) continue;
       n = snprintf(mg->message, sizeof mg->message,
@@ -431,12 +437,35 @@ static int cook_unit(const cook_args *a, cook_material *m) {
 typedef struct cook_sink {
   merger mg;
   int any_failed;
+  psoc_archive *pack;          /* the cache's pack, or NULL */
+  uint32_t *pack_map;          /* its components in the writer (NULL: none kept) */
+  size_t from_pack;            /* materials whose pipelines it gave */
 } cook_sink;
 
+static size_t writer_pipelines(const psoc_archive_writer *w) {
+  psoc_archive_writer_stats st;
+  psoc_archive_writer_stats_get(w, &st);
+  return st.pipelines;
+}
+
+/* Merge m (in input order); with a cache, note whether its pipelines all
+** went into the archive as its own (pack_new: the new pack will hold
+** them, cook_index_save lists them). */
 static void sink_ready(void *ud, cook_material *m) {
   cook_sink *k = ud;
   if (m->failed) k->any_failed = 1;
-  if (!k->any_failed && m->archive) merger_add(&k->mg, m->archive, m->path);
+  if (!k->any_failed && (m->archive || m->pack_idx)) {
+    size_t before = writer_pipelines(k->mg.w);
+    size_t count = m->pack_idx ? m->pipelines : psoc_archive_count(m->archive);
+    if (m->pack_idx) {
+      merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, m->path);
+      k->from_pack++;
+    } else {
+      merger_add(&k->mg, m->archive, NULL, 0, NULL, m->path);
+    }
+    if (k->mg.rc == CLI_EXIT_OK && m->indexed && writer_pipelines(k->mg.w) - before == count)
+      m->pack_new = m->pack_idx || cook_pack_list_make(m, m->archive) == 0;
+  }
   cook_material_drop_unit(m);
 }
 
@@ -451,6 +480,9 @@ typedef struct index_job {
   cook_material *m;
   size_t count;
   cook_cache_stats cs;
+  uint64_t pack_id;            /* the pack the index names */
+  size_t from_pack;            /* materials whose pipelines the old pack gave */
+  int new_pack;                /* it is made by this cook */
   int failed;                  /* the index was not written: 'err' says why */
   char err[512];
   uint64_t ns;                 /* the time writing the index took */
@@ -464,7 +496,7 @@ static void index_job_run(void *ud) {
   if (j->a->index_stats) j->cs = *j->a->index_stats;
   cook_memo_stats(j->a->o.memo, &j->cs);
   j->failed = cook_index_save(j->a->o.cache_dir, j->a->o.index, j->a->o.memo, j->m, j->count,
-                              &j->cs, j->err, sizeof j->err) != 0;
+                              j->pack_id, j->new_pack, &j->cs, j->err, sizeof j->err) != 0;
   j->ns = psoc_plat_now_ns() - t0;
   for (i = 0; i < j->count; i++) cook_material_free(&j->m[i]);
 }
@@ -485,6 +517,9 @@ static void index_job_print(const index_job *j) {
           j->cs.index_written ? "written" : "not rewritten");
   if (j->cs.index_written) fprintf(stderr, " (%zu entries)", j->cs.index_written);
   fputs("\n", stderr);
+  fprintf(stderr, "psoc cook: cache pack %s; pipelines of %zu material(s) taken from it%s\n",
+          j->a->o.pack ? "loaded" : "none", j->from_pack,
+          j->new_pack ? "; a new pack made" : "");
 }
 
 static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint64_t listed) {
@@ -496,6 +531,7 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
   int rc = CLI_EXIT_OK, have_sink = 0, have_job = 0, job_thread = 0, printed = 0;
   index_job job;
   psoc_plat_thread job_t;
+  uint64_t old_pack = cook_index_pack_id(a->o.index);
   memset(&sink, 0, sizeof sink);
   memset(&job, 0, sizeof job);
   if (!m) goto nomem;
@@ -507,6 +543,11 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     if (merger_init(&sink.mg, "cook") != 0) goto nomem;
     have_sink = 1;
     sink.any_failed = 0;
+    if ((sink.pack = a->o.pack) != NULL) {
+      size_t nc = psoc_archive_component_count(sink.pack);
+      if ((sink.pack_map = malloc((nc ? nc : 1) * sizeof *sink.pack_map)) != NULL)
+        for (i = 0; i < nc; i++) sink.pack_map[i] = PSOC_ARCHIVE_MAP_EMPTY;
+    }
     a->o.ready = sink_ready;
     a->o.ready_ud = &sink;
   }
@@ -533,6 +574,17 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     job.a = a;
     job.m = m;
     job.count = scripts->count;
+    job.pack_id = old_pack;
+    job.from_pack = sink.from_pack;
+    /* a new pack when an archive is to be written and the current pack
+    ** does not already hold every material's pipelines */
+    if (!a->unit && !failed && sink.mg.rc == CLI_EXIT_OK) {
+      for (i = 0; i < scripts->count && m[i].pack_old; i++) continue;
+      if (i < scripts->count || !a->o.pack) {
+        job.new_pack = 1;
+        job.pack_id = cook_pack_new_id(a->output);
+      }
+    }
     have_job = 1;
     job_thread = psoc_plat_thread_start(&job_t, index_job_run, &job) == 0;
     if (!job_thread) index_job_run(&job);
@@ -559,6 +611,12 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     goto done;
   }
   if ((rc = write_archive("cook", sink.mg.w, a->output, &st, &size)) != CLI_EXIT_OK) goto done;
+  if (job.new_pack) { /* the pack: the archive just written, by a second name */
+    char pack[PSOC_PLAT_PATH_MAX];
+    if (cook_pack_path(a->o.cache_dir, job.pack_id, pack) == 0 &&
+        psoc_plat_link(a->output, pack) == EEXIST && psoc_plat_remove(pack) == 0)
+      (void)psoc_plat_link(a->output, pack);
+  }
   written_ns = psoc_plat_now_ns();
   merger_free(&sink.mg); /* while the index is written */
   have_sink = 0;
@@ -584,10 +642,37 @@ nomem:
 done:
   if (have_sink) merger_free(&sink.mg);
   if (job_thread) psoc_plat_thread_join(&job_t);
+  if (have_job && job.new_pack) {
+    /* the pack the index on disk does not name goes: the old one once the
+    ** new index names the new one, else the new one */
+    char pack[PSOC_PLAT_PATH_MAX];
+    uint64_t gone = job.cs.index_written ? old_pack : job.pack_id;
+    if (gone && gone != (job.cs.index_written ? job.pack_id : old_pack) &&
+        cook_pack_path(a->o.cache_dir, gone, pack) == 0) (void)psoc_plat_remove(pack);
+  }
+  free(sink.pack_map);
   if (have_job && a->o.verbose && !printed) index_job_print(&job);
   for (i = 0; m && !have_job && i < scripts->count; i++) cook_material_free(&m[i]);
   free(m);
   return rc;
+}
+
+/* Loading the cache index and the pack it names, on a thread of its own
+** while the main thread finds the scripts (or inline when no thread
+** starts). */
+typedef struct cache_prep {
+  const char *dir;
+  cook_memo *memo;
+  cook_index *index;
+  cook_pack *pack;
+  cook_cache_stats stats;
+} cache_prep;
+
+static void cache_prep_run(void *ud) {
+  cache_prep *p = ud;
+  memset(&p->stats, 0, sizeof p->stats);
+  p->index = cook_index_load(p->dir, p->memo, &p->stats);
+  p->pack = cook_pack_open(p->dir, p->index);
 }
 
 int cli_cook_main(int argc, char **argv) {
@@ -595,15 +680,32 @@ int cli_cook_main(int argc, char **argv) {
   cli_paths scripts = { NULL, 0, 0 };
   char err[512], cache[PSOC_PLAT_PATH_MAX];
   uint64_t start = psoc_plat_now_ns();
-  cook_index *index = NULL;
-  cook_cache_stats index_stats;
-  int rc;
+  cache_prep prep;
+  psoc_plat_thread prep_t;
+  int rc, cache_ok = 1, have_prep = 0, prep_thread = 0;
   memset(&a, 0, sizeof a);
+  memset(&prep, 0, sizeof prep);
   if ((a.inputs = calloc((size_t)argc + 1, sizeof *a.inputs)) == NULL) {
     fprintf(stderr, "psoc cook: out of memory\n");
     return CLI_EXIT_USAGE;
   }
   if ((rc = parse_cook(&a, argc, argv)) >= 0) goto done;
+  if (!a.unit && !a.no_cache) {
+    if (!a.cache) {
+      if ((size_t)snprintf(cache, sizeof cache, "%s.cache", a.output) >= sizeof cache)
+        cache_ok = 0; /* said after the scripts' own errors */
+      else
+        a.cache = cache;
+    }
+    if (cache_ok) a.o.cache_dir = a.cache;
+  }
+  a.o.memo = cook_memo_new(); /* NULL: no memo, only slower */
+  if (a.o.cache_dir && a.o.memo) {
+    prep.dir = a.o.cache_dir;
+    prep.memo = a.o.memo;
+    have_prep = 1;
+    prep_thread = psoc_plat_thread_start(&prep_t, cache_prep_run, &prep) == 0;
+  }
   if (cli_collect_scripts(&scripts, a.inputs, a.input_count, err, sizeof err) != 0) {
     fputs("psoc cook: ", stderr);
     cli_text(stderr, err);
@@ -611,29 +713,26 @@ int cli_cook_main(int argc, char **argv) {
     rc = CLI_EXIT_USAGE;
     goto done;
   }
-  if (!a.unit && !a.no_cache) {
-    if (!a.cache) {
-      if ((size_t)snprintf(cache, sizeof cache, "%s.cache", a.output) >= sizeof cache) {
-        rc = cli_usage_error("cook", "the output path is too long");
-        goto done;
-      }
-      a.cache = cache;
-    }
-    a.o.cache_dir = a.cache;
+  if (!cache_ok) {
+    rc = cli_usage_error("cook", "the output path is too long");
+    goto done;
   }
   a.o.progress = a.progress == 1 || (a.progress == -1 && !a.quiet && psoc_plat_isatty(1) &&
                                      psoc_plat_isatty(2));
-  a.o.memo = cook_memo_new(); /* NULL: no memo, only slower */
-  if (a.o.cache_dir && a.o.memo) {
-    memset(&index_stats, 0, sizeof index_stats);
-    index = cook_index_load(a.o.cache_dir, a.o.memo, &index_stats);
-    a.o.index = index;
-    a.index_stats = &index_stats;
+  if (have_prep) {
+    if (prep_thread) psoc_plat_thread_join(&prep_t);
+    else cache_prep_run(&prep);
+    prep_thread = 0;
+    a.o.index = prep.index;
+    a.o.pack = cook_pack_archive(prep.pack);
+    a.index_stats = &prep.stats;
   }
   rc = run_cook(&a, &scripts, start, psoc_plat_now_ns());
-  cook_index_free(index);
-  cook_memo_free(a.o.memo);
 done:
+  if (prep_thread) psoc_plat_thread_join(&prep_t);
+  cook_pack_free(prep.pack);
+  cook_index_free(prep.index);
+  cook_memo_free(a.o.memo);
   cli_paths_free(&scripts);
   free(a.inputs);
   return rc;
@@ -718,7 +817,7 @@ int cli_merge_main(int argc, char **argv) {
       rc = s == PSOC_ERR_INVALID ? CLI_EXIT_ERRORS : CLI_EXIT_USAGE;
       goto out;
     }
-    merger_add(&mg, a, in[i]);
+    merger_add(&mg, a, NULL, 0, NULL, in[i]);
     psoc_archive_close(a);
     if ((rc = mg.rc) != CLI_EXIT_OK) {
       merger_print(&mg);

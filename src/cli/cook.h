@@ -66,6 +66,17 @@ typedef struct cook_material {
   uint64_t unit_hash;     /* the unit's fingerprint (cook_unit_fingerprint) */
   uint64_t unit_bytes;    /* the unit's size */
   int indexed;            /* 1: an entry for the index (a hit, or stored now) */
+  /* The pack (cook_pack_open): a hit whose pipelines are taken from the
+  ** pack has pack_idx (malloc: their indices there, m->pipelines of them)
+  ** and no unit. pack_list: the names and hashes of the material's
+  ** pipelines as the index records them (cook_pack_list_*), pack_list_own
+  ** when made this run (malloc), else borrowed from the loaded index. */
+  size_t *pack_idx;
+  const unsigned char *pack_list;
+  unsigned char *pack_list_own;
+  size_t pack_list_len;
+  int pack_old;           /* its pipelines are its own in the loaded pack */
+  int pack_new;           /* ... and in the archive this cook writes */
 } cook_material;
 
 /* Content hashes of files already hashed in this run (cook_cache.c): a
@@ -120,9 +131,13 @@ void cook_index_free(cook_index *ix);
 ** its .dep file, a file read afresh) or there was no usable index. 0, or
 ** -1 with the reason in 'err' (a cache that cannot be written only costs
 ** speed). st->index_written: the entries written (0: not rewritten). */
+/* pack_id: the pack the new index names; when it is not the loaded
+** index's (new_pack), only the materials with pack_new keep their
+** pipeline lists, else those with pack_old and the old entries not
+** replaced by this run's. */
 int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *memo,
-                    const cook_material *m, size_t count, cook_cache_stats *st, char *err,
-                    size_t n);
+                    const cook_material *m, size_t count, uint64_t pack_id, int new_pack,
+                    cook_cache_stats *st, char *err, size_t n);
 
 typedef struct cook_options {
   const char *command;          /* "cook" */
@@ -136,6 +151,7 @@ typedef struct cook_options {
   int verbose;                  /* one line per material on stderr */
   cook_memo *memo;              /* NULL: hash and resolve every file every time */
   const cook_index *index;      /* the cache index, or NULL */
+  psoc_archive *pack;           /* the index's pack (cook_pack_open), or NULL */
   /* Called for each material in input order, as soon as it and every
   ** material before it are done: from one worker thread at a time (the
   ** calls never overlap), while the others go on evaluating. It may free
@@ -154,6 +170,32 @@ void cook_material_free(cook_material *m);
 void cook_material_drop_unit(cook_material *m);
 
 /* ---- the cache (cook_cache.c) ----------------------------------------- */
+
+/* The pack: CACHE/pack-ID.psoa, a hard link to the archive the last
+** successful cook with this cache wrote, named by a random ID that the
+** index records (cook_cache.c explains). A re-cook takes the pipelines of
+** unchanged materials from it instead of reading each material's unit. */
+typedef struct cook_pack cook_pack;
+/* The index's pack, read into memory and opened with every checksum
+** verified (it is then read by several threads at once); NULL when the
+** index names none or it is missing, damaged or unreadable. */
+cook_pack *cook_pack_open(const char *cache_dir, const cook_index *ix);
+void cook_pack_free(cook_pack *p);
+psoc_archive *cook_pack_archive(const cook_pack *p);
+/* The pack ID the loaded index names (0: none). */
+uint64_t cook_index_pack_id(const cook_index *ix);
+/* A new pack ID (never 0). */
+uint64_t cook_pack_new_id(const char *output);
+/* CACHE/pack-ID.psoa into out[PSOC_PLAT_PATH_MAX]; 0, or -1 when too long. */
+int cook_pack_path(const char *cache_dir, uint64_t id, char *out);
+/* A material's pipeline list for the index, from the unit it was merged
+** from: per pipeline its canonical hash (16 bytes), the name's length
+** (u32) and the name with a NUL. 0, or -1 when out of memory. */
+int cook_pack_list_make(cook_material *m, psoc_archive *unit);
+/* The list's next entry at *pos (0 first): 1 with its name (NUL-terminated)
+** and hash, 0 at the end or where the list is malformed. */
+int cook_pack_list_next(const unsigned char *list, size_t len, size_t *pos, const char **name,
+                        psoc_hash128 *hash);
 
 /* The key of a material under options 'o': psoc's version, the archive
 ** format, the options that change a result (profile, --werror, the roots or

@@ -19,6 +19,21 @@
 ** a lookup the index cannot answer (no index, a damaged or stale one, an
 ** entry it lacks or whose files changed) reads the entry's .dep as before.
 **
+** The pack: CACHE/pack-ID.psoa (ID: 16 hex digits, made afresh by each
+** cook that writes an archive, cook_pack_new_id) is a hard link to the
+** archive the cook wrote, and the index names the ID and lists, for each
+** entry whose pipelines went into that archive as its own (every one of
+** them added by it, none left out as a copy of another material's), their
+** names and canonical hashes. A re-cook opens the pack once, with every
+** checksum verified, and takes such an entry's pipelines from it when each
+** listed name is there with the listed hash; otherwise, and when there is
+** no pack, it reads the entry's unit. One file read instead of a unit per
+** material, and no shared shader read and compared again for every
+** material that uses it. A cook that writes a new pack removes the old one
+** after its index names the new one; entries whose pipelines are not in
+** the new pack lose their list. No pack is made where the output's folder
+** and the cache's are on different file systems (or have no hard links).
+**
 ** HASH is XXH3-64 (src/xxh.h) in 16 hex digits. An entry is used only when
 ** every file it lists still has the recorded size and content hash and the
 ** unit file has its recorded size, fingerprint (cook_unit_fingerprint) and
@@ -599,10 +614,11 @@ miss:
 /* ---- the index ------------------------------------------------------------ */
 
 /* CACHE/index, little-endian:
-**   header  "PSOCCIX1", u32 version 1, u32 0, u64 build (XXH3-64 of the
+**   header  "PSOCCIX1", u32 version 2, u32 0, u64 build (XXH3-64 of the
 **           cache magic, psoc's version and the archive format: another
 **           psoc's index is stale), u64 paths, u64 entries, u64 payload
 **           bytes, u64 XXH3-64 of the payload
+**   payload u64 the pack's ID (0: none), then
 **   paths   per path: u64 size, hash (its content when it was last
 **           read), mtime_ns, ctime_ns, ino, dev (its status then), taken
 **           (the wall time before the status was taken); u32 flags (1:
@@ -612,12 +628,16 @@ miss:
 **           pipelines; u32 files, report length; per file (what the unit
 **           was made from, script first) u32 path number, with bit 31 set
 **           when u64 hash and u64 size follow (else they are the path's
-**           content above); the report's bytes
+**           content above); the report's bytes; u32 the pipeline list's
+**           length + 1 and its bytes (0: the pack does not hold its
+**           pipelines; per pipeline: 16 bytes of canonical hash, lo then hi, u32 name
+**           length, the name and a NUL)
 ** Anything that does not parse, or a checksum that does not match, makes
 ** the whole index unusable (then every lookup takes the .dep path). */
 #define INDEX_MAGIC "PSOCCIX1"
 #define INDEX_NAME "index"
 #define INDEX_HEADER 56
+#define INDEX_VERSION 2
 #define INDEX_MAX_SIZE ((uint64_t)1 << 31)
 
 typedef struct ix_file {
@@ -630,6 +650,8 @@ typedef struct ix_entry {
   const ix_file *files; /* into cook_index.files */
   uint32_t file_count, report_len;
   const char *report;   /* into cook_index.data */
+  const unsigned char *list; /* the pipeline list (into cook_index.data), NULL: none */
+  uint32_t list_len;
 } ix_entry;
 
 struct cook_index {
@@ -643,6 +665,7 @@ struct cook_index {
   ix_file *known;       /* per path: its content (path: 1 when known) */
   size_t *slots;        /* key -> entry + 1 (0: free) */
   size_t cap;
+  uint64_t pack_id;     /* 0: none */
 };
 
 static uint64_t index_build(void) {
@@ -683,18 +706,21 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
   const unsigned char *p = ix->data, *end = ix->data + ix->size;
   uint64_t npaths, nentries, payload, i, total_files = 0;
   size_t k;
-  if (ix->size < INDEX_HEADER || memcmp(p, INDEX_MAGIC, 8) != 0 || get32(p + 8) != 1 ||
-      get32(p + 12) != 0)
+  if (ix->size < INDEX_HEADER || memcmp(p, INDEX_MAGIC, 8) != 0 ||
+      get32(p + 8) != INDEX_VERSION || get32(p + 12) != 0)
     return -1;
+
   npaths = get64(p + 24);
   nentries = get64(p + 32);
   payload = get64(p + 40);
   if (payload != ix->size - INDEX_HEADER ||
       psoc_xxh3(p + INDEX_HEADER, (size_t)payload) != get64(p + 48))
     return -1;
-  /* every path takes 64 bytes at least, every entry 40 */
-  if (npaths > payload / 64 || nentries > payload / 40) return -1;
+  /* every path takes 64 bytes at least, every entry 44 */
+  if (payload < 8 || npaths > payload / 64 || nentries > payload / 44) return -1;
   p += INDEX_HEADER;
+  ix->pack_id = get64(p);
+  p += 8;
   if ((ix->paths = calloc((size_t)npaths + 1, sizeof *ix->paths)) == NULL ||
       (ix->known = calloc((size_t)npaths + 1, sizeof *ix->known)) == NULL)
     return -1;
@@ -761,6 +787,8 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
       if (q > end || (uint64_t)(end - q) < rl) return -1;
       total_files += nf;
       q += rl;
+      if (end - q < 4 || (get32(q) && (uint64_t)(end - q - 4) < get32(q) - 1u)) return -1;
+      q += 4 + (get32(q) ? get32(q) - 1u : 0u);
     }
     if (q != end) return -1;
   }
@@ -796,6 +824,9 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
     }
     en->report = (const char *)p;
     p += en->report_len;
+    en->list_len = get32(p) ? get32(p) - 1u : 0u;
+    en->list = get32(p) ? p + 4 : NULL;
+    p += 4 + en->list_len;
   }
   ix->entry_count = (size_t)nentries;
   for (ix->cap = 16; ix->cap < ix->entry_count * 2; ix->cap *= 2) continue;
@@ -830,7 +861,8 @@ cook_index *cook_index_load(const char *cache_dir, cook_memo *memo, cook_cache_s
   }
   psoc_plat_close(&f);
   ix->size = got;
-  if (get64(ix->data + 16) != index_build() && memcmp(ix->data, INDEX_MAGIC, 8) == 0) {
+  if (memcmp(ix->data, INDEX_MAGIC, 8) == 0 &&
+      (get64(ix->data + 16) != index_build() || get32(ix->data + 8) != INDEX_VERSION)) {
     st->index_state = COOK_INDEX_STALE;
     cook_index_free(ix);
     return NULL;
@@ -866,6 +898,40 @@ static const ix_entry *index_find(const cook_index *ix, uint64_t key) {
   return NULL;
 }
 
+/* Entry e's pipelines from the pack: each name its list gives is there
+** with the listed hash (then they are the very records its unit holds:
+** cook_index_save lists only pipelines the pack took from the entry's own
+** unit). 1 with m->pack_idx, or 0. */
+static int take_pack(const cook_options *o, const ix_entry *e, cook_material *m) {
+  size_t pos = 0, n = 0;
+  const char *name;
+  psoc_hash128 hash;
+  if (!o->pack || !e->list || e->pipelines > e->list_len / 21) return 0;
+  if ((m->pack_idx = malloc(((size_t)e->pipelines + 1) * sizeof *m->pack_idx)) == NULL) return 0;
+  while (cook_pack_list_next(e->list, e->list_len, &pos, &name, &hash)) {
+    psoc_archive_entry pe;
+    size_t i = psoc_archive_find(o->pack, name);
+    if (n == e->pipelines || i == PSOC_ARCHIVE_NOT_FOUND ||
+        psoc_archive_entry_get(o->pack, i, &pe) != PSOC_OK || pe.hash.lo != hash.lo ||
+        pe.hash.hi != hash.hi)
+      break;
+    m->pack_idx[n++] = i;
+  }
+  if (n != e->pipelines || pos != e->list_len) {
+    free(m->pack_idx);
+    m->pack_idx = NULL;
+    return 0;
+  }
+  m->unit_bytes = e->unit_size;
+  m->unit_hash = e->unit_hash;
+  m->pipelines = n;
+  m->cacheable = 1;
+  m->pack_list = e->list;
+  m->pack_list_len = e->list_len;
+  m->pack_old = 1;
+  return 1;
+}
+
 /* The fast path: the entry in the index, its files by their status. */
 static int index_lookup(const cook_options *o, uint64_t key, cook_material *m) {
   const ix_entry *e = index_find(o->index, key);
@@ -878,7 +944,8 @@ static int index_lookup(const cook_options *o, uint64_t key, cook_material *m) {
         size != e->files[i].size)
       return 0;
   }
-  if (!take_unit(o, key, m, e->unit_hash, e->unit_size, (size_t)e->pipelines)) return 0;
+  if (!take_pack(o, e, m) && !take_unit(o, key, m, e->unit_hash, e->unit_size, (size_t)e->pipelines))
+    return 0;
   m->indexed = 2; /* as the index has it: nothing to write for it */
   for (i = 0; i < e->file_count; i++) {
     const char *path = o->index->paths[e->files[i].path];
@@ -960,8 +1027,8 @@ static memo_entry *memo_find(cook_memo *memo, const char *path) {
 }
 
 int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *memo,
-                    const cook_material *m, size_t count, cook_cache_stats *st, char *err,
-                    size_t n) {
+                    const cook_material *m, size_t count, uint64_t pack_id, int new_pack,
+                    cook_cache_stats *st, char *err, size_t n) {
   char path[PSOC_PLAT_PATH_MAX];
   out_entry *all;
   size_t total = 0, kept = 0, i, j, news = 0;
@@ -976,7 +1043,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     if (m[i].indexed && !m[i].failed) news++;
   /* nothing new: no entry evaluated or taken by the .dep path, no status
   ** read afresh (a cook with nothing to do writes nothing) */
-  if (old && memo->changed == 0) {
+  if (old && memo->changed == 0 && !new_pack) {
     for (i = 0; i < count; i++)
       if (m[i].indexed == 1 && !m[i].failed) break;
     if (i == count) return 0;
@@ -999,14 +1066,28 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   for (i = 0; i < total; i++) {
     const cook_material *mm = all[i].m;
     const ix_entry *oe = all[i].old;
-    size_t nf, report_len;
+    size_t nf, report_len, list_len;
     const char *report;
+    const unsigned char *list;
     if (i > 0 && all[i].key == all[i - 1].key) continue; /* replaced by this run's */
     if (!mm && !old) continue; /* (an old entry comes with its index) */
     nf = mm ? mm->file_count : oe->file_count;
     report = mm ? (mm->report ? mm->report : "") : oe->report;
     report_len = mm ? strlen(report) : oe->report_len;
-    if ((q = out_room(&entries, 40 + nf * 20 + report_len)) == NULL) goto nomem;
+    /* the pipeline list where the pack the index names holds them */
+    if (mm && (new_pack ? mm->pack_new : mm->pack_old)) {
+      list = mm->pack_list;
+      list_len = mm->pack_list_len;
+    } else if (!mm && !new_pack) {
+      list = oe->list;
+      list_len = oe->list_len;
+    } else {
+      list = NULL;
+      list_len = 0;
+    }
+    if (!list) list_len = 0;
+    if (list_len >= UINT32_MAX) goto nomem;
+    if ((q = out_room(&entries, 44 + nf * 20 + report_len + list_len)) == NULL) goto nomem;
     q = put64(q, all[i].key);
     q = put64(q, mm ? mm->unit_hash : oe->unit_hash);
     q = put64(q, mm ? mm->unit_bytes : oe->unit_size);
@@ -1033,10 +1114,14 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     }
     memcpy(q, report, report_len);
     q += report_len;
+    q = put32(q, list ? (uint32_t)list_len + 1u : 0u);
+    if (list_len) memcpy(q, list, list_len);
+    q += list_len;
     entries.size = (size_t)(q - entries.data); /* the room not taken by short refs */
     kept++;
   }
-  if (!out_room(&paths, INDEX_HEADER)) goto nomem;
+  if ((q = out_room(&paths, INDEX_HEADER + 8)) == NULL) goto nomem;
+  (void)put64(q + INDEX_HEADER, pack_id);
   for (i = 0; i < npaths; i++) {
     const memo_entry *me = order[i];
     size_t len = strlen(me->path);
@@ -1059,7 +1144,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   if (paths.failed) goto nomem;
   q = paths.data;
   memcpy(q, INDEX_MAGIC, 8);
-  q = put32(q + 8, 1);
+  q = put32(q + 8, INDEX_VERSION);
   q = put32(q, 0);
   q = put64(q, index_build());
   q = put64(q, npaths);
@@ -1086,6 +1171,103 @@ out:
   free(paths.data);
   free(entries.data);
   return rc;
+}
+
+/* ---- the pack ---------------------------------------------------------------- */
+
+struct cook_pack {
+  unsigned char *data; /* the file's bytes (malloc) */
+  psoc_archive *a;     /* opened over them, every checksum verified */
+};
+
+uint64_t cook_index_pack_id(const cook_index *ix) { return ix ? ix->pack_id : 0; }
+
+int cook_pack_path(const char *cache_dir, uint64_t id, char *out) {
+  return (size_t)snprintf(out, PSOC_PLAT_PATH_MAX, "%s/pack-%016" PRIx64 ".psoa", cache_dir, id) <
+                 PSOC_PLAT_PATH_MAX
+             ? 0
+             : -1;
+}
+
+uint64_t cook_pack_new_id(const char *output) {
+  uint64_t v[3], id;
+  v[0] = psoc_plat_wall_now_ns();
+  v[1] = psoc_plat_now_ns();
+  v[2] = psoc_xxh3(output, strlen(output));
+  id = psoc_xxh3(v, sizeof v);
+  return id ? id : 1;
+}
+
+cook_pack *cook_pack_open(const char *cache_dir, const cook_index *ix) {
+  char path[PSOC_PLAT_PATH_MAX], err[64];
+  cli_file f;
+  cook_pack *p;
+  if (!ix || !ix->pack_id || cook_pack_path(cache_dir, ix->pack_id, path) != 0) return NULL;
+  if (read_unit(path, &f) != 0) return NULL;
+  if ((p = calloc(1, sizeof *p)) == NULL ||
+      psoc_archive_open_memory(f.data, f.size, PSOC_ARCHIVE_VERIFY_ALL | PSOC_ARCHIVE_REJECT_DAMAGED,
+                               NULL, &p->a, err, sizeof err) != PSOC_OK) {
+    free(p);
+    cli_file_free(&f);
+    return NULL;
+  }
+  p->data = f.data;
+  return p;
+}
+
+void cook_pack_free(cook_pack *p) {
+  if (!p) return;
+  psoc_archive_close(p->a);
+  free(p->data);
+  free(p);
+}
+
+psoc_archive *cook_pack_archive(const cook_pack *p) { return p ? p->a : NULL; }
+
+int cook_pack_list_make(cook_material *m, psoc_archive *unit) {
+  size_t n = psoc_archive_count(unit), i, len = 0;
+  unsigned char *q;
+  free(m->pack_list_own);
+  m->pack_list_own = NULL;
+  m->pack_list = NULL;
+  m->pack_list_len = 0;
+  for (i = 0; i < n; i++) {
+    psoc_archive_entry e;
+    if (psoc_archive_entry_get(unit, i, &e) != PSOC_OK) return -1;
+    len += 21 + strlen(e.name);
+  }
+  if (len >= UINT32_MAX || (m->pack_list_own = malloc(len ? len : 1)) == NULL) return -1;
+  q = m->pack_list_own;
+  for (i = 0; i < n; i++) {
+    psoc_archive_entry e;
+    size_t nl;
+    (void)psoc_archive_entry_get(unit, i, &e);
+    nl = strlen(e.name);
+    q = put64(q, e.hash.lo);
+    q = put64(q, e.hash.hi);
+    q = put32(q, (uint32_t)nl);
+    memcpy(q, e.name, nl + 1);
+    q += nl + 1;
+  }
+  m->pack_list = m->pack_list_own;
+  m->pack_list_len = len;
+  return 0;
+}
+
+int cook_pack_list_next(const unsigned char *list, size_t len, size_t *pos, const char **name,
+                        psoc_hash128 *hash) {
+  size_t p = *pos;
+  uint32_t nl;
+  if (p >= len || len - p < 21) return 0;
+  nl = get32(list + p + 16);
+  if (nl == 0 || len - p - 20 < (size_t)nl + 1 || list[p + 20 + nl] != 0 ||
+      memchr(list + p + 20, 0, nl))
+    return 0;
+  hash->lo = get64(list + p);
+  hash->hi = get64(list + p + 8);
+  *name = (const char *)list + p + 20;
+  *pos = p + 21 + nl;
+  return 1;
 }
 
 /* ---- writing an entry --------------------------------------------------- */

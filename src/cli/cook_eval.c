@@ -277,9 +277,11 @@ static void cook_one(const cook_options *o, cook_material *m) {
 void cook_material_drop_unit(cook_material *m) {
   psoc_archive_close(m->archive); /* before the bytes it reads */
   free(m->unit);
+  free(m->pack_idx);
   m->archive = NULL;
   m->unit = NULL;
   m->unit_size = 0;
+  m->pack_idx = NULL;
 }
 
 void cook_material_free(cook_material *m) {
@@ -288,8 +290,13 @@ void cook_material_free(cook_material *m) {
   for (i = 0; i < m->file_count; i++) free(m->files[i].path);
   free(m->files);
   free(m->report);
+  free(m->pack_list_own);
   m->files = NULL;
   m->report = NULL;
+  m->pack_list_own = NULL;
+  m->pack_list = NULL;
+  m->pack_list_len = 0;
+  m->pack_old = m->pack_new = 0;
   m->file_count = 0;
 }
 

@@ -184,7 +184,9 @@ test_damage() {
     evaluated 8 0
     same "$TMP/ref.psoa" "$TMP/i.psoa" "no index, no .dep"
     # a unit replaced under its key by another entry's unit (sizes aside):
-    # the index's unit hash refuses it
+    # the index's unit hash refuses it (units are read where the pack does
+    # not serve: without one)
+    rm -f "$C"/pack-*.psoa
     local -a units
     mapfile -t units < <(ls "$C"/*.unit)
     cp "${units[0]}" "${units[1]}"
@@ -193,6 +195,7 @@ test_damage() {
     same "$TMP/ref.psoa" "$TMP/i.psoa" "a unit replaced"
     # every unit damaged: all evaluated again, correct archive
     local f
+    rm -f "$C"/pack-*.psoa
     for f in "$C"/*.unit; do printf 'garbage' >"$f"; done
     cook_v
     evaluated 8 0
@@ -241,9 +244,15 @@ test_beside() {
     [[ ! -e $TMP/missing ]] && pass || fail "the missing folder was made"
     expect 0 cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/b.psoa"
     evaluated 0 8
-    has "$ERR" "index not rewritten"
+    # the pack the failed cook named was never made: this cook makes it
+    has "$ERR" "cache pack none; .*a new pack made"
+    has "$ERR" "index written \(8 entries\)" "the index names the new pack"
     has "$ERR" "ms writing the archive; [0-9.]* ms writing the index \(beside it\)" "-v times"
     same "$TMP/ref.psoa" "$TMP/b.psoa" "after a failed write"
+    expect 0 cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$TMP/b.psoa"
+    evaluated 0 8
+    has "$ERR" "index not rewritten"
+    same "$TMP/ref.psoa" "$TMP/b.psoa" "nothing to do"
     # a failing material: the index's line before the failure's, the other
     # materials' entries kept
     cp "$MAT/lit.lua" "$TMP/lit.lua.keep"
@@ -261,11 +270,88 @@ test_beside() {
     same "$TMP/ref.psoa" "$TMP/b.psoa" "after the failure"
 }
 
+# ---- the pack: the last archive by a second name ------------------------------
+
+# packs DIR N: exactly N pack files in cache DIR (their names in PACKS)
+packs() {
+    PACKS=()
+    local f
+    for f in "$1"/pack-*.psoa; do [[ -e $f ]] && PACKS+=("$f"); done
+    [[ ${#PACKS[@]} -eq $2 ]] && pass || fail "${#PACKS[@]} pack files in $1, expected $2: ${PACKS[*]}"
+}
+
+test_pack() {
+    local c=$TMP/pack_cache out=$TMP/p.psoa first
+    cook_p() { expect 0 cook -v --jobs 2 --cache "$c" --profile "$PROFILE" "$MAT" -o "$out"; }
+    reference
+    cook_p
+    has "$ERR" "cache pack none; pipelines of 0 material\(s\) taken from it; a new pack made"
+    packs "$c" 1
+    same "$out" "${PACKS[0]}" "the pack is the archive written"
+    first=${PACKS[0]}
+    # warm: every material's pipelines from the pack; it stays
+    cook_p
+    evaluated 0 8
+    count "$ERR" "cache pack loaded; pipelines of 8 material\(s\) taken from it$" 1
+    packs "$c" 1
+    [[ ${PACKS[0]} == "$first" ]] && pass || fail "the pack was replaced: ${PACKS[0]}"
+    same "$TMP/ref.psoa" "$out" "from the pack"
+    # an edit: that material evaluated, the rest from the pack; a new pack
+    # replaces the old one
+    cp "$MAT/lit.lua" "$TMP/lit.lua.pack"
+    printf '\n-- edited\n' >>"$MAT/lit.lua"
+    cook_p
+    evaluated 1 7
+    has "$ERR" "cache pack loaded; pipelines of 7 material\(s\) taken from it; a new pack made"
+    packs "$c" 1
+    [[ ${PACKS[0]} != "$first" ]] && pass || fail "the old pack is still there"
+    same "$TMP/ref.psoa" "$out" "an edit (the archive does not change: a comment)"
+    # the archive (and so the pack, the same file) changed in place: a byte
+    # flipped fails the pack's checksums; every unit is read; same archive
+    printf '\x5a' | dd of="$out" bs=1 seek=300 conv=notrunc 2>/dev/null
+    cook_p
+    evaluated 0 8
+    has "$ERR" "cache pack none; pipelines of 0 material\(s\) taken from it; a new pack made"
+    same "$TMP/ref.psoa" "$out" "a damaged pack"
+    # another archive written over it in place (compute.lua's alone): the
+    # other entries' names are not there, so their units are read; compute's
+    # and the module's (no pipelines) are what it holds
+    expect 0 cook --no-cache --profile "$PROFILE" "$MAT/compute.lua" -o "$TMP/other.psoa"
+    cat "$TMP/other.psoa" >"$out"
+    cook_p
+    evaluated 0 8
+    has "$ERR" "cache pack loaded; pipelines of 2 material\(s\) taken from it; a new pack made"
+    same "$TMP/ref.psoa" "$out" "another archive in the pack's place"
+    # no pack at all
+    rm -f "$c"/pack-*.psoa
+    cook_p
+    has "$ERR" "cache pack none; pipelines of 0 material\(s\) taken from it; a new pack made"
+    same "$TMP/ref.psoa" "$out" "the pack removed"
+    # a material declaring another's pipelines alike: the archive keeps the
+    # first's, so the copy's are not its own in the pack and come from its
+    # unit; once the first is gone the copy's own records are used
+    cp "$MAT/lit.lua" "$MAT/zz_copy.lua"
+    reference
+    cook_p
+    cook_p
+    evaluated 0 9
+    has "$ERR" "pipelines of 8 material\(s\) taken from it"
+    same "$TMP/ref.psoa" "$out" "a material declaring another's pipelines"
+    mv "$MAT/lit.lua" "$TMP/lit.lua.moved"
+    reference
+    cook_p
+    evaluated 0 8
+    same "$TMP/ref.psoa" "$out" "the copy alone"
+    rm -f "$MAT/zz_copy.lua"
+    cp "$TMP/lit.lua.pack" "$MAT/lit.lua"
+}
+
 test_status
 test_racy
 test_damage
 test_kill
 test_beside
+test_pack
 
 echo "$TEST_NAME: $PASSED passed, $FAILED failed$(skipped_note)"
 [[ $FAILED -eq 0 ]]

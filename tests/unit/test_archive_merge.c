@@ -12,6 +12,10 @@
 **               leaves the writer as it was
 **   finish      a finish with nothing added since gives the same bytes (the
 **               same buffer); an add of something new makes a new finish
+**   pipelines   pipelines of one archive added a few at a time, by index,
+**               through one component map (psoc_archive_writer_add_archive_pipelines,
+**               as psoc cook takes materials from its pack) give the bytes
+**               and statistics of adding every stream; bad arguments
 */
 #include <check.h>
 #include <stdlib.h>
@@ -113,6 +117,84 @@ START_TEST(test_merge_equals_adding_streams) {
   ck_assert_int_eq(memcmp(d1, d2, s1), 0);
   psoc_archive_writer_free(all);
   psoc_archive_writer_free(merged);
+  free_units(u);
+}
+END_TEST
+
+START_TEST(test_merge_pipelines_by_index) {
+  unit u[NMATERIALS];
+  psoc_archive_writer *all, *w;
+  psoc_archive *pack;
+  psoc_archive_writer_stats sa, sw;
+  const void *d1, *d2;
+  size_t s1, s2, i, k, nc;
+  uint32_t *map;
+  char err[256];
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &all), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  make_units(u, all);
+  ck_assert_int_eq(psoc_archive_writer_finish(all, &d1, &s1), PSOC_OK);
+  {
+    unsigned char *copy = aligned_copy(d1, s1);
+    ck_assert_int_eq(psoc_archive_open_memory(copy, s1, PSOC_ARCHIVE_VERIFY_ALL, NULL, &pack, err,
+                                              sizeof err), PSOC_OK);
+    nc = psoc_archive_component_count(pack);
+    map = malloc((nc + 1) * sizeof *map);
+    ck_assert_ptr_nonnull(map);
+    for (k = 0; k < nc; k++) map[k] = PSOC_ARCHIVE_MAP_EMPTY;
+    /* bad arguments change nothing */
+    {
+      size_t bad = psoc_archive_count(pack);
+      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, &bad, 1, map, err, sizeof err),
+                       PSOC_ERR_ARG);
+      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, NULL, 1, map, err, sizeof err),
+                       PSOC_ERR_ARG);
+      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, NULL, &bad, 0, map, err, sizeof err),
+                       PSOC_ERR_ARG);
+      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, NULL, 0, map, err, sizeof err),
+                       PSOC_OK);
+      psoc_archive_writer_stats_get(w, &sw);
+      ck_assert_uint_eq(sw.pipelines, 0);
+      for (k = 0; k < nc; k++) ck_assert_uint_eq(map[k], PSOC_ARCHIVE_MAP_EMPTY);
+    }
+    /* material by material, in reverse, each unit's pipelines by name in
+    ** the whole archive; the first one's twice (the copy adds nothing) */
+    for (i = 0; i < NMATERIALS; i++) {
+      size_t m = NMATERIALS - 1 - i, n, idx[64];
+      psoc_archive *a;
+      ck_assert_int_eq(psoc_archive_open_memory(u[m].data, u[m].size, PSOC_ARCHIVE_VERIFY_ALL, NULL, &a, err,
+                                                sizeof err), PSOC_OK);
+      n = psoc_archive_count(a);
+      ck_assert_uint_le(n, 64);
+      for (k = 0; k < n; k++) {
+        psoc_archive_entry e;
+        ck_assert_int_eq(psoc_archive_entry_get(a, k, &e), PSOC_OK);
+        idx[k] = psoc_archive_find(pack, e.name);
+        ck_assert_uint_ne(idx[k], PSOC_ARCHIVE_NOT_FOUND);
+      }
+      ck_assert_msg(psoc_archive_writer_add_archive_pipelines(w, pack, idx, n, map, err, sizeof err) ==
+                        PSOC_OK, "%s", err);
+      if (i == 0)
+        ck_assert_msg(psoc_archive_writer_add_archive_pipelines(w, pack, idx, n, map, err, sizeof err) ==
+                          PSOC_OK, "%s", err);
+      psoc_archive_close(a);
+    }
+    psoc_archive_writer_stats_get(all, &sa);
+    psoc_archive_writer_stats_get(w, &sw);
+    ck_assert_uint_eq(sa.pipelines, sw.pipelines);
+    ck_assert_uint_eq(sa.components, sw.components);
+    ck_assert_uint_eq(sa.component_bytes, sw.component_bytes);
+    ck_assert_uint_eq(sa.referenced_bytes, sw.referenced_bytes);
+    for (k = 0; k < nc; k++) ck_assert_uint_lt(map[k], sw.components);
+    ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
+    ck_assert_uint_eq(s1, s2);
+    ck_assert_int_eq(memcmp(d1, d2, s1), 0);
+    psoc_archive_close(pack);
+    free(copy);
+  }
+  free(map);
+  psoc_archive_writer_free(all);
+  psoc_archive_writer_free(w);
   free_units(u);
 }
 END_TEST
@@ -283,6 +365,7 @@ Suite *suite_archive_merge(void) {
   tcase_add_test(t, test_merge_equals_adding_streams);
   tcase_add_test(t, test_merge_damaged_component);
   tcase_add_test(t, test_merge_clash_and_finish_again);
+  tcase_add_test(t, test_merge_pipelines_by_index);
   suite_add_tcase(s, t);
   return s;
 }
