@@ -233,10 +233,12 @@ static merge_slot *merger_slot(merge_slot *slots, size_t cap, uint64_t name_hash
 
 /* Remember where a's pipelines came from (those seen before keep their
 ** first input). Only costs the clash message its second name when out of
-** memory. */
-static void merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size_t count,
-                            const char *label) {
+** memory. 1 when every one of them was new to the merge (none seen before
+** under its name, as far as the remembered names' hashes tell), else 0. */
+static int merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size_t count,
+                           const char *label) {
   size_t k, n = idx ? count : psoc_archive_count(a);
+  int all_new = 1;
   for (k = 0; k < n; k++) {
     psoc_archive_entry e;
     merge_slot *sl;
@@ -244,41 +246,46 @@ static void merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size
     if (mg->used * 2 >= mg->cap) {
       size_t cap = mg->cap * 2, i;
       merge_slot *slots = calloc(cap, sizeof *slots);
-      if (!slots) return;
+      if (!slots) return 0;
       for (i = 0; i < mg->cap; i++)
         if (mg->slots[i].label) *merger_slot(slots, cap, mg->slots[i].name_hash) = mg->slots[i];
       free(mg->slots);
       mg->slots = slots;
       mg->cap = cap;
     }
-    if (psoc_archive_entry_get(a, idx ? idx[k] : k, &e) != PSOC_OK) continue;
+    if (psoc_archive_entry_get(a, idx ? idx[k] : k, &e) != PSOC_OK) {
+      all_new = 0;
+      continue;
+    }
     h = psoc_xxh3(e.name, strlen(e.name));
     sl = merger_slot(mg->slots, mg->cap, h);
-    if (sl->label) continue;
+    if (sl->label) {
+      all_new = 0;
+      continue;
+    }
     sl->name_hash = h;
     sl->hash = e.hash;
     sl->label = label;
     mg->used++;
   }
+  return all_new;
 }
 
 /* Add archive 'a' (input 'label') to the merge: all its pipelines, or
 ** (idx not NULL) those at idx[0..count), through the component map 'map'
-** (psoc_archive_writer_add_archive_pipelines). On a clash or damage,
-** mg->rc and mg->message say why (later inputs are then ignored). */
-static void merger_add(merger *mg, psoc_archive *a, const size_t *idx, size_t count, uint32_t *map,
-                       const char *label) {
+** (psoc_archive_writer_add_archive_pipelines). 1 when every pipeline was
+** added as new (merger_remember), else 0. On a clash or damage, mg->rc
+** and mg->message say why (later inputs are then ignored). */
+static int merger_add(merger *mg, psoc_archive *a, const size_t *idx, size_t count, uint32_t *map,
+                      const char *label) {
   char err[512];
   size_t k, total = idx ? count : psoc_archive_count(a);
   int n;
   psoc_status s;
-  if (mg->rc != CLI_EXIT_OK) return;
+  if (mg->rc != CLI_EXIT_OK) return 0;
   s = idx ? psoc_archive_writer_add_archive_pipelines(mg->w, a, idx, count, map, err, sizeof err)
           : psoc_archive_writer_add_archive(mg->w, a, err, sizeof err);
-  if (s == PSOC_OK) {
-    merger_remember(mg, a, idx, count, label);
-    return;
-  }
+  if (s == PSOC_OK) return merger_remember(mg, a, idx, count, label);
   mg->rc = s == PSOC_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
   if (s == PSOC_ERR_DUPLICATE) {
     /* the clashing pipeline: the first of this input's whose name an
@@ -293,10 +300,11 @@ static void merger_add(merger *mg, psoc_archive *a, const size_t *idx, size_t co
                    "%s: error: pipeline '%s' is also declared, with different content, by %s "
                    "(pipeline names must be unique in an archive)",
                    label, e.name, sl->label);
-      if (n >= 0) return;
+      if (n >= 0) return 0;
     }
   }
   snprintf(mg->message, sizeof mg->message, "%s: error: cannot %s: %s", label, mg->cmd, err);
+  return 0;
 }
 
 /* The failure's line on stderr (control characters escaped). */
@@ -442,12 +450,6 @@ typedef struct cook_sink {
   size_t from_pack;            /* materials whose pipelines it gave */
 } cook_sink;
 
-static size_t writer_pipelines(const psoc_archive_writer *w) {
-  psoc_archive_writer_stats st;
-  psoc_archive_writer_stats_get(w, &st);
-  return st.pipelines;
-}
-
 /* Merge m (in input order); with a cache, note whether its pipelines all
 ** went into the archive as its own (pack_new: the new pack will hold
 ** them, cook_index_save lists them). */
@@ -455,16 +457,14 @@ static void sink_ready(void *ud, cook_material *m) {
   cook_sink *k = ud;
   if (m->failed) k->any_failed = 1;
   if (!k->any_failed && (m->archive || m->pack_idx)) {
-    size_t before = writer_pipelines(k->mg.w);
-    size_t count = m->pack_idx ? m->pipelines : psoc_archive_count(m->archive);
+    int own;
     if (m->pack_idx) {
-      merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, m->path);
+      own = merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, m->path);
       k->from_pack++;
     } else {
-      merger_add(&k->mg, m->archive, NULL, 0, NULL, m->path);
+      own = merger_add(&k->mg, m->archive, NULL, 0, NULL, m->path);
     }
-    if (k->mg.rc == CLI_EXIT_OK && m->indexed && writer_pipelines(k->mg.w) - before == count)
-      m->pack_new = m->pack_idx || cook_pack_list_make(m, m->archive) == 0;
+    if (own && m->indexed) m->pack_new = m->pack_idx || cook_pack_list_make(m, m->archive) == 0;
   }
   cook_material_drop_unit(m);
 }
@@ -817,7 +817,7 @@ int cli_merge_main(int argc, char **argv) {
       rc = s == PSOC_ERR_INVALID ? CLI_EXIT_ERRORS : CLI_EXIT_USAGE;
       goto out;
     }
-    merger_add(&mg, a, NULL, 0, NULL, in[i]);
+    (void)merger_add(&mg, a, NULL, 0, NULL, in[i]);
     psoc_archive_close(a);
     if ((rc = mg.rc) != CLI_EXIT_OK) {
       merger_print(&mg);

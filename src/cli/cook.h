@@ -75,6 +75,8 @@ typedef struct cook_material {
   const unsigned char *pack_list;
   unsigned char *pack_list_own;
   size_t pack_list_len;
+  const void *from_entry; /* a hit through the index: its entry there (the
+                          ** files are that entry's; m->files is empty) */
   int pack_old;           /* its pipelines are its own in the loaded pack */
   int pack_new;           /* ... and in the archive this cook writes */
 } cook_material;

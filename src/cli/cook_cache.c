@@ -48,7 +48,8 @@
 ** (unit first, then the .dep that points at it), so a cook killed at any
 ** moment leaves either the old entry or the new one. They are not
 ** fsync'ed: a machine crash may leave a short file, which its hash then
-** rejects. Nothing is ever deleted: remove the folder to empty the cache.
+** rejects. Nothing but a replaced pack is ever deleted: remove the folder
+** to empty the cache.
 */
 #include <errno.h>
 #include <inttypes.h>
@@ -935,7 +936,7 @@ static int take_pack(const cook_options *o, const ix_entry *e, cook_material *m)
 /* The fast path: the entry in the index, its files by their status. */
 static int index_lookup(const cook_options *o, uint64_t key, cook_material *m) {
   const ix_entry *e = index_find(o->index, key);
-  size_t i, cap = 0;
+  size_t i;
   uint64_t hash, size;
   if (!e) return 0;
   for (i = 0; i < e->file_count; i++) {
@@ -947,10 +948,7 @@ static int index_lookup(const cook_options *o, uint64_t key, cook_material *m) {
   if (!take_pack(o, e, m) && !take_unit(o, key, m, e->unit_hash, e->unit_size, (size_t)e->pipelines))
     return 0;
   m->indexed = 2; /* as the index has it: nothing to write for it */
-  for (i = 0; i < e->file_count; i++) {
-    const char *path = o->index->paths[e->files[i].path];
-    if (add_file(m, &cap, path, strlen(path), e->files[i].hash, e->files[i].size) != 0) goto fail;
-  }
+  m->from_entry = e; /* its files: cook_index_save reads them there */
   if ((m->report = dup_len(e->report, e->report_len)) == NULL) goto fail;
   return 1;
 fail:
@@ -1064,14 +1062,16 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   qsort(all, total, sizeof *all, out_entry_cmp);
   for (i = 0; i < memo->hashes.cap; i++) memo->hashes.slots[i].out_id = 0;
   for (i = 0; i < total; i++) {
-    const cook_material *mm = all[i].m;
+    const cook_material *mm = all[i].m, *fm;
     const ix_entry *oe = all[i].old;
     size_t nf, report_len, list_len;
     const char *report;
     const unsigned char *list;
     if (i > 0 && all[i].key == all[i - 1].key) continue; /* replaced by this run's */
     if (!mm && !old) continue; /* (an old entry comes with its index) */
-    nf = mm ? mm->file_count : oe->file_count;
+    if (mm && mm->from_entry) oe = mm->from_entry; /* its files are the entry's */
+    fm = mm && !mm->from_entry ? mm : NULL;
+    nf = fm ? fm->file_count : oe->file_count;
     report = mm ? (mm->report ? mm->report : "") : oe->report;
     report_len = mm ? strlen(report) : oe->report_len;
     /* the pipeline list where the pack the index names holds them */
@@ -1095,9 +1095,9 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     q = put32(q, (uint32_t)nf);
     q = put32(q, (uint32_t)report_len);
     for (j = 0; j < nf; j++) {
-      const char *fp = mm ? mm->files[j].path : old->paths[oe->files[j].path];
-      uint64_t fh = mm ? mm->files[j].hash : oe->files[j].hash;
-      uint64_t fs = mm ? mm->files[j].size : oe->files[j].size;
+      const char *fp = fm ? fm->files[j].path : old->paths[oe->files[j].path];
+      uint64_t fh = fm ? fm->files[j].hash : oe->files[j].hash;
+      uint64_t fs = fm ? fm->files[j].size : oe->files[j].size;
       memo_entry *me = memo_find(memo, fp);
       if (!me) goto nomem; /* every path is in the memo (the index's were put there) */
       if (!me->out_id) {

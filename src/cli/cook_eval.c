@@ -297,6 +297,7 @@ void cook_material_free(cook_material *m) {
   m->pack_list = NULL;
   m->pack_list_len = 0;
   m->pack_old = m->pack_new = 0;
+  m->from_entry = NULL;
   m->file_count = 0;
 }
 

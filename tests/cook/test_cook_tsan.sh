@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # psoc cook's threads under ThreadSanitizer: the worker threads (each
 # material in its own state, the merge by whichever worker completes the
-# prefix) and the thread that writes the cache index and frees the
-# materials while the main thread writes the archive (docs/cooking.md).
+# prefix), the thread that loads the index and the pack beside the script
+# walk, the pack read by every worker, and the thread that writes the
+# cache index and frees the materials while the main thread writes the
+# archive (docs/cooking.md).
 #
 #   tests/cook/test_cook_tsan.sh PSOC_TSAN_BINARY
 #
