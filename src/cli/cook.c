@@ -445,6 +445,7 @@ static int cook_unit(const cook_args *a, cook_material *m) {
 typedef struct cook_sink {
   merger mg;
   int any_failed;
+  const cook_options *o;       /* for the pack, got with the first material from it */
   psoc_archive *pack;          /* the cache's pack, or NULL */
   uint32_t *pack_map;          /* its components in the writer (NULL: none kept) */
   size_t from_pack;            /* materials whose pipelines it gave */
@@ -458,6 +459,13 @@ static void sink_ready(void *ud, cook_material *m) {
   if (m->failed) k->any_failed = 1;
   if (!k->any_failed && (m->archive || m->pack_idx)) {
     int own;
+    if (m->pack_idx && !k->pack) { /* (the pack m's lookup took: ready, never NULL here) */
+      size_t nc, i;
+      k->pack = k->o->pack_get(k->o->pack_ud);
+      nc = psoc_archive_component_count(k->pack);
+      if ((k->pack_map = malloc((nc ? nc : 1) * sizeof *k->pack_map)) != NULL)
+        for (i = 0; i < nc; i++) k->pack_map[i] = PSOC_ARCHIVE_MAP_EMPTY;
+    }
     if (m->pack_idx) {
       own = merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, m->path);
       k->from_pack++;
@@ -482,6 +490,7 @@ typedef struct index_job {
   cook_cache_stats cs;
   uint64_t pack_id;            /* the pack the index names */
   size_t from_pack;            /* materials whose pipelines the old pack gave */
+  int pack_loaded;             /* there was a pack to take them from */
   int new_pack;                /* it is made by this cook */
   int failed;                  /* the index was not written: 'err' says why */
   char err[512];
@@ -518,7 +527,7 @@ static void index_job_print(const index_job *j) {
   if (j->cs.index_written) fprintf(stderr, " (%zu entries)", j->cs.index_written);
   fputs("\n", stderr);
   fprintf(stderr, "psoc cook: cache pack %s; pipelines of %zu material(s) taken from it%s\n",
-          j->a->o.pack ? "loaded" : "none", j->from_pack,
+          j->pack_loaded ? "loaded" : "none", j->from_pack,
           j->new_pack ? "; a new pack made" : "");
 }
 
@@ -543,11 +552,7 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     if (merger_init(&sink.mg, "cook") != 0) goto nomem;
     have_sink = 1;
     sink.any_failed = 0;
-    if ((sink.pack = a->o.pack) != NULL) {
-      size_t nc = psoc_archive_component_count(sink.pack);
-      if ((sink.pack_map = malloc((nc ? nc : 1) * sizeof *sink.pack_map)) != NULL)
-        for (i = 0; i < nc; i++) sink.pack_map[i] = PSOC_ARCHIVE_MAP_EMPTY;
-    }
+    sink.o = &a->o;
     a->o.ready = sink_ready;
     a->o.ready_ud = &sink;
   }
@@ -580,7 +585,8 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     ** does not already hold every material's pipelines */
     if (!a->unit && !failed && sink.mg.rc == CLI_EXIT_OK) {
       for (i = 0; i < scripts->count && m[i].pack_old; i++) continue;
-      if (i < scripts->count || !a->o.pack) {
+      job.pack_loaded = a->o.pack_get && a->o.pack_get(a->o.pack_ud);
+      if (i < scripts->count || !job.pack_loaded) {
         job.new_pack = 1;
         job.pack_id = cook_pack_new_id(a->output);
       }
@@ -666,13 +672,47 @@ typedef struct cache_prep {
   cook_index *index;
   cook_pack *pack;
   cook_cache_stats stats;
+  /* The thread says when the index, then the pack, is there: the
+  ** materials are looked up (their files' statuses checked, the edited
+  ** ones evaluated) while the pack is still being verified. */
+  int sync;                    /* lock and cond made (else: run inline) */
+  psoc_plat_mutex lock;
+  psoc_plat_cond cond;
+  int index_done, pack_done;
 } cache_prep;
+
+static void prep_mark(cache_prep *p, int *flag) {
+  if (!p->sync) {
+    *flag = 1;
+    return;
+  }
+  psoc_plat_mutex_lock(&p->lock);
+  *flag = 1;
+  psoc_plat_cond_signal(&p->cond);
+  psoc_plat_mutex_unlock(&p->lock);
+}
+
+static void prep_wait(cache_prep *p, const int *flag) {
+  if (!p->sync) return; /* run inline: done */
+  psoc_plat_mutex_lock(&p->lock);
+  while (!*flag) psoc_plat_cond_wait(&p->cond, &p->lock);
+  psoc_plat_cond_signal(&p->cond); /* the next waiter (one signal wakes one) */
+  psoc_plat_mutex_unlock(&p->lock);
+}
 
 static void cache_prep_run(void *ud) {
   cache_prep *p = ud;
   memset(&p->stats, 0, sizeof p->stats);
   p->index = cook_index_load(p->dir, p->memo, &p->stats);
+  prep_mark(p, &p->index_done);
   p->pack = cook_pack_open(p->dir, p->index);
+  prep_mark(p, &p->pack_done);
+}
+
+static psoc_archive *prep_pack_get(void *ud) {
+  cache_prep *p = ud;
+  prep_wait(p, &p->pack_done);
+  return cook_pack_archive(p->pack);
 }
 
 int cli_cook_main(int argc, char **argv) {
@@ -704,7 +744,18 @@ int cli_cook_main(int argc, char **argv) {
     prep.dir = a.o.cache_dir;
     prep.memo = a.o.memo;
     have_prep = 1;
-    prep_thread = psoc_plat_thread_start(&prep_t, cache_prep_run, &prep) == 0;
+    if (psoc_plat_mutex_init(&prep.lock) == 0) {
+      if (psoc_plat_cond_init(&prep.cond) == 0)
+        prep.sync = 1;
+      else
+        psoc_plat_mutex_destroy(&prep.lock);
+    }
+    prep_thread = prep.sync && psoc_plat_thread_start(&prep_t, cache_prep_run, &prep) == 0;
+    if (!prep_thread && prep.sync) { /* inline, below */
+      psoc_plat_cond_destroy(&prep.cond);
+      psoc_plat_mutex_destroy(&prep.lock);
+      prep.sync = 0;
+    }
   }
   if (cli_collect_scripts(&scripts, a.inputs, a.input_count, err, sizeof err) != 0) {
     fputs("psoc cook: ", stderr);
@@ -720,16 +771,20 @@ int cli_cook_main(int argc, char **argv) {
   a.o.progress = a.progress == 1 || (a.progress == -1 && !a.quiet && psoc_plat_isatty(1) &&
                                      psoc_plat_isatty(2));
   if (have_prep) {
-    if (prep_thread) psoc_plat_thread_join(&prep_t);
+    if (prep_thread) prep_wait(&prep, &prep.index_done);
     else cache_prep_run(&prep);
-    prep_thread = 0;
     a.o.index = prep.index;
-    a.o.pack = cook_pack_archive(prep.pack);
+    a.o.pack_get = prep_pack_get;
+    a.o.pack_ud = &prep;
     a.index_stats = &prep.stats;
   }
   rc = run_cook(&a, &scripts, start, psoc_plat_now_ns());
 done:
   if (prep_thread) psoc_plat_thread_join(&prep_t);
+  if (prep.sync) {
+    psoc_plat_cond_destroy(&prep.cond);
+    psoc_plat_mutex_destroy(&prep.lock);
+  }
   cook_pack_free(prep.pack);
   cook_index_free(prep.index);
   cook_memo_free(a.o.memo);

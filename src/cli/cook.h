@@ -153,7 +153,10 @@ typedef struct cook_options {
   int verbose;                  /* one line per material on stderr */
   cook_memo *memo;              /* NULL: hash and resolve every file every time */
   const cook_index *index;      /* the cache index, or NULL */
-  psoc_archive *pack;           /* the index's pack (cook_pack_open), or NULL */
+  /* The index's pack (cook_pack_open), or NULL: pack_get(pack_ud) waits
+  ** until it is read and verified (NULL pack_get: no pack). */
+  psoc_archive *(*pack_get)(void *ud);
+  void *pack_ud;
   /* Called for each material in input order, as soon as it and every
   ** material before it are done: from one worker thread at a time (the
   ** calls never overlap), while the others go on evaluating. It may free

@@ -907,13 +907,15 @@ static int take_pack(const cook_options *o, const ix_entry *e, cook_material *m)
   size_t pos = 0, n = 0;
   const char *name;
   psoc_hash128 hash;
-  if (!o->pack || !e->list || e->pipelines > e->list_len / 21) return 0;
+  psoc_archive *pack;
+  if (!o->pack_get || !e->list || e->pipelines > e->list_len / 21) return 0;
+  if ((pack = o->pack_get(o->pack_ud)) == NULL) return 0;
   if ((m->pack_idx = malloc(((size_t)e->pipelines + 1) * sizeof *m->pack_idx)) == NULL) return 0;
   while (cook_pack_list_next(e->list, e->list_len, &pos, &name, &hash)) {
     psoc_archive_entry pe;
-    size_t i = psoc_archive_find(o->pack, name);
+    size_t i = psoc_archive_find(pack, name);
     if (n == e->pipelines || i == PSOC_ARCHIVE_NOT_FOUND ||
-        psoc_archive_entry_get(o->pack, i, &pe) != PSOC_OK || pe.hash.lo != hash.lo ||
+        psoc_archive_entry_get(pack, i, &pe) != PSOC_OK || pe.hash.lo != hash.lo ||
         pe.hash.hi != hash.hi)
       break;
     m->pack_idx[n++] = i;
