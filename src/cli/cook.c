@@ -583,9 +583,9 @@ static int run_cook(cook_args *a, const cli_paths *scripts, uint64_t start, uint
     job.from_pack = sink.from_pack;
     /* a new pack when an archive is to be written and the current pack
     ** does not already hold every material's pipelines */
+    job.pack_loaded = a->o.pack_get && a->o.pack_get(a->o.pack_ud) != NULL;
     if (!a->unit && !failed && sink.mg.rc == CLI_EXIT_OK) {
       for (i = 0; i < scripts->count && m[i].pack_old; i++) continue;
-      job.pack_loaded = a->o.pack_get && a->o.pack_get(a->o.pack_ud);
       if (i < scripts->count || !job.pack_loaded) {
         job.new_pack = 1;
         job.pack_id = cook_pack_new_id(a->output);
