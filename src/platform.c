@@ -2266,6 +2266,21 @@ void psoc_plat_heap_retain(size_t bytes) {
 void psoc_plat_heap_retain(size_t bytes) { (void)bytes; }
 #endif
 
+/* ---- huge pages for a large buffer (owner s23-io) ---- */
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
+void *psoc_plat_huge_window(void *p, size_t n, size_t want) {
+  uintptr_t a = ((uintptr_t)p + (PSOC_PLAT_HUGE_PAGE - 1)) & ~(uintptr_t)(PSOC_PLAT_HUGE_PAGE - 1);
+  if (!p || a < (uintptr_t)p || a - (uintptr_t)p > n || n - (size_t)(a - (uintptr_t)p) < want)
+    return p;
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+  (void)madvise((void *)a, want, MADV_HUGEPAGE);
+#endif
+  return (void *)a;
+}
+
 /* ---- file status for the cook cache (owner u4) ---- */
 #ifndef _WIN32
 int psoc_plat_file_sig_get(const char *path, int follow, psoc_plat_file_sig *sig) {
