@@ -814,6 +814,45 @@ static void sort_items(sort_item *a, sort_item *tmp, size_t n, sort_tie tie, con
   if (src != a) memcpy(a, src, n * sizeof *a);
 }
 
+/* sort_items for keys spread evenly (hashes): the items dealt into up
+** to 4,096 buckets by their keys' top bits (a count, then a stable
+** scatter into tmp), each bucket, a few items, sorted by insertion and
+** copied back; a bucket of more than 32 (keys that are not spread) by
+** sort_items. The hash index's merge sort of 10,000 pipelines cost about
+** 2.8 M instructions. */
+#define SPREAD_BITS_MAX 12
+static void sort_spread(sort_item *a, sort_item *tmp, size_t n, sort_tie tie, const void *ctx) {
+  uint32_t start[(1u << SPREAD_BITS_MAX) + 1];
+  unsigned bits = 1, shift;
+  size_t i, j, b, nb;
+  if (n < 64 || n > UINT32_MAX) {
+    sort_items(a, tmp, n, tie, ctx);
+    return;
+  }
+  while (bits < SPREAD_BITS_MAX && ((size_t)1 << (bits + 1)) <= n / 2) bits++;
+  nb = (size_t)1 << bits;
+  shift = 64 - bits;
+  memset(start, 0, sizeof start);
+  for (i = 0; i < n; i++) start[(a[i].key >> shift) + 1]++;
+  for (b = 0; b < nb; b++) start[b + 1] += start[b];
+  for (i = 0; i < n; i++) tmp[start[a[i].key >> shift]++] = a[i];
+  /* start[b] is now the end of bucket b, the start of bucket b + 1 */
+  for (b = 0, i = 0; b < nb; i = start[b++]) {
+    size_t end = start[b];
+    if (end - i > 32) {
+      sort_items(tmp + i, a + i, end - i, tie, ctx);
+      memcpy(a + i, tmp + i, (end - i) * sizeof *a);
+      continue;
+    }
+    for (j = i; j < end; j++) {
+      sort_item v = tmp[j];
+      size_t k = j;
+      for (; k > i && sort_before(&v, &a[k - 1], tie, ctx); k--) a[k] = a[k - 1];
+      a[k] = v;
+    }
+  }
+}
+
 /* The first 8 bytes of a name, big-endian (zeros past its end: names hold
 ** no NUL, so the keys order as memcmp orders the names). */
 static uint64_t name_prefix(const char *s, size_t n) {
@@ -1036,7 +1075,7 @@ static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, 
     L->keys[i].key = p->hash.hi;
     L->keys[i].index = (uint32_t)i;
   }
-  sort_items(L->keys, L->keys_tmp, n, tie_hash, L);
+  sort_spread(L->keys, L->keys_tmp, n, tie_hash, L);
   for (i = 0; i < n; i++) arc_put32(head + L->off[ARC_T_HIDX] + i * 4, L->keys[i].index);
   for (i = 0; i < m; i++) {
     const wcomp *c = &w->comps[L->corder[i]];
