@@ -1247,10 +1247,13 @@ static psoc_status stream_file(psoc_archive_writer *w, FILE *f, unsigned char *b
     size_t padded = (size_t)arc_align(p->record_size);
     remap rm;
     if (o.cap && o.cap - o.used >= padded) {
-      /* remapped straight into the buffer: no copy through 'rec' */
-      size_t k;
+      /* remapped straight into the buffer: no copy through 'rec'; the
+      ** padding (< ARC_ALIGN bytes) zeroed by one store of ARC_ALIGN zeros
+      ** at the end of the record's place first (a memset call per record
+      ** cost about 1 M instructions) */
+      static const unsigned char zeros[ARC_ALIGN];
+      memcpy(o.buf + o.used + padded - ARC_ALIGN, zeros, ARC_ALIGN);
       remap_record(&L, p, o.buf + o.used, &rm);
-      for (k = p->record_size; k < padded; k++) o.buf[o.used + k] = 0; /* < ARC_ALIGN */
       o.used += padded;
       if (o.used == o.cap && out_flush(&o)) goto io_failed;
       continue;
