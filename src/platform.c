@@ -1259,9 +1259,14 @@ int psoc_plat_dir_next(psoc_plat_dir *dir, const char **name) {
   *name = e->d_name;
   dir->kind = PSOC_PLAT_MISSING;
 #ifdef DT_UNKNOWN
-  dir->kind = e->d_type == DT_REG   ? PSOC_PLAT_FILE
-              : e->d_type == DT_DIR ? PSOC_PLAT_DIR
-              : e->d_type == DT_LNK ? PSOC_PLAT_LINK
+  /* kind_of's kinds (what lstat would tell) */
+  dir->kind = e->d_type == DT_REG    ? PSOC_PLAT_FILE
+              : e->d_type == DT_DIR  ? PSOC_PLAT_DIR
+              : e->d_type == DT_LNK  ? PSOC_PLAT_LINK
+              : e->d_type == DT_FIFO ? PSOC_PLAT_FIFO
+              : e->d_type == DT_CHR  ? PSOC_PLAT_CHARDEV
+              : e->d_type == DT_BLK  ? PSOC_PLAT_BLOCKDEV
+              : e->d_type == DT_SOCK ? PSOC_PLAT_SOCKET
               : e->d_type == DT_UNKNOWN ? PSOC_PLAT_MISSING
                                         : PSOC_PLAT_OTHER;
 #endif
