@@ -66,6 +66,7 @@ typedef struct shape {
   uint32_t nmatch;             /* ntypes rounded up to 4, the rest repeating entry 0 */
   psoc_kind kind;
   uint8_t types[PSOC_SO_TYPE_COUNT + 3];
+  uint32_t words[PSOC_SO_TYPE_COUNT + 3];   /* the same as 32-bit words, for the match */
   uint32_t offsets[PSOC_SO_TYPE_COUNT + 3]; /* of each subobject */
   uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
   pslot slots[SHAPE_SLOTS];
@@ -682,6 +683,7 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
       nd++;
     }
     out->types[n] = (uint8_t)type;
+    out->words[n] = type;
     out->offsets[n++] = (uint32_t)off;
     h = (h ^ type) * 0x01000193u;
     off += info->stride;
@@ -691,6 +693,7 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
   out->ntypes = n;
   for (out->nmatch = n; out->nmatch & 3u; out->nmatch++) { /* whole groups of 4 for the match */
     out->types[out->nmatch] = out->types[0];
+    out->words[out->nmatch] = out->words[0];
     out->offsets[out->nmatch] = out->offsets[0];
   }
   out->ndeciders = nd;
@@ -707,8 +710,8 @@ ARC_HOT int shape_types_match(const shape *sh, const unsigned char *rec, uint32_
   uint32_t k = 0, diff = 0;
   if (size != sh->size) return 0;
   for (; k < sh->nmatch; k += 4) /* every type word, without a branch each */
-    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->types[k + 1]) |
-            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->types[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->types[k + 3]);
+    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->words[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->words[k + 1]) |
+            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->words[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->words[k + 3]);
   return diff == 0;
 }
 ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
