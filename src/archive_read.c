@@ -368,10 +368,6 @@ static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) 
   return "?";
 }
 
-/* Root-signature names check_tables remembers as sound (a power of two). */
-#define RS_SEEN_BITS 4
-#define RS_SEEN (1u << RS_SEEN_BITS)
-
 /* The tables' structure: every offset in its region, names sorted, records
 ** and components tiling their areas, references and the hash index in
 ** range. O(tables). */
@@ -403,14 +399,13 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   }
   {
     /* The fast pass: every check of entry_why folded into one flag, short
-    ** names read by words, root-signature names checked once per distinct
-    ** (offset, length) (a few, shared by many pipelines); entry_why says
-    ** what is wrong when the flag is set. */
+    ** names (and root-signature names: the writer stores one per
+    ** pipeline, after its name) read by words; entry_why says what is
+    ** wrong when the flag is set. */
     const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS);
     uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
-    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
+    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 };
     int cur_short = 0;
-    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
     for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
       uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
       uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
@@ -435,16 +430,10 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
         bad |= c > 0 || (c == 0 && plen >= nlen);
       }
       cur_short = sn == 1;
-      if (rs != ARC_NO_STRING) {
-        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
-        if (*seen != key) {
-          uint64_t w[2];
-          int rn = short_name(names, nsize, rs, rslen, w);
-          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
-            bad = 1;
-          else
-            *seen = key;
-        }
+      if (rs != ARC_NO_STRING) { /* each pipeline's own copy (docs/archive.md) */
+        uint64_t w[2];
+        int rn = short_name(names, nsize, rs, rslen, w);
+        bad |= rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen));
       }
       if (count && !bad) { /* ascending, so in range when the last is */
         const unsigned char *r = refs + (size_t)first * 4;
