@@ -696,11 +696,29 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 ** walk, and the same deciding shaders non-NULL the same kind. */
 /* The first half of that: the same size and types (a walk the same way). */
 ARC_HOT int shape_types_match(const shape *sh, const unsigned char *rec, uint32_t size) {
-  uint32_t k = 0, diff = 0;
+  uint32_t k = 16, diff = 0;
   if (size != sh->size) return 0;
-  for (; k < sh->nmatch; k += 4) /* every type word, without a branch each */
-    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->words[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->words[k + 1]) |
-            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->words[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->words[k + 3]);
+#define TYPE_GROUP(k)                                                                                          \
+  ((psoc_rd32(rec + sh->offsets[k]) ^ sh->words[k]) | (psoc_rd32(rec + sh->offsets[(k) + 1]) ^ sh->words[(k) + 1]) | \
+   (psoc_rd32(rec + sh->offsets[(k) + 2]) ^ sh->words[(k) + 2]) | (psoc_rd32(rec + sh->offsets[(k) + 3]) ^ sh->words[(k) + 3]))
+  /* every type word, without a branch each: up to four groups unrolled */
+  switch (sh->nmatch / 4) {
+  default:
+    for (; k < sh->nmatch; k += 4) diff |= TYPE_GROUP(k);
+    /* fall through */
+  case 4:
+    diff |= TYPE_GROUP(12);
+    /* fall through */
+  case 3:
+    diff |= TYPE_GROUP(8);
+    /* fall through */
+  case 2:
+    diff |= TYPE_GROUP(4);
+    /* fall through */
+  case 1:
+    diff |= TYPE_GROUP(0);
+  }
+#undef TYPE_GROUP
   return diff == 0;
 }
 ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
