@@ -66,6 +66,7 @@ typedef struct shape {
   uint32_t nmatch;             /* ntypes rounded up to 4, the rest repeating entry 0 */
   psoc_kind kind;
   uint8_t types[PSOC_SO_TYPE_COUNT + 3];
+  uint32_t words[PSOC_SO_TYPE_COUNT + 3];   /* the same as 32-bit words, for the match */
   uint32_t offsets[PSOC_SO_TYPE_COUNT + 3]; /* of each subobject */
   uint32_t decider_at[PSOC_SO_TYPE_COUNT]; /* each deciding shader's pointer */
   pslot slots[SHAPE_SLOTS];
@@ -201,6 +202,40 @@ static inline int name_less(const uint64_t x[2], const uint64_t y[2]) {
   return ((x[i] >> b) & 0xff) < ((y[i] >> b) & 0xff);
 }
 
+/* A hint to the processor to fetch the cache line at p (no effect on
+** what the program computes; none where the compiler has no such hint). */
+#if defined(__GNUC__) || defined(__clang__)
+#define ARC_PREFETCH(p) __builtin_prefetch(p)
+#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
+#include <xmmintrin.h>
+#define ARC_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
+#else
+#define ARC_PREFETCH(p) ((void)(p))
+#endif
+
+/* Loads ahead whose records a load asks the processor for: a loader
+** going through the table in order (loading everything at start-up)
+** finds them in cache instead of waiting on memory at each record; the
+** hardware prefetchers do not follow the copies across pages. */
+#define LOAD_PREFETCH_AHEAD 4u
+
+ARC_HOT void prefetch_record(const psoc_archive *a, size_t index) {
+  const unsigned char *r = crec(a, index);
+  uint32_t size = arc_get32(pent(a, index) + ARC_P_REC_SIZE), k;
+  for (k = 0; k + 256 <= size; k += 256) {
+    ARC_PREFETCH(r + k);
+    ARC_PREFETCH(r + k + 64);
+    ARC_PREFETCH(r + k + 128);
+    ARC_PREFETCH(r + k + 192);
+  }
+  for (; k < size; k += 64) ARC_PREFETCH(r + k);
+  ARC_PREFETCH(r + size - 1);
+}
+
+/* Hash-index entries ahead whose pipeline entries check_tables asks the
+** processor for (each entry reads a pipeline entry anywhere in the table). */
+#define HIDX_PREFETCH_AHEAD 16u
+
 /* ---- opening --------------------------------------------------------- */
 
 static psoc_status check_header(psoc_archive *a, char *err, size_t errlen) {
@@ -333,10 +368,6 @@ static const char *entry_why(const psoc_archive *a, size_t i, uint64_t rec_pos) 
   return "?";
 }
 
-/* Root-signature names check_tables remembers as sound (a power of two). */
-#define RS_SEEN_BITS 4
-#define RS_SEEN (1u << RS_SEEN_BITS)
-
 /* The tables' structure: every offset in its region, names sorted, records
 ** and components tiling their areas, references and the hash index in
 ** range. O(tables). */
@@ -368,14 +399,13 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
   }
   {
     /* The fast pass: every check of entry_why folded into one flag, short
-    ** names read by words, root-signature names checked once per distinct
-    ** (offset, length) (a few, shared by many pipelines); entry_why says
-    ** what is wrong when the flag is set. */
+    ** names (and root-signature names: the writer stores one per
+    ** pipeline, after its name) read by words; entry_why says what is
+    ** wrong when the flag is set. */
     const unsigned char *e = tab(a, ARC_T_PIPE), *refs = tab(a, ARC_T_REFS);
     uint64_t nsize = a->len[ARC_T_NAME], rlen = a->len[ARC_T_RECS], nrefs = a->nrefs;
-    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 }, rs_seen[RS_SEEN];
+    uint64_t cur[2] = { 0, 0 }, prev[2] = { 0, 0 };
     int cur_short = 0;
-    memset(rs_seen, 0xff, sizeof rs_seen); /* all ones: offset ARC_NO_STRING, never looked up */
     for (i = 0; i < n; i++, e += ARC_PIPE_ENTRY) {
       uint32_t name = arc_get32(e + ARC_P_NAME), nlen = arc_get32(e + ARC_P_NAME_LEN);
       uint32_t rs = arc_get32(e + ARC_P_RS), rslen = arc_get32(e + ARC_P_RS_LEN);
@@ -400,16 +430,10 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
         bad |= c > 0 || (c == 0 && plen >= nlen);
       }
       cur_short = sn == 1;
-      if (rs != ARC_NO_STRING) {
-        uint64_t key = (uint64_t)rs << 32 | rslen, *seen = &rs_seen[(rs * 0x9e3779b1u) >> (32 - RS_SEEN_BITS)];
-        if (*seen != key) {
-          uint64_t w[2];
-          int rn = short_name(names, nsize, rs, rslen, w);
-          if (rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen)))
-            bad = 1;
-          else
-            *seen = key;
-        }
+      if (rs != ARC_NO_STRING) { /* each pipeline's own copy (docs/archive.md) */
+        uint64_t w[2];
+        int rn = short_name(names, nsize, rs, rslen, w);
+        bad |= rn == 0 || (rn < 0 && !string_ok(names, nsize, rs, rslen));
       }
       if (count && !bad) { /* ascending, so in range when the last is */
         const unsigned char *r = refs + (size_t)first * 4;
@@ -437,6 +461,10 @@ static psoc_status check_tables(psoc_archive *a, char *err, size_t errlen) {
     uint32_t y = 0;
     for (i = 0; i < n; i++) {
       uint32_t x = arc_get32(tab(a, ARC_T_HIDX) + i * 4);
+      if (i + HIDX_PREFETCH_AHEAD < n) { /* the entries it reads are in hash order: all over the table */
+        uint32_t ahead = arc_get32(tab(a, ARC_T_HIDX) + (i + HIDX_PREFETCH_AHEAD) * 4);
+        ARC_PREFETCH(pent(a, ahead < n ? ahead : 0) + ARC_P_HASH_LO);
+      }
       uint64_t xh, xl;
       const char *why = NULL;
       if (x >= n) {
@@ -644,6 +672,7 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
       nd++;
     }
     out->types[n] = (uint8_t)type;
+    out->words[n] = type;
     out->offsets[n++] = (uint32_t)off;
     h = (h ^ type) * 0x01000193u;
     off += info->stride;
@@ -653,6 +682,7 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
   out->ntypes = n;
   for (out->nmatch = n; out->nmatch & 3u; out->nmatch++) { /* whole groups of 4 for the match */
     out->types[out->nmatch] = out->types[0];
+    out->words[out->nmatch] = out->words[0];
     out->offsets[out->nmatch] = out->offsets[0];
   }
   out->ndeciders = nd;
@@ -666,11 +696,29 @@ static int shape_walk(const unsigned char *rec, size_t size, shape *out, uint32_
 ** walk, and the same deciding shaders non-NULL the same kind. */
 /* The first half of that: the same size and types (a walk the same way). */
 ARC_HOT int shape_types_match(const shape *sh, const unsigned char *rec, uint32_t size) {
-  uint32_t k = 0, diff = 0;
+  uint32_t k = 16, diff = 0;
   if (size != sh->size) return 0;
-  for (; k < sh->nmatch; k += 4) /* every type word, without a branch each */
-    diff |= (psoc_rd32(rec + sh->offsets[k]) ^ sh->types[k]) | (psoc_rd32(rec + sh->offsets[k + 1]) ^ sh->types[k + 1]) |
-            (psoc_rd32(rec + sh->offsets[k + 2]) ^ sh->types[k + 2]) | (psoc_rd32(rec + sh->offsets[k + 3]) ^ sh->types[k + 3]);
+#define TYPE_GROUP(k)                                                                                          \
+  ((psoc_rd32(rec + sh->offsets[k]) ^ sh->words[k]) | (psoc_rd32(rec + sh->offsets[(k) + 1]) ^ sh->words[(k) + 1]) | \
+   (psoc_rd32(rec + sh->offsets[(k) + 2]) ^ sh->words[(k) + 2]) | (psoc_rd32(rec + sh->offsets[(k) + 3]) ^ sh->words[(k) + 3]))
+  /* every type word, without a branch each: up to four groups unrolled */
+  switch (sh->nmatch / 4) {
+  default:
+    for (; k < sh->nmatch; k += 4) diff |= TYPE_GROUP(k);
+    /* fall through */
+  case 4:
+    diff |= TYPE_GROUP(12);
+    /* fall through */
+  case 3:
+    diff |= TYPE_GROUP(8);
+    /* fall through */
+  case 2:
+    diff |= TYPE_GROUP(4);
+    /* fall through */
+  case 1:
+    diff |= TYPE_GROUP(0);
+  }
+#undef TYPE_GROUP
   return diff == 0;
 }
 ARC_HOT int shape_matches(const shape *sh, const unsigned char *rec, uint32_t size) {
@@ -810,7 +858,14 @@ static const char *shape_refs_check(psoc_archive *a, const shape *sh, const unsi
 ** plus each component's comp_check give, as cref keys are set only for
 ** sound components and every reference must be used by a slot. 0 when
 ** rec_check (and pipe_ok) must decide; the checksum is computed last, so
-** a reference to a component not verified yet costs no hash. */
+** a reference to a component not verified yet costs no hash.
+**
+** The references: each is marked with this check's stamp, and a slot
+** must find its component marked, then unmarks it. So the non-NULL slots
+** name distinct references (a second slot naming the same component finds
+** it unmarked: the full check decides, which allows that), and as many as
+** there are references (strictly ascending, check_tables proved): every
+** reference is used. */
 ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned char *rec,
                      unsigned char *shape_out) {
   uint32_t size = arc_get32(e + ARC_P_REC_SIZE), nrefs = arc_get32(e + ARC_P_REF_COUNT), k;
@@ -818,35 +873,37 @@ ARC_HOT int rec_fast(psoc_archive *a, const unsigned char *e, const unsigned cha
   const shape *sh;
   const cref *cr = a->cref;
   uint64_t *mark = a->mark;
-  uint64_t st, bad, used = 0, has_rs, top = (uint64_t)a->ncomps + 1, d = 0;
-  if (a->hint >= a->nshapes || nrefs > 64) return 0;
+  uint64_t st, bad, has_rs, top = (uint64_t)a->ncomps + 1, d = 0, nn = 0;
+  if (a->hint >= a->nshapes) return 0;
   sh = &a->shapes[a->hint];
   /* the same size: every offset the match reads is inside the record */
-  if (!sh->fast || !shape_types_match(sh, rec, size)) return 0;
-  /* each reference marked with its position (check_tables proved them in
-  ** range), so a slot finds its own with one read */
+  if (!sh->fast || nrefs > sh->ncslots || !shape_types_match(sh, rec, size)) return 0;
+  /* each reference marked (check_tables proved them in range); the low
+  ** byte of a stamp is 0, so no mark shape_refs_check wrote (stamp << 8 |
+  ** position) or the 0 of an unmarked one equals it */
   refs = tab(a, ARC_T_REFS) + (size_t)arc_get32(e + ARC_P_REF_FIRST) * 4;
   st = ++a->stamp << 8;
-  for (k = 0; k < nrefs; k++) mark[arc_get32(refs + (size_t)k * 4) + 1] = st | k;
+  for (k = 0; k < nrefs; k++) mark[arc_get32(refs + (size_t)k * 4) + 1] = st;
   has_rs = arc_get32(e + ARC_P_RS) != ARC_NO_STRING;
   bad = (uint32_t)sh->kind ^ arc_get32(e + ARC_P_KIND);
   for (k = 0; k < sh->nrslots; k++) bad |= arc_get_slot(rec + sh->rslots[k]) ^ has_rs;
   for (k = 0; k < sh->ncslots; k++) {
     /* NULL with a zero count, or a sound component of the slot's kind and
-    ** count that is one of the pipeline's references (marked now) */
+    ** count that is one of the pipeline's references (marked, and
+    ** unmarked now) */
     const cslot *s = &sh->cslots[k];
-    uint64_t v = arc_get_slot(rec + s->offset), n = arc_get64(rec + s->count_offset) & s->count_mask, x, m;
+    uint64_t v = arc_get_slot(rec + s->offset), n = arc_get64(rec + s->count_offset) & s->count_mask, x;
     if (!v) {
       bad |= n;
       continue;
     }
-    x = v < top ? v : top;
-    m = mark[x];
-    bad |= (cr[x].key ^ (n << 8 | s->kind)) | n >> 56 | (m ^ st) >> 8;
-    used |= (uint64_t)1 << (m & 63);
+    x = v < top ? v : top; /* mark[top] is never set */
+    bad |= (cr[x].key ^ (n << 8 | s->kind)) | n >> 56 | (mark[x] ^ st);
+    mark[x] = 0;
+    nn++;
     d |= s->dbit; /* the deciding shaders non-NULL as in the shape */
   }
-  bad |= (d ^ sh->deciders) | (used ^ (nrefs == 64 ? ~(uint64_t)0 : ((uint64_t)1 << nrefs) - 1));
+  bad |= (d ^ sh->deciders) | (nn ^ nrefs);
   if (bad || !all_zero(rec + size, (size_t)(arc_align(size) - size)) ||
       psoc_xxh3(rec, size) != arc_get64(e + ARC_P_REC_CHECKSUM))
     return 0;
@@ -1344,41 +1401,11 @@ static inline int load_slot(load_ctx *c, const pslot *slot) {
   return 0;
 }
 
-/* A hint to the processor to fetch the cache line at p (no effect on
-** what the program computes; none where the compiler has no such hint). */
-#if defined(__GNUC__) || defined(__clang__)
-#define ARC_PREFETCH(p) __builtin_prefetch(p)
-#elif defined(_MSC_VER) && (defined(_M_X64) || defined(_M_IX86))
-#include <xmmintrin.h>
-#define ARC_PREFETCH(p) _mm_prefetch((const char *)(p), _MM_HINT_T0)
-#else
-#define ARC_PREFETCH(p) ((void)(p))
-#endif
-
-/* Loads ahead whose records a load asks the processor for: a loader
-** going through the table in order (loading everything at start-up)
-** finds them in cache instead of waiting on memory at each record; the
-** hardware prefetchers do not follow the copies across pages. */
-#define LOAD_PREFETCH_AHEAD 4u
-
-ARC_HOT void prefetch_record(const psoc_archive *a, size_t index) {
-  const unsigned char *r = crec(a, index);
-  uint32_t size = arc_get32(pent(a, index) + ARC_P_REC_SIZE), k;
-  for (k = 0; k + 256 <= size; k += 256) {
-    ARC_PREFETCH(r + k);
-    ARC_PREFETCH(r + k + 64);
-    ARC_PREFETCH(r + k + 128);
-    ARC_PREFETCH(r + k + 192);
-  }
-  for (; k < size; k += 64) ARC_PREFETCH(r + k);
-  ARC_PREFETCH(r + size - 1);
-}
-
 psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_load_options *opts,
                               void *scratch, size_t scratch_size,
                               D3D12_PIPELINE_STATE_STREAM_DESC *desc, size_t *needed, char *err,
                               size_t errlen) {
-  const unsigned char *e;
+  const unsigned char *e, *src;
   uint32_t size, rs;
   size_t need, bad;
   load_ctx c;
@@ -1404,7 +1431,8 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
              scratch_size);
     return PSOC_ERR_SIZE;
   }
-  memcpy(scratch, tab(a, ARC_T_RECS) + arc_get32(e + ARC_P_REC_OFFSET), size); /* crec */
+  src = tab(a, ARC_T_RECS) + arc_get32(e + ARC_P_REC_OFFSET); /* crec */
+  memcpy(scratch, src, size);
   rs = arc_get32(e + ARC_P_RS);
   c.a = a;
   c.out = scratch;
@@ -1426,11 +1454,12 @@ psoc_status psoc_archive_load(psoc_archive *a, size_t index, const psoc_archive_
       uint32_t ncs = sh->ncslots, nrs = sh->nrslots;
       /* verified: every component slot holds 0 or a sound component + 1
       ** (bounded again all the same, without a branch, in case the bytes
-      ** changed under the mapping since) */
+      ** changed under the mapping since); read from the record, not from
+      ** the copy just written (whose wide stores a narrow load would wait
+      ** for) */
       for (k = 0; k < ncs; k++) {
-        unsigned char *p = out + cs[k].offset;
-        uint64_t v = arc_get_slot(p);
-        put_ptr(p, cr[v < top ? v : top].ptr);
+        uint64_t v = arc_get_slot(src + cs[k].offset);
+        put_ptr(out + cs[k].offset, cr[v < top ? v : top].ptr);
       }
       for (k = 0; k < nrs && !load_rs(&c, sh->rslots[k]); k++) {
       }
