@@ -38,8 +38,9 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   psoc_builder_reset(b);
   for (i = 0; i < st->n && s == PSOC_OK; i++) {
     uint32_t type = st->type[i];
-    psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
-                                                    : PSOC_BUILDER_COPY_AT_FINISH);
+    if (ctx->type_has_ptr[type]) /* without pointers the mode changes nothing */
+      psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
+                                                      : PSOC_BUILDER_COPY_AT_FINISH);
     s = (psoc_builder_add)(b, type, st->payload[i], ctx->info[type]->payload->size);
   }
   return s;
