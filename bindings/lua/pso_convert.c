@@ -1886,6 +1886,36 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
     lua_settop(L, top);
     if (psoi_preset_data(L, srcs[0].idx)) cache_data = lua_gettop(L);
   }
+  /* The commonest shape: one plain table of a class with versions, read
+  ** as the oldest version would be by the fast path below (cv_payload's
+  ** record case), in cv_struct_flat alone; anything else it does not take
+  ** goes the whole way, from the start. */
+  if (n == 1 && nv > 1 && !c->marks && srcs[0].type == cls &&
+      lua_type(L, srcs[0].idx) == LUA_TTABLE) {
+    const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][0]];
+    size_t extra = c->extra;
+    if (info->type != PSOC_SO_RENDER_TARGET_FORMATS && info->type != PSOC_SO_SAMPLE_DESC &&
+        shape_single(ctx, info->payload) < 0) {
+      src one;
+      int r;
+      one.idx = srcs[0].idx;
+      one.layer = srcs[0].layer;
+      one.label = srcs[0].label;
+      one.filtered = 0;
+      one.pdepth = 1;
+      one.parent_s = NULL;
+      memcpy(payload, info->default_payload, info->payload->size);
+      c->soft = c->soft_keys = 1;
+      c->depth = 1;
+      r = cv_struct_flat(c, info->payload, srcs[0].idx, payload, &one);
+      c->soft = c->soft_keys = 0;
+      lua_settop(L, top);
+      if (r == CV_OK) return info->type;
+      c->extra = extra;
+      c->depth = 0;
+      psoi_cv_push_frame(c, srcs[0].key, 0);
+    }
+  }
   if (nv > 1) {
     int i;
     if (srcs[0].type != cls) {
