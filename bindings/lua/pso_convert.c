@@ -1859,39 +1859,15 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
   int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L), forced = 0, min = 0;
   int cache_data = 0; /* stack index of a preset's data table (cacheable) */
   unsigned acc = 1;
+  int vt = n == 1 && !c->marks ? lua_type(L, srcs[0].idx) : LUA_TNONE; /* one source: its type */
   uint32_t emitted = PSOC_SO_TYPE_COUNT;
   c->depth = 0;
   psoi_cv_push_frame(c, srcs[0].key, 0);
-  /* An immutable preset given alone converts the same every time: the
-  ** cache is keyed by the preset object itself (only presets go in), so a
-  ** hit needs no look at its metatable or data. */
-  if (n == 1 && !c->marks && lua_type(L, srcs[0].idx) == LUA_TUSERDATA) {
-    size_t len;
-    const char *hit;
-    lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
-    lua_pushvalue(L, srcs[0].idx);
-    lua_rawget(L, -2);
-    hit = lua_tolstring(L, -1, &len);
-    if (hit && len > 8) {
-      uint32_t req, type;
-      memcpy(&req, hit, 4);
-      memcpy(&type, hit + 4, 4);
-      if (req == srcs[0].type && type < PSOC_SO_TYPE_COUNT && ctx->info[type] &&
-          len == 8 + ctx->info[type]->payload->size) {
-        memcpy(payload, hit + 8, len - 8);
-        lua_settop(L, top);
-        return type;
-      }
-    }
-    lua_settop(L, top);
-    if (psoi_preset_data(L, srcs[0].idx)) cache_data = lua_gettop(L);
-  }
   /* The commonest shape: one plain table of a class with versions, read
   ** as the oldest version would be by the fast path below (cv_payload's
   ** record case), in cv_struct_flat alone; anything else it does not take
   ** goes the whole way, from the start. */
-  if (n == 1 && nv > 1 && !c->marks && srcs[0].type == cls &&
-      lua_type(L, srcs[0].idx) == LUA_TTABLE) {
+  if (vt == LUA_TTABLE && nv > 1 && srcs[0].type == cls) {
     const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][0]];
     size_t extra = c->extra;
     if (info->type != PSOC_SO_RENDER_TARGET_FORMATS && info->type != PSOC_SO_SAMPLE_DESC &&
@@ -1915,6 +1891,30 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
       c->depth = 0;
       psoi_cv_push_frame(c, srcs[0].key, 0);
     }
+  }
+  /* An immutable preset given alone converts the same every time: the
+  ** cache is keyed by the preset object itself (only presets go in), so a
+  ** hit needs no look at its metatable or data. */
+  if (vt == LUA_TUSERDATA) {
+    size_t len;
+    const char *hit;
+    lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);
+    lua_pushvalue(L, srcs[0].idx);
+    lua_rawget(L, -2);
+    hit = lua_tolstring(L, -1, &len);
+    if (hit && len > 8) {
+      uint32_t req, type;
+      memcpy(&req, hit, 4);
+      memcpy(&type, hit + 4, 4);
+      if (req == srcs[0].type && type < PSOC_SO_TYPE_COUNT && ctx->info[type] &&
+          len == 8 + ctx->info[type]->payload->size) {
+        memcpy(payload, hit + 8, len - 8);
+        lua_settop(L, top);
+        return type;
+      }
+    }
+    lua_settop(L, top);
+    if (psoi_preset_data(L, srcs[0].idx)) cache_data = lua_gettop(L);
   }
   if (nv > 1) {
     int i;
