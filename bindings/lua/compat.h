@@ -434,4 +434,23 @@ static inline int pso_compat_in_finalizer(lua_State *L) {
 #define PSO_COMPAT_ROOM_LASTS 1
 #endif
 
+/* The class index of the lowest bit of a non-zero class mask (walking a
+** declaration's given classes). */
+#if defined(_MSC_VER)
+#include <intrin.h>
+static inline uint32_t pso_compat_first_class(uint32_t m) {
+  unsigned long at;
+  _BitScanForward(&at, m);
+  return (uint32_t)at;
+}
+#elif defined(__GNUC__)
+#define pso_compat_first_class(m) ((uint32_t)__builtin_ctz(m))
+#else
+static inline uint32_t pso_compat_first_class(uint32_t m) {
+  uint32_t at = 0;
+  for (; !(m & 1u); m >>= 1) at++;
+  return at;
+}
+#endif
+
 #endif

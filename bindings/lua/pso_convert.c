@@ -1410,6 +1410,61 @@ typedef struct stash {
   const char *key;
 } stash;
 
+/* cv_struct's common case, one small loop: one plain source (no merge,
+** not a parent's keys), no tracking marks, each key a string naming a
+** scalar or string field (in an input element also [1] and [2]). At the
+** first key it does not take (unknown, a record or list field, given
+** twice, a key of an element given directly) it returns CV_SLOW, having
+** undone what it counted, and the general loop below starts over: the
+** keys before it convert the same there, so what is written and what is
+** reported stay the same. Otherwise CV_OK, or the field's CV_SOFT. */
+enum { CV_SLOW = 2 };
+static int cv_struct_flat(psoi_cv *c, const psoc_struct *s, int t, unsigned char *dst,
+                          const src *sr) {
+  lua_State *L = c->L;
+  int depth = c->depth, b = lua_gettop(L), key_idx = b + 1, r;
+  size_t extra = c->extra;
+  uint32_t seen = 0;
+  psoi_cv_room(c, 24);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    const psoc_field *f;
+    const char *key;
+    int fi;
+    if (lua_type(L, key_idx) == LUA_TSTRING) {
+      key = lua_tostring(L, key_idx);
+      fi = key_lookup(c, s, key, key_idx);
+    } else {
+      int64_t k = 0;
+      if (s != c->ctx->input_element || !pso_compat_tointeger(L, key_idx, &k)) break;
+      fi = k == 1 ? c->ctx->input_semantic + 1 : k == 2 ? c->ctx->input_format + 1 : 0;
+      key = fi > 0 ? s->fields[fi - 1].key : NULL;
+    }
+    if (fi <= 0 || (seen >> --fi & 1u)) break;
+    f = &s->fields[fi];
+    if (f->kind == PSOC_FIELD_STRING) {
+      psoi_cv_push_frame(c, key, 0);
+      r = cv_string(c, f, b + 2, dst, -1, sr);
+    } else if (f->kind <= PSOC_FIELD_FLAGS) { /* UINT, INT, BOOL, FLOAT, ENUM, FLAGS */
+      psoi_cv_push_frame(c, key, 0);
+      r = cv_scalar(c, f->kind, f->size, f->enumeration, b + 2, dst + f->offset);
+    } else {
+      break;
+    }
+    c->depth = depth;
+    if (r) {
+      lua_settop(L, b);
+      return r;
+    }
+    seen |= 1u << fi;
+    lua_settop(L, key_idx);
+  }
+  if (lua_gettop(L) == b) return CV_OK; /* lua_next came to the end */
+  lua_settop(L, b);
+  c->extra = extra;
+  return CV_SLOW;
+}
+
 static int cv_struct(psoi_cv *c, const psoc_struct *s, const src *srcs, int n, unsigned char *dst,
                      int off) {
   lua_State *L = c->L;
@@ -1421,6 +1476,10 @@ static int cv_struct(psoi_cv *c, const psoc_struct *s, const src *srcs, int n, u
   int nst = 0, ft = shape_fallthrough(c->ctx, s), i, r;
   int depth = c->depth, top = lua_gettop(L);
   uint64_t fall = 0;
+  if (n == 1 && !srcs[0].filtered && !c->marks) {
+    r = cv_struct_flat(c, s, srcs[0].idx, dst, &srcs[0]);
+    if (r != CV_SLOW) return r;
+  }
   if (n > PSOI_CV_SOURCES) return psoi_cv_error(c, "derive chain deeper than %d", PSOI_CV_SOURCES);
   memset(setter, 0xff, sizeof setter);
   memset(setfilt, 0, sizeof setfilt);
@@ -1800,13 +1859,43 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
   int nv = ctx->class_ntypes[cls], j, last = -1, top = lua_gettop(L), forced = 0, min = 0;
   int cache_data = 0; /* stack index of a preset's data table (cacheable) */
   unsigned acc = 1;
+  int vt = n == 1 && !c->marks ? lua_type(L, srcs[0].idx) : LUA_TNONE; /* one source: its type */
   uint32_t emitted = PSOC_SO_TYPE_COUNT;
   c->depth = 0;
   psoi_cv_push_frame(c, srcs[0].key, 0);
+  /* The commonest shape: one plain table of a class with versions, read
+  ** as the oldest version would be by the fast path below (cv_payload's
+  ** record case), in cv_struct_flat alone; anything else it does not take
+  ** goes the whole way, from the start. */
+  if (vt == LUA_TTABLE && nv > 1 && srcs[0].type == cls) {
+    const psoc_subobject_info *info = ctx->info[ctx->class_types[cls][0]];
+    size_t extra = c->extra;
+    if (info->type != PSOC_SO_RENDER_TARGET_FORMATS && info->type != PSOC_SO_SAMPLE_DESC &&
+        shape_single(ctx, info->payload) < 0) {
+      src one;
+      int r;
+      one.idx = srcs[0].idx;
+      one.layer = srcs[0].layer;
+      one.label = srcs[0].label;
+      one.filtered = 0;
+      one.pdepth = 1;
+      one.parent_s = NULL;
+      memcpy(payload, info->default_payload, info->payload->size);
+      c->soft = c->soft_keys = 1;
+      c->depth = 1;
+      r = cv_struct_flat(c, info->payload, srcs[0].idx, payload, &one);
+      c->soft = c->soft_keys = 0;
+      lua_settop(L, top);
+      if (r == CV_OK) return info->type;
+      c->extra = extra;
+      c->depth = 0;
+      psoi_cv_push_frame(c, srcs[0].key, 0);
+    }
+  }
   /* An immutable preset given alone converts the same every time: the
   ** cache is keyed by the preset object itself (only presets go in), so a
   ** hit needs no look at its metatable or data. */
-  if (n == 1 && !c->marks && lua_type(L, srcs[0].idx) == LUA_TUSERDATA) {
+  if (vt == LUA_TUSERDATA) {
     size_t len;
     const char *hit;
     lua_rawgeti(L, c->K, PSOI_K_PRESET_CACHE);

@@ -38,8 +38,9 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   psoc_builder_reset(b);
   for (i = 0; i < st->n && s == PSOC_OK; i++) {
     uint32_t type = st->type[i];
-    psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
-                                                    : PSOC_BUILDER_COPY_AT_FINISH);
+    if (ctx->type_has_ptr[type]) /* without pointers the mode changes nothing */
+      psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
+                                                      : PSOC_BUILDER_COPY_AT_FINISH);
     s = (psoc_builder_add)(b, type, st->payload[i], ctx->info[type]->payload->size);
   }
   return s;
@@ -152,7 +153,7 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   psoi_cv c;
   psoi_decl d;
   psoi_stage st;
-  uint32_t cls;
+  uint32_t cls, m;
   const char *rs = NULL, *name = NULL;
   size_t rs_len = 0, name_len = 0, room = 0;
   unsigned char *block;
@@ -176,15 +177,14 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   anchors_begin(&c);
   /* one piece of the arena for every given class's payload (each as
   ** psoi_stage_take would size and align it) */
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++)
-    if (PSOI_DECL_VIDX(&d, cls)) room += PAYLOAD_ROOM(c.ctx, cls);
+  for (m = d.given; m; m &= m - 1) room += PAYLOAD_ROOM(c.ctx, pso_compat_first_class(m));
   block = psoi_arena_take(c.ctx, room);
   if (!block) psoi_cv_error(&c, "not enough memory");
-  for (cls = 0; cls < PSOC_SO_TYPE_COUNT && (d.given >> cls); cls++) { /* to the last given */
+  for (m = d.given; m; m &= m - 1) { /* the given classes, in class order */
     psoi_csrc s;
     uint32_t type;
     unsigned char *payload;
-    if (!PSOI_DECL_VIDX(&d, cls)) continue;
+    cls = pso_compat_first_class(m);
     payload = block;
     block += PAYLOAD_ROOM(c.ctx, cls);
     c.extra = 0;
