@@ -451,25 +451,32 @@ static int is_hidden_control(unsigned long cp) {
          (cp >= 0x2066 && cp <= 0x2069);
 }
 
+/* Runs of text that need no escape go out in one fwrite (stderr is not
+** buffered: a call per character was a write(2) per character). */
 static void escape_text(FILE *out, const char *s, size_t len, int keep_lines) {
-  const unsigned char *p = (const unsigned char *)s, *end = p + len;
+  const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
   while (p < end) {
     unsigned long cp = 0;
     size_t n = utf8_sequence(p, (size_t)(end - p), &cp);
-    if (n == 0) { /* a byte that is not UTF-8 */
-      fprintf(out, "\\x%02x", *p);
-      p++;
+    if (n != 0 && ((keep_lines && (cp == '\n' || cp == '\t')) ||
+                   (cp >= 0x20 && cp != 0x7f && cp != '\n' && cp != '\t' && cp != '\r' &&
+                    !is_hidden_control(cp)))) {
+      p += n; /* as it is */
       continue;
     }
-    if (keep_lines && (cp == '\n' || cp == '\t')) fputc((int)cp, out);
-    else if (cp == '\n') fputs("\\n", out);
+    if (p > run) fwrite(run, 1, (size_t)(p - run), out);
+    if (n == 0) { /* a byte that is not UTF-8 */
+      fprintf(out, "\\x%02x", *p);
+      n = 1;
+    } else if (cp == '\n') fputs("\\n", out);
     else if (cp == '\t') fputs("\\t", out);
     else if (cp == '\r') fputs("\\r", out);
     else if (cp < 0x20 || cp == 0x7f) fprintf(out, "\\x%02lx", cp);
-    else if (is_hidden_control(cp)) fprintf(out, "\\u%04lx", cp);
-    else fwrite(p, 1, n, out);
+    else fprintf(out, "\\u%04lx", cp); /* a hidden control */
     p += n;
+    run = p;
   }
+  if (p > run) fwrite(run, 1, (size_t)(p - run), out);
 }
 
 void cli_text_len(FILE *out, const char *s, size_t len) { escape_text(out, s, len, 0); }
