@@ -1763,18 +1763,23 @@ static unsigned key_mask(psoi_cv *c, uint32_t cls, const psoc_struct *const *vs,
   return acc;
 }
 
+/* A class source as the record reader's source of path depth 1. */
+static void top_source(src *one, const psoi_csrc *s) {
+  one->idx = s->idx;
+  one->layer = s->layer;
+  one->label = s->label;
+  one->filtered = 0;
+  one->pdepth = 1;
+  one->parent_s = NULL;
+}
+
 static int cv_payload(psoi_cv *c, const psoc_subobject_info *info, const psoi_csrc *srcs, int n,
                       unsigned char *payload) {
   lua_State *L = c->L;
   const psoc_struct *s = info->payload;
   int single = shape_single(c->ctx, s), top = lua_gettop(L), i, r;
   src one;
-  one.idx = srcs[0].idx;
-  one.layer = srcs[0].layer;
-  one.label = srcs[0].label;
-  one.filtered = 0;
-  one.pdepth = 1;
-  one.parent_s = NULL;
+  top_source(&one, &srcs[0]);
   if (single >= 0) return cv_field(c, s, &s->fields[single], srcs[0].idx, payload, 0, &one);
   if (info->type == PSOC_SO_RENDER_TARGET_FORMATS && tabular(L, srcs[0].idx)) {
     uint8_t label = one.label;
@@ -1874,12 +1879,7 @@ uint32_t psoi_cv_class(psoi_cv *c, uint32_t cls, const psoi_csrc *srcs, int n, u
         shape_single(ctx, info->payload) < 0) {
       src one;
       int r;
-      one.idx = srcs[0].idx;
-      one.layer = srcs[0].layer;
-      one.label = srcs[0].label;
-      one.filtered = 0;
-      one.pdepth = 1;
-      one.parent_s = NULL;
+      top_source(&one, &srcs[0]);
       memcpy(payload, info->default_payload, info->payload->size);
       c->soft = c->soft_keys = 1;
       c->depth = 1;
