@@ -799,10 +799,18 @@ static int sort_before(const sort_item *a, const sort_item *b, sort_tie tie, con
 }
 
 /* Sort a[0..n) with tmp[0..n) as scratch: insertion sort of runs of 8,
-** then merges, back and forth between the two arrays. */
+** then merges, back and forth between the two arrays. Input in order
+** already (a re-cook's pipelines, merged script by script in name order)
+** is left as it is after one pass (n - 1 comparisons instead of about
+** n log n: the name sort of 10,000 pipelines cost about 5 M instructions,
+** most of them the names' ties); other input leaves that pass at its
+** first pair out of order. */
 static void sort_items(sort_item *a, sort_item *tmp, size_t n, sort_tie tie, const void *ctx) {
   sort_item *src = a, *dst = tmp, *t;
   size_t i, j, run;
+  for (i = 1; i < n && !sort_before(&a[i], &a[i - 1], tie, ctx); i++) {
+  }
+  if (i >= n) return;
   for (i = 0; i < n; i += 8) {
     size_t end = i + 8 < n ? i + 8 : n;
     for (j = i + 1; j < end; j++) {
@@ -825,6 +833,45 @@ static void sort_items(sort_item *a, sort_item *tmp, size_t n, sort_tie tie, con
     dst = t;
   }
   if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+/* sort_items for keys spread evenly (hashes): the items dealt into up
+** to 4,096 buckets by their keys' top bits (a count, then a stable
+** scatter into tmp), each bucket, a few items, sorted by insertion and
+** copied back; a bucket of more than 32 (keys that are not spread) by
+** sort_items. The hash index's merge sort of 10,000 pipelines cost about
+** 2.8 M instructions. */
+#define SPREAD_BITS_MAX 12
+static void sort_spread(sort_item *a, sort_item *tmp, size_t n, sort_tie tie, const void *ctx) {
+  uint32_t start[(1u << SPREAD_BITS_MAX) + 1];
+  unsigned bits = 1, shift;
+  size_t i, j, b, nb;
+  if (n < 64 || n > UINT32_MAX) {
+    sort_items(a, tmp, n, tie, ctx);
+    return;
+  }
+  while (bits < SPREAD_BITS_MAX && ((size_t)1 << (bits + 1)) <= n / 2) bits++;
+  nb = (size_t)1 << bits;
+  shift = 64 - bits;
+  memset(start, 0, sizeof start);
+  for (i = 0; i < n; i++) start[(a[i].key >> shift) + 1]++;
+  for (b = 0; b < nb; b++) start[b + 1] += start[b];
+  for (i = 0; i < n; i++) tmp[start[a[i].key >> shift]++] = a[i];
+  /* start[b] is now the end of bucket b, the start of bucket b + 1 */
+  for (b = 0, i = 0; b < nb; i = start[b++]) {
+    size_t end = start[b];
+    if (end - i > 32) {
+      sort_items(tmp + i, a + i, end - i, tie, ctx);
+      memcpy(a + i, tmp + i, (end - i) * sizeof *a);
+      continue;
+    }
+    for (j = i; j < end; j++) {
+      sort_item v = tmp[j];
+      size_t k = j;
+      for (; k > i && sort_before(&v, &a[k - 1], tie, ctx); k--) a[k] = a[k - 1];
+      a[k] = v;
+    }
+  }
 }
 
 /* The first 8 bytes of a name, big-endian (zeros past its end: names hold
@@ -1049,7 +1096,7 @@ static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, 
     L->keys[i].key = p->hash.hi;
     L->keys[i].index = (uint32_t)i;
   }
-  sort_items(L->keys, L->keys_tmp, n, tie_hash, L);
+  sort_spread(L->keys, L->keys_tmp, n, tie_hash, L);
   for (i = 0; i < n; i++) arc_put32(head + L->off[ARC_T_HIDX] + i * 4, L->keys[i].index);
   for (i = 0; i < m; i++) {
     const wcomp *c = &w->comps[L->corder[i]];
@@ -1187,7 +1234,7 @@ static int put_padded(out_file *o, const void *p, size_t n) {
 ** the writer's own copy. */
 static psoc_status stream_file(psoc_archive_writer *w, FILE *f, unsigned char *buf, int *io) {
   layout L;
-  unsigned char *head = NULL, *rec = NULL, end[ARC_END_SIZE];
+  unsigned char *head = NULL, *hp, *rec = NULL, end[ARC_END_SIZE];
   size_t i, head_size = 0, rec_cap = 0;
   out_file o;
   psoc_status st = layout_plan(w, &L);
@@ -1200,16 +1247,38 @@ static psoc_status stream_file(psoc_archive_writer *w, FILE *f, unsigned char *b
   st = PSOC_ERR_NOMEM;
   head_size = (size_t)L.off[ARC_T_RECS];
   rec_cap = L.max_record + 1;
-  head = wmem(w, NULL, 0, head_size);
+  /* the head made in the buffer itself when it fits (no memory of its
+  ** own to fault in, no copy), else in its own and put */
+  if (!(o.cap && head_size <= o.cap)) head = wmem(w, NULL, 0, head_size);
   rec = wmem(w, NULL, 0, rec_cap);
-  if (!head || !rec) goto done;
-  memset(head, 0, head_size);
-  layout_head(w, &L, head, NULL, rec);
+  hp = head ? head : o.buf;
+  if (!rec || !(head || (o.cap && head_size <= o.cap))) goto done;
+  memset(hp, 0, head_size);
+  layout_head(w, &L, hp, NULL, rec);
+  end_marker(hp, end);
   st = PSOC_ERR_IO;
-  if (put(&o, head, head_size)) goto io_failed;
+  if (head) {
+    if (put(&o, head, head_size)) goto io_failed;
+  } else {
+    o.used = head_size;
+    if (o.used == o.cap && out_flush(&o)) goto io_failed;
+  }
   for (i = 0; i < L.n; i++) {
     const wpipe *p = &w->pipes[L.porder[i]];
+    size_t padded = (size_t)arc_align(p->record_size);
     remap rm;
+    if (o.cap && o.cap - o.used >= padded) {
+      /* remapped straight into the buffer: no copy through 'rec'; the
+      ** padding (< ARC_ALIGN bytes) zeroed by one store of ARC_ALIGN zeros
+      ** at the end of the record's place first (a memset call per record
+      ** cost about 1 M instructions) */
+      static const unsigned char zeros[ARC_ALIGN];
+      memcpy(o.buf + o.used + padded - ARC_ALIGN, zeros, ARC_ALIGN);
+      remap_record(&L, p, o.buf + o.used, &rm);
+      o.used += padded;
+      if (o.used == o.cap && out_flush(&o)) goto io_failed;
+      continue;
+    }
     remap_record(&L, p, rec, &rm);
     if (put_padded(&o, rec, p->record_size)) goto io_failed;
   }
@@ -1217,7 +1286,6 @@ static psoc_status stream_file(psoc_archive_writer *w, FILE *f, unsigned char *b
     const wcomp *c = &w->comps[L.corder[i]];
     if (put_padded(&o, c->data, c->size)) goto io_failed;
   }
-  end_marker(head, end);
   if (put(&o, end, sizeof end) || out_flush(&o)) goto io_failed;
   st = PSOC_OK;
   goto done;
@@ -1234,7 +1302,8 @@ psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, ch
                                     size_t errlen) {
   char tmp[PSOC_PLAT_PATH_MAX];
   FILE *f;
-  unsigned char *buf;
+  unsigned char *mem, *buf = NULL;
+  size_t mem_size = ARC_WRITE_BUFFER + PSOC_PLAT_HUGE_PAGE;
   psoc_status st;
   int e, io = 0;
   if (err && errlen) err[0] = 0;
@@ -1257,12 +1326,16 @@ psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, ch
   /* A 2 MB buffer (out_file): the file is written in aligned 2 MB pieces,
   ** which the page cache keeps in large folios, so a reader mapping the
   ** archive right after the cook maps it in a few batches instead of page
-  ** by page (docs/archive.md, "Loading cost"). Without the memory, stdio's
-  ** own buffer. */
-  buf = wmem(w, NULL, 0, ARC_WRITE_BUFFER);
-  if (buf && setvbuf(f, NULL, _IONBF, 0) != 0) {
-    wmem(w, buf, ARC_WRITE_BUFFER, 0);
-    buf = NULL;
+  ** by page (docs/archive.md, "Loading cost"). The buffer is a 2 MB huge
+  ** page where the system gives one (psoc_plat_huge_window: 2 MB more of
+  ** address space, one fault instead of 512 at its first touch), and the
+  ** head is made in it (stream_file); without that memory, stdio's own
+  ** buffer. */
+  mem = wmem(w, NULL, 0, mem_size);
+  if (mem) buf = psoc_plat_huge_window(mem, mem_size, ARC_WRITE_BUFFER);
+  if (mem && setvbuf(f, NULL, _IONBF, 0) != 0) {
+    wmem(w, mem, mem_size, 0);
+    buf = mem = NULL;
   }
   errno = 0;
   st = stream_file(w, f, buf, &io);
@@ -1271,7 +1344,7 @@ psoc_status psoc_archive_write_file(psoc_archive_writer *w, const char *path, ch
     io = errno ? errno : EIO;
     st = PSOC_ERR_IO;
   }
-  if (buf) wmem(w, buf, ARC_WRITE_BUFFER, 0);
+  if (mem) wmem(w, mem, mem_size, 0);
   if (st == PSOC_OK && (io = psoc_plat_rename(tmp, path)) != 0) st = PSOC_ERR_IO;
   if (st != PSOC_OK) {
     (void)psoc_plat_remove(tmp);

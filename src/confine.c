@@ -358,34 +358,43 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* A listed entry: its kind (psoc_plat_list_dir's, of the entry itself)
+** as the digit '0' + kind in the byte before its name. */
 static int cmp_names(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
+  return strcmp(*(char *const *)a + 1, *(char *const *)b + 1);
 }
 
+static int add_entry(void *ud, const char *name, int kind) {
+  psoc_confine_paths *names = (psoc_confine_paths *)ud;
+  char buf[PSOC_CONFINE_PATH_MAX + 1];
+  size_t n = strlen(name);
+  if (name[0] == '.') return 0; /* hidden */
+  if (n >= PSOC_CONFINE_PATH_MAX) return 0; /* cannot be joined to a path */
+  buf[0] = (char)('0' + kind);
+  memcpy(buf + 1, name, n + 1);
+  return paths_add(names, buf);
+}
+
+/* One listing of 'dir' with each entry's kind (readdir's d_type or the
+** attributes the Windows listing gives: no lstat per entry), sorted by
+** name; a regular file's status is taken only for a symlink. */
 static int list_dir(const char *dir, const char *suffix, const char *exclude, int depth,
                     size_t max, psoc_confine_paths *out) {
   psoc_confine_paths names = { NULL, 0, 0 };
-  psoc_plat_dir *d;
-  const char *name;
   size_t i;
-  int e;
-  if ((e = psoc_plat_dir_open(dir, &d)) != 0) return e;
-  while ((e = psoc_plat_dir_next(d, &name)) == 0 && name)
-    if (name[0] != '.' && (e = paths_add(&names, name)) != 0) break;
-  psoc_plat_dir_close(d);
+  int e = psoc_plat_list_dir(dir, add_entry, &names);
   if (e == 0 && names.count) qsort(names.items, names.count, sizeof *names.items, cmp_names);
   for (i = 0; e == 0 && i < names.count; i++) {
     char full[PSOC_CONFINE_PATH_MAX];
-    int kind;
+    const char *name = names.items[i] + 1;
+    int kind = names.items[i][0] - '0';
     uint64_t size;
-    psoc_confine_join(full, sizeof full, dir, names.items[i]);
-    if (psoc_plat_lstat(full, &kind) != 0) continue;
+    psoc_confine_join(full, sizeof full, dir, name);
     if (kind == PSOC_PLAT_DIR) {
       int r = depth > 0 ? list_dir(full, suffix, exclude, depth - 1, max, out) : 0;
       if (r == ENOMEM || r == E2BIG) e = r; /* a folder that cannot be read is skipped */
-    } else if (ends_with(names.items[i], suffix) &&
-               !(exclude && ends_with(names.items[i], exclude)) &&
-               psoc_plat_regular_size(full, &size) == 0) {
+    } else if (ends_with(name, suffix) && !(exclude && ends_with(name, exclude)) &&
+               (kind == PSOC_PLAT_FILE || psoc_plat_regular_size(full, &size) == 0)) {
       if (out->count == max) e = E2BIG;
       else e = paths_add(out, full);
     }
