@@ -408,7 +408,7 @@ static void split_error(lua_State *L, const char *msg) {
       if (!end) end = p + strlen(p);
       for (text = p; text < end && (*text == '\t' || *text == ' ');) text++;
       if (text < end && text[0] != '[' && text[0] != '(' && !starts_with(text, end, "...\t") &&
-          !starts_with(text, end, TESTLIB_CHUNK + 1)) {
+          !starts_with(text, end, &TESTLIB_CHUNK[1])) {
         if (!first) luaL_addchar(&b, '\n');
         luaL_addlstring(&b, text, (size_t)(end - text));
         first = 0;
