@@ -437,7 +437,7 @@ struct psoc_builder {
     uint32_t size[PSOC_SO_TYPE_COUNT];
     uint32_t inline_size[PSOC_SO_TYPE_COUNT]; /* h.inline_size in that mode */
     uint8_t cls[PSOC_SO_TYPE_COUNT];
-  } fast_modes[3];
+  } fast_modes[4];
   uint8_t mode_types[PSOC_SO_TYPE_COUNT];
   uint32_t mode_type_count;
   /* h.image: the stream bytes as finish will write them, pointers to
@@ -542,6 +542,14 @@ static int counts_are_words(const plan *p) {
   return 1;
 }
 
+/* The mode an entry of plan 'p' is added in when the builder's mode is
+** 'm': PSOC_BUILDER_BORROW_BLOBS stands for BORROW where the payload's one
+** pointer is a blob and for COPY_AT_FINISH everywhere else. */
+static int mode_for(int m, const plan *p) {
+  if (m != PSOC_BUILDER_BORROW_BLOBS) return m;
+  return p->blob_only ? PSOC_BUILDER_BORROW : PSOC_BUILDER_COPY_AT_FINISH;
+}
+
 /* What psoc_builder_add_inline (psoc.h) does in mode 'm': a payload
 ** without padding bytes and without pointer fields, or a shader stage's
 ** (one blob, which it checks) in PSOC_BUILDER_BORROW mode. */
@@ -557,9 +565,10 @@ static int inline_takes(const plan *p, int m) {
 ** Records the new plan 'p' in every mode's set and in the current one. */
 static void fast_update(psoc_builder *b, const plan *p) {
   uint32_t t = p->type;
-  int m;
-  for (m = 0; m < 3; m++) {
-    struct fast_set *f = &b->fast_modes[m];
+  int i;
+  for (i = 0; i < 4; i++) {
+    struct fast_set *f = &b->fast_modes[i];
+    int m = mode_for(i, p);
     int take = !p->nptrs || (counts_are_words(p) &&
                              (m == PSOC_BUILDER_BORROW ||
                               (m == PSOC_BUILDER_COPY_AT_FINISH && (p->blob_only || p->flat_array))));
@@ -846,11 +855,12 @@ static psoc_status entry_pointers(psoc_builder *b, const plan *pl, const unsigne
                                   size_t at, entry *e) {
   size_t next = b->arena_top;
   psoc_status st;
+  int mode = mode_for(b->mode, pl);
   e->pieces_size = 0;
-  if (b->mode == PSOC_BUILDER_COPY) {
+  if (mode == PSOC_BUILDER_COPY) {
     st = copy_pointers(b, pl, at + pl->payload_offset, 0, payload, next, &next);
     e->pieces_size = next - b->arena_top;
-  } else if (b->mode == PSOC_BUILDER_BORROW) {
+  } else if (mode == PSOC_BUILDER_BORROW) {
     st = borrow_check(pl, payload);
   } else if (pl->blob_only) { /* measure_pointers for one blob */
     const plan_ptr *f = &pl->ptrs[0];
@@ -895,7 +905,7 @@ static inline psoc_status subobject_copy(psoc_builder *b, const plan *pl,
   }
   e->plan = pl;
   e->image_at = at;
-  e->mode = b->mode;
+  e->mode = mode_for(b->mode, pl);
   e->pieces_at = b->arena_top;
   return PSOC_OK;
 }
@@ -1007,7 +1017,7 @@ static HOT_INLINE psoc_status add_commit(psoc_builder *b, const plan *pl, const 
     e->image_at = at;
     e->arena_size = 0; /* no pieces in the arena: pieces_at is never read */
     e->pieces_size = pieces;
-    e->mode = b->mode;
+    e->mode = PSOC_BUILDER_COPY_AT_FINISH; /* the deferred adds' mode */
     b->written |= (uint64_t)1 << n;
     b->pieces_size += pieces;
     b->deferred++;
@@ -1150,7 +1160,7 @@ psoc_status(psoc_builder_add)(psoc_builder *b, uint32_t type, const void *payloa
     return put(b, type, payload, payload_size, 0);
   if (pl->nptrs) {
     const plan_ptr *f = pl->ptrs, *end = f + pl->nptrs;
-    if (b->mode != PSOC_BUILDER_BORROW)
+    if (mode_for(b->mode, pl) != PSOC_BUILDER_BORROW)
       return pl->blob_only ? add_deferred_blob(b, pl, src) : add_deferred_array(b, pl, src);
     for (; f < end; f++) { /* borrow_check, inline */
       if (f->kind == PSOC_FIELD_STRING || get_ptr(src + f->at)) continue;
@@ -1301,7 +1311,7 @@ psoc_status psoc_builder_finish_into(psoc_builder *b, void *mem, size_t capacity
 
 psoc_status psoc_builder_set_mode(psoc_builder *b, psoc_builder_mode mode) {
   if (!b || (mode != PSOC_BUILDER_COPY && mode != PSOC_BUILDER_COPY_AT_FINISH &&
-             mode != PSOC_BUILDER_BORROW))
+             mode != PSOC_BUILDER_BORROW && mode != PSOC_BUILDER_BORROW_BLOBS))
     return PSOC_ERR_ARG;
   if (b->mode != (int)mode) {
     const struct fast_set *f = &b->fast_modes[mode];

@@ -504,12 +504,18 @@ PSOC_API size_t psoc_builder_count(const psoc_builder *builder);
 **   PSOC_BUILDER_BORROW: nothing is copied; the finished stream points at
 **     the caller's memory, which must outlive every use of the stream (and
 **     of psoc_stream_copy's copies, which keep those pointers).
+**   PSOC_BUILDER_BORROW_BLOBS: BORROW for a payload whose one pointer is
+**     a blob (a shader stage's bytecode, a cached PSO, a serialized root
+**     signature), COPY_AT_FINISH for every other payload with pointers:
+**     one mode for a caller that keeps its blobs alive and builds the
+**     rest in scratch memory (the Lua module).
 ** The mode applies to the adds and sets that follow and survives reset;
 ** one stream may mix entries of several modes. */
 typedef enum psoc_builder_mode {
   PSOC_BUILDER_COPY = 0,
   PSOC_BUILDER_COPY_AT_FINISH = 1,
-  PSOC_BUILDER_BORROW = 2
+  PSOC_BUILDER_BORROW = 2,
+  PSOC_BUILDER_BORROW_BLOBS = 3
 } psoc_builder_mode;
 PSOC_API psoc_status psoc_builder_set_mode(psoc_builder *builder, psoc_builder_mode mode);
 

@@ -92,10 +92,10 @@ typedef struct psoi_ctx {
   int arena_lock;           /* declarations converting: no arena reset */
   int building;             /* the builder holds entries: no re-entry */
   uint8_t type_has_ptr[PSOC_SO_TYPE_COUNT];
-  /* Per type: its pointers are blobs only (shader bytecode, cached PSOs),
+  /* Per type: its one pointer is a blob (shader bytecode, a cached PSO),
   ** which a declaration takes from immutable pso.shader/pso.blob objects:
-  ** the stream borrows them (PSOC_BUILDER_BORROW) and the pipeline keeps
-  ** the objects alive. */
+  ** the stream borrows it (PSOC_BUILDER_BORROW_BLOBS decides the same) and
+  ** the pipeline keeps the objects alive. */
   uint8_t type_borrow[PSOC_SO_TYPE_COUNT];
   /* Identities for checks without Lua calls (set with K; anchored there):
   ** the pso.none userdata and the metatable of shader and blob objects. */

@@ -240,17 +240,19 @@ static int struct_has_pointers(const psoc_struct *s) {
   return 0;
 }
 
-/* Bit 1: s has BLOB fields; bit 2: ARRAY or STRING fields (recursively). */
-static int struct_pointer_kinds(const psoc_struct *s) {
+/* The payload's one pointer is a blob: the rule by which
+** PSOC_BUILDER_BORROW_BLOBS borrows a payload (pso_declare.c add_all). */
+static int struct_blob_only(const psoc_struct *s) {
   uint32_t i;
-  int k = 0;
+  int blobs = 0;
   for (i = 0; s && i < s->field_count; i++) {
     const psoc_field *f = &s->fields[i];
-    if (f->kind == PSOC_FIELD_BLOB) k |= 1;
-    if (f->kind == PSOC_FIELD_ARRAY || f->kind == PSOC_FIELD_STRING) k |= 2;
-    if (f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) k |= struct_pointer_kinds(f->element);
+    if (f->kind == PSOC_FIELD_BLOB) blobs++;
+    if (f->kind == PSOC_FIELD_ARRAY || f->kind == PSOC_FIELD_STRING) return 0;
+    if ((f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) && struct_has_pointers(f->element))
+      return 0;
   }
-  return k;
+  return blobs == 1;
 }
 
 static int field_index(const psoc_struct *s, const char *key) {
@@ -273,7 +275,7 @@ static void registry_facts(psoi_ctx *ctx) {
     if (!info) continue;
     if (info->payload->size > ctx->payload_max) ctx->payload_max = info->payload->size;
     ctx->type_has_ptr[t] = (uint8_t)struct_has_pointers(info->payload);
-    ctx->type_borrow[t] = (uint8_t)(struct_pointer_kinds(info->payload) == 1);
+    ctx->type_borrow[t] = (uint8_t)struct_blob_only(info->payload);
     ctx->single_field[t] = (int8_t)psoc_visit_single_field(info->payload);
     ctx->info[t] = info;
     if (info->payload->size > ctx->class_payload_max[info->dup_class])

@@ -25,8 +25,11 @@ static void check_status(psoi_cv *c, psoc_status st) {
   luaL_error(c->L, "pso: internal error: %s", psoc_status_name(st));
 }
 
-/* Add the staged payloads to the (reset) builder. The type is only known
-** at run time here, so the call goes to the exported function,
+/* Add the staged payloads to the (reset) builder: blobs borrowed (the
+** pso.shader/pso.blob objects' bytes, which the pipeline anchors), the
+** rest, built in the arena, copied at finish (PSOC_BUILDER_BORROW_BLOBS,
+** which decides per type as ctx->type_borrow does). The type is only
+** known at run time here, so the call goes to the exported function,
 ** (psoc_builder_add)(...), past psoc.h's inline form: that form is a
 ** switch with an inlined copy of the add for every type of the registry
 ** (about 4 KB of code in this function, a different part of it for each
@@ -36,11 +39,9 @@ static psoc_status add_all(psoi_ctx *ctx, const psoi_stage *st) {
   psoc_status s = PSOC_OK;
   int i;
   psoc_builder_reset(b);
+  psoc_builder_set_mode(b, PSOC_BUILDER_BORROW_BLOBS); /* restage leaves another */
   for (i = 0; i < st->n && s == PSOC_OK; i++) {
     uint32_t type = st->type[i];
-    if (ctx->type_has_ptr[type]) /* without pointers the mode changes nothing */
-      psoc_builder_set_mode(b, ctx->type_borrow[type] ? PSOC_BUILDER_BORROW
-                                                      : PSOC_BUILDER_COPY_AT_FINISH);
     s = (psoc_builder_add)(b, type, st->payload[i], ctx->info[type]->payload->size);
   }
   return s;

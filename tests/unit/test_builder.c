@@ -879,8 +879,8 @@ END_TEST
 /* The same pairs on a builder that has made every type's plan, so that
 ** the second add takes add's inline path, in every mode. */
 START_TEST(test_duplicate_classes_inline) {
-  static const psoc_builder_mode modes[3] = { PSOC_BUILDER_COPY, PSOC_BUILDER_COPY_AT_FINISH,
-                                              PSOC_BUILDER_BORROW };
+  static const psoc_builder_mode modes[4] = { PSOC_BUILDER_COPY, PSOC_BUILDER_COPY_AT_FINISH,
+                                              PSOC_BUILDER_BORROW, PSOC_BUILDER_BORROW_BLOBS };
   psoc_builder *b;
   payload p;
   uint32_t type;
@@ -891,7 +891,7 @@ START_TEST(test_duplicate_classes_inline) {
     psoc_builder_reset(b);
     ck_assert_int_eq(psoc_builder_add(b, type, &p, sample_payload(type, &p)), PSOC_OK);
   }
-  for (m = 0; m < 3; m++) {
+  for (m = 0; m < 4; m++) {
     ck_assert_int_eq(psoc_builder_set_mode(b, modes[m]), PSOC_OK);
     for (i = 0; i < sizeof dup_pairs / sizeof dup_pairs[0]; i++) {
       psoc_builder_reset(b);
@@ -1715,6 +1715,98 @@ START_TEST(test_add_matches_set_every_mode) {
 }
 END_TEST
 
+/* The payload's one pointer is a blob (shaders, cached PSO, serialized
+** root signature): the types PSOC_BUILDER_BORROW_BLOBS borrows. */
+static int blob_only_type(uint32_t type) {
+  const psoc_struct *s = psoc_subobject_info_get(type)->payload;
+  uint32_t i;
+  int blobs = 0, others = 0;
+  for (i = 0; i < s->field_count; i++) {
+    const psoc_field *f = &s->fields[i];
+    if (f->kind == PSOC_FIELD_BLOB) blobs++;
+    if (f->kind == PSOC_FIELD_ARRAY || f->kind == PSOC_FIELD_STRING) others++;
+    if ((f->kind == PSOC_FIELD_STRUCT || f->kind == PSOC_FIELD_FIXED) && f->element) {
+      uint32_t j;
+      for (j = 0; j < f->element->field_count; j++)
+        if (f->element->fields[j].kind == PSOC_FIELD_ARRAY ||
+            f->element->fields[j].kind == PSOC_FIELD_BLOB ||
+            f->element->fields[j].kind == PSOC_FIELD_STRING)
+          others++;
+    }
+  }
+  return blobs == 1 && !others;
+}
+
+/* PSOC_BUILDER_BORROW_BLOBS is BORROW for the blob-only types and
+** COPY_AT_FINISH for the others: a stream of every class (add and set,
+** finish and finish_into) is the one those two modes give type by type,
+** its blobs are the caller's and its padding is zero. */
+START_TEST(test_borrow_blobs_is_per_type) {
+  test_alloc ta;
+  psoc_allocator a = ta_make(&ta);
+  psoc_builder *b;
+  int pass, borrowed = 0, copied = 0;
+  ta.poison = 1;
+  ck_assert_int_eq(psoc_builder_new(&a, &b), PSOC_OK);
+  for (pass = 0; pass < 2; pass++) {
+    psoc_stream *s, *ref, *in;
+    unsigned char *block, *mem;
+    size_t size, n;
+    uint32_t type;
+    fill_every_class(b, PSOC_BUILDER_BORROW_BLOBS, pass);
+    ck_assert_int_eq(psoc_builder_finish(b, &s), PSOC_OK);
+    block = ta.last;
+    size = ta.last_size;
+    check_stream_padding_zero(psoc_stream_data(s), psoc_stream_size(s));
+    n = psoc_builder_finish_size(b);
+    mem = malloc(n);
+    ck_assert_ptr_nonnull(mem);
+    ck_assert_int_eq(psoc_builder_finish_into(b, mem, n, NULL, &in), PSOC_OK);
+    ck_assert_uint_eq(psoc_stream_size(in), psoc_stream_size(s));
+    psoc_builder_reset(b);
+    for (type = 0; type < PSOC_SO_TYPE_COUNT; type++) {
+      payload p;
+      size_t len;
+      if (!is_type(type) || psoc_subobject_info_get(type)->dup_class != type) continue;
+      if (blob_only_type(type))
+        borrowed++;
+      else
+        copied++;
+      ck_assert_int_eq(psoc_builder_set_mode(b, blob_only_type(type) ? PSOC_BUILDER_BORROW
+                                                                     : PSOC_BUILDER_COPY_AT_FINISH),
+                       PSOC_OK);
+      len = dirty_payload(type, &p);
+      if (!pass)
+        ck_assert_int_eq(psoc_builder_add(b, type, &p, len), PSOC_OK);
+      else
+        ck_assert_int_eq(psoc_builder_set(b, type, &p, len), PSOC_OK);
+    }
+    ck_assert_int_eq(psoc_builder_finish(b, &ref), PSOC_OK);
+    ck_assert_uint_eq(ta.last_size, size);
+    check_same_layout(block, ta.last, 0, size);
+    ck_assert_uint_eq(psoc_builder_finish_size(b), n);
+    {
+      psoc_parsed parsed;
+      D3D12_SHADER_BYTECODE vs, want;
+      payload p;
+      ck_assert_int_eq(psoc_parse(psoc_stream_data(in), psoc_stream_size(in), &parsed, NULL),
+                       PSOC_OK);
+      memcpy(&vs, parsed.views[PSOC_SO_VS].payload, sizeof vs);
+      sample_payload(PSOC_SO_VS, &p);
+      memcpy(&want, p.bytes, sizeof want);
+      ck_assert_ptr_eq(vs.pShaderBytecode, want.pShaderBytecode); /* borrowed */
+    }
+    free(mem);
+    psoc_stream_free(s);
+    psoc_stream_free(ref);
+  }
+  ck_assert_int_gt(borrowed, 0);
+  ck_assert_int_gt(copied, 0);
+  psoc_builder_free(b);
+  ck_assert_uint_eq(ta.outstanding, 0);
+}
+END_TEST
+
 /* A blob in each mode: NULL with a size is refused at add, NULL with none
 ** stays NULL, an empty non-NULL blob gets its own (8-byte) piece; the
 ** self-contained modes give the same block. */
@@ -2143,6 +2235,7 @@ Suite *suite_builder(void) {
   tcase_add_test(tc, test_finish_into);
   tcase_add_test(tc, test_padding_is_zero_every_mode);
   tcase_add_test(tc, test_add_matches_set_every_mode);
+  tcase_add_test(tc, test_borrow_blobs_is_per_type);
   tcase_add_test(tc, test_blob_edges_every_mode);
   tcase_add_test(tc, test_finish_into_every_mode);
   tcase_add_test(tc, test_copy_at_finish_inline_array);
