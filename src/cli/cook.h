@@ -187,6 +187,14 @@ typedef struct cook_pack cook_pack;
 cook_pack *cook_pack_open(const char *cache_dir, const cook_index *ix);
 void cook_pack_free(cook_pack *p);
 psoc_archive *cook_pack_archive(const cook_pack *p);
+/* The pack the new index no longer names, retired: renamed to
+** CACHE/retired.psoa (removed when the rename fails), which the next cook
+** removes (cook_pack_remove_retired) on the thread that loads the index,
+** beside the lookups. Removing the last name of a 7 MB file frees its
+** page cache and its blocks (on a file system mounted with 'discard',
+** waiting for the device), about 5 ms; a rename is not that. */
+void cook_pack_retire(const char *cache_dir, uint64_t id);
+void cook_pack_remove_retired(const char *cache_dir);
 /* The pack ID the loaded index names (0: none). */
 uint64_t cook_index_pack_id(const cook_index *ix);
 /* A new pack ID (never 0). */

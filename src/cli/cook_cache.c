@@ -1191,6 +1191,22 @@ int cook_pack_path(const char *cache_dir, uint64_t id, char *out) {
              : -1;
 }
 
+#define PACK_RETIRED "retired.psoa"
+
+void cook_pack_retire(const char *cache_dir, uint64_t id) {
+  char pack[PSOC_PLAT_PATH_MAX], to[PSOC_PLAT_PATH_MAX];
+  if (cook_pack_path(cache_dir, id, pack) != 0) return;
+  if ((size_t)snprintf(to, sizeof to, "%s/%s", cache_dir, PACK_RETIRED) >= sizeof to ||
+      psoc_plat_rename(pack, to) != 0)
+    (void)psoc_plat_remove(pack);
+}
+
+void cook_pack_remove_retired(const char *cache_dir) {
+  char path[PSOC_PLAT_PATH_MAX];
+  if ((size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, PACK_RETIRED) < sizeof path)
+    (void)psoc_plat_remove(path);
+}
+
 uint64_t cook_pack_new_id(const char *output) {
   uint64_t v[3], id;
   v[0] = psoc_plat_wall_now_ns();
