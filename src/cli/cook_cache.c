@@ -1193,18 +1193,24 @@ int cook_pack_path(const char *cache_dir, uint64_t id, char *out) {
 
 #define PACK_RETIRED "retired.psoa"
 
+/* CACHE/retired.psoa, where the last cook's old pack waits to be removed. */
+static int retired_path(const char *cache_dir, char *out) {
+  return (size_t)snprintf(out, PSOC_PLAT_PATH_MAX, "%s/%s", cache_dir, PACK_RETIRED) <
+                 PSOC_PLAT_PATH_MAX
+             ? 0
+             : -1;
+}
+
 void cook_pack_retire(const char *cache_dir, uint64_t id) {
   char pack[PSOC_PLAT_PATH_MAX], to[PSOC_PLAT_PATH_MAX];
   if (cook_pack_path(cache_dir, id, pack) != 0) return;
-  if ((size_t)snprintf(to, sizeof to, "%s/%s", cache_dir, PACK_RETIRED) >= sizeof to ||
-      psoc_plat_rename(pack, to) != 0)
+  if (retired_path(cache_dir, to) != 0 || psoc_plat_rename(pack, to) != 0)
     (void)psoc_plat_remove(pack);
 }
 
 void cook_pack_remove_retired(const char *cache_dir) {
   char path[PSOC_PLAT_PATH_MAX];
-  if ((size_t)snprintf(path, sizeof path, "%s/%s", cache_dir, PACK_RETIRED) < sizeof path)
-    (void)psoc_plat_remove(path);
+  if (retired_path(cache_dir, path) == 0) (void)psoc_plat_remove(path);
 }
 
 uint64_t cook_pack_new_id(const char *output) {

@@ -344,6 +344,28 @@ test_pack() {
     same "$TMP/ref.psoa" "$out" "the copy alone"
     rm -f "$MAT/zz_copy.lua"
     cp "$TMP/lit.lua.pack" "$MAT/lit.lua"
+    # the old pack is retired, not removed: a new pack renames it to
+    # retired.psoa, which the next cook removes beside its lookups, whether
+    # or not that cook makes a pack
+    reference
+    cook_p
+    packs "$c" 1
+    cp "${PACKS[0]}" "$TMP/old_pack.psoa"
+    printf '\n-- edited again\n' >>"$MAT/lit.lua"
+    cook_p
+    has "$ERR" "a new pack made"
+    [[ -f $c/retired.psoa ]] && pass || fail "no retired.psoa after a new pack replaced the old one"
+    same "$TMP/old_pack.psoa" "$c/retired.psoa" "the retired pack is the old pack"
+    packs "$c" 1
+    cook_p
+    evaluated 0 8
+    count "$ERR" "a new pack made" 0
+    [[ ! -e $c/retired.psoa ]] && pass || fail "retired.psoa still there after the next cook"
+    printf 'left over' >"$c/retired.psoa" # e.g. a cook killed before it removed it
+    cook_p
+    [[ ! -e $c/retired.psoa ]] && pass || fail "a left-over retired.psoa was not removed"
+    same "$TMP/ref.psoa" "$out" "warm cooks after the retirement"
+    cp "$TMP/lit.lua.pack" "$MAT/lit.lua"
 }
 
 test_status
