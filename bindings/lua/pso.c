@@ -109,7 +109,7 @@ static void push_keys(lua_State *L, psoi_ctx *ctx, int ctx_idx) {
   ** holds them (pso_declare.c) */
   lua_createtable(L, 8, 0);
   lua_rawseti(L, K, PSOI_K_ANCHORS);
-  /* the declaration functions, run protected by psoi_declare_all */
+  /* the declaration functions, run protected by collect_errors */
   {
     static const lua_CFunction raw[] = { raw_graphics, raw_compute, raw_mesh };
     static const psoc_kind kinds[] = { PSOC_KIND_GRAPHICS, PSOC_KIND_COMPUTE, PSOC_KIND_MESH };

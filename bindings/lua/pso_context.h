@@ -47,7 +47,8 @@ enum {
   PSOI_K_PIPE_MT = 6,   /* pipeline metatable */
   PSOI_K_PRESET_CACHE = 7, /* preset object -> converted payload (weak keys) */
   PSOI_K_RAW_DECLARE = 8,  /* + psoc_kind: the declaration closure of that kind
-                              (psoi_declare itself, run protected) */
+                              (psoi_declare itself, run protected by
+                              collect_errors) */
   PSOI_K_SITE_FN = 12,     /* the function psoi_site_cached last named (anchors
                               the ctx->site_* cache) */
   PSOI_K_ANCHORS = 13      /* scratch list of the blob objects a declaration's

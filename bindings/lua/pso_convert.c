@@ -383,6 +383,8 @@ void psoi_cv_init(psoi_cv *c, lua_State *L, int K) {
   c->anchors = c->anchor_base = c->nanchors = 0;
   c->stable = 0;
   c->room = 0;
+  c->collect = NULL;
+  c->collect_arg = 0;
 }
 
 void psoi_cv_room_slow(psoi_cv *c, int n) {
@@ -471,6 +473,11 @@ int psoi_cv_error(psoi_cv *c, const char *fmt, ...) {
       indexes[i] = c->frames[i].index;
     }
     psoi_push_where_keys(c->L, 1, path, msg, keys, indexes, n);
+  }
+  if (c->collect) {
+    void (*collect)(lua_State *, int) = c->collect;
+    c->collect = NULL;
+    collect(c->L, c->collect_arg);
   }
   return lua_error(c->L);
 }

@@ -66,6 +66,11 @@ typedef struct psoi_cv {
                        the scratch list at anchor_base + i + 1 */
   int room;         /* stack slots up to this index are known to exist in the
                        current C call (psoi_cv_room); 0 at init */
+  void (*collect)(lua_State *L, int arg); /* psoi_cv_error calls it (once) with
+                       the message on the top before raising it, or NULL: the
+                       layer above adds what it knows (psoi_declare_all: the
+                       errors of every other key) */
+  int collect_arg;
 } psoi_cv;
 
 /* Make sure the stack has n free slots above the top (luaL_checkstack,

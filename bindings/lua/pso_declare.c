@@ -150,7 +150,19 @@ static pso_pipeline *build(psoi_cv *c, const psoi_stage *st, psoc_kind kind, con
 /* A class's payload room in the arena, rounded as the arena rounds. */
 #define PAYLOAD_ROOM(ctx, cls) (((ctx)->class_payload_max[cls] + 15u) & ~(size_t)15u)
 
-int psoi_declare(lua_State *L, psoc_kind kind, int t) {
+static void collect_errors(lua_State *L, psoc_kind kind);
+
+/* psoi_cv_error's hook on psoi_declare_all's declarations: the errors of
+** every other key joined to the message on the top. */
+static void collect_hook(lua_State *L, int kind) {
+  if (lua_type(L, -1) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
+    collect_errors(L, (psoc_kind)kind);
+}
+
+/* A declaration of kind 'kind' from the table at t. level: the stack level
+** the first Lua function at or above which names the pipeline's site.
+** collect: on an error, collect_errors first (psoi_declare_all). */
+static int declare(lua_State *L, psoc_kind kind, int t, int level, int collect) {
   psoi_cv c;
   psoi_decl d;
   psoi_stage st;
@@ -161,6 +173,10 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
   t = lua_absindex(L, t);
   psoi_cv_init(&c, L, PSOI_UV_KEYS);
   if (lua_type(L, t) != LUA_TTABLE) return psoi_cv_type_error(&c, t, "a table declaring the pipeline");
+  if (collect) {
+    c.collect = collect_hook;
+    c.collect_arg = (int)kind;
+  }
   psoi_cv_scan_decl(&c, kind, t, &d);
   if (!PSOI_DECL_VIDX(&d, psoi_decider_of(kind))) {
     c.depth = 0;
@@ -201,11 +217,13 @@ int psoi_declare(lua_State *L, psoc_kind kind, int t) {
     }
     psoi_stage_commit(&c, &st, type, payload, c.extra);
   }
-  /* level 2: psoi_declare runs protected (psoi_declare_all) under the
-  ** C function pso.graphics/mesh/compute */
-  build(&c, &st, kind, name, name_len, rs, rs_len, 2, t, 0);
+  build(&c, &st, kind, name, name_len, rs, rs_len, level, t, 0);
   return 1;
 }
+
+/* level 2: run protected (collect_errors) under the C function
+** pso.graphics/mesh/compute */
+int psoi_declare(lua_State *L, psoc_kind kind, int t) { return declare(L, kind, t, 2, 0); }
 
 /* ---- all the errors of one declaration ----------------------------------- */
 
@@ -361,16 +379,13 @@ static void collect_errors(lua_State *L, psoc_kind kind) {
   lua_settop(L, first);
 }
 
+/* Not run protected: the conversion's errors (psoi_cv_error) call
+** collect_hook before they are raised, so a declaration that succeeds
+** pays no pcall. Other errors (memory, the stack, internal ones) are
+** raised as they are. */
 int psoi_declare_all(lua_State *L, psoc_kind kind) {
-  int status;
   lua_settop(L, 1);
-  lua_rawgeti(L, PSOI_UV_KEYS, PSOI_K_RAW_DECLARE + (int)kind);
-  lua_pushvalue(L, 1);
-  status = lua_pcall(L, 1, 1, 0);
-  if (status == LUA_OK) return 1;
-  if (status == LUA_ERRRUN && lua_type(L, -1) == LUA_TSTRING && lua_type(L, 1) == LUA_TTABLE)
-    collect_errors(L, kind);
-  return lua_error(L);
+  return declare(L, kind, 1, 1, 1);
 }
 
 int psoi_derive(lua_State *L, int base_idx, int ov) {

@@ -13,10 +13,10 @@
 ** the pipeline. Errors are raised at the caller's line. */
 int psoi_declare(lua_State *L, psoc_kind kind, int decl_idx);
 /* pso.graphics/mesh/compute as the module exposes them: psoi_declare on
-** argument 1, run protected; when it fails, every top-level key is
-** converted on its own too, and all their errors are raised together (one
-** per line, each with its own location; the first error alone when there
-** is only one). */
+** argument 1; when its conversion fails, every top-level key is converted
+** on its own too (protected), and all their errors are raised together
+** (one per line, each with its own location; the first error alone when
+** there is only one). A declaration that succeeds runs unprotected. */
 int psoi_declare_all(lua_State *L, psoc_kind kind);
 /* pso.derive */
 int psoi_derive(lua_State *L, int base_idx, int overrides_idx);
