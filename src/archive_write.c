@@ -30,9 +30,13 @@ typedef struct wpipe {
   size_t name_len, rs_len;
   psoc_hash128 hash;
   uint32_t kind;
-  unsigned char *record;
+  const unsigned char *record;
   size_t record_size;
   const uint32_t *slots;       /* nslots offsets into 'record' */
+  const uint32_t *ids;         /* NULL: each slot of 'record' holds its
+                                  writer component id + 1; else ids[k] is
+                                  slot k's id (a borrowed record, which
+                                  keeps its archive's numbering) */
   size_t nslots;
 } wpipe;
 
@@ -427,12 +431,13 @@ static void rollback(psoc_archive_writer *w, size_t ncomps) {
   }
 }
 
-/* Append a pipeline whose components are stored already; 'rec' (a record
-** of 'size' bytes followed by its 'nslots' reference offsets, rec_alloc
-** bytes from the arena). */
+/* Append a pipeline whose components are stored already: its record 'rec'
+** of 'size' bytes, the offsets of its 'nslots' references and (a borrowed
+** record) their writer ids, or ids NULL. */
 static psoc_status commit_pipe(psoc_archive_writer *w, const char *name, size_t name_len,
                                const char *rs, size_t rs_len, psoc_hash128 hash, uint32_t kind,
-                               unsigned char *rec, size_t size, size_t nslots) {
+                               const unsigned char *rec, size_t size, const uint32_t *slots,
+                               const uint32_t *ids, size_t nslots) {
   wpipe *p;
   size_t j;
   if (w->npipes == w->cap_pipes) {
@@ -454,7 +459,8 @@ static psoc_status commit_pipe(psoc_archive_writer *w, const char *name, size_t 
   p->kind = kind;
   p->record = rec;
   p->record_size = size;
-  p->slots = (const uint32_t *)(const void *)(rec + rec_alloc(size, 0));
+  p->slots = slots;
+  p->ids = ids;
   p->nslots = nslots;
   for (j = (size_t)name_hash(name, name_len) & (w->ntab_cap - 1); w->ntab[j];
        j = (j + 1) & (w->ntab_cap - 1)) {
@@ -580,7 +586,8 @@ psoc_status psoc_archive_writer_add(psoc_archive_writer *w, const char *name,
     arc_put_slot(b.rec + b.pend[i].slot, (uint64_t)id + 1);
   }
   st = commit_pipe(w, name, name_len, root_signature, rs_len, hash, (uint32_t)parsed.kind, b.rec,
-                   size, b.npend);
+                   size, (const uint32_t *)(const void *)(b.rec + rec_alloc(size, 0)), NULL,
+                   b.npend);
   if (st != PSOC_OK) {
     rollback(w, ncomps);
     goto fail;
@@ -620,12 +627,13 @@ typedef struct merge_ctx {
   psoc_archive_writer *w;
   psoc_archive *a;
   const unsigned char *src;    /* the stored record (slot_collect) */
-  unsigned char *rec;          /* its copy (slot_merge) */
+  unsigned char *rec;          /* its copy (not borrowed) */
   uint32_t *map;               /* the archive's component index -> writer id */
   size_t ncomps;               /* components in the archive */
   uint64_t referenced;
   uint32_t slots[MAX_PENDING]; /* the record's reference offsets */
   size_t nslots;
+  int borrow;                  /* records borrowed, not copied */
   psoc_status status;
 } merge_ctx;
 
@@ -647,15 +655,14 @@ static int slot_collect(void *ud, const arc_slot *slot) {
   return 0;
 }
 
-/* The reference at 'offset' of m->rec renumbered into the writer (its
-** component interned when first seen). 0, or 1 with m->status. */
-static int slot_merge(merge_ctx *m, size_t offset) {
-  uint64_t v = arc_get_slot(m->rec + offset);
+/* The writer id of the archive's reference v (its component interned when
+** first seen) into *id. 0, or 1 with m->status. */
+static int slot_id(merge_ctx *m, uint64_t v, uint32_t *id) {
   size_t c = (size_t)(v - 1);
   if (m->map[c] == UNMAPPED) {
     arc_raw_comp rc;
     pending pd;
-    uint32_t id;
+    uint32_t nid;
     if ((m->status = arc_raw_component(m->a, c, &rc)) != PSOC_OK) return 1;
     memset(&pd, 0, sizeof pd);
     pd.kind = rc.kind;
@@ -664,11 +671,11 @@ static int slot_merge(merge_ctx *m, size_t offset) {
     pd.hash = rc.hash;
     pd.size = rc.size;
     pd.bytes = rc.data;
-    if ((m->status = intern(m->w, &pd, &id)) != PSOC_OK) return 1;
-    m->map[c] = id;
+    if ((m->status = intern(m->w, &pd, &nid)) != PSOC_OK) return 1;
+    m->map[c] = nid;
   }
   m->referenced += m->w->comps[m->map[c]].size;
-  arc_put_slot(m->rec + offset, (uint64_t)m->map[c] + 1);
+  *id = m->map[c];
   return 0;
 }
 
@@ -691,8 +698,7 @@ static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
   }
   if (w->npipes >= UINT32_MAX - 1) return PSOC_ERR_SIZE;
   if (rp.record_size == 0) return PSOC_ERR_INVALID; /* a verified record parses: never empty */
-  /* the references' offsets (one walk of the stored record), then the
-  ** record and its offsets copied into one allocation and renumbered */
+  /* the references' offsets (one walk of the stored record) */
   m->src = rp.record;
   m->nslots = 0;
   m->status = PSOC_OK;
@@ -704,18 +710,37 @@ static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
       arc_errf(err, errlen, "pipeline '%s': a damaged record", rp.name);
     return st;
   }
-  rec_bytes = rec_alloc(rp.record_size, m->nslots);
-  m->rec = arena_get(w, rec_bytes);
-  if (!m->rec) return PSOC_ERR_NOMEM;
-  memcpy(m->rec, rp.record, rp.record_size);
-  if (m->nslots)
-    memcpy(m->rec + rec_alloc(rp.record_size, 0), m->slots, m->nslots * sizeof *m->slots);
   m->referenced = 0;
-  for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) (void)slot_merge(m, m->slots[k]);
-  st = m->status;
-  if (st == PSOC_OK)
-    st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m->rec,
-                     rp.record_size, m->nslots);
+  if (m->borrow) { /* the record stays in the archive: the offsets and ids */
+    uint32_t *slots = arena_get(w, 2 * m->nslots * sizeof *slots + 1), *ids;
+    if (!slots) return PSOC_ERR_NOMEM;
+    ids = slots + m->nslots;
+    for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) {
+      slots[k] = m->slots[k];
+      (void)slot_id(m, arc_get_slot(rp.record + m->slots[k]), &ids[k]);
+    }
+    st = m->status;
+    if (st == PSOC_OK)
+      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, rp.record,
+                       rp.record_size, slots, ids, m->nslots);
+  } else { /* the record and its offsets copied into one allocation, renumbered */
+    uint32_t *slots;
+    rec_bytes = rec_alloc(rp.record_size, m->nslots);
+    m->rec = arena_get(w, rec_bytes);
+    if (!m->rec) return PSOC_ERR_NOMEM;
+    memcpy(m->rec, rp.record, rp.record_size);
+    slots = (uint32_t *)(void *)(m->rec + rec_alloc(rp.record_size, 0));
+    if (m->nslots) memcpy(slots, m->slots, m->nslots * sizeof *m->slots);
+    for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) {
+      uint32_t id;
+      if (slot_id(m, arc_get_slot(m->rec + m->slots[k]), &id) == 0)
+        arc_put_slot(m->rec + m->slots[k], (uint64_t)id + 1);
+    }
+    st = m->status;
+    if (st == PSOC_OK)
+      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m->rec,
+                       rp.record_size, slots, NULL, m->nslots);
+  }
   if (st != PSOC_OK) {
     /* undo this pipeline's new components, and forget their ids */
     for (k = 0; k < m->ncomps; k++)
@@ -732,7 +757,8 @@ static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
 /* The merge of a's pipelines indices[0..count) (all of them when indices
 ** is NULL), through the caller's map or one of its own. */
 static psoc_status merge_pipelines(psoc_archive_writer *w, psoc_archive *a, const size_t *indices,
-                                   size_t count, uint32_t *map, char *err, size_t errlen) {
+                                   size_t count, uint32_t *map, int borrow, char *err,
+                                   size_t errlen) {
   merge_ctx m;
   size_t i, k, n;
   psoc_status st = PSOC_OK;
@@ -742,6 +768,7 @@ static psoc_status merge_pipelines(psoc_archive_writer *w, psoc_archive *a, cons
   m.w = w;
   m.a = a;
   m.ncomps = psoc_archive_component_count(a);
+  m.borrow = borrow;
   n = psoc_archive_count(a);
   if (indices)
     for (i = 0; i < count; i++)
@@ -764,18 +791,29 @@ static psoc_status merge_pipelines(psoc_archive_writer *w, psoc_archive *a, cons
 
 psoc_status psoc_archive_writer_add_archive(psoc_archive_writer *w, psoc_archive *a, char *err,
                                             size_t errlen) {
-  return merge_pipelines(w, a, NULL, 0, NULL, err, errlen);
+  return merge_pipelines(w, a, NULL, 0, NULL, 0, err, errlen);
 }
 
-psoc_status psoc_archive_writer_add_archive_pipelines(psoc_archive_writer *w, psoc_archive *a,
-                                                      const size_t *indices, size_t count,
-                                                      uint32_t *map, char *err, size_t errlen) {
+static psoc_status add_some(psoc_archive_writer *w, psoc_archive *a, const size_t *indices,
+                            size_t count, uint32_t *map, int borrow, char *err, size_t errlen) {
   if (!w || !a || (!indices && count)) return PSOC_ERR_ARG;
   if (!count) {
     if (err && errlen) err[0] = 0;
     return PSOC_OK;
   }
-  return merge_pipelines(w, a, indices, count, map, err, errlen);
+  return merge_pipelines(w, a, indices, count, map, borrow, err, errlen);
+}
+
+psoc_status psoc_archive_writer_add_archive_pipelines(psoc_archive_writer *w, psoc_archive *a,
+                                                      const size_t *indices, size_t count,
+                                                      uint32_t *map, char *err, size_t errlen) {
+  return add_some(w, a, indices, count, map, 0, err, errlen);
+}
+
+psoc_status psoc_archive_writer_borrow_archive_pipelines(psoc_archive_writer *w, psoc_archive *a,
+                                                         const size_t *indices, size_t count,
+                                                         uint32_t *map, char *err, size_t errlen) {
+  return add_some(w, a, indices, count, map, 1, err, errlen);
 }
 
 /* ---- finishing -------------------------------------------------------- */
@@ -910,17 +948,18 @@ static int cmp_comp(const void *x, const void *y) {
 ** collects the distinct ones. */
 typedef struct remap {
   const uint32_t *map;
-  unsigned char *rec;
+  unsigned char *rec;          /* written through map (map not NULL) */
   uint32_t refs[MAX_PENDING];
   size_t nrefs;
 } remap;
 
-/* The references of pipeline p (at its slot offsets in m->rec, a copy of
-** its record or the record itself) through m->map, collected once each. */
-static void remap_slots(remap *m, const wpipe *p) {
+/* The references of pipeline p (its ids, or read at its slot offsets in
+** src, its record or a copy of it) through m->map into m->rec, collected
+** once each. */
+static void remap_slots(remap *m, const wpipe *p, const unsigned char *src) {
   size_t k, i;
   for (k = 0; k < p->nslots; k++) {
-    uint64_t v = arc_get_slot(m->rec + p->slots[k]);
+    uint64_t v = p->ids ? (uint64_t)p->ids[k] + 1 : arc_get_slot(src + p->slots[k]);
     uint32_t idx = m->map ? m->map[v - 1] : (uint32_t)(v - 1);
     if (m->map) arc_put_slot(m->rec + p->slots[k], (uint64_t)idx + 1);
     for (i = 0; i < m->nrefs && m->refs[i] != idx; i++) {
@@ -1019,9 +1058,9 @@ static psoc_status layout_plan(psoc_archive_writer *w, layout *L) {
     const wpipe *p = &w->pipes[i];
     remap rm;
     rm.map = NULL;
-    rm.rec = p->record;
+    rm.rec = NULL;
     rm.nrefs = 0;
-    remap_slots(&rm, p);
+    remap_slots(&rm, p, p->record);
     L->total_refs += rm.nrefs;
   }
   L->len[ARC_T_PIPE] = (uint64_t)n * ARC_PIPE_ENTRY;
@@ -1048,7 +1087,7 @@ static void remap_record(const layout *L, const wpipe *p, unsigned char *dst, re
   rm->map = L->cmap;
   rm->rec = dst;
   rm->nrefs = 0;
-  remap_slots(rm, p);
+  remap_slots(rm, p, dst);
 }
 
 /* The head (L->off[ARC_T_RECS] bytes, zeroed) into 'head'. With 'recs'

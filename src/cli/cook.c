@@ -366,18 +366,23 @@ static int merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size_
 
 /* Add archive 'a' (input 'label') to the merge: all its pipelines, or
 ** (idx not NULL) those at idx[0..count), through the component map 'map'
-** (psoc_archive_writer_add_archive_pipelines). 1 when every pipeline was
-** added as new (merger_remember), else 0. On a clash or damage, mg->rc
-** and mg->message say why (later inputs are then ignored). */
+** (psoc_archive_writer_add_archive_pipelines), their records borrowed
+** (psoc_archive_writer_borrow_archive_pipelines) when 'a' outlives the
+** merge (the pack). 1 when every pipeline was added as new
+** (merger_remember), else 0. On a clash or damage, mg->rc and mg->message
+** say why (later inputs are then ignored). */
 static int merger_add(merger *mg, psoc_archive *a, const size_t *idx, size_t count, uint32_t *map,
-                      const char *label) {
+                      int borrow, const char *label) {
   char err[512];
   size_t k, total = idx ? count : psoc_archive_count(a);
   int n;
   psoc_status s;
   if (mg->rc != CLI_EXIT_OK) return 0;
-  s = idx ? psoc_archive_writer_add_archive_pipelines(mg->w, a, idx, count, map, err, sizeof err)
-          : psoc_archive_writer_add_archive(mg->w, a, err, sizeof err);
+  s = !idx     ? psoc_archive_writer_add_archive(mg->w, a, err, sizeof err)
+      : borrow ? psoc_archive_writer_borrow_archive_pipelines(mg->w, a, idx, count, map, err,
+                                                                sizeof err)
+               : psoc_archive_writer_add_archive_pipelines(mg->w, a, idx, count, map, err,
+                                                           sizeof err);
   if (s == PSOC_OK) return merger_remember(mg, a, idx, count, label);
   mg->rc = s == PSOC_ERR_NOMEM ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
   if (s == PSOC_ERR_DUPLICATE) {
@@ -560,10 +565,11 @@ static void sink_ready(void *ud, cook_material *m) {
         for (i = 0; i < nc; i++) k->pack_map[i] = PSOC_ARCHIVE_MAP_EMPTY;
     }
     if (m->pack_idx) {
-      own = merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, m->path);
+      /* the pack stays open until the cook ends, after the merge's writer */
+      own = merger_add(&k->mg, k->pack, m->pack_idx, m->pipelines, k->pack_map, 1, m->path);
       k->from_pack++;
     } else {
-      own = merger_add(&k->mg, m->archive, NULL, 0, NULL, m->path);
+      own = merger_add(&k->mg, m->archive, NULL, 0, NULL, 0, m->path);
     }
     if (own && m->indexed) m->pack_new = m->pack_idx || cook_pack_list_make(m, m->archive) == 0;
   }
@@ -969,7 +975,7 @@ int cli_merge_main(int argc, char **argv) {
       rc = s == PSOC_ERR_INVALID ? CLI_EXIT_ERRORS : CLI_EXIT_USAGE;
       goto out;
     }
-    (void)merger_add(&mg, a, NULL, 0, NULL, in[i]);
+    (void)merger_add(&mg, a, NULL, 0, NULL, 0, in[i]);
     psoc_archive_close(a);
     if ((rc = mg.rc) != CLI_EXIT_OK) {
       merger_print(&mg);

@@ -15,9 +15,13 @@
 **   pipelines   pipelines of one archive added a few at a time, by index,
 **               through one component map (psoc_archive_writer_add_archive_pipelines,
 **               as psoc cook takes materials from its pack) give the bytes
-**               and statistics of adding every stream; bad arguments
+**               and statistics of adding every stream; bad arguments; the
+**               same with the records borrowed
+**               (psoc_archive_writer_borrow_archive_pipelines); both
+**               finished in memory and streamed to a file
 */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,7 +130,13 @@ START_TEST(test_merge_equals_adding_streams) {
 }
 END_TEST
 
+typedef psoc_status (*add_pipelines_fn)(psoc_archive_writer *, psoc_archive *, const size_t *,
+                                        size_t, uint32_t *, char *, size_t);
+
+/* _i 0: copied (add), 1: borrowed */
 START_TEST(test_merge_pipelines_by_index) {
+  add_pipelines_fn add = _i ? psoc_archive_writer_borrow_archive_pipelines
+                            : psoc_archive_writer_add_archive_pipelines;
   unit u[NMATERIALS];
   psoc_archive_writer *all, *w;
   psoc_archive *pack;
@@ -150,14 +160,10 @@ START_TEST(test_merge_pipelines_by_index) {
     /* bad arguments change nothing */
     {
       size_t bad = psoc_archive_count(pack);
-      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, &bad, 1, map, err, sizeof err),
-                       PSOC_ERR_ARG);
-      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, NULL, 1, map, err, sizeof err),
-                       PSOC_ERR_ARG);
-      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, NULL, &bad, 0, map, err, sizeof err),
-                       PSOC_ERR_ARG);
-      ck_assert_int_eq(psoc_archive_writer_add_archive_pipelines(w, pack, NULL, 0, map, err, sizeof err),
-                       PSOC_OK);
+      ck_assert_int_eq(add(w, pack, &bad, 1, map, err, sizeof err), PSOC_ERR_ARG);
+      ck_assert_int_eq(add(w, pack, NULL, 1, map, err, sizeof err), PSOC_ERR_ARG);
+      ck_assert_int_eq(add(w, NULL, &bad, 0, map, err, sizeof err), PSOC_ERR_ARG);
+      ck_assert_int_eq(add(w, pack, NULL, 0, map, err, sizeof err), PSOC_OK);
       psoc_archive_writer_stats_get(w, &sw);
       ck_assert_uint_eq(sw.pipelines, 0);
       for (k = 0; k < nc; k++) ck_assert_uint_eq(map[k], PSOC_ARCHIVE_MAP_EMPTY);
@@ -177,25 +183,41 @@ START_TEST(test_merge_pipelines_by_index) {
         idx[k] = psoc_archive_find(pack, e.name);
         ck_assert_uint_ne(idx[k], PSOC_ARCHIVE_NOT_FOUND);
       }
-      ck_assert_msg(psoc_archive_writer_add_archive_pipelines(w, pack, idx, n, map, err, sizeof err) ==
-                        PSOC_OK, "%s", err);
-      if (i == 0)
-        ck_assert_msg(psoc_archive_writer_add_archive_pipelines(w, pack, idx, n, map, err, sizeof err) ==
-                          PSOC_OK, "%s", err);
+      ck_assert_msg(add(w, pack, idx, n, map, err, sizeof err) == PSOC_OK, "%s", err);
+      if (i == 0) ck_assert_msg(add(w, pack, idx, n, map, err, sizeof err) == PSOC_OK, "%s", err);
       psoc_archive_close(a);
     }
     same_stats(all, w);
     psoc_archive_writer_stats_get(w, &sw);
     for (k = 0; k < nc; k++) ck_assert_uint_lt(map[k], sw.components);
+    {
+      /* the file streamed from the records (not finish's bytes) */
+      char dir[256], path[320];
+      FILE *f;
+      unsigned char *back = malloc(s1 + 1);
+      ck_assert_ptr_nonnull(back);
+      snprintf(dir, sizeof dir, "%s/psoc_merge.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+      ck_assert_ptr_nonnull(mkdtemp(dir));
+      snprintf(path, sizeof path, "%s/merged.psoa", dir);
+      ck_assert_msg(psoc_archive_write_file(w, path, err, sizeof err) == PSOC_OK, "%s", err);
+      f = fopen(path, "rb");
+      ck_assert_ptr_nonnull(f);
+      ck_assert_uint_eq(fread(back, 1, s1 + 1, f), s1);
+      fclose(f);
+      ck_assert_int_eq(remove(path), 0);
+      ck_assert_int_eq(remove(dir), 0);
+      ck_assert_int_eq(memcmp(d1, back, s1), 0);
+      free(back);
+    }
     ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
     ck_assert_uint_eq(s1, s2);
     ck_assert_int_eq(memcmp(d1, d2, s1), 0);
+    psoc_archive_writer_free(w); /* before the pack it may borrow from */
     psoc_archive_close(pack);
     free(copy);
   }
   free(map);
   psoc_archive_writer_free(all);
-  psoc_archive_writer_free(w);
   free_units(u);
 }
 END_TEST
@@ -366,7 +388,7 @@ Suite *suite_archive_merge(void) {
   tcase_add_test(t, test_merge_equals_adding_streams);
   tcase_add_test(t, test_merge_damaged_component);
   tcase_add_test(t, test_merge_clash_and_finish_again);
-  tcase_add_test(t, test_merge_pipelines_by_index);
+  tcase_add_loop_test(t, test_merge_pipelines_by_index, 0, 2);
   suite_add_tcase(s, t);
   return s;
 }
