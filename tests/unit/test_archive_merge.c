@@ -20,6 +20,7 @@
 **               (psoc_archive_writer_borrow_archive_pipelines); both
 **               finished in memory and streamed to a file
 */
+#define _XOPEN_SOURCE 700 /* mkdtemp */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
