@@ -20,7 +20,9 @@
 **               (psoc_archive_writer_borrow_archive_pipelines); both
 **               finished in memory and streamed to a file
 */
+#ifndef _XOPEN_SOURCE
 #define _XOPEN_SOURCE 700 /* mkdtemp */
+#endif
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
