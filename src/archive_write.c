@@ -627,11 +627,11 @@ typedef struct merge_ctx {
   psoc_archive_writer *w;
   psoc_archive *a;
   const unsigned char *src;    /* the stored record (slot_collect) */
-  unsigned char *rec;          /* its copy (not borrowed) */
   uint32_t *map;               /* the archive's component index -> writer id */
   size_t ncomps;               /* components in the archive */
   uint64_t referenced;
   uint32_t slots[MAX_PENDING]; /* the record's reference offsets */
+  uint32_t ids[MAX_PENDING];   /* their writer ids */
   size_t nslots;
   int borrow;                  /* records borrowed, not copied */
   psoc_status status;
@@ -684,7 +684,7 @@ static int slot_id(merge_ctx *m, uint64_t v, uint32_t *id) {
 static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
   psoc_archive_writer *w = m->w;
   arc_raw_pipe rp;
-  size_t existing, k, rec_bytes, ncomps = w->ncomps;
+  size_t existing, k, ncomps = w->ncomps;
   psoc_status st = arc_raw_pipeline(m->a, i, &rp, err, errlen);
   if (st != PSOC_OK) return st;
   existing = find_pipe(w, rp.name, rp.name_len);
@@ -711,35 +711,32 @@ static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
     return st;
   }
   m->referenced = 0;
-  if (m->borrow) { /* the record stays in the archive: the offsets and ids */
-    uint32_t *slots = arena_get(w, 2 * m->nslots * sizeof *slots + 1), *ids;
-    if (!slots) return PSOC_ERR_NOMEM;
-    ids = slots + m->nslots;
-    for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) {
-      slots[k] = m->slots[k];
-      (void)slot_id(m, arc_get_slot(rp.record + m->slots[k]), &ids[k]);
-    }
-    st = m->status;
-    if (st == PSOC_OK)
-      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, rp.record,
-                       rp.record_size, slots, ids, m->nslots);
-  } else { /* the record and its offsets copied into one allocation, renumbered */
+  for (k = 0; k < m->nslots && m->status == PSOC_OK; k++)
+    (void)slot_id(m, arc_get_slot(rp.record + m->slots[k]), &m->ids[k]);
+  st = m->status;
+  if (st == PSOC_OK) {
+    const unsigned char *rec = rp.record;
+    const uint32_t *ids = NULL;
     uint32_t *slots;
-    rec_bytes = rec_alloc(rp.record_size, m->nslots);
-    m->rec = arena_get(w, rec_bytes);
-    if (!m->rec) return PSOC_ERR_NOMEM;
-    memcpy(m->rec, rp.record, rp.record_size);
-    slots = (uint32_t *)(void *)(m->rec + rec_alloc(rp.record_size, 0));
-    if (m->nslots) memcpy(slots, m->slots, m->nslots * sizeof *m->slots);
-    for (k = 0; k < m->nslots && m->status == PSOC_OK; k++) {
-      uint32_t id;
-      if (slot_id(m, arc_get_slot(m->rec + m->slots[k]), &id) == 0)
-        arc_put_slot(m->rec + m->slots[k], (uint64_t)id + 1);
+    if (m->borrow) { /* the record stays in the archive: its offsets and ids */
+      slots = arena_get(w, 2 * m->nslots * sizeof *slots + 1);
+      if (slots) ids = memcpy(slots + m->nslots, m->ids, m->nslots * sizeof *m->ids);
+    } else { /* the record copied, renumbered, its offsets after it */
+      unsigned char *copy = arena_get(w, rec_alloc(rp.record_size, m->nslots));
+      slots = copy ? (uint32_t *)(void *)(copy + rec_alloc(rp.record_size, 0)) : NULL;
+      if (copy) {
+        memcpy(copy, rp.record, rp.record_size);
+        for (k = 0; k < m->nslots; k++) arc_put_slot(copy + m->slots[k], (uint64_t)m->ids[k] + 1);
+        rec = copy;
+      }
     }
-    st = m->status;
-    if (st == PSOC_OK)
-      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, m->rec,
-                       rp.record_size, slots, NULL, m->nslots);
+    if (!slots) {
+      st = PSOC_ERR_NOMEM;
+    } else {
+      if (m->nslots) memcpy(slots, m->slots, m->nslots * sizeof *m->slots);
+      st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, rec,
+                       rp.record_size, slots, ids, m->nslots);
+    }
   }
   if (st != PSOC_OK) {
     /* undo this pipeline's new components, and forget their ids */
