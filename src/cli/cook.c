@@ -204,8 +204,11 @@ typedef struct merge_slot {
 ** maps each freed guest page anew) most of the merge's time. A block is
 ** cut from the newest slab (a new slab when it does not fit), never given
 ** back alone (the slabs go with the allocator, after the writer): only
-** fresh requests of SLAB_MIN bytes or more come here, the writer's few
-** large arrays besides the chunks; everything else is realloc's. */
+** fresh requests of SLAB_MIN bytes or more come here. A block that grows
+** (the writer's tables and arrays) leaves for malloc at its first growth
+** and grows by realloc from then on: were each growth cut from a slab,
+** every smaller generation would stay behind in it (22 MB more peak
+** memory cooking 100,000 pipelines). Everything else is realloc's. */
 #define SLAB_SIZE ((size_t)8 << 20)
 #define SLAB_MIN ((size_t)2 << 10)
 
@@ -257,21 +260,14 @@ static void *slab_fn(void *ud, void *ptr, size_t osize, size_t nsize) {
   if (ptr && slab_owns(sa, ptr)) {
     if (nsize == 0) return NULL; /* freed with its slab */
     if (nsize <= osize) return ptr;
-    if ((q = nsize >= SLAB_MIN ? slab_take(sa, nsize) : malloc(nsize)) != NULL)
-      memcpy(q, ptr, osize);
+    if ((q = malloc(nsize)) != NULL) memcpy(q, ptr, osize); /* a growing block: to malloc */
     return q;
   }
   if (nsize == 0) {
     free(ptr);
     return NULL;
   }
-  if (nsize >= SLAB_MIN && (q = slab_take(sa, nsize)) != NULL) {
-    if (ptr) {
-      memcpy(q, ptr, osize < nsize ? osize : nsize);
-      free(ptr);
-    }
-    return q;
-  }
+  if (!ptr && nsize >= SLAB_MIN && (q = slab_take(sa, nsize)) != NULL) return q;
   return realloc(ptr, nsize);
 }
 
