@@ -197,11 +197,12 @@ typedef struct merge_slot {
 } merge_slot;
 
 /* The merge writer's large blocks (the arena chunks that hold the records
-** and names, 256 KiB each: the archive's size in all) come from slabs of
-** huge pages (psoc_plat_huge_window). A re-cook of 10,000 pipelines
-** copies about 6 MB of records into fresh memory; at 4 KiB a page that
-** was about 1,500 page faults, on the 2-core virtual machine (whose host
-** maps each freed guest page anew) most of the merge's time. A block is
+** and names, 256 KiB each: the archive's size in all when the records are
+** copied, as a full cook's are; a re-cook borrows the pack's) come from
+** slabs of huge pages (psoc_plat_huge_window). 6 MB of records copied into
+** fresh memory at 4 KiB a page were about 1,500 page faults, on the 2-core
+** virtual machine (whose host maps each freed guest page anew) most of a
+** merge's time, when stop 24 measured a re-cook that still copied them. A block is
 ** cut from the newest slab (a new slab when it does not fit), never given
 ** back alone (the slabs go with the allocator, after the writer): only
 ** fresh requests of SLAB_MIN bytes or more come here. A block that grows
