@@ -18,8 +18,11 @@
 #                pipelines vs the archive's size + 32 MB; goal <= 2x
 #
 # --ref BIN runs every figure with a second psoc as well (e.g. a build of
-# main) and prints the ratios of the two, in the same run. Each figure is
-# the median of R runs (default 3) of wall time; --callgrind adds callgrind
+# main) and prints the ratios of the two, in the same run; the timed
+# figures alternate the two binaries run by run (each with its own cache
+# and output), so that drift over the run hits both. Each figure is the
+# median of R runs (default 3) of wall time, and the full cook's spread
+# (fastest-slowest) is printed beside it; --callgrind adds callgrind
 # instruction counts (Ir, all threads) for the incremental pair, which do
 # not depend on the machine's load. The library: N*K pipelines in N scripts
 # (default 1,000 x 10 = 10,000) over 300 shaders, made by h2's
@@ -140,21 +143,29 @@ echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 # ---- incremental: full cold cook vs re-cook after editing one script --------
 # (the CPU time, user + sys of all threads, beside the wall time: on a
 # shared machine the full cook's wall time swings more than a re-cook)
-declare -A full_s recook_s
-for b in "${bins[@]}"; do
-    full=() incr=() fullc=() incrc=()
-    for ((r = 0; r < runs; r++)); do
-        rm -rf "$TMP/out/cache"
-        read -r w c < <(timed "${bin[$b]}" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
-        full+=("$w") fullc+=("$c")
+# (with --ref the two binaries alternate run by run, each with a cache of
+# its own, so that the file system's drift over the runs hits both alike)
+declare -A full_s recook_s full incr fullc incrc
+for ((r = 0; r < runs; r++)); do
+    for b in "${bins[@]}"; do
+        rm -rf "$TMP/out/cache_$b"
+        read -r w c < <(timed "${bin[$b]}" cook -q --cache "$TMP/out/cache_$b" "${inputs[@]}" -o "$TMP/out/a_$b.psoa")
+        full[$b]+=" $w" fullc[$b]+=" $c"
         printf -- '-- edit %s %d\n' "$b" "$r" >>"$edit"
-        read -r w c < <(timed "${bin[$b]}" cook -q --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa")
-        incr+=("$w") incrc+=("$c")
+        read -r w c < <(timed "${bin[$b]}" cook -q --cache "$TMP/out/cache_$b" "${inputs[@]}" -o "$TMP/out/a_$b.psoa")
+        incr[$b]+=" $w" incrc[$b]+=" $c"
     done
-    full_s[$b]=$(printf '%s\n' "${full[@]}" | median)
-    recook_s[$b]=$(printf '%s\n' "${incr[@]}" | median)
-    fc=$(printf '%s\n' "${fullc[@]}" | median) ic=$(printf '%s\n' "${incrc[@]}" | median)
+done
+for b in "${bins[@]}"; do
+    # shellcheck disable=SC2086  # the lists are space-separated on purpose
+    {
+        full_s[$b]=$(printf '%s\n' ${full[$b]} | median)
+        recook_s[$b]=$(printf '%s\n' ${incr[$b]} | median)
+        fc=$(printf '%s\n' ${fullc[$b]} | median) ic=$(printf '%s\n' ${incrc[$b]} | median)
+        spread=$(printf '%s\n' ${full[$b]} | sort -g | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo "-" hi }')
+    }
     result "cook_${b}_full_s" "${full_s[$b]}"
+    result "cook_${b}_full_spread_s" "$spread"
     result "cook_${b}_recook_s" "${recook_s[$b]}"
     ratio "cook_${b}_recook_pct" "$(calc "100 * ${recook_s[$b]} / ${full_s[$b]}")"
     result "cook_${b}_full_cpu_s" "$fc"
@@ -169,7 +180,7 @@ target cook_new_recook_pct "<= 5"
 # archive since s22; before it, and on the critical path, in older builds).
 for b in "${bins[@]}"; do
     printf -- '-- edit v %s\n' "$b" >>"$edit"
-    "${bin[$b]}" cook -v --cache "$TMP/out/cache" "${inputs[@]}" -o "$TMP/out/a.psoa" >/dev/null 2>"$TMP/v.txt"
+    "${bin[$b]}" cook -v --cache "$TMP/out/cache_$b" "${inputs[@]}" -o "$TMP/out/a_$b.psoa" >/dev/null 2>"$TMP/v.txt"
     line=$(grep 'psoc cook: time:' "$TMP/v.txt" || true)
     phase() { sed -n "s/.* \([0-9.]*\) ms $1.*/\1/p" <<<"$line"; }
     result "cook_${b}_recook_find_ms" "$(phase 'finding the scripts')"
@@ -196,20 +207,29 @@ if ((callgrind)) && command -v valgrind >/dev/null; then
         ratio cook_recook_ir_new_vs_ref "$(calc "${iri[new]} / ${iri[ref]}")"
     fi
 fi
+if [[ -n $ref ]] && ! cmp -s "$TMP/out/a_new.psoa" "$TMP/out/a_ref.psoa"; then
+    echo "bench_cook.sh: the two binaries' archives differ" >&2
+fi
+[[ -f $TMP/out/a.psoa ]] || cp "$TMP/out/a_new.psoa" "$TMP/out/a.psoa"
 size=$(stat -c %s "$TMP/out/a.psoa")
 
 # ---- --jobs 2 vs --jobs 1 (no cache) ----------------------------------------
-for b in "${bins[@]}"; do
-    w1=() c1=() w2=() c2=()
-    for ((r = 0; r < runs; r++)); do
+declare -A w1 c1 w2 c2
+for ((r = 0; r < runs; r++)); do
+    for b in "${bins[@]}"; do
         read -r w c < <(timed "${bin[$b]}" cook -q --no-cache --jobs 1 "${inputs[@]}" -o "$TMP/out/j1.psoa")
-        w1+=("$w") c1+=("$c")
+        w1[$b]+=" $w" c1[$b]+=" $c"
         read -r w c < <(timed "${bin[$b]}" cook -q --no-cache --jobs 2 "${inputs[@]}" -o "$TMP/out/j2.psoa")
-        w2+=("$w") c2+=("$c")
+        w2[$b]+=" $w" c2[$b]+=" $c"
+        cmp -s "$TMP/out/j1.psoa" "$TMP/out/j2.psoa" || { echo "bench_cook.sh: --jobs 1 and 2 differ" >&2; exit 1; }
     done
-    cmp -s "$TMP/out/j1.psoa" "$TMP/out/j2.psoa" || { echo "bench_cook.sh: --jobs 1 and 2 differ" >&2; exit 1; }
-    t1=$(printf '%s\n' "${w1[@]}" | median) t2=$(printf '%s\n' "${w2[@]}" | median)
-    u1=$(printf '%s\n' "${c1[@]}" | median) u2=$(printf '%s\n' "${c2[@]}" | median)
+done
+for b in "${bins[@]}"; do
+    # shellcheck disable=SC2086  # the lists are space-separated on purpose
+    {
+        t1=$(printf '%s\n' ${w1[$b]} | median) t2=$(printf '%s\n' ${w2[$b]} | median)
+        u1=$(printf '%s\n' ${c1[$b]} | median) u2=$(printf '%s\n' ${c2[$b]} | median)
+    }
     result "cook_${b}_jobs1_wall_s" "$t1"
     result "cook_${b}_jobs1_cpu_s" "$u1"
     result "cook_${b}_jobs2_wall_s" "$t2"
