@@ -210,8 +210,7 @@ fi
 if [[ -n $ref ]] && ! cmp -s "$TMP/out/a_new.psoa" "$TMP/out/a_ref.psoa"; then
     echo "bench_cook.sh: the two binaries' archives differ" >&2
 fi
-[[ -f $TMP/out/a.psoa ]] || cp "$TMP/out/a_new.psoa" "$TMP/out/a.psoa"
-size=$(stat -c %s "$TMP/out/a.psoa")
+size=$(stat -c %s "$TMP/out/a_new.psoa")
 
 # ---- --jobs 2 vs --jobs 1 (no cache) ----------------------------------------
 declare -A w1 c1 w2 c2
