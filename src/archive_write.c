@@ -145,12 +145,15 @@ void psoc_archive_writer_free(psoc_archive_writer *w) {
 
 static uint64_t name_hash(const char *s, size_t n) { return psoc_xxh3(s, n); }
 
+/* Room in the open-addressing table *tab for 'used' + 1 entries at most
+** half full (the 'used' present rehashed). 1, or 0 when out of memory. */
 static int grow_table(psoc_archive_writer *w, uint32_t **tab, size_t *cap, size_t used,
                       uint64_t (*key)(psoc_archive_writer *, uint32_t)) {
   size_t ncap, i;
   uint32_t *t;
   if ((used + 1) * 2 <= *cap) return 1;
-  ncap = *cap ? *cap * 2 : 64;
+  if (used > SIZE_MAX / 2 / sizeof *t - 1) return 0;
+  for (ncap = *cap ? *cap * 2 : 64; ncap < (used + 1) * 2; ncap *= 2) continue;
   t = wmem(w, NULL, 0, ncap * sizeof *t);
   if (!t) return 0;
   memset(t, 0, ncap * sizeof *t);
@@ -434,6 +437,22 @@ static void rollback(psoc_archive_writer *w, size_t ncomps) {
 /* Append a pipeline whose components are stored already: its record 'rec'
 ** of 'size' bytes, the offsets of its 'nslots' references and (a borrowed
 ** record) their writer ids, or ids NULL. */
+psoc_status psoc_archive_writer_reserve(psoc_archive_writer *w, size_t pipelines) {
+  size_t want;
+  if (!w) return PSOC_ERR_ARG;
+  if (pipelines == 0) return PSOC_OK;
+  if (pipelines > UINT32_MAX - 1 - w->npipes) return PSOC_ERR_NOMEM; /* never that many */
+  want = w->npipes + pipelines;
+  if (want > w->cap_pipes) {
+    wpipe *n = wmem(w, w->pipes, w->cap_pipes * sizeof *n, want * sizeof *n);
+    if (!n) return PSOC_ERR_NOMEM;
+    w->pipes = n;
+    w->cap_pipes = want;
+  }
+  /* the name index for 'want' entries: commit_pipe then never grows it */
+  return grow_table(w, &w->ntab, &w->ntab_cap, want - 1, pipe_key) ? PSOC_OK : PSOC_ERR_NOMEM;
+}
+
 static psoc_status commit_pipe(psoc_archive_writer *w, const char *name, size_t name_len,
                                const char *rs, size_t rs_len, psoc_hash128 hash, uint32_t kind,
                                const unsigned char *rec, size_t size, const uint32_t *slots,

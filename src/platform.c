@@ -2276,8 +2276,12 @@ uint64_t psoc_plat_page_faults(void) {
 void psoc_plat_heap_retain(size_t bytes) {
   size_t mmap_max = (size_t)32 << 20; /* glibc's upper bound for M_MMAP_THRESHOLD */
   int keep = bytes > (size_t)INT_MAX ? INT_MAX : (int)bytes;
+  size_t pad_max = (size_t)8 << 20;
   mallopt(M_TRIM_THRESHOLD, keep);
   mallopt(M_MMAP_THRESHOLD, bytes > mmap_max ? (int)mmap_max : keep);
+  /* each growth of a heap (the main one and every thread's) by this much
+  ** more than asked, and as much kept at a trim */
+  mallopt(M_TOP_PAD, bytes > pad_max ? (int)pad_max : keep);
 }
 #else
 void psoc_plat_heap_retain(size_t bytes) { (void)bytes; }

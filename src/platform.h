@@ -420,9 +420,13 @@ uint64_t psoc_plat_page_faults(void);
 ** serve blocks up to that size (32 MiB at most) from that heap rather than
 ** from a mapping of their own: a program that makes and frees the same
 ** memory over and over (psoc check: a sandboxed state per script) then
-** finds it mapped again instead of faulting every page in anew. A
+** finds it mapped again instead of faulting every page in anew; each
+** heap (the main one, every thread's) also grows by up to 8 MiB more than
+** asked and keeps as much when trimmed (psoc cook: its tables and
+** threads' heaps grow, free and grow again). A
 ** process-wide setting for programs, not for libraries to make (glibc:
-** mallopt M_TRIM_THRESHOLD and M_MMAP_THRESHOLD; elsewhere nothing). */
+** mallopt M_TRIM_THRESHOLD, M_MMAP_THRESHOLD and M_TOP_PAD; elsewhere
+** nothing). */
 void psoc_plat_heap_retain(size_t bytes);
 
 /* ---- huge pages for a large buffer (owner s23-io) ---- */

@@ -67,6 +67,14 @@ typedef struct psoc_archive psoc_archive;
 PSOC_API psoc_status psoc_archive_writer_create(const psoc_allocator *alloc, psoc_archive_writer **out);
 PSOC_API void psoc_archive_writer_free(psoc_archive_writer *w);
 
+/* Make room for 'pipelines' pipelines more than w holds now: its pipeline
+** table and name index grow once to that size instead of doubling as the
+** pipelines arrive (each doubling moves the table into fresh memory, a
+** page fault per 4 KiB). Only a hint: adding more than reserved still
+** works, and reserving changes no byte written. PSOC_OK, PSOC_ERR_ARG (w
+** NULL), or PSOC_ERR_NOMEM (w unchanged). */
+PSOC_API psoc_status psoc_archive_writer_reserve(psoc_archive_writer *w, size_t pipelines);
+
 /* Add one pipeline. 'stream' is a stream whose pointers are valid in this
 ** process (a psoc_stream, a psol_pipeline's stream, a hand-built one):
 ** every array, string and blob it points to is read and stored as a

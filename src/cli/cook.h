@@ -197,6 +197,9 @@ void cook_pack_retire(const char *cache_dir, uint64_t id);
 void cook_pack_remove_retired(const char *cache_dir);
 /* The pack ID the loaded index names (0: none). */
 uint64_t cook_index_pack_id(const cook_index *ix);
+/* The pipelines the loaded index's entries hold, in all (0: no index): a
+** size hint for the merge. */
+size_t cook_index_pipelines(const cook_index *ix);
 /* A new pack ID (never 0). */
 uint64_t cook_pack_new_id(const char *output);
 /* CACHE/pack-ID.psoa into out[PSOC_PLAT_PATH_MAX]; 0, or -1 when too long. */

@@ -128,8 +128,10 @@ typedef struct memo_entry {
 enum { MEMO_CHECKED = 0, MEMO_FROM_INDEX = 1 };
 
 typedef struct memo_table {
-  memo_entry *slots;
-  size_t cap, used; /* cap: a power of two */
+  memo_entry *items; /* the entries, dense, in the order they came */
+  size_t used, items_cap;
+  uint32_t *slots;   /* open addressing over items: index + 1, 0 free */
+  size_t cap;        /* slots: a power of two, at most half full */
 } memo_table;
 
 struct cook_memo {
@@ -146,18 +148,19 @@ struct cook_memo {
 ** file's last change cannot be followed by a write with the same stamps. */
 #define RACY_NS_DEFAULT 2000000000ull
 
-static int table_init(memo_table *t) {
-  t->cap = 1024;
-  t->used = 0;
+static int table_init(memo_table *t, size_t cap) {
+  memset(t, 0, sizeof *t);
+  t->cap = cap;
   return (t->slots = calloc(t->cap, sizeof *t->slots)) != NULL ? 0 : -1;
 }
 
 static void table_free(memo_table *t) {
   size_t i;
-  for (i = 0; t->slots && i < t->cap; i++) {
-    free(t->slots[i].path);
-    free(t->slots[i].real);
+  for (i = 0; i < t->used; i++) {
+    free(t->items[i].path);
+    free(t->items[i].real);
   }
+  free(t->items);
   free(t->slots);
 }
 
@@ -165,7 +168,10 @@ cook_memo *cook_memo_new(void) {
   cook_memo *m = calloc(1, sizeof *m);
   if (!m) return NULL;
   const char *racy = getenv("PSOC_COOK_RACY_MS");
-  if (table_init(&m->hashes) != 0 || table_init(&m->reals) != 0 || psoc_plat_mutex_init(&m->lock) != 0) {
+  /* the file table is sized for an index's paths when one loads
+  ** (index_parse); the real paths are the scripts' folders */
+  if (table_init(&m->hashes, 1024) != 0 || table_init(&m->reals, 64) != 0 ||
+      psoc_plat_mutex_init(&m->lock) != 0) {
     table_free(&m->hashes);
     table_free(&m->reals);
     free(m);
@@ -187,34 +193,64 @@ void cook_memo_free(cook_memo *m) {
   free(m);
 }
 
-/* The slot of 'path' (key 'key'), or the free slot where it goes. */
-static memo_entry *memo_slot(memo_entry *slots, size_t cap, uint64_t key, const char *path) {
-  size_t i = (size_t)key & (cap - 1);
-  while (slots[i].path && (slots[i].key != key || strcmp(slots[i].path, path) != 0))
-    i = (i + 1) & (cap - 1);
-  return &slots[i];
+/* The entry of 'path' (key 'key') in 't', or NULL. */
+static memo_entry *table_find(const memo_table *t, uint64_t key, const char *path) {
+  size_t i = (size_t)key & (t->cap - 1);
+  uint32_t at;
+  while ((at = t->slots[i]) != 0) {
+    memo_entry *e = &t->items[at - 1];
+    if (e->key == key && strcmp(e->path, path) == 0) return e;
+    i = (i + 1) & (t->cap - 1);
+  }
+  return NULL;
 }
 
-/* A new entry for 'path' in 't' (NULL when out of memory: no entry, only
-** slower), its path copied; the caller fills in the rest. */
+/* Room in 't' for 'more' entries beyond those it holds (exactly when more
+** than one is asked for, else by doubling), its slots at most half full.
+** 0, or -1 when out of memory (t unchanged). Moves the entries: no entry
+** pointer is kept across a call. */
+static int memo_reserve(memo_table *t, size_t more) {
+  size_t want, cap = t->cap, i;
+  uint32_t *slots;
+  if (more > UINT32_MAX / 4 - t->used) return -1;
+  want = t->used + more;
+  if (want > t->items_cap) {
+    size_t n = more > 1 ? want : t->items_cap ? t->items_cap * 2 : 16;
+    memo_entry *items = realloc(t->items, n * sizeof *items);
+    if (!items) return -1;
+    t->items = items;
+    t->items_cap = n;
+  }
+  while (cap < want * 2 + 2) cap *= 2;
+  if (cap == t->cap) return 0;
+  if ((slots = calloc(cap, sizeof *slots)) == NULL) return -1;
+  for (i = 0; i < t->used; i++) {
+    size_t j = (size_t)t->items[i].key & (cap - 1);
+    while (slots[j]) j = (j + 1) & (cap - 1);
+    slots[j] = (uint32_t)i + 1;
+  }
+  free(t->slots);
+  t->slots = slots;
+  t->cap = cap;
+  return 0;
+}
+
+/* A new entry for 'path' in 't', its path copied and the rest zero; NULL
+** when 't' has one already or when out of memory (no entry: only slower).
+** The caller fills in the rest. */
 static memo_entry *memo_put(memo_table *t, uint64_t key, const char *path) {
   memo_entry *e;
-  size_t len = strlen(path) + 1;
-  if (t->used * 2 >= t->cap) { /* grow at half full */
-    size_t cap = t->cap * 2, i;
-    memo_entry *slots = calloc(cap, sizeof *slots);
-    if (!slots) return NULL;
-    for (i = 0; i < t->cap; i++)
-      if (t->slots[i].path) *memo_slot(slots, cap, t->slots[i].key, t->slots[i].path) = t->slots[i];
-    free(t->slots);
-    t->slots = slots;
-    t->cap = cap;
-  }
-  e = memo_slot(t->slots, t->cap, key, path);
-  if (e->path || (e->path = malloc(len)) == NULL) return NULL;
-  memcpy(e->path, path, len);
+  size_t len = strlen(path) + 1, j;
+  char *copy;
+  if (table_find(t, key, path) || memo_reserve(t, 1) != 0 || (copy = malloc(len)) == NULL)
+    return NULL;
+  memcpy(copy, path, len);
+  e = &t->items[t->used];
+  memset(e, 0, sizeof *e);
+  e->path = copy;
   e->key = key;
-  t->used++;
+  for (j = (size_t)key & (t->cap - 1); t->slots[j]; j = (j + 1) & (t->cap - 1)) continue;
+  t->slots[j] = (uint32_t)++t->used;
   return e;
 }
 
@@ -244,21 +280,21 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
   if (!m) return cook_hash_file(path, hash, size, err, sizeof err);
   key = psoc_xxh3(path, strlen(path));
   psoc_plat_mutex_lock(&m->lock);
-  e = memo_slot(m->hashes.slots, m->hashes.cap, key, path);
-  if (e->path && e->state == MEMO_CHECKED) {
+  e = table_find(&m->hashes, key, path);
+  if (e && e->state == MEMO_CHECKED) {
     *hash = e->hash;
     *size = e->size;
     ok = e->ok;
     psoc_plat_mutex_unlock(&m->lock);
     return ok ? 0 : -1;
   }
-  if (e->path && e->pair && sig_trusted(m, &e->sig, e->taken)) {
+  if (e && e->pair && sig_trusted(m, &e->sig, e->taken)) {
     have_old = 1;
     old_sig = e->sig;
     old_hash = e->hash;
     old_size = e->size;
   }
-  seeded = e->path && e->seeded;
+  seeded = e && e->seeded;
   if (seeded) {
     sig = e->seed_sig;
     taken = e->seed_taken;
@@ -281,8 +317,8 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
     ok = cook_hash_file(path, hash, size, err, sizeof err) == 0;
   }
   psoc_plat_mutex_lock(&m->lock);
-  e = memo_slot(m->hashes.slots, m->hashes.cap, key, path);
-  if (e->path && e->state == MEMO_CHECKED) { /* another worker was first: its answer */
+  e = table_find(&m->hashes, key, path);
+  if (e && e->state == MEMO_CHECKED) { /* another worker was first: its answer */
     *hash = e->hash;
     *size = e->size;
     ok = e->ok;
@@ -291,7 +327,7 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
   }
   if (from_status) m->by_status++;
   else m->hashed++;
-  if (e->path || (e = memo_put(&m->hashes, key, path)) != NULL) {
+  if (e || (e = memo_put(&m->hashes, key, path)) != NULL) {
     if (!from_status) {
       e->sig = sig;
       e->taken = taken;
@@ -322,10 +358,9 @@ static void memo_seed(cook_memo *m, const char *path, const psoc_plat_file_sig *
   uint64_t key = psoc_xxh3(path, strlen(path));
   memo_entry *e;
   psoc_plat_mutex_lock(&m->lock);
-  e = memo_slot(m->hashes.slots, m->hashes.cap, key, path);
-  if (!e->path) {
-    if ((e = memo_put(&m->hashes, key, path)) != NULL) e->state = MEMO_FROM_INDEX; /* no pair */
-  }
+  if ((e = table_find(&m->hashes, key, path)) == NULL &&
+      (e = memo_put(&m->hashes, key, path)) != NULL)
+    e->state = MEMO_FROM_INDEX; /* no pair */
   if (e && e->state == MEMO_FROM_INDEX) {
     e->seeded = 1;
     e->seed_sig = *sig;
@@ -378,8 +413,7 @@ int cook_memo_realpath(cook_memo *m, const char *path, char *out) {
   if (!m) return psoc_plat_realpath(path, out);
   key = psoc_xxh3(path, strlen(path));
   psoc_plat_mutex_lock(&m->lock);
-  e = memo_slot(m->reals.slots, m->reals.cap, key, path);
-  if (e->path) {
+  if ((e = table_find(&m->reals, key, path)) != NULL) {
     err = e->err;
     if (!err) memcpy(out, e->real, strlen(e->real) + 1);
     psoc_plat_mutex_unlock(&m->lock);
@@ -667,6 +701,7 @@ struct cook_index {
   size_t *slots;        /* key -> entry + 1 (0: free) */
   size_t cap;
   uint64_t pack_id;     /* 0: none */
+  uint64_t pipelines;   /* the entries' pipelines, in all */
 };
 
 static uint64_t index_build(void) {
@@ -725,6 +760,11 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
   if ((ix->paths = calloc((size_t)npaths + 1, sizeof *ix->paths)) == NULL ||
       (ix->known = calloc((size_t)npaths + 1, sizeof *ix->known)) == NULL)
     return -1;
+  if (memo) { /* its table sized for them at once (only slower when it cannot be) */
+    psoc_plat_mutex_lock(&memo->lock);
+    (void)memo_reserve(&memo->hashes, (size_t)npaths);
+    psoc_plat_mutex_unlock(&memo->lock);
+  }
   /* the paths (each NUL-terminated in the file), and their recorded
   ** statuses into the memo: every path an entry names is there, valid
   ** or not (cook_index_save finds them all in it) */
@@ -756,8 +796,7 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
     if (memo) {
       uint64_t key = psoc_xxh3(ix->paths[i], len);
       psoc_plat_mutex_lock(&memo->lock);
-      e = memo_slot(memo->hashes.slots, memo->hashes.cap, key, ix->paths[i]);
-      if (!e->path && (e = memo_put(&memo->hashes, key, ix->paths[i])) != NULL) {
+      if ((e = memo_put(&memo->hashes, key, ix->paths[i])) != NULL) { /* not there before */
         e->state = MEMO_FROM_INDEX;
         e->pair = flags == 3;
         e->sig = sig;
@@ -802,6 +841,7 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
     en->unit_hash = get64(p + 8);
     en->unit_size = get64(p + 16);
     en->pipelines = get64(p + 24);
+    ix->pipelines += en->pipelines < (uint64_t)1 << 32 ? en->pipelines : (uint64_t)1 << 32;
     en->file_count = get32(p + 32);
     en->report_len = get32(p + 36);
     if (en->file_count == 0 || (i > 0 && en->key <= ix->entries[i - 1].key)) return -1;
@@ -874,10 +914,10 @@ cook_index *cook_index_load(const char *cache_dir, cook_memo *memo, cook_cache_s
     if (memo) {
       size_t i;
       psoc_plat_mutex_lock(&memo->lock);
-      for (i = 0; i < memo->hashes.cap; i++)
-        if (memo->hashes.slots[i].path && memo->hashes.slots[i].state == MEMO_FROM_INDEX) {
-          memo->hashes.slots[i].pair = 0;
-          memo->hashes.slots[i].ok = 0;
+      for (i = 0; i < memo->hashes.used; i++)
+        if (memo->hashes.items[i].state == MEMO_FROM_INDEX) {
+          memo->hashes.items[i].pair = 0;
+          memo->hashes.items[i].ok = 0;
         }
       psoc_plat_mutex_unlock(&memo->lock);
     }
@@ -988,6 +1028,15 @@ static unsigned char *out_room(out_buf *b, size_t n) {
   return p;
 }
 
+/* Room for 'n' bytes in all in b, made at once (a hint: nothing when out
+** of memory; out_room then grows it). */
+static void out_reserve(out_buf *b, size_t n) {
+  unsigned char *p;
+  if (b->failed || n <= b->cap || (p = realloc(b->data, n)) == NULL) return;
+  b->data = p;
+  b->cap = n;
+}
+
 static void out_add(out_buf *b, const void *s, size_t n) {
   unsigned char *p = out_room(b, n);
   if (p && n) memcpy(p, s, n);
@@ -1021,9 +1070,7 @@ static int out_entry_cmp(const void *a, const void *b) {
 
 /* The memo entry of 'path' (NULL when it has none). */
 static memo_entry *memo_find(cook_memo *memo, const char *path) {
-  memo_entry *e = memo_slot(memo->hashes.slots, memo->hashes.cap,
-                            psoc_xxh3(path, strlen(path)), path);
-  return e->path ? e : NULL;
+  return table_find(&memo->hashes, psoc_xxh3(path, strlen(path)), path);
 }
 
 int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *memo,
@@ -1052,6 +1099,10 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   all = calloc(news + (old ? old->entry_count : 0) + 1, sizeof *all);
   order = calloc(memo->hashes.used + 1, sizeof *order);
   if (!all || !order) goto nomem;
+  if (old) { /* the new index is about the old one's size: grown once, not doubling */
+    out_reserve(&entries, old->size + old->size / 8 + 4096);
+    out_reserve(&paths, old->size + old->size / 8 + 4096);
+  }
   for (i = 0; i < count; i++)
     if (m[i].indexed && !m[i].failed) {
       all[total].key = m[i].key;
@@ -1062,7 +1113,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
     all[total++].old = &old->entries[i];
   }
   qsort(all, total, sizeof *all, out_entry_cmp);
-  for (i = 0; i < memo->hashes.cap; i++) memo->hashes.slots[i].out_id = 0;
+  for (i = 0; i < memo->hashes.used; i++) memo->hashes.items[i].out_id = 0;
   for (i = 0; i < total; i++) {
     const cook_material *mm = all[i].m, *fm;
     const ix_entry *oe = all[i].old;
@@ -1183,6 +1234,9 @@ struct cook_pack {
 };
 
 uint64_t cook_index_pack_id(const cook_index *ix) { return ix ? ix->pack_id : 0; }
+size_t cook_index_pipelines(const cook_index *ix) {
+  return ix && ix->pipelines <= (uint64_t)SIZE_MAX / 4 ? (size_t)ix->pipelines : 0;
+}
 
 int cook_pack_path(const char *cache_dir, uint64_t id, char *out) {
   return (size_t)snprintf(out, PSOC_PLAT_PATH_MAX, "%s/pack-%016" PRIx64 ".psoa", cache_dir, id) <
