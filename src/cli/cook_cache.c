@@ -268,9 +268,12 @@ static int sig_trusted(const cook_memo *m, const psoc_plat_file_sig *sig, uint64
   return sig->kind == PSOC_PLAT_FILE && taken > changed && taken - changed >= m->racy_ns;
 }
 
-int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *size) {
+/* cook_memo_current of 'path', which is entry id - 1 of the file table
+** when id is not 0 (cook_index.memo_ids: no hash of the path, no search). */
+static int memo_current(cook_memo *m, const char *path, uint32_t id, uint64_t *hash,
+                        uint64_t *size) {
   char err[256];
-  uint64_t key, taken, old_hash = 0, old_size = 0;
+  uint64_t key = 0, taken, old_hash = 0, old_size = 0;
   psoc_plat_file_sig sig, old_sig;
   int ok, have_old = 0, have_sig, from_status = 0, seeded;
   memo_entry *e;
@@ -278,9 +281,9 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
   memset(&sig, 0, sizeof sig);
   taken = 0;
   if (!m) return cook_hash_file(path, hash, size, err, sizeof err);
-  key = psoc_xxh3(path, strlen(path));
+  if (!id) key = psoc_xxh3(path, strlen(path));
   psoc_plat_mutex_lock(&m->lock);
-  e = table_find(&m->hashes, key, path);
+  e = id ? &m->hashes.items[id - 1] : table_find(&m->hashes, key, path);
   if (e && e->state == MEMO_CHECKED) {
     *hash = e->hash;
     *size = e->size;
@@ -317,7 +320,7 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
     ok = cook_hash_file(path, hash, size, err, sizeof err) == 0;
   }
   psoc_plat_mutex_lock(&m->lock);
-  e = table_find(&m->hashes, key, path);
+  e = id ? &m->hashes.items[id - 1] : table_find(&m->hashes, key, path);
   if (e && e->state == MEMO_CHECKED) { /* another worker was first: its answer */
     *hash = e->hash;
     *size = e->size;
@@ -341,6 +344,10 @@ int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *
   }
   psoc_plat_mutex_unlock(&m->lock);
   return ok ? 0 : -1;
+}
+
+int cook_memo_current(cook_memo *m, const char *path, uint64_t *hash, uint64_t *size) {
+  return memo_current(m, path, 0, hash, size);
 }
 
 void cook_memo_stats(cook_memo *m, cook_cache_stats *st) {
@@ -702,6 +709,8 @@ struct cook_index {
   size_t cap;
   uint64_t pack_id;     /* 0: none */
   uint64_t pipelines;   /* the entries' pipelines, in all */
+  const cook_memo *memo; /* the memo the paths were put in (NULL: none) */
+  uint32_t *memo_ids;   /* per path: its entry in memo's file table + 1 */
 };
 
 static uint64_t index_build(void) {
@@ -734,6 +743,7 @@ void cook_index_free(cook_index *ix) {
   free(ix->files);
   free(ix->known);
   free(ix->slots);
+  free(ix->memo_ids);
   free(ix);
 }
 
@@ -761,6 +771,8 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
       (ix->known = calloc((size_t)npaths + 1, sizeof *ix->known)) == NULL)
     return -1;
   if (memo) { /* its table sized for them at once (only slower when it cannot be) */
+    if ((ix->memo_ids = calloc((size_t)npaths + 1, sizeof *ix->memo_ids)) == NULL) return -1;
+    ix->memo = memo;
     psoc_plat_mutex_lock(&memo->lock);
     (void)memo_reserve(&memo->hashes, (size_t)npaths);
     psoc_plat_mutex_unlock(&memo->lock);
@@ -804,7 +816,11 @@ static int index_parse(cook_index *ix, cook_memo *memo) {
         e->hash = hash;
         e->size = size;
         e->ok = 1;
+      } else {
+        e = table_find(&memo->hashes, key, ix->paths[i]);
       }
+      /* the entries' files find it by number, not by their paths' hashes */
+      if (e) ix->memo_ids[i] = (uint32_t)(e - memo->hashes.items) + 1;
       psoc_plat_mutex_unlock(&memo->lock);
     }
     p += 64 + len + 1;
@@ -980,11 +996,13 @@ static int index_lookup(const cook_options *o, uint64_t key, cook_material *m) {
   const ix_entry *e = index_find(o->index, key);
   size_t i;
   uint64_t hash, size;
+  const uint32_t *ids;
   if (!e) return 0;
+  ids = o->index->memo == o->memo ? o->index->memo_ids : NULL; /* paths by number */
   for (i = 0; i < e->file_count; i++) {
-    const char *path = o->index->paths[e->files[i].path];
-    if (cook_memo_current(o->memo, path, &hash, &size) != 0 || hash != e->files[i].hash ||
-        size != e->files[i].size)
+    size_t at = e->files[i].path;
+    if (memo_current(o->memo, o->index->paths[at], ids ? ids[at] : 0, &hash, &size) != 0 ||
+        hash != e->files[i].hash || size != e->files[i].size)
       return 0;
   }
   if (!take_pack(o, e, m) && !take_unit(o, key, m, e->unit_hash, e->unit_size, (size_t)e->pipelines))
@@ -1080,6 +1098,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   out_entry *all;
   size_t total = 0, kept = 0, i, j, news = 0;
   memo_entry **order = NULL;
+  const uint32_t *old_ids;
   uint32_t npaths = 0;
   out_buf paths = { NULL, 0, 0, 0 }, entries = { NULL, 0, 0, 0 };
   unsigned char *q;
@@ -1099,6 +1118,7 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
   all = calloc(news + (old ? old->entry_count : 0) + 1, sizeof *all);
   order = calloc(memo->hashes.used + 1, sizeof *order);
   if (!all || !order) goto nomem;
+  old_ids = old && old->memo == memo ? old->memo_ids : NULL; /* its paths by number */
   if (old) { /* the new index is about the old one's size: grown once, not doubling */
     out_reserve(&entries, old->size + old->size / 8 + 4096);
     out_reserve(&paths, old->size + old->size / 8 + 4096);
@@ -1151,7 +1171,8 @@ int cook_index_save(const char *cache_dir, const cook_index *old, cook_memo *mem
       const char *fp = fm ? fm->files[j].path : old->paths[oe->files[j].path];
       uint64_t fh = fm ? fm->files[j].hash : oe->files[j].hash;
       uint64_t fs = fm ? fm->files[j].size : oe->files[j].size;
-      memo_entry *me = memo_find(memo, fp);
+      uint32_t id = !fm && old_ids ? old_ids[oe->files[j].path] : 0;
+      memo_entry *me = id ? &memo->hashes.items[id - 1] : memo_find(memo, fp);
       if (!me) goto nomem; /* every path is in the memo (the index's were put there) */
       if (!me->out_id) {
         me->out_id = ++npaths;
