@@ -969,11 +969,17 @@ static int take_pack(const cook_options *o, const ix_entry *e, cook_material *m)
   if ((m->pack_idx = malloc(((size_t)e->pipelines + 1) * sizeof *m->pack_idx)) == NULL) return 0;
   while (cook_pack_list_next(e->list, e->list_len, &pos, &name, &hash)) {
     psoc_archive_entry pe;
-    size_t i = psoc_archive_find(pack, name);
-    if (n == e->pipelines || i == PSOC_ARCHIVE_NOT_FOUND ||
-        psoc_archive_entry_get(pack, i, &pe) != PSOC_OK || pe.hash.lo != hash.lo ||
-        pe.hash.hi != hash.hi)
+    size_t i;
+    /* the list is in name order, as the pack is, and one material's names
+    ** are most often neighbours there: the entry after the last one found
+    ** first, the binary search (~13 name comparisons in 10,000) else */
+    if (n > 0 && psoc_archive_entry_get(pack, m->pack_idx[n - 1] + 1, &pe) == PSOC_OK &&
+        strcmp(pe.name, name) == 0)
+      i = m->pack_idx[n - 1] + 1;
+    else if ((i = psoc_archive_find(pack, name)) == PSOC_ARCHIVE_NOT_FOUND ||
+             psoc_archive_entry_get(pack, i, &pe) != PSOC_OK)
       break;
+    if (n == e->pipelines || pe.hash.lo != hash.lo || pe.hash.hi != hash.hi) break;
     m->pack_idx[n++] = i;
   }
   if (n != e->pipelines || pos != e->list_len) {
