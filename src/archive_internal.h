@@ -159,6 +159,7 @@ typedef struct arc_raw_pipe {
   uint32_t kind;
   const unsigned char *record;
   size_t record_size;
+  uint64_t checksum;           /* XXH3-64 of the record as stored (checked) */
 } arc_raw_pipe;
 
 typedef struct arc_raw_comp {

@@ -1567,6 +1567,7 @@ psoc_status arc_raw_pipeline(psoc_archive *a, size_t index, arc_raw_pipe *out, c
   out->kind = arc_get32(e + ARC_P_KIND);
   out->record = crec(a, index);
   out->record_size = arc_get32(e + ARC_P_REC_SIZE);
+  out->checksum = arc_get64(e + ARC_P_REC_CHECKSUM); /* pipe_ok: the record's own */
   return PSOC_OK;
 }
 

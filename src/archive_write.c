@@ -38,6 +38,10 @@ typedef struct wpipe {
                                   slot k's id (a borrowed record, which
                                   keeps its archive's numbering) */
   size_t nslots;
+  uint64_t checksum;           /* a borrowed record's checksum in its archive */
+  int as_is;                   /* set by layout_head: written as 'record' holds
+                                  it (borrowed, every reference keeps its
+                                  number), 'checksum' its checksum */
 } wpipe;
 
 /* The bytes of a record of 'size' bytes with 'nslots' reference offsets. */
@@ -755,6 +759,7 @@ static psoc_status merge_one(merge_ctx *m, size_t i, char *err, size_t errlen) {
       if (m->nslots) memcpy(slots, m->slots, m->nslots * sizeof *m->slots);
       st = commit_pipe(w, rp.name, rp.name_len, rp.rs, rp.rs_len, rp.hash, rp.kind, rec,
                        rp.record_size, slots, ids, m->nslots);
+      if (st == PSOC_OK) w->pipes[w->npipes - 1].checksum = rp.checksum;
     }
   }
   if (st != PSOC_OK) {
@@ -1096,6 +1101,27 @@ static psoc_status layout_plan(psoc_archive_writer *w, layout *L) {
   return PSOC_OK;
 }
 
+/* Does borrowed pipeline p's record keep every reference's number in
+** this layout (its archive's component order is the file's, as when a
+** re-cook's components are the pack's)? Then the file holds the record
+** as it is, with the checksum its archive verified: 1, its distinct
+** references into *rm. Else 0. */
+static int refs_kept(const layout *L, const wpipe *p, remap *rm) {
+  size_t k, i;
+  rm->map = L->cmap;
+  rm->rec = NULL;
+  rm->nrefs = 0;
+  if (!p->ids) return 0;
+  for (k = 0; k < p->nslots; k++) {
+    uint32_t idx = L->cmap[p->ids[k]];
+    if (arc_get_slot(p->record + p->slots[k]) != (uint64_t)idx + 1) return 0;
+    for (i = 0; i < rm->nrefs && rm->refs[i] != idx; i++) {
+    }
+    if (i == rm->nrefs && rm->nrefs < MAX_PENDING) rm->refs[rm->nrefs++] = idx;
+  }
+  return 1;
+}
+
 /* Pipeline p's record with its component ids turned into final indices,
 ** into dst (record_size bytes); its distinct references into *rm. */
 static void remap_record(const layout *L, const wpipe *p, unsigned char *dst, remap *rm) {
@@ -1115,11 +1141,12 @@ static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, 
   uint64_t name_pos = 0, rec_pos = 0, ref_pos = 0, data_pos = 0;
   unsigned char *q;
   for (i = 0; i < n; i++) {
-    const wpipe *p = &w->pipes[L->porder[i]];
+    wpipe *p = &w->pipes[L->porder[i]];
     unsigned char *e = head + L->off[ARC_T_PIPE] + i * ARC_PIPE_ENTRY;
     unsigned char *rec = recs ? recs + rec_pos : scratch;
     remap rm;
     size_t k;
+    uint64_t sum;
     memcpy(head + L->off[ARC_T_NAME] + name_pos, p->name, p->name_len);
     arc_put32(e + ARC_P_NAME, (uint32_t)name_pos);
     arc_put32(e + ARC_P_NAME_LEN, (uint32_t)p->name_len);
@@ -1137,7 +1164,13 @@ static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, 
     arc_put32(e + ARC_P_KIND, p->kind);
     arc_put32(e + ARC_P_REC_SIZE, (uint32_t)p->record_size);
     arc_put32(e + ARC_P_REC_OFFSET, (uint32_t)rec_pos);
-    remap_record(L, p, rec, &rm);
+    if ((p->as_is = refs_kept(L, p, &rm)) != 0) { /* no copy to hash, no hash */
+      if (recs) memcpy(rec, p->record, p->record_size);
+      sum = p->checksum;
+    } else {
+      remap_record(L, p, rec, &rm);
+      sum = psoc_xxh3(rec, p->record_size);
+    }
     sort_refs(rm.refs, rm.nrefs);
     arc_put32(e + ARC_P_REF_FIRST, (uint32_t)ref_pos);
     arc_put32(e + ARC_P_REF_COUNT, (uint32_t)rm.nrefs);
@@ -1146,7 +1179,7 @@ static void layout_head(psoc_archive_writer *w, layout *L, unsigned char *head, 
       w->comps[L->corder[rm.refs[k]]].users++;
     }
     ref_pos += rm.nrefs;
-    arc_put64(e + ARC_P_REC_CHECKSUM, psoc_xxh3(rec, p->record_size));
+    arc_put64(e + ARC_P_REC_CHECKSUM, sum);
     rec_pos += arc_align(p->record_size);
     L->keys[i].key = p->hash.hi;
     L->keys[i].index = (uint32_t)i;
@@ -1322,6 +1355,10 @@ static psoc_status stream_file(psoc_archive_writer *w, FILE *f, unsigned char *b
     const wpipe *p = &w->pipes[L.porder[i]];
     size_t padded = (size_t)arc_align(p->record_size);
     remap rm;
+    if (p->as_is) { /* layout_head found its bytes the file's */
+      if (put_padded(&o, p->record, p->record_size)) goto io_failed;
+      continue;
+    }
     if (o.cap && o.cap - o.used >= padded) {
       /* remapped straight into the buffer: no copy through 'rec'; the
       ** padding (< ARC_ALIGN bytes) zeroed by one store of ARC_ALIGN zeros

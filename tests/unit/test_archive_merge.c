@@ -19,6 +19,11 @@
 **               same with the records borrowed
 **               (psoc_archive_writer_borrow_archive_pipelines); both
 **               finished in memory and streamed to a file
+**   renumbered  records borrowed from one unit into a writer that holds
+**               other materials' components too (their numbers change in
+**               the file) give the bytes of adding every stream, as do
+**               records whose numbers stay (written as they are, with the
+**               checksums their unit verified)
 **   reserve     psoc_archive_writer_reserve: bad arguments, too many, fewer
 **               than added and more than added all give the bytes of a
 **               writer that never reserved
@@ -176,6 +181,110 @@ START_TEST(test_reserve_changes_nothing) {
 }
 END_TEST
 
+/* w streamed into a file (psoc_archive_write_file) holds want[0..size). */
+static void same_file(psoc_archive_writer *w, const void *want, size_t size) {
+  char dir[256], path[320], err[256];
+  FILE *f;
+  unsigned char *back = malloc(size + 1);
+  ck_assert_ptr_nonnull(back);
+  snprintf(dir, sizeof dir, "%s/psoc_merge.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+  ck_assert_ptr_nonnull(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/merged.psoa", dir);
+  ck_assert_msg(psoc_archive_write_file(w, path, err, sizeof err) == PSOC_OK, "%s", err);
+  f = fopen(path, "rb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fread(back, 1, size + 1, f), size);
+  fclose(f);
+  ck_assert_int_eq(remove(path), 0);
+  ck_assert_int_eq(remove(dir), 0);
+  ck_assert_int_eq(memcmp(want, back, size), 0);
+  free(back);
+}
+
+/* The component indices pipeline 'index' of 'a' references, into c[64]. */
+static size_t refs_of(psoc_archive *a, size_t index, size_t *c) {
+  psoc_archive_entry e;
+  size_t i;
+  ck_assert_int_eq(psoc_archive_entry_get(a, index, &e), PSOC_OK);
+  ck_assert_uint_le(e.component_count, 64);
+  for (i = 0; i < e.component_count; i++)
+    ck_assert_int_eq(psoc_archive_entry_component(a, index, i, &c[i]), PSOC_OK);
+  return e.component_count;
+}
+
+START_TEST(test_borrow_renumbered) {
+  unit u[NMATERIALS];
+  psoc_archive_writer *all, *w, *alone;
+  psoc_archive *lit, *out;
+  const void *d1, *d2, *d3;
+  size_t s1, s2, s3, i, k, j, n, moved = 0, idx[64];
+  uint32_t *map;
+  unsigned char *copy;
+  char err[256];
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &all), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &w), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_create(NULL, &alone), PSOC_OK);
+  make_units(u, all);
+  ck_assert_int_eq(psoc_archive_open_memory(u[1].data, u[1].size, PSOC_ARCHIVE_VERIFY_ALL, NULL,
+                                            &lit, err, sizeof err), PSOC_OK);
+  n = psoc_archive_count(lit);
+  ck_assert_uint_le(n, 64);
+  for (k = 0; k < n; k++) idx[k] = k;
+  map = malloc((psoc_archive_component_count(lit) + 1) * sizeof *map);
+  ck_assert_ptr_nonnull(map);
+  for (k = 0; k < psoc_archive_component_count(lit); k++) map[k] = PSOC_ARCHIVE_MAP_EMPTY;
+  for (i = 0; i < NMATERIALS; i++) {
+    psoc_archive *a;
+    if (i == 1) { /* lit.lua's records borrowed, the others' copied */
+      ck_assert_msg(psoc_archive_writer_borrow_archive_pipelines(w, lit, idx, n, map, err,
+                                                                 sizeof err) == PSOC_OK, "%s", err);
+      continue;
+    }
+    ck_assert_int_eq(psoc_archive_open_memory(u[i].data, u[i].size, PSOC_ARCHIVE_VERIFY_ALL, NULL,
+                                              &a, err, sizeof err), PSOC_OK);
+    ck_assert_msg(psoc_archive_writer_add_archive(w, a, err, sizeof err) == PSOC_OK, "%s", err);
+    psoc_archive_close(a);
+  }
+  same_stats(all, w);
+  ck_assert_int_eq(psoc_archive_writer_finish(all, &d1, &s1), PSOC_OK);
+  same_file(w, d1, s1);
+  ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
+  ck_assert_uint_eq(s1, s2);
+  ck_assert_int_eq(memcmp(d1, d2, s1), 0);
+  /* the case is the one it means to be: some of lit's references have
+  ** other numbers in the file than in its unit */
+  copy = aligned_copy(d2, s2);
+  ck_assert_int_eq(psoc_archive_open_memory(copy, s2, PSOC_ARCHIVE_VERIFY_ALL, NULL, &out, err,
+                                            sizeof err), PSOC_OK);
+  for (k = 0; k < n; k++) {
+    size_t a_refs[64], b_refs[64], na, nb;
+    psoc_archive_entry e;
+    ck_assert_int_eq(psoc_archive_entry_get(lit, k, &e), PSOC_OK);
+    na = refs_of(lit, k, a_refs);
+    nb = refs_of(out, psoc_archive_find(out, e.name), b_refs);
+    ck_assert_uint_eq(na, nb);
+    for (j = 0; j < na; j++) moved += a_refs[j] != b_refs[j];
+  }
+  ck_assert_uint_gt(moved, 0);
+  psoc_archive_close(out);
+  free(copy);
+  /* alone, the unit's numbers stay: the file is the unit, byte for byte */
+  for (k = 0; k < psoc_archive_component_count(lit); k++) map[k] = PSOC_ARCHIVE_MAP_EMPTY;
+  ck_assert_msg(psoc_archive_writer_borrow_archive_pipelines(alone, lit, idx, n, map, err,
+                                                             sizeof err) == PSOC_OK, "%s", err);
+  same_file(alone, u[1].data, u[1].size);
+  ck_assert_int_eq(psoc_archive_writer_finish(alone, &d3, &s3), PSOC_OK);
+  ck_assert_uint_eq(s3, u[1].size);
+  ck_assert_int_eq(memcmp(d3, u[1].data, s3), 0);
+  psoc_archive_writer_free(all);
+  psoc_archive_writer_free(w);
+  psoc_archive_writer_free(alone);
+  psoc_archive_close(lit);
+  free(map);
+  free_units(u);
+}
+END_TEST
+
 typedef psoc_status (*add_pipelines_fn)(psoc_archive_writer *, psoc_archive *, const size_t *,
                                         size_t, uint32_t *, char *, size_t);
 
@@ -236,25 +345,7 @@ START_TEST(test_merge_pipelines_by_index) {
     same_stats(all, w);
     psoc_archive_writer_stats_get(w, &sw);
     for (k = 0; k < nc; k++) ck_assert_uint_lt(map[k], sw.components);
-    {
-      /* the file streamed from the records (not finish's bytes) */
-      char dir[256], path[320];
-      FILE *f;
-      unsigned char *back = malloc(s1 + 1);
-      ck_assert_ptr_nonnull(back);
-      snprintf(dir, sizeof dir, "%s/psoc_merge.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-      ck_assert_ptr_nonnull(mkdtemp(dir));
-      snprintf(path, sizeof path, "%s/merged.psoa", dir);
-      ck_assert_msg(psoc_archive_write_file(w, path, err, sizeof err) == PSOC_OK, "%s", err);
-      f = fopen(path, "rb");
-      ck_assert_ptr_nonnull(f);
-      ck_assert_uint_eq(fread(back, 1, s1 + 1, f), s1);
-      fclose(f);
-      ck_assert_int_eq(remove(path), 0);
-      ck_assert_int_eq(remove(dir), 0);
-      ck_assert_int_eq(memcmp(d1, back, s1), 0);
-      free(back);
-    }
+    same_file(w, d1, s1); /* streamed from the records, not finish's bytes */
     ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
     ck_assert_uint_eq(s1, s2);
     ck_assert_int_eq(memcmp(d1, d2, s1), 0);
@@ -433,6 +524,7 @@ Suite *suite_archive_merge(void) {
   tcase_set_timeout(t, 120);
   tcase_add_test(t, test_merge_equals_adding_streams);
   tcase_add_test(t, test_reserve_changes_nothing);
+  tcase_add_test(t, test_borrow_renumbered);
   tcase_add_test(t, test_merge_damaged_component);
   tcase_add_test(t, test_merge_clash_and_finish_again);
   tcase_add_loop_test(t, test_merge_pipelines_by_index, 0, 2);
