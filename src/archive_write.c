@@ -438,9 +438,6 @@ static void rollback(psoc_archive_writer *w, size_t ncomps) {
   }
 }
 
-/* Append a pipeline whose components are stored already: its record 'rec'
-** of 'size' bytes, the offsets of its 'nslots' references and (a borrowed
-** record) their writer ids, or ids NULL. */
 psoc_status psoc_archive_writer_reserve(psoc_archive_writer *w, size_t pipelines) {
   size_t want;
   if (!w) return PSOC_ERR_ARG;
@@ -457,6 +454,9 @@ psoc_status psoc_archive_writer_reserve(psoc_archive_writer *w, size_t pipelines
   return grow_table(w, &w->ntab, &w->ntab_cap, want - 1, pipe_key) ? PSOC_OK : PSOC_ERR_NOMEM;
 }
 
+/* Append a pipeline whose components are stored already: its record 'rec'
+** of 'size' bytes, the offsets of its 'nslots' references and (a borrowed
+** record) their writer ids, or ids NULL. */
 static psoc_status commit_pipe(psoc_archive_writer *w, const char *name, size_t name_len,
                                const char *rs, size_t rs_len, psoc_hash128 hash, uint32_t kind,
                                const unsigned char *rec, size_t size, const uint32_t *slots,
