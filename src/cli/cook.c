@@ -321,20 +321,29 @@ static merge_slot *merger_slot(merge_slot *slots, size_t cap, uint64_t name_hash
   return &slots[i];
 }
 
-/* Room for 'pipelines' more (a hint: the table and the writer sized once
-** instead of doubling; nothing when out of memory, only slower). */
-static void merger_reserve(merger *mg, size_t pipelines) {
+/* Room in the name table for 'more' names beyond those it holds, at most
+** three quarters full. 1, or 0 when out of memory (the table unchanged). */
+static int merger_grow(merger *mg, size_t more) {
   size_t cap = mg->cap, i;
   merge_slot *slots;
-  if (!pipelines || pipelines > SIZE_MAX / 4 / sizeof *slots - mg->used) return;
-  (void)psoc_archive_writer_reserve(mg->w, pipelines);
-  while (cap < (mg->used + pipelines) * 4 / 3 + 2) cap *= 2;
-  if (cap == mg->cap || (slots = calloc(cap, sizeof *slots)) == NULL) return;
+  if (more > SIZE_MAX / 4 / sizeof *slots - mg->used) return 0;
+  while (cap < (mg->used + more) * 4 / 3 + 2) cap *= 2;
+  if (cap == mg->cap) return 1;
+  if ((slots = calloc(cap, sizeof *slots)) == NULL) return 0;
   for (i = 0; i < mg->cap; i++)
     if (mg->slots[i].label) *merger_slot(slots, cap, mg->slots[i].name_hash) = mg->slots[i];
   free(mg->slots);
   mg->slots = slots;
   mg->cap = cap;
+  return 1;
+}
+
+/* Room for 'pipelines' more (a hint: the name table and the writer sized
+** once instead of doubling; nothing when out of memory, only slower). */
+static void merger_reserve(merger *mg, size_t pipelines) {
+  if (!pipelines) return;
+  (void)psoc_archive_writer_reserve(mg->w, pipelines);
+  (void)merger_grow(mg, pipelines);
 }
 
 /* Remember where a's pipelines came from (those seen before keep their
@@ -349,16 +358,7 @@ static int merger_remember(merger *mg, psoc_archive *a, const size_t *idx, size_
     psoc_archive_entry e;
     merge_slot *sl;
     uint64_t h;
-    if (mg->used * 4 >= mg->cap * 3) { /* grow at three quarters full */
-      size_t cap = mg->cap * 2, i;
-      merge_slot *slots = calloc(cap, sizeof *slots);
-      if (!slots) return 0;
-      for (i = 0; i < mg->cap; i++)
-        if (mg->slots[i].label) *merger_slot(slots, cap, mg->slots[i].name_hash) = mg->slots[i];
-      free(mg->slots);
-      mg->slots = slots;
-      mg->cap = cap;
-    }
+    if (!merger_grow(mg, 1)) return 0;
     if (psoc_archive_entry_get(a, idx ? idx[k] : k, &e) != PSOC_OK) {
       all_new = 0;
       continue;
