@@ -111,30 +111,42 @@ static void same_stats(const psoc_archive_writer *a, const psoc_archive_writer *
   ck_assert_uint_eq(sa.referenced_bytes, sb.referenced_bytes);
 }
 
+/* Unit u opened (flags: PSOC_ARCHIVE_VERIFY_*) and merged into w whole. */
+static void add_unit(psoc_archive_writer *w, const unit *u, uint32_t flags) {
+  psoc_archive *a;
+  char err[256];
+  ck_assert_int_eq(psoc_archive_open_memory(u->data, u->size, flags, NULL, &a, err, sizeof err),
+                   PSOC_OK);
+  ck_assert_msg(psoc_archive_writer_add_archive(w, a, err, sizeof err) == PSOC_OK, "%s", err);
+  psoc_archive_close(a);
+}
+
+/* a and b hold the same pipelines and components and finish to the same
+** bytes: a's into *data, *size (they live as long as a). */
+static void same_bytes(psoc_archive_writer *a, psoc_archive_writer *b, const void **data,
+                       size_t *size) {
+  const void *d;
+  size_t n;
+  same_stats(a, b);
+  ck_assert_int_eq(psoc_archive_writer_finish(a, data, size), PSOC_OK);
+  ck_assert_int_eq(psoc_archive_writer_finish(b, &d, &n), PSOC_OK);
+  ck_assert_uint_eq(*size, n);
+  ck_assert_int_eq(memcmp(*data, d, n), 0);
+}
+
 START_TEST(test_merge_equals_adding_streams) {
   unit u[NMATERIALS];
   psoc_archive_writer *all, *merged;
-  const void *d1, *d2;
-  size_t s1, s2, i;
-  char err[256];
+  const void *d1;
+  size_t s1, i;
   ck_assert_int_eq(psoc_archive_writer_create(NULL, &all), PSOC_OK);
   ck_assert_int_eq(psoc_archive_writer_create(NULL, &merged), PSOC_OK);
   make_units(u, all);
-  for (i = 0; i < NMATERIALS; i++) {
-    /* reversed order; every other unit lazily opened (verified as merged) */
-    size_t m = NMATERIALS - 1 - i;
-    psoc_archive *a;
-    ck_assert_int_eq(psoc_archive_open_memory(u[m].data, u[m].size,
-                                              i % 2 ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL,
-                                              NULL, &a, err, sizeof err), PSOC_OK);
-    ck_assert_msg(psoc_archive_writer_add_archive(merged, a, err, sizeof err) == PSOC_OK, "%s", err);
-    psoc_archive_close(a);
-  }
-  same_stats(all, merged);
-  ck_assert_int_eq(psoc_archive_writer_finish(all, &d1, &s1), PSOC_OK);
-  ck_assert_int_eq(psoc_archive_writer_finish(merged, &d2, &s2), PSOC_OK);
-  ck_assert_uint_eq(s1, s2);
-  ck_assert_int_eq(memcmp(d1, d2, s1), 0);
+  /* reversed order; every other unit lazily opened (verified as merged) */
+  for (i = 0; i < NMATERIALS; i++)
+    add_unit(merged, &u[NMATERIALS - 1 - i],
+             i % 2 ? PSOC_ARCHIVE_VERIFY_LAZY : PSOC_ARCHIVE_VERIFY_ALL);
+  same_bytes(all, merged, &d1, &s1);
   psoc_archive_writer_free(all);
   psoc_archive_writer_free(merged);
   free_units(u);
@@ -144,9 +156,8 @@ END_TEST
 START_TEST(test_reserve_changes_nothing) {
   unit u[NMATERIALS];
   psoc_archive_writer *all, *r;
-  const void *d1, *d2;
-  size_t s1, s2, i;
-  char err[256];
+  const void *d1;
+  size_t s1, i;
   ck_assert_int_eq(psoc_archive_writer_create(NULL, &all), PSOC_OK);
   ck_assert_int_eq(psoc_archive_writer_create(NULL, &r), PSOC_OK);
   make_units(u, all);
@@ -155,26 +166,15 @@ START_TEST(test_reserve_changes_nothing) {
   ck_assert_int_eq(psoc_archive_writer_reserve(r, (size_t)-1), PSOC_ERR_NOMEM);
   ck_assert_int_eq(psoc_archive_writer_reserve(r, 2), PSOC_OK); /* fewer than will come */
   for (i = 0; i < NMATERIALS; i++) {
-    psoc_archive *a;
-    ck_assert_int_eq(psoc_archive_open_memory(u[i].data, u[i].size, PSOC_ARCHIVE_VERIFY_ALL, NULL,
-                                              &a, err, sizeof err), PSOC_OK);
-    ck_assert_msg(psoc_archive_writer_add_archive(r, a, err, sizeof err) == PSOC_OK, "%s", err);
-    psoc_archive_close(a);
+    add_unit(r, &u[i], PSOC_ARCHIVE_VERIFY_ALL);
     /* more than will come, with pipelines already held (their index
     ** rehashed: the first unit added again finds every name, adds none) */
     if (i == 1) {
       ck_assert_int_eq(psoc_archive_writer_reserve(r, 5000), PSOC_OK);
-      ck_assert_int_eq(psoc_archive_open_memory(u[0].data, u[0].size, PSOC_ARCHIVE_VERIFY_ALL,
-                                                NULL, &a, err, sizeof err), PSOC_OK);
-      ck_assert_msg(psoc_archive_writer_add_archive(r, a, err, sizeof err) == PSOC_OK, "%s", err);
-      psoc_archive_close(a);
+      add_unit(r, &u[0], PSOC_ARCHIVE_VERIFY_ALL);
     }
   }
-  same_stats(all, r);
-  ck_assert_int_eq(psoc_archive_writer_finish(all, &d1, &s1), PSOC_OK);
-  ck_assert_int_eq(psoc_archive_writer_finish(r, &d2, &s2), PSOC_OK);
-  ck_assert_uint_eq(s1, s2);
-  ck_assert_int_eq(memcmp(d1, d2, s1), 0);
+  same_bytes(all, r, &d1, &s1);
   psoc_archive_writer_free(all);
   psoc_archive_writer_free(r);
   free_units(u);
@@ -216,8 +216,8 @@ START_TEST(test_borrow_renumbered) {
   unit u[NMATERIALS];
   psoc_archive_writer *all, *w, *alone;
   psoc_archive *lit, *out;
-  const void *d1, *d2, *d3;
-  size_t s1, s2, s3, i, k, j, n, moved = 0, idx[64];
+  const void *d1, *d3;
+  size_t s1, s3, i, k, j, n, moved = 0, idx[64];
   uint32_t *map;
   unsigned char *copy;
   char err[256];
@@ -234,27 +234,18 @@ START_TEST(test_borrow_renumbered) {
   ck_assert_ptr_nonnull(map);
   for (k = 0; k < psoc_archive_component_count(lit); k++) map[k] = PSOC_ARCHIVE_MAP_EMPTY;
   for (i = 0; i < NMATERIALS; i++) {
-    psoc_archive *a;
-    if (i == 1) { /* lit.lua's records borrowed, the others' copied */
+    if (i == 1) /* lit.lua's records borrowed, the others' copied */
       ck_assert_msg(psoc_archive_writer_borrow_archive_pipelines(w, lit, idx, n, map, err,
                                                                  sizeof err) == PSOC_OK, "%s", err);
-      continue;
-    }
-    ck_assert_int_eq(psoc_archive_open_memory(u[i].data, u[i].size, PSOC_ARCHIVE_VERIFY_ALL, NULL,
-                                              &a, err, sizeof err), PSOC_OK);
-    ck_assert_msg(psoc_archive_writer_add_archive(w, a, err, sizeof err) == PSOC_OK, "%s", err);
-    psoc_archive_close(a);
+    else
+      add_unit(w, &u[i], PSOC_ARCHIVE_VERIFY_ALL);
   }
-  same_stats(all, w);
-  ck_assert_int_eq(psoc_archive_writer_finish(all, &d1, &s1), PSOC_OK);
+  same_bytes(all, w, &d1, &s1);
   same_file(w, d1, s1);
-  ck_assert_int_eq(psoc_archive_writer_finish(w, &d2, &s2), PSOC_OK);
-  ck_assert_uint_eq(s1, s2);
-  ck_assert_int_eq(memcmp(d1, d2, s1), 0);
   /* the case is the one it means to be: some of lit's references have
   ** other numbers in the file than in its unit */
-  copy = aligned_copy(d2, s2);
-  ck_assert_int_eq(psoc_archive_open_memory(copy, s2, PSOC_ARCHIVE_VERIFY_ALL, NULL, &out, err,
+  copy = aligned_copy(d1, s1);
+  ck_assert_int_eq(psoc_archive_open_memory(copy, s1, PSOC_ARCHIVE_VERIFY_ALL, NULL, &out, err,
                                             sizeof err), PSOC_OK);
   for (k = 0; k < n; k++) {
     size_t a_refs[64], b_refs[64], na, nb;
